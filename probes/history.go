@@ -1,0 +1,138 @@
+package probes
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Bucket summarises consecutive points of a series.
+type Bucket struct {
+	FirstStep, LastStep int
+	Min, Max, Last      float64
+	Count               int
+}
+
+func (b *Bucket) merge(o Bucket) {
+	if o.Count == 0 {
+		return
+	}
+	if b.Count == 0 {
+		*b = o
+		return
+	}
+	b.LastStep = o.LastStep
+	b.Min = math.Min(b.Min, o.Min)
+	b.Max = math.Max(b.Max, o.Max)
+	b.Last = o.Last
+	b.Count += o.Count
+}
+
+// History is a bounded series of (step, value) points. It keeps at most
+// capacity buckets; when they are all used, neighbouring buckets are merged
+// pairwise and every later bucket covers twice as many points. Memory is
+// therefore fixed at construction, whatever the run's length, and the
+// resolution degrades gracefully (older and newer points alike).
+//
+// A History is not safe for concurrent use; the TUI owns its histories.
+type History struct {
+	buckets []Bucket
+	span    int // points per full bucket
+	cap     int
+}
+
+// DefaultHistoryCapacity is enough for a 240-column chart at two buckets per
+// cell.
+const DefaultHistoryCapacity = 512
+
+// NewHistory returns an empty History holding at most capacity buckets
+// (rounded up to an even number ≥ 2).
+func NewHistory(capacity int) *History {
+	if capacity < 2 {
+		capacity = 2
+	}
+	capacity += capacity & 1
+	return &History{buckets: make([]Bucket, 0, capacity), span: 1, cap: capacity}
+}
+
+// Add appends one point. NaN values ("not measured") are ignored.
+func (h *History) Add(step int, v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	p := Bucket{FirstStep: step, LastStep: step, Min: v, Max: v, Last: v, Count: 1}
+	if n := len(h.buckets); n > 0 && h.buckets[n-1].Count < h.span {
+		h.buckets[n-1].merge(p)
+		return
+	}
+	if len(h.buckets) == h.cap {
+		h.compact()
+	}
+	h.buckets = append(h.buckets, p)
+}
+
+// compact merges neighbouring buckets pairwise and doubles the span.
+func (h *History) compact() {
+	n := len(h.buckets) / 2
+	for i := 0; i < n; i++ {
+		b := h.buckets[2*i]
+		b.merge(h.buckets[2*i+1])
+		h.buckets[i] = b
+	}
+	h.buckets = h.buckets[:n]
+	h.span *= 2
+}
+
+// Len returns the number of points added (NaNs excluded).
+func (h *History) Len() int {
+	total := 0
+	for i := range h.buckets {
+		total += h.buckets[i].Count
+	}
+	return total
+}
+
+// Last returns the most recent point.
+func (h *History) Last() (step int, v float64, ok bool) {
+	if len(h.buckets) == 0 {
+		return 0, 0, false
+	}
+	b := h.buckets[len(h.buckets)-1]
+	return b.LastStep, b.Last, true
+}
+
+// Reset drops every point, keeping the allocation.
+func (h *History) Reset() {
+	h.buckets = h.buckets[:0]
+	h.span = 1
+}
+
+// View returns at most width buckets covering the whole series, oldest first,
+// each merging an equal share of the stored buckets. It allocates one slice of
+// at most width entries and touches each stored bucket once; the stored
+// buckets are bounded by the capacity, so the cost does not grow with the run.
+func (h *History) View(width int) []Bucket {
+	n := len(h.buckets)
+	if width <= 0 || n == 0 {
+		return nil
+	}
+	if n <= width {
+		out := make([]Bucket, n)
+		copy(out, h.buckets)
+		return out
+	}
+	out := make([]Bucket, width)
+	for i := 0; i < width; i++ {
+		lo, hi := i*n/width, (i+1)*n/width
+		var b Bucket
+		for j := lo; j < hi; j++ {
+			b.merge(h.buckets[j])
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// Bytes reports the memory a History holds, for the bounded-memory benchmark.
+func (h *History) Bytes() int {
+	return int(unsafe.Sizeof(*h)) + cap(h.buckets)*int(unsafe.Sizeof(Bucket{}))
+}
