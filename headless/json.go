@@ -1,0 +1,154 @@
+package headless
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// JSON Lines objects, one per line, told apart by "type":
+//
+//	{"type":"start", run metadata}
+//	{"type":"step","step":200,...,"variants":[{one object per variant with a line at this step}]}
+//	{"type":"end","variants":[{final state of every variant seen}]}
+//
+// Values that are not finite or not measured (no evaluation yet) are null,
+// since JSON has no NaN.
+
+// number marshals non-finite values as null.
+type number float64
+
+func (n number) MarshalJSON() ([]byte, error) {
+	x := float64(n)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+}
+
+type jsonStart struct {
+	Type     string   `json:"type"`
+	RunID    string   `json:"run_id,omitempty"`
+	Model    string   `json:"model"`
+	Data     string   `json:"data"`
+	Metric   string   `json:"metric"`
+	Variants []string `json:"variants"`
+	Layers   []string `json:"layers"`
+	Every    int      `json:"log_every"`
+}
+
+type jsonAlert struct {
+	Kind  string `json:"kind"`
+	Step  int    `json:"step"`
+	Layer string `json:"layer,omitempty"`
+	Probe string `json:"probe,omitempty"`
+	Value number `json:"value"`
+	Msg   string `json:"msg,omitempty"`
+}
+
+type jsonCell struct {
+	Variant     string      `json:"variant"`
+	Status      string      `json:"status"`
+	Epoch       number      `json:"epoch"`
+	TrainLoss   number      `json:"train_loss"`
+	ValLoss     number      `json:"val_loss"`
+	ValMetric   number      `json:"val_metric"`
+	StepsPerSec number      `json:"steps_per_sec"`
+	ElapsedSec  number      `json:"elapsed_s"`
+	Alerts      []jsonAlert `json:"alerts,omitempty"`
+}
+
+type jsonRow struct {
+	Type     string     `json:"type"`
+	Step     int        `json:"step"`
+	Variants []jsonCell `json:"variants"`
+}
+
+type jsonFinal struct {
+	Variant    string      `json:"variant"`
+	Status     string      `json:"status"`
+	Step       int         `json:"step"`
+	TrainLoss  number      `json:"train_loss"`
+	ValLoss    number      `json:"val_loss"`
+	ValMetric  number      `json:"val_metric"`
+	TestLoss   number      `json:"test_loss"`
+	TestMetric number      `json:"test_metric"`
+	Alerts     []jsonAlert `json:"alerts,omitempty"`
+}
+
+type jsonEnd struct {
+	Type     string      `json:"type"`
+	Metric   string      `json:"metric"`
+	Variants []jsonFinal `json:"variants"`
+}
+
+func (p *Printer) jsonHeader() {
+	layers := p.meta.Layers
+	if layers == nil {
+		layers = []string{}
+	}
+	p.writeJSON(jsonStart{
+		Type: "start", RunID: p.meta.RunID, Model: p.meta.Model, Data: p.meta.Data,
+		Metric: p.meta.Metric, Variants: p.labels, Layers: layers, Every: p.opt.Every,
+	})
+}
+
+func (p *Printer) jsonRow(step int, row []cell) {
+	out := jsonRow{Type: "step", Step: step, Variants: []jsonCell{}}
+	for i, c := range row {
+		if !c.has {
+			continue
+		}
+		out.Variants = append(out.Variants, jsonCell{
+			Variant: p.labels[i], Status: c.status.String(), Epoch: number(c.epoch),
+			TrainLoss: number(c.trainLoss), ValLoss: number(c.val.Loss), ValMetric: number(c.val.Metric),
+			StepsPerSec: number(c.sps), ElapsedSec: number(c.elapsed.Seconds()),
+			Alerts: p.jsonAlerts(c.alerts),
+		})
+	}
+	p.writeJSON(out)
+}
+
+func (p *Printer) jsonSummary() {
+	out := jsonEnd{Type: "end", Metric: p.meta.Metric, Variants: []jsonFinal{}}
+	for i, v := range p.variants {
+		if !v.seen {
+			continue
+		}
+		out.Variants = append(out.Variants, jsonFinal{
+			Variant: p.labels[i], Status: v.status.String(), Step: v.lastStep,
+			TrainLoss: number(v.trainLoss), ValLoss: number(v.val.Loss), ValMetric: number(v.val.Metric),
+			TestLoss: number(v.test.Loss), TestMetric: number(v.test.Metric),
+			Alerts: p.jsonAlerts(v.pending),
+		})
+	}
+	p.writeJSON(out)
+}
+
+func (p *Printer) jsonAlerts(as []probes.Alert) []jsonAlert {
+	var out []jsonAlert
+	for _, a := range as {
+		ja := jsonAlert{Kind: a.Kind.String(), Step: a.Step, Value: number(a.Value), Msg: a.Msg}
+		if a.Layer >= 0 && a.Layer < len(p.meta.Layers) {
+			ja.Layer = p.meta.Layers[a.Layer]
+		}
+		if a.Kind == probes.AlertOutlier && a.Probe < probes.NumProbes {
+			ja.Probe = a.Probe.String()
+		}
+		out = append(out, ja)
+	}
+	return out
+}
+
+func (p *Printer) writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if p.err == nil {
+			p.err = err
+		}
+		return
+	}
+	p.write(string(b) + "\n")
+}

@@ -1,0 +1,243 @@
+package headless
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// Options configure a Printer.
+type Options struct {
+	Format Format
+	// Every is the log interval in steps: a line is printed for every step
+	// that is a multiple of Every, and for the step at which a variant stops
+	// (done, diverged or interrupted). Values below 1 mean 1.
+	Every int
+}
+
+// Printer turns a stream of Frames into log lines. Frames of one variant must
+// arrive in step order; variants may interleave and run at different speeds:
+// the line for step S is written once every variant still running has passed
+// S, so lines come out in step order. A Printer is not safe for concurrent
+// use (the trainer serialises its emit callback).
+type Printer struct {
+	w        *bufio.Writer
+	meta     probes.RunMeta
+	opt      Options
+	labels   []string
+	variants []variantState
+	rows     map[int][]cell // pending lines by step; nil cells are absent
+	started  bool
+	err      error
+}
+
+// variantState is what the printer remembers of one variant between lines.
+type variantState struct {
+	seen       bool
+	lastStep   int
+	ended      bool
+	status     probes.Status
+	epoch      float64
+	trainLoss  float64
+	sps        float64
+	elapsed    time.Duration
+	val, test  probes.Eval // Loss is NaN until the first evaluation
+	pending    []probes.Alert
+	endMessage string
+}
+
+// cell is one variant's part of one line.
+type cell struct {
+	has       bool
+	step      int
+	epoch     float64
+	trainLoss float64
+	val       probes.Eval
+	sps       float64
+	elapsed   time.Duration
+	status    probes.Status
+	alerts    []probes.Alert
+}
+
+// New returns a Printer writing to w. Nothing is written before the first
+// Frame or Close.
+func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
+	if opt.Every < 1 {
+		opt.Every = 1
+	}
+	p := &Printer{
+		w:        bufio.NewWriter(w),
+		meta:     meta,
+		opt:      opt,
+		labels:   variantLabels(meta.Variants),
+		variants: make([]variantState, len(meta.Variants)),
+		rows:     map[int][]cell{},
+	}
+	for i := range p.variants {
+		p.variants[i].val = noEval("val")
+		p.variants[i].test = noEval("test")
+	}
+	return p
+}
+
+func noEval(split string) probes.Eval {
+	return probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN()}
+}
+
+// variantLabels names variants by registry name, or by full spec where two
+// variants share a name (e.g. powernorm with two different alphas).
+func variantLabels(vs []probes.VariantMeta) []string {
+	count := map[string]int{}
+	for _, v := range vs {
+		count[v.Name]++
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Name
+		if count[v.Name] > 1 && v.Spec != "" {
+			out[i] = v.Spec
+		}
+		if out[i] == "" {
+			out[i] = "variant" + itoa(i)
+		}
+	}
+	return out
+}
+
+// Frame takes one Frame and writes every line that became complete. Frames
+// naming a variant outside the run's metadata are ignored. The first write
+// error is returned by this and every later call.
+func (p *Printer) Frame(f probes.Frame) error {
+	if p.err != nil {
+		return p.err
+	}
+	if f.Variant < 0 || f.Variant >= len(p.variants) {
+		return nil
+	}
+	p.header()
+	v := &p.variants[f.Variant]
+	if v.ended {
+		return p.err
+	}
+	v.seen = true
+	v.lastStep = f.Step
+	v.epoch = f.Epoch
+	v.trainLoss = f.TrainLoss
+	v.sps = f.StepsPerSec
+	v.elapsed = f.Elapsed
+	v.status = f.Status
+	for _, e := range f.Eval {
+		switch e.Split {
+		case "val":
+			v.val = e
+		case "test":
+			v.test = e
+		}
+	}
+	v.pending = append(v.pending, f.Alerts...)
+	if f.Status != probes.Running {
+		v.ended = true
+	}
+	if f.Step%p.opt.Every == 0 || v.ended {
+		row := p.rows[f.Step]
+		if row == nil {
+			row = make([]cell, len(p.variants))
+			p.rows[f.Step] = row
+		}
+		row[f.Variant] = cell{
+			has: true, step: f.Step, epoch: f.Epoch, trainLoss: f.TrainLoss, val: v.val,
+			sps: f.StepsPerSec, elapsed: f.Elapsed, status: f.Status, alerts: v.pending,
+		}
+		v.pending = nil
+	}
+	p.flush(false)
+	return p.err
+}
+
+// flush writes pending lines in step order, stopping at the first line some
+// running variant may still add to (unless all is set).
+func (p *Printer) flush(all bool) {
+	steps := make([]int, 0, len(p.rows))
+	for s := range p.rows {
+		steps = append(steps, s)
+	}
+	sort.Ints(steps)
+	for _, s := range steps {
+		row := p.rows[s]
+		if !all && !p.complete(s, row) {
+			break
+		}
+		delete(p.rows, s)
+		p.writeRow(s, row)
+	}
+	if err := p.w.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+// complete reports whether no variant can add a cell to the line at step s.
+func (p *Printer) complete(s int, row []cell) bool {
+	for i, v := range p.variants {
+		if row[i].has || v.ended || v.lastStep >= s {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// Close writes every pending line and one summary line per variant that was
+// seen, then flushes. It returns the first write error.
+func (p *Printer) Close() error {
+	if p.err != nil {
+		return p.err
+	}
+	p.header()
+	p.flush(true)
+	p.summary()
+	if err := p.w.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+	return p.err
+}
+
+func (p *Printer) header() {
+	if p.started {
+		return
+	}
+	p.started = true
+	if p.opt.Format == JSON {
+		p.jsonHeader()
+	} else {
+		p.textHeader()
+	}
+}
+
+func (p *Printer) writeRow(step int, row []cell) {
+	if p.opt.Format == JSON {
+		p.jsonRow(step, row)
+	} else {
+		p.textRow(step, row)
+	}
+}
+
+func (p *Printer) summary() {
+	if p.opt.Format == JSON {
+		p.jsonSummary()
+	} else {
+		p.textSummary()
+	}
+}
+
+func (p *Printer) write(s string) {
+	if p.err != nil {
+		return
+	}
+	if _, err := p.w.WriteString(s); err != nil {
+		p.err = err
+	}
+}
