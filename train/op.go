@@ -1,0 +1,92 @@
+package train
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"sync/atomic"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// opSeq makes every op instance unique: gorgonia deduplicates nodes by op
+// hash and children, which would merge two dropout sites (or two embedding
+// lookups with different index buffers) applied to the same input.
+var opSeq atomic.Int64
+
+// opBase carries the boilerplate of gorgonia's Op interface. Ops are
+// identified by name plus a process-unique sequence number.
+type opBase struct{ name string }
+
+func newOpBase(kind string) opBase {
+	return opBase{name: fmt.Sprintf("%s#%d", kind, opSeq.Add(1))}
+}
+
+func (o opBase) ReturnsPtr() bool      { return false }
+func (o opBase) CallsExtern() bool     { return false }
+func (o opBase) OverwritesInput() int  { return -1 }
+func (o opBase) WriteHash(h hash.Hash) { fmt.Fprint(h, o.name) }
+func (o opBase) String() string        { return o.name }
+func (o opBase) Hashcode() uint32      { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+func (o opBase) checkArity(n, want int) error {
+	if n != want {
+		return fmt.Errorf("%s: got %d inputs, want %d", o.name, n, want)
+	}
+	return nil
+}
+
+// tt is the type of a dims-dimensional tensor of the type variable a.
+func tt(dims int) hm.Type { return G.TensorType{Dims: dims, Of: hm.TypeVariable('a')} }
+
+var scalarT hm.Type = hm.TypeVariable('a')
+
+// dense returns v as a *tensor.Dense or an error naming the op.
+func dense(op string, v G.Value) (*tensor.Dense, error) {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("%s: input %T is not a dense tensor", op, v)
+	}
+	return d, nil
+}
+
+// scalar reads a scalar gorgonia value as float64.
+func scalar(op string, v G.Value) (float64, error) {
+	switch s := v.(type) {
+	case *G.F64:
+		return float64(*s), nil
+	case *G.F32:
+		return float64(*s), nil
+	case *tensor.Dense:
+		if s.Size() == 1 {
+			switch d := s.Data().(type) {
+			case []float64:
+				return d[0], nil
+			case []float32:
+				return float64(d[0]), nil
+			case float64:
+				return d, nil
+			case float32:
+				return float64(d), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: %T is not a float scalar", op, v)
+}
+
+// newScalar makes a gorgonia scalar of dtype dt.
+func newScalar(dt tensor.Dtype, v float64) G.Value {
+	if dt == tensor.Float32 {
+		return G.NewF32(float32(v))
+	}
+	return G.NewF64(v)
+}
+
+// newLike allocates a zeroed dense tensor of dtype dt and the given shape.
+func newDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
+	return tensor.New(tensor.WithShape(shape...), tensor.Of(dt))
+}
+
+// float is the element type of every tensor the trainer touches.
+type float interface{ ~float32 | ~float64 }

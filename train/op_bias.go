@@ -1,0 +1,122 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// AddBias returns x + b with b (a vector) broadcast along axis 1 of x: per
+// feature for a [N, d] matrix, per channel for a [B, C, H, W] image. It
+// replaces gorgonia's BroadcastAdd, whose gradient path builds several extra
+// nodes per use.
+func AddBias(x, b *G.Node) (*G.Node, error) {
+	xs := x.Shape()
+	if xs.Dims() < 2 || b.Shape().TotalSize() != xs[1] {
+		return nil, fmt.Errorf("AddBias: x %v and b %v do not match on axis 1", xs, b.Shape())
+	}
+	return G.ApplyOp(&biasOp{opBase: newOpBase("AddBias"), dims: xs.Dims()}, x, b)
+}
+
+type biasOp struct {
+	opBase
+	dims int
+}
+
+func (o *biasOp) Arity() int { return 2 }
+func (o *biasOp) Type() hm.Type {
+	return hm.NewFnType(tt(o.dims), tt(1), tt(o.dims))
+}
+func (o *biasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (o *biasOp) Do(in ...G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 2); err != nil {
+		return nil, err
+	}
+	x, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	b, err := dense(o.name, in[1])
+	if err != nil {
+		return nil, err
+	}
+	out := newDense(x.Dtype(), x.Shape()...)
+	switch xd := x.Data().(type) {
+	case []float32:
+		biasFwd(xd, b.Data().([]float32), out.Data().([]float32), x.Shape())
+	case []float64:
+		biasFwd(xd, b.Data().([]float64), out.Data().([]float64), x.Shape())
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+// inner is the number of contiguous elements that share one bias entry.
+func inner(s tensor.Shape) int {
+	n := 1
+	for _, d := range s[2:] {
+		n *= d
+	}
+	return n
+}
+
+func biasFwd[T float](x, b, out []T, s tensor.Shape) {
+	in, c := inner(s), s[1]
+	for i := range x {
+		out[i] = x[i] + b[(i/in)%c]
+	}
+}
+
+func (o *biasOp) DiffWRT(int) []bool { return []bool{true, true} }
+func (o *biasOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	db, err := G.ApplyOp(&biasGradOp{opBase: newOpBase("AddBiasGrad"), dims: o.dims, c: inputs[1].Shape().TotalSize()}, grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{grad, db}, nil
+}
+
+// biasGradOp sums the upstream gradient over every axis but 1.
+type biasGradOp struct {
+	opBase
+	dims, c int
+}
+
+func (o *biasGradOp) Arity() int                                     { return 1 }
+func (o *biasGradOp) Type() hm.Type                                  { return hm.NewFnType(tt(o.dims), tt(1)) }
+func (o *biasGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.c}, nil }
+func (o *biasGradOp) Do(in ...G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	g, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	out := newDense(g.Dtype(), o.c)
+	switch gd := g.Data().(type) {
+	case []float32:
+		biasBwd(gd, out.Data().([]float32), g.Shape())
+	case []float64:
+		biasBwd(gd, out.Data().([]float64), g.Shape())
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
+	}
+	return out, nil
+}
+
+func biasBwd[T float](g, db []T, s tensor.Shape) {
+	in, c := inner(s), s[1]
+	acc := make([]float64, c)
+	for i, v := range g {
+		acc[(i/in)%c] += float64(v)
+	}
+	for i := range db {
+		db[i] = T(acc[i])
+	}
+}

@@ -1,0 +1,113 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Embed looks up rows of the [V, d] table w: row i of the [len(*idx), d]
+// result is w[(*idx)[i]]. The caller owns idx and rewrites it before every
+// run (the batch's token ids); its length is fixed when the node is built.
+// gorgonia's ByIndices has a wrong backward for 1-D input and axis 1; the
+// backward here is a plain scatter-add.
+func Embed(w *G.Node, idx *[]int32) (*G.Node, error) {
+	s := w.Shape()
+	if s.Dims() != 2 {
+		return nil, fmt.Errorf("Embed: table shape %v, want [V, d]", s)
+	}
+	return G.ApplyOp(&embedOp{opBase: newOpBase("Embed"), idx: idx, v: s[0], d: s[1]}, w)
+}
+
+type embedOp struct {
+	opBase
+	idx  *[]int32
+	v, d int
+}
+
+func (o *embedOp) Arity() int    { return 1 }
+func (o *embedOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
+func (o *embedOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{len(*o.idx), o.d}, nil
+}
+func (o *embedOp) Do(in ...G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	w, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	idx := *o.idx
+	for i, t := range idx {
+		if t < 0 || int(t) >= o.v {
+			return nil, fmt.Errorf("%s: index %d at position %d outside [0,%d)", o.name, t, i, o.v)
+		}
+	}
+	out := newDense(w.Dtype(), len(idx), o.d)
+	switch wd := w.Data().(type) {
+	case []float32:
+		gather(wd, out.Data().([]float32), idx, o.d)
+	case []float64:
+		gather(wd, out.Data().([]float64), idx, o.d)
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, w.Dtype())
+	}
+	return out, nil
+}
+
+func gather[T float](w, out []T, idx []int32, d int) {
+	for i, t := range idx {
+		copy(out[i*d:(i+1)*d], w[int(t)*d:(int(t)+1)*d])
+	}
+}
+
+func (o *embedOp) DiffWRT(int) []bool { return []bool{true} }
+func (o *embedOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dw, err := G.ApplyOp(&embedGradOp{opBase: newOpBase("EmbedGrad"), fwd: o}, grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dw}, nil
+}
+
+type embedGradOp struct {
+	opBase
+	fwd *embedOp
+}
+
+func (o *embedGradOp) Arity() int    { return 1 }
+func (o *embedGradOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
+func (o *embedGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{o.fwd.v, o.fwd.d}, nil
+}
+func (o *embedGradOp) Do(in ...G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	g, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	out := newDense(g.Dtype(), o.fwd.v, o.fwd.d)
+	switch gd := g.Data().(type) {
+	case []float32:
+		scatterAdd(gd, out.Data().([]float32), *o.fwd.idx, o.fwd.d)
+	case []float64:
+		scatterAdd(gd, out.Data().([]float64), *o.fwd.idx, o.fwd.d)
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
+	}
+	return out, nil
+}
+
+func scatterAdd[T float](g, dw []T, idx []int32, d int) {
+	for i, t := range idx {
+		row := dw[int(t)*d : (int(t)+1)*d]
+		for k, v := range g[i*d : (i+1)*d] {
+			row[k] += v
+		}
+	}
+}

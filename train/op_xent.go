@@ -1,0 +1,177 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// CrossEntropy is the fused, numerically stable softmax cross-entropy of the
+// [N, C] logits against the class ids in *targets, as the mean over real
+// rows: a negative target marks a padded row, which adds nothing to the sum
+// and is not counted in the mean (the "mean over real tokens" convention the
+// run header records). The caller rewrites *targets before every run.
+func CrossEntropy(logits *G.Node, targets *[]int32) (*G.Node, error) {
+	s := logits.Shape()
+	if s.Dims() != 2 {
+		return nil, fmt.Errorf("CrossEntropy: logits shape %v, want [N, C]", s)
+	}
+	return G.ApplyOp(&xentOp{opBase: newOpBase("CrossEntropy"), targets: targets, c: s[1]}, logits)
+}
+
+type xentOp struct {
+	opBase
+	targets *[]int32
+	c       int
+}
+
+func (o *xentOp) Arity() int                                     { return 1 }
+func (o *xentOp) Type() hm.Type                                  { return hm.NewFnType(tt(2), scalarT) }
+func (o *xentOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+
+func (o *xentOp) check(in []G.Value) (*tensor.Dense, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	x, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	t := *o.targets
+	if x.Shape()[0] != len(t) {
+		return nil, fmt.Errorf("%s: %d rows of logits, %d targets", o.name, x.Shape()[0], len(t))
+	}
+	for i, c := range t {
+		if int(c) >= o.c {
+			return nil, fmt.Errorf("%s: target %d at row %d outside [0,%d)", o.name, c, i, o.c)
+		}
+	}
+	return x, nil
+}
+
+func (o *xentOp) Do(in ...G.Value) (G.Value, error) {
+	x, err := o.check(in)
+	if err != nil {
+		return nil, err
+	}
+	var loss float64
+	switch xd := x.Data().(type) {
+	case []float32:
+		loss = xentFwd(xd, *o.targets, o.c)
+	case []float64:
+		loss = xentFwd(xd, *o.targets, o.c)
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return newScalar(x.Dtype(), loss), nil
+}
+
+// realRows counts the non-negative targets.
+func realRows(t []int32) int {
+	n := 0
+	for _, c := range t {
+		if c >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// logSumExp of one row, shifted by its max for stability.
+func logSumExp[T float](row []T) (lse, max float64) {
+	max = math.Inf(-1)
+	for _, v := range row {
+		max = math.Max(max, float64(v))
+	}
+	var s float64
+	for _, v := range row {
+		s += math.Exp(float64(v) - max)
+	}
+	return max + math.Log(s), max
+}
+
+func xentFwd[T float](x []T, t []int32, c int) float64 {
+	n := realRows(t)
+	if n == 0 {
+		return 0
+	}
+	var sum float64
+	for i, tc := range t {
+		if tc < 0 {
+			continue
+		}
+		row := x[i*c : (i+1)*c]
+		lse, _ := logSumExp(row)
+		sum += lse - float64(row[tc])
+	}
+	return sum / float64(n)
+}
+
+func (o *xentOp) DiffWRT(int) []bool { return []bool{true} }
+func (o *xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := G.ApplyOp(&xentGradOp{opBase: newOpBase("CrossEntropyGrad"), fwd: o}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d}, nil
+}
+
+// xentGradOp computes (softmax(x) − onehot(t))·g/n for real rows, 0 for padded ones.
+type xentGradOp struct {
+	opBase
+	fwd *xentOp
+}
+
+func (o *xentGradOp) Arity() int    { return 2 }
+func (o *xentGradOp) Type() hm.Type { return hm.NewFnType(tt(2), scalarT, tt(2)) }
+func (o *xentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (o *xentGradOp) Do(in ...G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 2); err != nil {
+		return nil, err
+	}
+	x, err := o.fwd.check(in[:1])
+	if err != nil {
+		return nil, err
+	}
+	g, err := scalar(o.name, in[1])
+	if err != nil {
+		return nil, err
+	}
+	out := newDense(x.Dtype(), x.Shape()...)
+	switch xd := x.Data().(type) {
+	case []float32:
+		xentBwd(xd, out.Data().([]float32), *o.fwd.targets, o.fwd.c, g)
+	case []float64:
+		xentBwd(xd, out.Data().([]float64), *o.fwd.targets, o.fwd.c, g)
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+func xentBwd[T float](x, dx []T, t []int32, c int, g float64) {
+	n := realRows(t)
+	if n == 0 {
+		return
+	}
+	scale := g / float64(n)
+	for i, tc := range t {
+		if tc < 0 {
+			continue
+		}
+		row, drow := x[i*c:(i+1)*c], dx[i*c:(i+1)*c]
+		lse, _ := logSumExp(row)
+		for k, v := range row {
+			p := math.Exp(float64(v) - lse)
+			if k == int(tc) {
+				p--
+			}
+			drow[k] = T(p * scale)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package train
+
+import (
+	"math/rand"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+)
+
+func TestGradOwnOps(t *testing.T) {
+	idx := []int32{3, 0, 3, 1, 4, 2}
+	targets := []int32{2, 0, -1, 4, 1, 3}
+	cases := []struct {
+		name   string
+		shapes [][]int
+		f      func(g *G.ExprGraph, in []*G.Node) (*G.Node, error)
+	}{
+		{"AddBias/matrix", [][]int{{4, 3}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
+		{"AddBias/image", [][]int{{2, 3, 2, 2}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
+		{"Embed", [][]int{{5, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Embed(in[0], &idx) }},
+		{"CrossEntropy/padded", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets) }},
+		{"CausalAttention/1head", [][]int{{2 * 3, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CausalAttention(in[0], 2, 3, 1) }},
+		{"CausalAttention/2heads", [][]int{{2 * 4, 3 * 6}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CausalAttention(in[0], 2, 4, 2) }},
+		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))
+			if op != nil {
+				op.freeze = true // finite differences need the same mask on every run
+			}
+			return y, err
+		}},
+		// The chain a transformer block uses, so gradient accumulation across
+		// ops is covered too.
+		{"Embed→Attention→Bias→CrossEntropy", [][]int{{5, 6}, {6}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			e, err := Embed(in[0], &idx)
+			if err != nil {
+				return nil, err
+			}
+			qkv, err := G.Concat(1, e, e, e)
+			if err != nil {
+				return nil, err
+			}
+			a, err := CausalAttention(qkv, 2, 3, 2)
+			if err != nil {
+				return nil, err
+			}
+			if a, err = AddBias(a, in[1]); err != nil {
+				return nil, err
+			}
+			sum, err := G.Add(a, e)
+			if err != nil {
+				return nil, err
+			}
+			return CrossEntropy(sum, &targets)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { gradCheck(t, c.shapes, normal, c.f) })
+	}
+}
