@@ -104,7 +104,15 @@ type Eval struct {
 	Split  string
 	Loss   float64
 	Metric float64 // accuracy in [0,1] or bits per character, see RunMeta.Metric
+	// TrainLoss is the smoothed train loss the evaluation is compared with:
+	// the mean of the finite per-step train losses since the previous "val"
+	// evaluation (filled by Collector.AddEval; NaN when unknown).
+	TrainLoss float64
 }
+
+// Gap is the generalization gap: evaluation loss minus the smoothed train
+// loss. NaN when either is unknown.
+func (e Eval) Gap() float64 { return e.Loss - e.TrainLoss }
 
 // Spectrum is the embedding matrix's normalised singular values at Step,
 // computed off the training goroutine; it rides on a later Frame.

@@ -1,0 +1,254 @@
+package probes
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/normtop/normtop/norm"
+)
+
+// DefaultAlphaBwd is PowerNorm's default backward momentum α_b, used for the
+// ν-growth alert threshold 2/(1-α_b) unless an Option says otherwise.
+const DefaultAlphaBwd = 0.9
+
+// Collector turns one variant's layer taps and losses into Frames. It keeps
+// the state the probes need across steps: shadow running statistics, the
+// running medians of the outlier alert, alert episodes, the train-loss
+// average since the previous evaluation, and the embedding-spectrum worker.
+//
+// A Collector is used from its variant's training goroutine only; the
+// spectrum worker it starts synchronises with it internally.
+type Collector struct {
+	variant  int
+	layers   []string
+	iv       Intervals
+	momentum float64
+	alphaB   []float64
+	shadows  []shadow
+	alerts   []layerAlerts
+
+	lastGood      int  // last step whose loss and taps were all finite
+	divergeAlerts bool // a divergence alert has been emitted
+
+	eval  evalTracker
+	spect spectrumWorker
+}
+
+// Option adjusts a Collector at construction.
+type Option func(*Collector)
+
+// WithAlphaBwd sets α_b of every layer (the ν-growth alert fires when
+// Γ > 2/(1-α_b)); pass the variant's PowerNorm AlphaBwd.
+func WithAlphaBwd(a float64) Option {
+	return func(c *Collector) {
+		for i := range c.alphaB {
+			c.alphaB[i] = a
+		}
+	}
+}
+
+// WithLayerAlphaBwd sets α_b of one layer (by index into the layer names).
+// An index out of range is ignored.
+func WithLayerAlphaBwd(layer int, a float64) Option {
+	return func(c *Collector) {
+		if layer >= 0 && layer < len(c.alphaB) {
+			c.alphaB[layer] = a
+		}
+	}
+}
+
+// WithShadowMomentum sets the momentum m of the shadow EMAs (default 0.05,
+// batchnorm's). Values outside (0, 1] are ignored.
+func WithShadowMomentum(m float64) Option {
+	return func(c *Collector) {
+		if m > 0 && m <= 1 {
+			c.momentum = m
+		}
+	}
+}
+
+// NewCollector returns the Collector of variant (an index into
+// RunMeta.Variants) whose norm sites are named layers, sampling at iv.
+func NewCollector(variant int, layers []string, iv Intervals, opts ...Option) *Collector {
+	c := &Collector{
+		variant:  variant,
+		layers:   append([]string(nil), layers...),
+		iv:       iv,
+		momentum: DefaultShadowMomentum,
+		alphaB:   make([]float64, len(layers)),
+		shadows:  make([]shadow, len(layers)),
+		alerts:   make([]layerAlerts, len(layers)),
+	}
+	for i := range c.alphaB {
+		c.alphaB[i] = DefaultAlphaBwd
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.eval.reset()
+	c.spect.done = sync.NewCond(&c.spect.mu)
+	return c
+}
+
+// TapMask returns the tap groups due at step; the trainer sets it on every
+// layer before the step so that groups not due cost nothing.
+func (c *Collector) TapMask(step int) norm.TapMask { return c.iv.mask(step) }
+
+// WantSpectrum reports whether the embedding spectrum is due at step.
+func (c *Collector) WantSpectrum(step int) bool { return due(c.iv.Spectrum, step) }
+
+// Frame builds the Frame of one training step. taps holds one entry per
+// layer (nil for a layer that has none); Frame copies what it needs, so the
+// layers may overwrite their taps on the next step. Groups are reported only
+// when due at step and present in the taps' Mask; everything else is NaN.
+// Layers is nil when no group was due.
+func (c *Collector) Frame(step int, epoch, trainLoss float64, taps []*norm.Taps) Frame {
+	f := Frame{Variant: c.variant, Step: step, Epoch: epoch, TrainLoss: trainLoss, Status: Running}
+	want := c.iv.mask(step)
+	if want != 0 {
+		f.Layers = make([]LayerValues, len(c.layers))
+	}
+	badWhat, badLayer, badValue := "", -1, 0.0
+	if !finite(trainLoss) {
+		badWhat, badValue = "train loss", trainLoss
+	}
+	for i := range c.layers {
+		var t *norm.Taps
+		if i < len(taps) {
+			t = taps[i]
+		}
+		v := EmptyLayerValues()
+		if t != nil {
+			var what string
+			v, what = c.layerValues(i, t, want)
+			if what != "" && badWhat == "" {
+				badWhat, badLayer, badValue = c.layers[i]+" "+what, i, math.NaN()
+			}
+			f.Alerts = c.alerts[i].check(f.Alerts, step, i, c.layers[i], &v, c.alphaB[i])
+		}
+		if f.Layers != nil {
+			f.Layers[i] = v
+		}
+	}
+	if badWhat != "" {
+		if !c.divergeAlerts {
+			c.divergeAlerts = true
+			f.Alerts = append(f.Alerts, Alert{Kind: AlertDivergence, Step: step, Layer: badLayer,
+				Probe: NumProbes, Value: badValue,
+				Msg: fmt.Sprintf("non-finite %s at step %d (last good %d)", badWhat, step, c.lastGood)})
+		}
+	} else if !c.divergeAlerts {
+		c.lastGood = step
+	}
+	c.eval.addTrain(trainLoss)
+	f.Spectrum = c.spect.take()
+	return f
+}
+
+// layerValues computes one layer's values and updates its shadow statistics.
+// what names the first non-finite value seen ("" if none).
+func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v LayerValues, what string) {
+	v = EmptyLayerValues()
+	if t.NonFinite {
+		what = "input, gradient or statistics"
+	}
+	report := want & t.Mask
+	if t.Mask&norm.TapStats != 0 {
+		dm, dv, dp := c.distances(i, t)
+		if report&norm.TapStats != 0 {
+			v[DistMu], v[DistVar], v[DistPsi2] = dm, dv, dp
+			v[InMean], v[InStd], v[InMaxAbs] = t.InMean, t.InStd, t.InMaxAbs
+			v[AdaFrac] = t.AdaFrac
+		}
+	}
+	if report&(norm.TapStats|norm.TapGrad) != 0 {
+		v[PNGamma] = t.PNGamma // filled in backward, with ν; reported with either group
+	}
+	if report&norm.TapGrad != 0 {
+		v[GMu], v[GVar], v[GPsi2] = t.GMu, t.GVar, t.GPsi2
+		v[DxMean], v[DxVar], v[DyMean], v[DyVar] = t.DxMean, t.DxVar, t.DyMean, t.DyVar
+		v[PNNu] = t.NuNorm
+	}
+	if report&norm.TapParams != 0 {
+		v[GammaDrift], v[BetaNorm] = t.GammaDrift, t.BetaNorm
+	}
+	if what == "" {
+		for p, x := range v {
+			if math.IsInf(x, 0) {
+				what = Probe(p).String()
+				break
+			}
+		}
+	}
+	return v, what
+}
+
+// distances returns dist_mu, dist_var, dist_psi2 of layer i against the
+// running statistics before this batch's update — the layer's own where it
+// has them, the shadow EMAs otherwise — and then folds the batch into the
+// shadows. A batch with a NaN or Inf statistic is not folded in, so one bad
+// batch does not poison the shadows for the rest of the run; its NaN distance
+// is reported as non-finite by the caller through Taps.NonFinite.
+func (c *Collector) distances(i int, t *norm.Taps) (dm, dv, dp float64) {
+	d := max(len(t.BatchMean), len(t.BatchVar), len(t.BatchPsi2))
+	if d == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	sh := &c.shadows[i]
+	sh.ensure(d)
+	dm = dist(t.BatchMean, pick(t.RunMean, sh.mean))
+	dv = dist(t.BatchVar, pick(t.RunVar, sh.vari))
+	dp = dist(t.BatchPsi2, pick(t.RunPsi2, sh.psi2))
+	if !t.NonFinite && allFinite(t.BatchMean) && allFinite(t.BatchVar) && allFinite(t.BatchPsi2) {
+		sh.update(c.momentum, t.N, t.BatchMean, t.BatchVar, t.BatchPsi2)
+	}
+	return dm, dv, dp
+}
+
+func pick(own, shadow []float64) []float64 {
+	if own != nil {
+		return own
+	}
+	return shadow
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(s []float64) bool {
+	for _, x := range s {
+		if !finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// Diverge marks f as the Frame at which the divergence guard stopped the
+// variant: Status becomes Diverged and f carries one divergence alert naming
+// the last good step and why. If Frame already put a divergence alert on f,
+// that alert's message is replaced rather than a second one added.
+func (c *Collector) Diverge(f *Frame, why string) {
+	f.Status = Diverged
+	good := min(c.lastGood, f.Step-1)
+	msg := fmt.Sprintf("diverged at step %d (last good %d): %s", f.Step, good, why)
+	c.divergeAlerts = true
+	for i := range f.Alerts {
+		if f.Alerts[i].Kind == AlertDivergence {
+			f.Alerts[i].Msg = msg
+			return
+		}
+	}
+	f.Alerts = append(f.Alerts, Alert{Kind: AlertDivergence, Step: f.Step, Layer: -1, Probe: NumProbes,
+		Value: f.TrainLoss, Msg: msg})
+}
+
+// Finish marks f as the variant's last Frame (Status Done): it waits for a
+// spectrum still being computed and attaches the newest finished one. A
+// trainer stopped by the user may call Finish and then set Status = Stopped.
+func (c *Collector) Finish(f *Frame) {
+	if s := c.spect.wait(); s != nil {
+		f.Spectrum = s
+	}
+	f.Status = Done
+}

@@ -1,0 +1,286 @@
+package probes
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/norm"
+)
+
+var nan = math.NaN()
+
+// fullTaps returns taps with every group computed and distinct scalar values.
+func fullTaps(mu, v, psi2, runMu, runVar, runPsi2 []float64) *norm.Taps {
+	return &norm.Taps{
+		Step: 1, N: 4, D: len(mu), Mask: norm.TapAll,
+		BatchMean: mu, BatchVar: v, BatchPsi2: psi2,
+		RunMean: runMu, RunVar: runVar, RunPsi2: runPsi2,
+		InMean: 0.25, InStd: 1.5, InMaxAbs: 3.5, AdaFrac: nan, PNGamma: nan,
+		GMu: 0.125, GVar: 0.0625, GPsi2: nan,
+		DxMean: 1e-3, DxVar: 2e-3, DyMean: 3e-3, DyVar: 4e-3, NuNorm: nan,
+		GammaDrift: 0.5, BetaNorm: 0.75,
+	}
+}
+
+func sameFloat(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func checkValues(t *testing.T, got, want LayerValues) {
+	t.Helper()
+	for p := Probe(0); p < NumProbes; p++ {
+		if !sameFloat(got[p], want[p]) {
+			t.Errorf("%s = %v, want %v", p, got[p], want[p])
+		}
+	}
+}
+
+func TestFrameLayerValues(t *testing.T) {
+	mu, v, psi2 := []float64{1, 2}, []float64{2, 3}, []float64{3, 7}
+	cases := []struct {
+		name string
+		iv   Intervals
+		step int
+		taps *norm.Taps
+		want func() LayerValues
+	}{{
+		name: "own running stats for mean and var, shadow (ψ²=1) for psi2",
+		iv:   DefaultIntervals(), step: 1,
+		taps: fullTaps(mu, v, psi2, []float64{0, 0}, []float64{1, 1}, nil),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[DistMu] = math.Sqrt(1+4) / 2
+			w[DistVar] = math.Sqrt(1+4) / 2
+			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
+			w[GMu], w[GVar] = 0.125, 0.0625
+			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
+			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
+			return w
+		},
+	}, {
+		name: "own running stats differ from the shadow's init",
+		iv:   DefaultIntervals(), step: 1,
+		taps: fullTaps(mu, v, psi2, []float64{1, 1}, []float64{2, 5}, []float64{3, 3}),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[DistMu], w[DistVar], w[DistPsi2] = 1.0/2, 2.0/2, 4.0/2
+			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
+			w[GMu], w[GVar] = 0.125, 0.0625
+			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
+			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
+			return w
+		},
+	}, {
+		name: "powernorm scalars ride with stats and grad",
+		iv:   DefaultIntervals(), step: 1,
+		taps: func() *norm.Taps {
+			tp := fullTaps(mu, v, psi2, nil, nil, []float64{1, 1})
+			tp.PNGamma, tp.NuNorm, tp.GPsi2, tp.GMu, tp.GVar = 1.25, 0.5, 0.375, nan, nan
+			return tp
+		}(),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[DistMu] = math.Sqrt(1+4) / 2
+			w[DistVar] = math.Sqrt(1+4) / 2
+			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
+			w[PNGamma], w[PNNu], w[GPsi2] = 1.25, 0.5, 0.375
+			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
+			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
+			return w
+		},
+	}, {
+		name: "grad group not due: its probes are NaN",
+		iv:   Intervals{Stats: 1, Grad: 2, Params: 1}, step: 1,
+		taps: fullTaps(mu, v, psi2, nil, nil, nil),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[DistMu] = math.Sqrt(1+4) / 2
+			w[DistVar] = math.Sqrt(1+4) / 2
+			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
+			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
+			return w
+		},
+	}, {
+		name: "group due but not in the taps' mask: NaN",
+		iv:   DefaultIntervals(), step: 1,
+		taps: func() *norm.Taps {
+			tp := fullTaps(mu, v, psi2, nil, nil, nil)
+			tp.Mask = norm.TapGrad
+			tp.AdaFrac = 0.001
+			return tp
+		}(),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[GMu], w[GVar] = 0.125, 0.0625
+			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
+			return w
+		},
+	}, {
+		name: "adanorm fraction",
+		iv:   DefaultIntervals(), step: 1,
+		taps: func() *norm.Taps {
+			tp := fullTaps(mu, v, psi2, nil, nil, nil)
+			tp.AdaFrac = 0.004
+			tp.Mask = norm.TapStats
+			return tp
+		}(),
+		want: func() LayerValues {
+			w := EmptyLayerValues()
+			w[DistMu] = math.Sqrt(1+4) / 2
+			w[DistVar] = math.Sqrt(1+4) / 2
+			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
+			w[AdaFrac] = 0.004
+			return w
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector(2, []string{"block0.ln1"}, tc.iv)
+			f := c.Frame(tc.step, 0.5, 2.25, []*norm.Taps{tc.taps})
+			if f.Variant != 2 || f.Step != tc.step || f.Epoch != 0.5 || f.TrainLoss != 2.25 || f.Status != Running {
+				t.Fatalf("frame header = %+v", f)
+			}
+			if len(f.Alerts) != 0 {
+				t.Errorf("alerts = %+v, want none", f.Alerts)
+			}
+			if len(f.Layers) != 1 {
+				t.Fatalf("len(Layers) = %d, want 1", len(f.Layers))
+			}
+			checkValues(t, f.Layers[0], tc.want())
+		})
+	}
+}
+
+func TestFrameNothingDue(t *testing.T) {
+	c := NewCollector(0, []string{"a", "b"}, Intervals{Stats: 3, Grad: 3, Params: 0})
+	for step := 1; step <= 3; step++ {
+		if m := c.TapMask(step); (m != 0) != (step == 3) {
+			t.Fatalf("TapMask(%d) = %b", step, m)
+		}
+	}
+	f := c.Frame(1, 0, 1, []*norm.Taps{nil, nil})
+	if f.Layers != nil {
+		t.Fatalf("Layers = %v, want nil when nothing is due", f.Layers)
+	}
+	f = c.Frame(3, 0, 1, []*norm.Taps{nil, fullTaps([]float64{1}, []float64{1}, []float64{1}, nil, nil, nil)})
+	if len(f.Layers) != 2 || f.Layers[0].Has(DistMu) || !f.Layers[1].Has(DistMu) || f.Layers[1].Has(GammaDrift) {
+		t.Fatalf("Layers = %v", f.Layers)
+	}
+}
+
+func TestTapMask(t *testing.T) {
+	cases := []struct {
+		iv   Intervals
+		step int
+		want norm.TapMask
+	}{
+		{DefaultIntervals(), 1, norm.TapAll},
+		{DefaultIntervals(), 7, norm.TapAll},
+		{Intervals{Stats: 2, Grad: 3, Params: 0}, 2, norm.TapStats},
+		{Intervals{Stats: 2, Grad: 3, Params: 0}, 3, norm.TapGrad},
+		{Intervals{Stats: 2, Grad: 3, Params: 5}, 30, norm.TapAll},
+		{Intervals{}, 1, 0},
+	}
+	for _, tc := range cases {
+		if got := NewCollector(0, nil, tc.iv).TapMask(tc.step); got != tc.want {
+			t.Errorf("%+v step %d: TapMask = %b, want %b", tc.iv, tc.step, got, tc.want)
+		}
+	}
+	c := NewCollector(0, nil, DefaultIntervals())
+	if c.WantSpectrum(99) || !c.WantSpectrum(100) || !c.WantSpectrum(300) {
+		t.Error("WantSpectrum: want every 100th step only")
+	}
+	if err := (Intervals{Stats: 1, Grad: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "grad=-1") {
+		t.Errorf("Validate = %v, want an error naming grad=-1", err)
+	}
+	if err := DefaultIntervals().Validate(); err != nil {
+		t.Errorf("Validate(defaults) = %v", err)
+	}
+}
+
+// TestShadowUpdate checks the second step's distances against the shadow
+// EMAs computed by hand from the first batch (m = 0.05, n = 4, BN's n/(n-1)).
+func TestShadowUpdate(t *testing.T) {
+	c := NewCollector(0, []string{"l"}, DefaultIntervals())
+	b1 := fullTaps([]float64{1, 2}, []float64{2, 3}, []float64{3, 7}, nil, nil, nil)
+	c.Frame(1, 0, 1, []*norm.Taps{b1})
+	mu := []float64{0.05 * 1, 0.05 * 2}
+	vr := []float64{0.95 + 0.05*2*4.0/3, 0.95 + 0.05*3*4.0/3}
+	ps := []float64{0.95 + 0.05*3, 0.95 + 0.05*7}
+	b2 := fullTaps([]float64{-1, 0.5}, []float64{0.5, 4}, []float64{1.5, 4.25}, nil, nil, nil)
+	f := c.Frame(2, 0, 1, []*norm.Taps{b2})
+	d := func(a, b []float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) / 2 }
+	want := EmptyLayerValues()
+	copy(want[:], f.Layers[0][:])
+	want[DistMu] = d(b2.BatchMean, mu)
+	want[DistVar] = d(b2.BatchVar, vr)
+	want[DistPsi2] = d(b2.BatchPsi2, ps)
+	checkValues(t, f.Layers[0], want)
+
+	// WithShadowMomentum changes m.
+	c = NewCollector(0, []string{"l"}, DefaultIntervals(), WithShadowMomentum(0.5))
+	c.Frame(1, 0, 1, []*norm.Taps{b1})
+	f = c.Frame(2, 0, 1, []*norm.Taps{b2})
+	if got, want := f.Layers[0][DistMu], d(b2.BatchMean, []float64{0.5, 1}); !sameFloat(got, want) {
+		t.Errorf("m=0.5: dist_mu = %v, want %v", got, want)
+	}
+}
+
+// TestShadowEqualsBatchNormRunningStats feeds one sequence of batch
+// statistics to a batchnorm-like layer with its own running statistics
+// (updated by spec §2's rule with m = 0.05) and to a layer without them: the
+// shadow distances must equal the own-statistics distances at every step.
+func TestShadowEqualsBatchNormRunningStats(t *testing.T) {
+	const d, n, m, steps = 8, 5, 0.05, 300
+	own := NewCollector(0, []string{"bn"}, DefaultIntervals())
+	shd := NewCollector(0, []string{"bn"}, DefaultIntervals())
+	runMu, runVar := make([]float64, d), make([]float64, d)
+	for k := range runVar {
+		runVar[k] = 1
+	}
+	rng := newTestRand(1)
+	for step := 1; step <= steps; step++ {
+		mu, v, psi2 := make([]float64, d), make([]float64, d), make([]float64, d)
+		for k := 0; k < d; k++ {
+			mu[k] = 2*rng.float() - 1 + 0.5*float64(k)
+			v[k] = 0.1 + rng.float()*float64(k+1)
+			psi2[k] = v[k] + mu[k]*mu[k]
+		}
+		tOwn := fullTaps(mu, v, psi2, append([]float64(nil), runMu...), append([]float64(nil), runVar...), nil)
+		tOwn.N = n
+		tShd := fullTaps(mu, v, psi2, nil, nil, nil)
+		tShd.N = n
+		a := own.Frame(step, 0, 1, []*norm.Taps{tOwn}).Layers[0]
+		b := shd.Frame(step, 0, 1, []*norm.Taps{tShd}).Layers[0]
+		for _, p := range []Probe{DistMu, DistVar, DistPsi2} {
+			if !sameFloat(a[p], b[p]) {
+				t.Fatalf("step %d: %s own %v, shadow %v", step, p, a[p], b[p])
+			}
+		}
+		for k := 0; k < d; k++ { // the layer's own update (spec §2)
+			runMu[k] = (1-m)*runMu[k] + m*mu[k]
+			runVar[k] = (1-m)*runVar[k] + m*v[k]*n/(n-1)
+		}
+	}
+}
+
+// testRand is a tiny deterministic generator so tests do not depend on
+// math/rand's stream.
+type testRand struct{ s uint64 }
+
+func newTestRand(seed uint64) *testRand { return &testRand{s: seed*0x9E3779B97F4A7C15 + 1} }
+
+func (r *testRand) float() float64 {
+	r.s ^= r.s << 13
+	r.s ^= r.s >> 7
+	r.s ^= r.s << 17
+	return float64(r.s>>11) / (1 << 53)
+}
