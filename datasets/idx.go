@@ -115,7 +115,12 @@ func decodeIDXPlain(r io.Reader, size int64, magic uint32) (idx, error) {
 		return idx{}, sizeErr(dims, payload, int64(len(data)))
 	}
 	var one [1]byte
-	if n, _ := io.ReadFull(r, one[:]); n > 0 {
+	n, err := io.ReadFull(r, one[:])
+	if n == 0 && err != nil && err != io.EOF {
+		// A gzip stream reports its CRC and size check here, at its end.
+		return idx{}, err
+	}
+	if n > 0 {
 		extra, err := io.Copy(io.Discard, r)
 		if err != nil {
 			return idx{}, readErr(err, "")
@@ -136,8 +141,8 @@ func readExactly(r io.Reader, n int) ([]byte, error) {
 		}
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
-		if err == io.EOF {
-			break
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break // the caller reports how much arrived
 		}
 		if err != nil {
 			return nil, readErr(err, "")
@@ -161,7 +166,7 @@ func sizeErr(dims []int, want int, got int64) error {
 	if got > int64(want) {
 		what = "trailing data"
 	}
-	return fmt.Errorf("%s: header announces %s = %d data bytes, file holds %d", what, dimsString(dims), want, got)
+	return fmt.Errorf("%s: header announces %s = %d data bytes, found %d", what, dimsString(dims), want, got)
 }
 
 func dimsString(dims []int) string {
