@@ -88,6 +88,7 @@ func NewCollector(variant int, layers []string, iv Intervals, opts ...Option) *C
 	}
 	c.eval.reset()
 	c.spect.done = sync.NewCond(&c.spect.mu)
+	c.spect.compute = ComputeSpectrum
 	return c
 }
 

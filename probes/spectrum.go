@@ -29,6 +29,7 @@ type spectrumWorker struct {
 	pending *spectrumJob
 	ready   *Spectrum
 	dropped int
+	compute func(step int, emb []float64, rows, cols int) Spectrum // ComputeSpectrum; tests block it
 }
 
 // SubmitSpectrum hands a snapshot of the rows×cols embedding matrix
@@ -68,7 +69,7 @@ func (w *spectrumWorker) submit(j *spectrumJob) {
 
 func (w *spectrumWorker) run(j *spectrumJob) {
 	for j != nil {
-		s := ComputeSpectrum(j.step, j.emb, j.rows, j.cols)
+		s := w.compute(j.step, j.emb, j.rows, j.cols)
 		w.mu.Lock()
 		if w.ready == nil || s.Step >= w.ready.Step {
 			w.ready = &s
