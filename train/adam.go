@@ -1,0 +1,96 @@
+package train
+
+import "math"
+
+// Adam hyper-parameters: β1 0.9 and β2 0.98 as in the Transformer papers
+// the norms come from (Vaswani et al.; PowerNorm's released code); ε 1e-9
+// as there too.
+const (
+	adamBeta1 = 0.9
+	adamBeta2 = 0.98
+	adamEps   = 1e-9
+)
+
+// adam is Adam with bias correction, in plain Go on the parameter tensors'
+// own backing slices. Moments are float64 whatever the parameters' dtype.
+type adam struct {
+	t    int
+	m, v [][]float64
+}
+
+func newAdam(sizes []int) *adam {
+	a := &adam{m: make([][]float64, len(sizes)), v: make([][]float64, len(sizes))}
+	for i, n := range sizes {
+		a.m[i] = make([]float64, n)
+		a.v[i] = make([]float64, n)
+	}
+	return a
+}
+
+// step applies one update with learning rate lr to every parameter, the
+// gradients scaled by gscale first (1, or the clipping factor).
+func (a *adam) step(params, grads []any, lr, gscale float64) {
+	a.t++
+	c1 := 1 - math.Pow(adamBeta1, float64(a.t))
+	c2 := 1 - math.Pow(adamBeta2, float64(a.t))
+	for i := range params {
+		switch p := params[i].(type) {
+		case []float32:
+			adamUpdate(p, grads[i].([]float32), a.m[i], a.v[i], lr, gscale, c1, c2)
+		case []float64:
+			adamUpdate(p, grads[i].([]float64), a.m[i], a.v[i], lr, gscale, c1, c2)
+		}
+	}
+}
+
+func adamUpdate[T float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
+	for k := range p {
+		gk := float64(g[k]) * gscale
+		m[k] = adamBeta1*m[k] + (1-adamBeta1)*gk
+		v[k] = adamBeta2*v[k] + (1-adamBeta2)*gk*gk
+		p[k] -= T(lr * (m[k] / c1) / (math.Sqrt(v[k]/c2) + adamEps))
+	}
+}
+
+// gradNorm is the global L2 norm of all gradients and whether every entry
+// is finite.
+func gradNorm(grads []any) (norm float64, finite bool) {
+	var s float64
+	for _, g := range grads {
+		switch d := g.(type) {
+		case []float32:
+			s += sumSq(d)
+		case []float64:
+			s += sumSq(d)
+		}
+	}
+	return math.Sqrt(s), !math.IsNaN(s) && !math.IsInf(s, 0)
+}
+
+func sumSq[T float](x []T) float64 {
+	var s float64
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return s
+}
+
+// clipScale is the factor that brings a global gradient norm down to clip
+// (1 when clip ≤ 0 or the norm is already within it).
+func clipScale(norm, clip float64) float64 {
+	if clip <= 0 || norm <= clip {
+		return 1
+	}
+	return clip / norm
+}
+
+// learningRate is the schedule: linear warmup from lr/warmup to lr over
+// the first warmup steps, then inverse-square-root decay,
+// lr·√(warmup/step). warmup = 0 means a constant lr. step is 1-based.
+func learningRate(lr float64, warmup, step int) float64 {
+	if warmup <= 0 {
+		return lr
+	}
+	s, w := float64(step), float64(warmup)
+	return lr * math.Min(s/w, math.Sqrt(w/s))
+}

@@ -1,0 +1,176 @@
+package train
+
+import (
+	"fmt"
+	"math/rand"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// net is one compiled graph of one variant: a training graph (loss,
+// gradients, dropout) or a forward-only eval graph, both bound to the
+// variant's weight tensors.
+type net struct {
+	b      *builder
+	logits *G.Node
+	loss   *G.Node
+	params []*G.Node // model weights in spec order, then the norm layers' γ/β
+	grads  []*G.Node // same order as params; nil in eval graphs
+	vm     G.VM
+}
+
+// normApply applies the variant's norm layer at a site to x and returns its
+// output and its trainable parameters (γ/β nodes in x's graph).
+type normApply func(site string, x *G.Node) (*G.Node, []*G.Node, error)
+
+// netSpec is everything buildNet needs.
+type netSpec struct {
+	model   model
+	dt      tensor.Dtype
+	batch   int             // examples (image models) or sequences (transformer)
+	rows    int             // logits rows: batch, or batch·seq
+	pixels  int             // image models: H·W
+	weights []*tensor.Dense // the variant's weights, in model.Weights() order
+	norm    normApply
+	train   bool
+	dropP   float64
+	rng     *rand.Rand // dropout masks (training graphs)
+}
+
+func buildNet(s netSpec) (*net, error) {
+	g := G.NewGraph()
+	specs := s.model.Weights()
+	if len(specs) != len(s.weights) {
+		return nil, fmt.Errorf("model %s: %d weights, %d tensors", s.model.Name(), len(specs), len(s.weights))
+	}
+	b := &builder{g: g, dt: s.dt, batch: s.batch, w: map[string]*G.Node{}, targets: make([]int32, s.rows)}
+	n := &net{b: b}
+	for i, ws := range specs {
+		node := G.NodeFromAny(g, s.weights[i], G.WithName(ws.Name))
+		b.w[ws.Name] = node
+		n.params = append(n.params, node)
+	}
+	var normParams []*G.Node
+	b.norm = func(site string, x *G.Node) (*G.Node, error) {
+		y, p, err := s.norm(site, x)
+		if err != nil {
+			return nil, fmt.Errorf("norm site %s: %w", site, err)
+		}
+		normParams = append(normParams, p...)
+		return y, nil
+	}
+	if s.pixels > 0 {
+		b.images = newDense(s.dt, s.batch, s.pixels)
+	} else {
+		b.tokens = make([]int32, s.rows)
+	}
+	if s.train {
+		b.dropP, b.rng = s.dropP, s.rng
+	}
+	logits, err := s.model.Forward(b)
+	if err != nil {
+		return nil, err
+	}
+	n.logits = logits
+	if n.loss, err = CrossEntropy(logits, &b.targets); err != nil {
+		return nil, err
+	}
+	n.params = append(n.params, normParams...)
+	if s.train {
+		if n.grads, err = G.Grad(n.loss, n.params...); err != nil {
+			return nil, fmt.Errorf("model %s: gradients: %w", s.model.Name(), err)
+		}
+		n.vm = G.NewTapeMachine(g)
+	} else {
+		n.vm = G.NewTapeMachine(g)
+	}
+	return n, nil
+}
+
+// run executes the graph once and returns the loss; the caller reads
+// logits and gradients, then calls reset.
+func (n *net) run() (float64, error) {
+	if err := n.vm.RunAll(); err != nil {
+		return 0, err
+	}
+	return scalar("loss", n.loss.Value())
+}
+
+func (n *net) reset() { n.vm.Reset() }
+
+// paramData and gradData are the backing slices ([]float32 or []float64)
+// of the parameters and of their gradients after run.
+func (n *net) paramData() []any {
+	out := make([]any, len(n.params))
+	for i, p := range n.params {
+		out[i] = p.Value().Data()
+	}
+	return out
+}
+
+func (n *net) gradData() ([]any, error) {
+	out := make([]any, len(n.grads))
+	for i, g := range n.grads {
+		v := g.Value()
+		if v == nil {
+			return nil, fmt.Errorf("no gradient for %s", n.params[i].Name())
+		}
+		out[i] = v.Data()
+	}
+	return out, nil
+}
+
+// setImages copies a batch of pixels (float32, as the datasets deliver
+// them) into the graph's input tensor.
+func (n *net) setImages(x []float32) {
+	switch d := n.b.images.Data().(type) {
+	case []float32:
+		copy(d, x)
+	case []float64:
+		for i, v := range x {
+			d[i] = float64(v)
+		}
+	}
+}
+
+func (n *net) setLabels(y []uint8) {
+	for i, v := range y {
+		n.b.targets[i] = int32(v)
+	}
+}
+
+func (n *net) setTokens(in, target []int32) {
+	copy(n.b.tokens, in)
+	copy(n.b.targets, target)
+}
+
+// correct counts rows whose arg-max logit is the target.
+func (n *net) correct() int {
+	c := n.logits.Shape()[1]
+	hits := 0
+	switch d := n.logits.Value().Data().(type) {
+	case []float32:
+		hits = argmaxHits(d, n.b.targets, c)
+	case []float64:
+		hits = argmaxHits(d, n.b.targets, c)
+	}
+	return hits
+}
+
+func argmaxHits[T float](x []T, targets []int32, c int) int {
+	hits := 0
+	for i, t := range targets {
+		row := x[i*c : (i+1)*c]
+		best := 0
+		for k, v := range row {
+			if v > row[best] {
+				best = k
+			}
+		}
+		if int32(best) == t {
+			hits++
+		}
+	}
+	return hits
+}
