@@ -1,0 +1,278 @@
+package record
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// Frame payload flags (first byte).
+const (
+	flagKeyframe = 1 << iota // every predictor is reset before this record
+	flagLayers               // Frame.Layers != nil
+	flagEval                 // Frame.Eval != nil
+	flagSpectrum             // Frame.Spectrum != nil
+	flagAlerts               // Frame.Alerts != nil
+)
+
+// Per-variant scalar series coded with the XOR predictor.
+const (
+	scalarEpoch = iota
+	scalarTrainLoss
+	scalarStepsPerSec
+	numScalars
+)
+
+// canonicalNaN is math.NaN()'s bit pattern: the "unmeasured" marker that
+// costs one bitmap bit. Any other bit pattern, other NaNs included, is
+// stored as a value, so every float round-trips bit-exactly.
+var canonicalNaN = math.Float64bits(math.NaN())
+
+// codec holds the predictor state shared by the frame encoder and decoder.
+// Both sides reset it at every keyframe and update it identically.
+type codec struct {
+	reg     *registry
+	np      int
+	values  []xorState // per series id
+	scalars []xorState // per variant × numScalars
+	masks   []uint64   // previous presence bitmap per variant × layer
+	hasMask []bool
+	elapsed []int64 // previous Elapsed per variant
+}
+
+func newCodec(reg *registry) *codec {
+	c := &codec{reg: reg, np: len(reg.names)}
+	c.values = make([]xorState, len(reg.series))
+	c.scalars = make([]xorState, reg.variants*numScalars)
+	c.masks = make([]uint64, reg.variants*reg.layers)
+	c.hasMask = make([]bool, reg.variants*reg.layers)
+	c.elapsed = make([]int64, reg.variants)
+	return c
+}
+
+func (c *codec) reset() {
+	clear(c.values)
+	clear(c.scalars)
+	clear(c.masks)
+	clear(c.hasMask)
+	clear(c.elapsed)
+}
+
+// errFrameInvalid wraps Write's refusals (user errors, not I/O).
+var errFrameInvalid = errors.New("invalid frame")
+
+// encode appends f's payload to dst. keyframe resets the predictors first.
+// It returns the number of probe values stored (present in the bitmaps).
+func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int) {
+	if keyframe {
+		c.reset()
+	}
+	v := f.Variant
+	var flags byte
+	if keyframe {
+		flags |= flagKeyframe
+	}
+	if f.Layers != nil {
+		flags |= flagLayers
+	}
+	if f.Eval != nil {
+		flags |= flagEval
+	}
+	if f.Spectrum != nil {
+		flags |= flagSpectrum
+	}
+	if f.Alerts != nil {
+		flags |= flagAlerts
+	}
+	e := enc{b: dst}
+	e.u8(flags)
+	e.uvarint(uint64(v))
+	e.varint(int64(f.Step))
+	e.u8(byte(f.Status))
+	e.varint(int64(f.Elapsed) - c.elapsed[v])
+	c.elapsed[v] = int64(f.Elapsed)
+	if f.Layers != nil {
+		e.uvarint(uint64(len(f.Layers)))
+	}
+	if f.Eval != nil {
+		e.uvarint(uint64(len(f.Eval)))
+		for _, ev := range f.Eval {
+			e.str(ev.Split)
+			e.f64(ev.Loss)
+			e.f64(ev.Metric)
+		}
+	}
+	if s := f.Spectrum; s != nil {
+		e.varint(int64(s.Step))
+		if s.Sigma == nil {
+			e.uvarint(0)
+		} else {
+			e.uvarint(uint64(len(s.Sigma)) + 1)
+		}
+		for _, x := range s.Sigma {
+			e.f64(x)
+		}
+		e.f64(s.EffRank)
+	}
+	if f.Alerts != nil {
+		e.uvarint(uint64(len(f.Alerts)))
+		for _, a := range f.Alerts {
+			e.u8(byte(a.Kind))
+			e.varint(int64(a.Step))
+			e.varint(int64(a.Layer))
+			e.u8(byte(a.Probe))
+			e.f64(a.Value)
+			e.f64(a.Threshold)
+			e.str(a.Msg)
+		}
+	}
+	w := bitWriter{buf: e.b}
+	sc := c.scalars[v*numScalars:]
+	putXOR(&w, &sc[scalarEpoch], math.Float64bits(f.Epoch))
+	putXOR(&w, &sc[scalarTrainLoss], math.Float64bits(f.TrainLoss))
+	putXOR(&w, &sc[scalarStepsPerSec], math.Float64bits(f.StepsPerSec))
+	n := 0
+	for l := range f.Layers {
+		lv := &f.Layers[l]
+		var mask uint64
+		for p := 0; p < c.np; p++ {
+			if math.Float64bits(lv[p]) != canonicalNaN {
+				mask |= 1 << p
+			}
+		}
+		mi := v*c.reg.layers + l
+		if c.hasMask[mi] && c.masks[mi] == mask {
+			w.writeBits(1, 1)
+		} else {
+			w.writeBits(0, 1)
+			w.writeBits(mask, uint(c.np))
+			c.masks[mi], c.hasMask[mi] = mask, true
+		}
+		base := c.reg.id(v, l, 0)
+		for p := 0; p < c.np; p++ {
+			if mask&(1<<p) != 0 {
+				putXOR(&w, &c.values[base+p], math.Float64bits(lv[p]))
+				n++
+			}
+		}
+	}
+	return w.finish(), n
+}
+
+// peekFrame reads the flags, variant and step at the start of a frame
+// payload without touching predictor state (for seek scans).
+func peekFrame(b []byte) (keyframe bool, variant, step int, ok bool) {
+	d := dec{b: b}
+	flags := d.u8()
+	variant = int(d.uvarint())
+	step = d.int()
+	return flags&flagKeyframe != 0, variant, step, !d.bad
+}
+
+var errUndecodable = errors.New("undecodable frame record")
+
+// decode parses one frame payload, updating the predictors exactly as
+// encode did. On error the predictor state is unreliable: the caller must
+// wait for the next keyframe.
+func (c *codec) decode(b []byte) (probes.Frame, error) {
+	var f probes.Frame
+	d := dec{b: b}
+	flags := d.u8()
+	if flags&flagKeyframe != 0 {
+		c.reset()
+	}
+	v := int(d.uvarint())
+	if d.bad || v >= c.reg.variants {
+		return f, errUndecodable
+	}
+	f.Variant = v
+	f.Step = d.int()
+	f.Status = probes.Status(d.u8())
+	c.elapsed[v] += d.varint()
+	f.Elapsed = time.Duration(c.elapsed[v])
+	nl := 0
+	if flags&flagLayers != 0 {
+		nl = int(d.uvarint())
+		if nl > c.reg.layers {
+			return f, errUndecodable
+		}
+	}
+	if flags&flagEval != 0 {
+		n := d.count(17)
+		f.Eval = make([]probes.Eval, n)
+		for i := range f.Eval {
+			f.Eval[i] = probes.Eval{Split: d.str(), Loss: d.f64(), Metric: d.f64()}
+		}
+	}
+	if flags&flagSpectrum != 0 {
+		s := &probes.Spectrum{Step: d.int()}
+		n := d.uvarint()
+		if n > 0 {
+			if n-1 > uint64(len(d.b)/8) {
+				return f, errUndecodable
+			}
+			s.Sigma = make([]float64, n-1)
+			for i := range s.Sigma {
+				s.Sigma[i] = d.f64()
+			}
+		}
+		s.EffRank = d.f64()
+		f.Spectrum = s
+	}
+	if flags&flagAlerts != 0 {
+		n := d.count(21)
+		f.Alerts = make([]probes.Alert, n)
+		for i := range f.Alerts {
+			a := &f.Alerts[i]
+			a.Kind = probes.AlertKind(d.u8())
+			a.Step = d.int()
+			a.Layer = d.int()
+			a.Probe = probes.Probe(d.u8())
+			a.Value = d.f64()
+			a.Threshold = d.f64()
+			a.Msg = d.str()
+		}
+	}
+	if d.bad {
+		return f, errUndecodable
+	}
+	r := bitReader{buf: d.b}
+	sc := c.scalars[v*numScalars:]
+	f.Epoch = math.Float64frombits(getXOR(&r, &sc[scalarEpoch]))
+	f.TrainLoss = math.Float64frombits(getXOR(&r, &sc[scalarTrainLoss]))
+	f.StepsPerSec = math.Float64frombits(getXOR(&r, &sc[scalarStepsPerSec]))
+	if flags&flagLayers != 0 {
+		f.Layers = make([]probes.LayerValues, nl)
+	}
+	for l := 0; l < nl; l++ {
+		lv := probes.EmptyLayerValues()
+		mi := v*c.reg.layers + l
+		var mask uint64
+		if r.readBit() {
+			if !c.hasMask[mi] {
+				return f, errUndecodable
+			}
+			mask = c.masks[mi]
+		} else {
+			mask = r.readBits(uint(c.np))
+			c.masks[mi], c.hasMask[mi] = mask, true
+		}
+		base := c.reg.id(v, l, 0)
+		for p := 0; p < c.np; p++ {
+			if mask&(1<<p) == 0 {
+				continue
+			}
+			x := getXOR(&r, &c.values[base+p])
+			if q := c.reg.toProbe[p]; q < probes.NumProbes {
+				lv[q] = math.Float64frombits(x)
+			}
+		}
+		f.Layers[l] = lv
+	}
+	if r.bad {
+		return f, errUndecodable
+	}
+	return f, nil
+}

@@ -1,0 +1,108 @@
+package record
+
+import (
+	"sort"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// Run statuses stored in the end record.
+const (
+	StatusCompleted   = "completed"   // every variant finished or diverged
+	StatusInterrupted = "interrupted" // stopped by the user (SIGINT/SIGTERM)
+	StatusDiverged    = "diverged"    // every variant diverged
+)
+
+// End is the end record: how the run finished. Close fills Diverged and
+// Final from the Frames it wrote when they are nil.
+type End struct {
+	Status   string                // StatusCompleted, StatusInterrupted or StatusDiverged
+	Diverged map[int]int           // variant → step it diverged at
+	Final    map[int][]probes.Eval // variant → its last evaluation of each split, in first-seen split order
+}
+
+func (e *End) encode() []byte {
+	var b enc
+	b.str(e.Status)
+	vs := sortedKeys(e.Diverged)
+	b.uvarint(uint64(len(vs)))
+	for _, v := range vs {
+		b.uvarint(uint64(v))
+		b.varint(int64(e.Diverged[v]))
+	}
+	fs := sortedKeys(e.Final)
+	b.uvarint(uint64(len(fs)))
+	for _, v := range fs {
+		b.uvarint(uint64(v))
+		b.uvarint(uint64(len(e.Final[v])))
+		for _, ev := range e.Final[v] {
+			b.str(ev.Split)
+			b.f64(ev.Loss)
+			b.f64(ev.Metric)
+		}
+	}
+	return b.b
+}
+
+func decodeEnd(p []byte) (End, bool) {
+	d := dec{b: p}
+	e := End{Status: d.str(), Diverged: map[int]int{}, Final: map[int][]probes.Eval{}}
+	n := d.count(2)
+	for i := 0; i < n; i++ {
+		v := int(d.uvarint())
+		e.Diverged[v] = d.int()
+	}
+	n = d.count(2)
+	for i := 0; i < n; i++ {
+		v := int(d.uvarint())
+		m := d.count(17)
+		evs := make([]probes.Eval, m)
+		for j := range evs {
+			evs[j] = probes.Eval{Split: d.str(), Loss: d.f64(), Metric: d.f64()}
+		}
+		e.Final[v] = evs
+	}
+	return e, !d.bad
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
+
+// finals tracks what Close puts into End when the caller leaves it nil.
+type finals struct {
+	diverged map[int]int
+	evals    map[int][]probes.Eval
+}
+
+func (t *finals) observe(f *probes.Frame) {
+	if f.Status == probes.Diverged {
+		if t.diverged == nil {
+			t.diverged = map[int]int{}
+		}
+		if _, seen := t.diverged[f.Variant]; !seen {
+			t.diverged[f.Variant] = f.Step
+		}
+	}
+	for _, ev := range f.Eval {
+		if t.evals == nil {
+			t.evals = map[int][]probes.Eval{}
+		}
+		list := t.evals[f.Variant]
+		found := false
+		for i := range list {
+			if list[i].Split == ev.Split {
+				list[i], found = ev, true
+			}
+		}
+		if !found {
+			list = append(list, ev)
+		}
+		t.evals[f.Variant] = list
+	}
+}

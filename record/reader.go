@@ -1,0 +1,347 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// ErrIncompleteHeader reports a run file whose header is not (yet) complete:
+// the writer may have just created it. A follower may retry Open.
+var ErrIncompleteHeader = errors.New("header incomplete")
+
+// Damage is one skipped region of a run file.
+type Damage struct {
+	Offset  int64  // first damaged byte
+	Length  int64  // bytes skipped up to the next valid record
+	Reason  string // what was wrong at Offset
+	Skipped int    // valid frame records after the region that could not be decoded
+	//            because their predictors lived in the damaged bytes (up to the next keyframe)
+}
+
+func (d Damage) String() string {
+	s := fmt.Sprintf("%d bytes at offset %d (%s)", d.Length, d.Offset, d.Reason)
+	if d.Skipped > 0 {
+		s += fmt.Sprintf(", %d frame records after it skipped until the next keyframe", d.Skipped)
+	}
+	return s
+}
+
+// State says how a run file ends, as far as the reader has read.
+type State int
+
+const (
+	// Complete: the end record has been read; nothing more will be appended.
+	Complete State = iota
+	// Writing: no end record yet and the writer holds its lock on the file:
+	// the run is still being written (follow it).
+	Writing
+	// Unterminated: no end record and no writer: the writer crashed or was
+	// killed. Everything complete before the torn tail has been read.
+	Unterminated
+)
+
+func (s State) String() string {
+	switch s {
+	case Complete:
+		return "complete"
+	case Writing:
+		return "writing"
+	case Unterminated:
+		return "unterminated"
+	}
+	return "state?"
+}
+
+// Reader reads a run file front to back, follows it while it grows and
+// seeks by step. It takes no locks and never modifies the file. A Reader is
+// not safe for concurrent use.
+type Reader struct {
+	path      string
+	f         *os.File
+	meta      probes.RunMeta
+	reg       *registry
+	codec     *codec
+	dataStart int64
+
+	pos     int64 // offset of the next record
+	buf     []byte
+	bufOff  int64
+	needKey bool // predictors unknown: skip frames until a keyframe
+
+	damage   []Damage
+	inDamage bool // damage[len-1] is still open (scanning for the next record)
+
+	end    *End
+	target int64 // Next drops frames with Step < target (Seek)
+
+	idx index
+}
+
+// Open opens a run file for reading: it checks the prelude, the format
+// version, and reads the header and the registry. It reads no frames.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("run file %s does not exist", path)
+		}
+		return nil, fmt.Errorf("run file %s: %w", path, err)
+	}
+	r := &Reader{path: path, f: f, target: noStep}
+	if err := r.readHead(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.loadTrailer()
+	return r, nil
+}
+
+func (r *Reader) readHead() error {
+	p, _ := r.peek(0, preludeSize)
+	switch {
+	case len(p) == 0:
+		return fmt.Errorf("run file %s is empty: %w (the writer may not have started)", r.path, ErrIncompleteHeader)
+	case len(p) < len(fileMagic) && bytes.HasPrefix(fileMagic[:], p) || len(p) >= len(fileMagic) && len(p) < preludeSize && [8]byte(p[:8]) == fileMagic:
+		return fmt.Errorf("run file %s is truncated at %d bytes: %w", r.path, len(p), ErrIncompleteHeader)
+	case len(p) < len(fileMagic) || [8]byte(p[:8]) != fileMagic:
+		return fmt.Errorf("%s is not a normtop run file (bad magic)", r.path)
+	}
+	if crc32c(p[:12]) != binary.LittleEndian.Uint32(p[12:16]) {
+		return fmt.Errorf("run file %s: damaged prelude (checksum mismatch)", r.path)
+	}
+	if v := binary.LittleEndian.Uint32(p[8:12]); v > FormatVersion {
+		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, v, FormatVersion)
+	} else if v == 0 {
+		return fmt.Errorf("run file %s: invalid format version 0", r.path)
+	}
+	typ, hp, st := r.readRecord(preludeSize)
+	switch {
+	case st == recIncomplete:
+		return fmt.Errorf("run file %s: header record is truncated: %w", r.path, ErrIncompleteHeader)
+	case st != recOK || typ != recHeader:
+		return fmt.Errorf("run file %s: header record is damaged", r.path)
+	}
+	var h headerJSON
+	if err := json.Unmarshal(hp, &h); err != nil {
+		return fmt.Errorf("run file %s: header record: %v", r.path, err)
+	}
+	if h.FormatVersion > FormatVersion {
+		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, h.FormatVersion, FormatVersion)
+	}
+	r.meta = h.Meta
+	at := preludeSize + recordHeaderSize + int64(len(hp))
+	typ, rp, st := r.readRecord(at)
+	switch {
+	case st == recIncomplete:
+		return fmt.Errorf("run file %s: registry record is truncated: %w", r.path, ErrIncompleteHeader)
+	case st != recOK || typ != recRegistry:
+		return fmt.Errorf("run file %s: registry record is damaged", r.path)
+	}
+	reg, err := decodeRegistry(rp, r.meta)
+	if err != nil {
+		return fmt.Errorf("run file %s: %v", r.path, err)
+	}
+	r.reg, r.codec = reg, newCodec(reg)
+	r.dataStart = at + recordHeaderSize + int64(len(rp))
+	r.pos = r.dataStart
+	r.needKey = true
+	return nil
+}
+
+// Meta returns the run's configuration from the header.
+func (r *Reader) Meta() probes.RunMeta { return r.meta }
+
+// Path returns the file name given to Open.
+func (r *Reader) Path() string { return r.path }
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// Damage returns the damaged regions met so far, in file order. A region
+// still being scanned at the current end is included with its length so far.
+func (r *Reader) Damage() []Damage { return append([]Damage(nil), r.damage...) }
+
+// End returns the end record once it has been read (or, for a file closed
+// normally, found through the trailer at Open).
+func (r *Reader) End() (End, bool) {
+	if r.end == nil {
+		return End{}, false
+	}
+	return *r.end, true
+}
+
+// State reports whether the run has ended (Complete), is still being
+// written (Writing: the writer holds its lock on the file; on systems
+// without open-file-description locks, the file changed in the last 5 s), or
+// ended without an end record (Unterminated). Call it after Next returned
+// io.EOF.
+func (r *Reader) State() State {
+	if r.end != nil {
+		return Complete
+	}
+	if locked, known := writerLocked(r.f); known {
+		if locked {
+			return Writing
+		}
+		return Unterminated
+	}
+	if st, err := r.f.Stat(); err == nil && time.Since(st.ModTime()) < 5*time.Second {
+		return Writing
+	}
+	return Unterminated
+}
+
+// Next returns the next Frame. At the current end of the file it returns
+// io.EOF; a later call returns Frames appended since (follow by polling).
+// A record only partly written is left for a later call and is not damage.
+// Damaged bytes are skipped and reported through Damage.
+func (r *Reader) Next() (probes.Frame, error) {
+	for {
+		typ, p, st := r.readRecord(r.pos)
+		switch st {
+		case recIncomplete:
+			return probes.Frame{}, io.EOF
+		case recBad:
+			r.markDamage(r.pos, "bad record")
+			next, found := r.scanSync(r.pos + 1)
+			r.extendDamage(next)
+			r.pos = next
+			if !found {
+				return probes.Frame{}, io.EOF
+			}
+			continue
+		case recTooLong:
+			r.markDamage(r.pos, "record length over the maximum")
+			r.pos++
+			continue
+		}
+		at := r.pos
+		r.pos += recordHeaderSize + int64(len(p))
+		r.inDamage = false
+		switch typ {
+		case recFrame:
+			if r.needKey {
+				if key, _, _, _ := peekFrame(p); !key {
+					if n := len(r.damage); n > 0 {
+						r.damage[n-1].Skipped++
+					}
+					continue
+				}
+			}
+			f, err := r.codec.decode(p)
+			if err != nil {
+				r.damage = append(r.damage, Damage{Offset: at, Length: recordHeaderSize + int64(len(p)), Reason: err.Error()})
+				r.needKey = true
+				continue
+			}
+			r.needKey = false
+			if int64(f.Step) < r.target {
+				continue
+			}
+			return f, nil
+		case recEnd:
+			if e, ok := decodeEnd(p); ok {
+				r.end = &e
+			}
+		}
+		// index, trailer, repeated header/registry and unknown types: skip.
+	}
+}
+
+// markDamage opens a damage region at off unless one is open already.
+func (r *Reader) markDamage(off int64, why string) {
+	r.needKey = true
+	if r.inDamage {
+		return
+	}
+	r.inDamage = true
+	r.damage = append(r.damage, Damage{Offset: off, Reason: why})
+}
+
+func (r *Reader) extendDamage(to int64) {
+	d := &r.damage[len(r.damage)-1]
+	d.Length = to - d.Offset
+}
+
+// Record read results.
+const (
+	recOK = iota
+	recIncomplete
+	recBad
+	recTooLong
+)
+
+// readRecord reads the record at off. recIncomplete means the bytes there
+// are a valid prefix of a record (the writer is still writing it, or was
+// killed while writing it).
+func (r *Reader) readRecord(off int64) (typ byte, payload []byte, st int) {
+	h, _ := r.peek(off, recordHeaderSize)
+	if len(h) < recordHeaderSize {
+		n := min(len(h), 4)
+		if !bytes.Equal(h[:n], syncMarker[:n]) {
+			return 0, nil, recBad
+		}
+		return 0, nil, recIncomplete
+	}
+	typ, n, pcrc, hs := parseRecordHeader(h)
+	switch hs {
+	case hdrBadSync, hdrBadCRC:
+		return 0, nil, recBad
+	case hdrTooLong:
+		return 0, nil, recTooLong
+	}
+	p, _ := r.peek(off+recordHeaderSize, n)
+	if len(p) < n {
+		return 0, nil, recIncomplete
+	}
+	if crc32c(p) != pcrc {
+		return 0, nil, recBad
+	}
+	return typ, p, recOK
+}
+
+// readChunk is how much the reader reads at once.
+const readChunk = 256 << 10
+
+// peek returns up to n bytes at off (fewer at the end of the file). The
+// slice is valid until the next peek.
+func (r *Reader) peek(off int64, n int) ([]byte, error) {
+	if off >= r.bufOff && off+int64(n) <= r.bufOff+int64(len(r.buf)) {
+		s := off - r.bufOff
+		return r.buf[s : s+int64(n)], nil
+	}
+	want := max(n, readChunk)
+	if cap(r.buf) < want {
+		r.buf = make([]byte, want)
+	}
+	r.buf = r.buf[:want]
+	got, err := r.f.ReadAt(r.buf, off)
+	r.buf, r.bufOff = r.buf[:got], off
+	if err != nil && err != io.EOF {
+		return r.buf[:0], err
+	}
+	return r.buf[:min(n, got)], nil
+}
+
+// scanSync looks for the next sync marker at or after off. Without one it
+// returns where a marker could still begin once more bytes arrive.
+func (r *Reader) scanSync(off int64) (int64, bool) {
+	for {
+		w, _ := r.peek(off, readChunk)
+		if i := bytes.Index(w, syncMarker[:]); i >= 0 {
+			return off + int64(i), true
+		}
+		if len(w) < readChunk {
+			return off + int64(max(0, len(w)-len(syncMarker)+1)), false
+		}
+		off += int64(len(w) - len(syncMarker) + 1)
+	}
+}

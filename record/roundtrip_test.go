@@ -1,0 +1,88 @@
+package record
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+func readAll(t testing.TB, r *Reader) []probes.Frame {
+	t.Helper()
+	var out []probes.Frame
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		out = append(out, f)
+	}
+}
+
+func TestRoundTripRandomFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		seed             uint64
+		variants, layers int
+		frames           int
+	}{
+		{"one variant one layer", 1, 1, 1, 50},
+		{"small", 2, 2, 3, 500},
+		{"many layers", 3, 4, 12, 2000},
+		{"keyframes and index", 4, 3, 8, 20000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(tc.seed, 99))
+			meta := testMeta(tc.variants, tc.layers)
+			path := tempRun(t)
+			w, err := Create(path, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []probes.Frame
+			for i := 0; i < tc.frames; i++ {
+				f := randomFrame(rng, meta, i/tc.variants+1)
+				want = append(want, f)
+				if err := w.Write(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(End{Status: StatusInterrupted}); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got := readAll(t, r)
+			if len(got) != len(want) {
+				t.Fatalf("read %d frames, wrote %d", len(got), len(want))
+			}
+			for i := range want {
+				if !sameFrame(got[i], want[i]) {
+					t.Fatalf("frame %d differs:\n got %+v\nwant %+v", i, got[i], want[i])
+				}
+			}
+			if d := r.Damage(); len(d) != 0 {
+				t.Fatalf("damage in a clean file: %v", d)
+			}
+			if r.State() != Complete {
+				t.Fatalf("state %v, want complete", r.State())
+			}
+			end, ok := r.End()
+			if !ok || end.Status != StatusInterrupted {
+				t.Fatalf("end %+v %v", end, ok)
+			}
+			gm := r.Meta()
+			if gm.RunID != meta.RunID || !gm.Start.Equal(meta.Start) || len(gm.Layers) != len(meta.Layers) || gm.Config["lr"] != "0.001" {
+				t.Fatalf("meta %+v, want %+v", gm, meta)
+			}
+		})
+	}
+}

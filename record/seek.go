@@ -1,0 +1,228 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+)
+
+// index is the reader's in-memory copy of the file's index records: every
+// keyframe they list, in file order, plus per-series statistics.
+type index struct {
+	keys    []keyEntry
+	last    int64 // offset of the newest index record loaded, -1 for none
+	maxStep int64 // running maximum step at that record
+	stats   map[int]seriesStat
+}
+
+// backScanLimit bounds the backward search for the newest index record in a
+// file without a trailer. The writer emits one every indexEvery bytes, so a
+// healthy file has one well inside this window.
+const backScanLimit = 8 * indexEvery
+
+// loadTrailer reads the trailer of a closed run file, and through it the end
+// record, so End is known at Open.
+func (r *Reader) loadTrailer() {
+	st, err := r.f.Stat()
+	if err != nil {
+		return
+	}
+	at := st.Size() - recordHeaderSize - trailerPayload
+	if at < r.dataStart {
+		return
+	}
+	typ, p, rs := r.readRecord(at)
+	if rs != recOK || typ != recTrailer || len(p) != trailerPayload {
+		return
+	}
+	endAt := int64(binary.LittleEndian.Uint64(p[8:]))
+	if endAt < r.dataStart || endAt >= at {
+		return
+	}
+	if typ, p, rs := r.readRecord(endAt); rs == recOK && typ == recEnd {
+		if e, ok := decodeEnd(p); ok {
+			r.end = &e
+		}
+	}
+}
+
+// lastIndexOffset finds the newest index record: through the trailer when
+// the file was closed, else by scanning backwards from the end.
+func (r *Reader) lastIndexOffset() int64 {
+	st, err := r.f.Stat()
+	if err != nil {
+		return -1
+	}
+	size := st.Size()
+	at := size - recordHeaderSize - trailerPayload
+	if at >= r.dataStart {
+		if typ, p, rs := r.readRecord(at); rs == recOK && typ == recTrailer && len(p) == trailerPayload {
+			if li := int64(binary.LittleEndian.Uint64(p[:8])); li >= r.dataStart && li < at {
+				return li
+			}
+		}
+	}
+	// Backward scan, one window at a time, newest marker first.
+	hi := size
+	for hi > r.dataStart && size-hi < backScanLimit {
+		lo := max(r.dataStart, hi-readChunk)
+		w := make([]byte, hi-lo)
+		n, _ := r.f.ReadAt(w, lo)
+		w = w[:n]
+		for end := len(w); end > 0; {
+			i := bytes.LastIndex(w[:end], syncMarker[:])
+			if i < 0 {
+				break
+			}
+			if typ, _, rs := r.readRecord(lo + int64(i)); rs == recOK && typ == recIndex {
+				return lo + int64(i)
+			}
+			end = i + len(syncMarker) - 1
+		}
+		// Overlap windows by a marker length so none is split unseen.
+		hi = lo + int64(len(syncMarker)) - 1
+		if lo == r.dataStart {
+			break
+		}
+	}
+	return -1
+}
+
+// refreshIndex loads index records newer than those already loaded by
+// walking the backward chain from the newest one.
+func (r *Reader) refreshIndex() {
+	if r.idx.stats == nil {
+		r.idx.stats = map[int]seriesStat{}
+		r.idx.last = -1
+		r.idx.maxStep = noStep
+	}
+	newest := r.lastIndexOffset()
+	if newest <= r.idx.last {
+		return
+	}
+	var recs []indexRec
+	maxStep := int64(noStep)
+	for at := newest; at > r.idx.last; {
+		typ, p, rs := r.readRecord(at)
+		if rs != recOK || typ != recIndex {
+			break // broken chain: older keyframes stay unknown; seeks there scan forward
+		}
+		x, ok := decodeIndex(p, at, len(r.reg.series))
+		if !ok {
+			break
+		}
+		if len(recs) == 0 {
+			maxStep = x.maxStep
+		}
+		recs = append(recs, x)
+		at = x.prev
+	}
+	var keys []keyEntry
+	for i := len(recs) - 1; i >= 0; i-- {
+		for _, k := range recs[i].keys {
+			if k.off > r.idx.lastKeyOff() && (len(keys) == 0 || k.off > keys[len(keys)-1].off) {
+				keys = append(keys, k)
+			}
+		}
+		for j, id := range recs[i].ids {
+			s := recs[i].stats[j]
+			old, seen := r.idx.stats[id]
+			if seen {
+				s.Min, s.Max, s.Count = min(s.Min, old.Min), max(s.Max, old.Max), s.Count+old.Count
+			}
+			r.idx.stats[id] = s
+		}
+	}
+	r.idx.keys = append(r.idx.keys, keys...)
+	r.idx.last, r.idx.maxStep = newest, maxStep
+}
+
+func (x *index) lastKeyOff() int64 {
+	if len(x.keys) == 0 {
+		return -1
+	}
+	return x.keys[len(x.keys)-1].off
+}
+
+// Seek positions the reader so that Next returns, in file order, every
+// Frame with Step ≥ step and no Frame with a smaller step (frames of all
+// variants interleave; each variant's steps increase). It binary-searches
+// the index records for the last keyframe before which every step is
+// < step, then scans forward only through the part of the file written
+// after the newest index record.
+func (r *Reader) Seek(step int) error {
+	target := int64(step)
+	r.refreshIndex()
+	start := keyEntry{off: r.dataStart, maxBefore: noStep}
+	i := sort.Search(len(r.idx.keys), func(i int) bool { return r.idx.keys[i].maxBefore >= target })
+	if i > 0 {
+		start = r.idx.keys[i-1]
+	}
+	if i == len(r.idx.keys) {
+		start = r.scanKeyframes(start, target)
+	}
+	r.pos, r.target, r.needKey = start.off, target, true
+	r.inDamage = false
+	return nil
+}
+
+// scanKeyframes walks records forward from the keyframe from (reading only
+// the first bytes of each frame payload) and returns the last keyframe
+// before which every step is < target.
+func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
+	best := from
+	running := from.maxBefore
+	for at := from.off; ; {
+		typ, p, st := r.readRecord(at)
+		switch st {
+		case recIncomplete:
+			return best
+		case recBad, recTooLong:
+			next, found := r.scanSync(at + 1)
+			if !found {
+				return best
+			}
+			at = next
+			continue
+		}
+		if typ == recFrame {
+			key, _, s, ok := peekFrame(p)
+			if ok && key && running < target {
+				best = keyEntry{off: at, maxBefore: running}
+			}
+			if int64(s) > running {
+				running = int64(s)
+			}
+			if running >= target {
+				return best
+			}
+		}
+		at += recordHeaderSize + int64(len(p))
+	}
+}
+
+// SeriesStat summarises one probe series over the indexed part of a run
+// file (everything before the newest index record).
+type SeriesStat struct {
+	Variant, Layer int
+	Probe          string // probe name as stored in the file
+	Count          uint64
+	Min, Max       float64
+}
+
+// Stats returns per-series count, minimum and maximum from the index
+// records, without reading the frames. Series with no values are omitted.
+func (r *Reader) Stats() []SeriesStat {
+	r.refreshIndex()
+	ids := make([]int, 0, len(r.idx.stats))
+	for id := range r.idx.stats {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]SeriesStat, 0, len(ids))
+	for _, id := range ids {
+		k, s := r.reg.series[id], r.idx.stats[id]
+		out = append(out, SeriesStat{k.Variant, k.Layer, k.Name, s.Count, s.Min, s.Max})
+	}
+	return out
+}

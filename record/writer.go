@@ -1,0 +1,278 @@
+package record
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// flushEvery bounds how long a written Frame may sit in the writer's buffer
+// before followers can see it (they poll; the contract is 1 s end to end).
+const flushEvery = 200 * time.Millisecond
+
+// Writer appends Frames to a run file. Write, Flush and Close may be called
+// from different goroutines (calls are serialised); a background goroutine
+// flushes buffered records every flushEvery.
+type Writer struct {
+	mu     sync.Mutex
+	path   string
+	f      *os.File
+	bw     *bufio.Writer
+	off    int64 // file offset of the next byte written
+	reg    *registry
+	codec  *codec
+	err    error // sticky I/O error
+	closed bool
+	dirty  bool
+	stop   chan struct{}
+	done   chan struct{}
+
+	scratch    []byte
+	rec        []byte
+	sinceKey   int64 // frame bytes since the last keyframe; -1 forces one
+	sinceIndex int64
+	lastIndex  int64
+	maxStep    int64
+	keys       []keyEntry
+	stats      *chunkStats
+	finals     finals
+	values     int64 // probe values written
+	frameBytes int64 // bytes of frame records written
+}
+
+// headerJSON is the header record's payload.
+type headerJSON struct {
+	FormatVersion int            `json:"format_version"`
+	Meta          probes.RunMeta `json:"meta"`
+	Created       time.Time      `json:"created"`
+	WriterPID     int            `json:"writer_pid"`
+	WriterHost    string         `json:"writer_host,omitempty"`
+}
+
+// Create creates the run file at path (its parent directories too) and
+// writes the header and the series registry. It fails if the file exists:
+// a run file has exactly one writer.
+func Create(path string, meta probes.RunMeta) (*Writer, error) {
+	if len(meta.Variants) == 0 {
+		return nil, fmt.Errorf("run file %s: the run has no variants", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("run file %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("run file %s already exists; choose another path (a run file has one writer)", path)
+		}
+		return nil, fmt.Errorf("run file %s: %w", path, err)
+	}
+	if err := lockWriter(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("run file %s: cannot lock: %w", path, err)
+	}
+	host, _ := os.Hostname()
+	hdr, err := json.Marshal(headerJSON{FormatVersion, meta, time.Now().UTC(), os.Getpid(), host})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("run file %s: encoding header: %w", path, err)
+	}
+	if len(hdr) > MaxRecordSize {
+		f.Close()
+		return nil, fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte record limit", path, len(hdr), MaxRecordSize)
+	}
+	reg := newRegistry(meta)
+	w := &Writer{
+		path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), reg: reg, codec: newCodec(reg),
+		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)),
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	buf := appendPrelude(nil)
+	buf = appendRecord(buf, recHeader, hdr)
+	buf = appendRecord(buf, recRegistry, reg.encode())
+	w.put(buf)
+	if err := w.flushLocked(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	go w.flusher()
+	return w, nil
+}
+
+func (w *Writer) flusher() {
+	defer close(w.done)
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			if w.dirty && w.err == nil {
+				w.flushLocked()
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+// put buffers bytes; I/O errors become sticky.
+func (w *Writer) put(b []byte) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.bw.Write(b); err != nil {
+		w.err = fmt.Errorf("run file %s: %w", w.path, err)
+		return
+	}
+	w.off += int64(len(b))
+	w.dirty = true
+}
+
+func (w *Writer) flushLocked() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.err = fmt.Errorf("run file %s: %w", w.path, err)
+	}
+	w.dirty = false
+	return w.err
+}
+
+// Write appends one Frame. It fails on a Frame that does not fit the run
+// (variant or layer count out of range), after Close, or after an I/O error.
+func (w *Writer) Write(f probes.Frame) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("run file %s: write after Close", w.path)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if f.Variant < 0 || f.Variant >= w.reg.variants {
+		return fmt.Errorf("run file %s: frame variant %d, the run has %d: %w", w.path, f.Variant, w.reg.variants, errFrameInvalid)
+	}
+	if len(f.Layers) > w.reg.layers {
+		return fmt.Errorf("run file %s: frame has %d layers, the run has %d: %w", w.path, len(f.Layers), w.reg.layers, errFrameInvalid)
+	}
+	key := w.sinceKey < 0 || w.sinceKey >= keyframeEvery
+	var n int
+	w.scratch, n = w.codec.encode(w.scratch[:0], &f, key)
+	if len(w.scratch) > MaxRecordSize {
+		// The codec state already moved; force a keyframe so the next
+		// record does not depend on this one.
+		w.sinceKey = -1
+		return fmt.Errorf("run file %s: frame of step %d is %d bytes, over the %d-byte record limit: %w", w.path, f.Step, len(w.scratch), MaxRecordSize, errFrameInvalid)
+	}
+	if key {
+		w.keys = append(w.keys, keyEntry{off: w.off, maxBefore: w.maxStep})
+		w.sinceKey = 0
+	}
+	w.rec = appendRecord(w.rec[:0], recFrame, w.scratch)
+	w.put(w.rec)
+	w.sinceKey += int64(len(w.rec))
+	w.sinceIndex += int64(len(w.rec))
+	w.frameBytes += int64(len(w.rec))
+	w.values += int64(n)
+	if int64(f.Step) > w.maxStep {
+		w.maxStep = int64(f.Step)
+	}
+	for l := range f.Layers {
+		base := w.reg.id(f.Variant, l, 0)
+		for p, x := range f.Layers[l] {
+			if math.Float64bits(x) != canonicalNaN {
+				w.stats.add(base+p, x)
+			}
+		}
+	}
+	w.finals.observe(&f)
+	if w.sinceIndex >= indexEvery {
+		w.writeIndex()
+	}
+	return w.err
+}
+
+// writeIndex writes an index record for the keyframes and statistics since
+// the previous one.
+func (w *Writer) writeIndex() {
+	x := indexRec{prev: w.lastIndex, maxStep: w.maxStep, keys: w.keys}
+	w.stats.drain(&x)
+	at := w.off
+	w.rec = appendRecord(w.rec[:0], recIndex, x.encode())
+	w.put(w.rec)
+	w.lastIndex = at
+	w.keys = w.keys[:0]
+	w.sinceIndex = 0
+}
+
+// Flush writes buffered records to the file.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
+// Stats reports the probe values and frame-record bytes written so far.
+func (w *Writer) Stats() (values, bytes int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.values, w.frameBytes
+}
+
+// Close writes the end record, a last index record and the trailer, syncs
+// and closes the file. Diverged and Final are filled from the written
+// Frames when nil; an empty Status means StatusCompleted.
+func (w *Writer) Close(end End) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return fmt.Errorf("run file %s: already closed", w.path)
+	}
+	w.closed = true
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if end.Status == "" {
+		end.Status = StatusCompleted
+	}
+	if end.Diverged == nil {
+		end.Diverged = w.finals.diverged
+	}
+	if end.Final == nil {
+		end.Final = w.finals.evals
+	}
+	p := end.encode()
+	if len(p) > MaxRecordSize {
+		p = (&End{Status: end.Status, Diverged: end.Diverged}).encode()
+	}
+	endAt := w.off
+	w.put(appendRecord(nil, recEnd, p))
+	w.writeIndex()
+	var t [trailerPayload]byte
+	binary.LittleEndian.PutUint64(t[:8], uint64(w.lastIndex))
+	binary.LittleEndian.PutUint64(t[8:], uint64(endAt))
+	w.put(appendRecord(nil, recTrailer, t[:]))
+	err := w.flushLocked()
+	if err == nil {
+		if serr := w.f.Sync(); serr != nil {
+			err = fmt.Errorf("run file %s: %w", w.path, serr)
+		}
+	}
+	if cerr := w.f.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("run file %s: %w", w.path, cerr)
+	}
+	return err
+}
