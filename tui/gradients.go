@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/normtop/normtop/probes"
+)
+
+const gradCellW = 27
+
+// gradients: the Theorem-1 view of Xu et al. For each layer and variant,
+// the mean of ∂ℓ/∂x next to the mean of ∂ℓ/∂y (normalization re-centres
+// the gradient: |mean ∂x| ≪ |mean ∂y|) and the variance ratio var∂x/var∂y
+// (normalization rescales it). The chart follows the selected variant and
+// layer over the run.
+func (m *Model) gradients(w, h int) []string {
+	s := m.styles
+	nv := len(m.data.variants)
+	layers := m.data.meta.Layers
+	if nv == 0 || len(layers) == 0 {
+		return []string{"no variants or layers in this run"}
+	}
+	vi := clamp(m.st.Variant, 0, nv-1)
+	l := clamp(m.st.Layer, 0, len(layers)-1)
+	out := []string{s.Heading.Render("Theorem 1 (Xu et al.)") + s.Dim.Render(" · per row: mean ∂ℓ/∂x vs mean ∂ℓ/∂y, var∂x/var∂y")}
+
+	nameW := m.layerNameWidth()
+	ncols := max(1, (w-nameW)/gradCellW)
+	first := window(vi, ncols, nv)
+	last := min(first+ncols, nv)
+	var hb, sb strings.Builder
+	hb.WriteString(fmt.Sprintf("%-*s", nameW, "layer"))
+	sb.WriteString(strings.Repeat(" ", nameW))
+	for i := first; i < last; i++ {
+		st := s.seriesStyle(i).Bold(true)
+		if i == vi {
+			st = s.Selected
+		}
+		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
+		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
+	}
+	out = append(out, hb.String(), sb.String())
+
+	rowsH := len(layers)
+	chartH := h - len(out) - rowsH - 1
+	if chartH < 5 {
+		chartH = 0
+		rowsH = h - len(out)
+	}
+	lfirst := window(l, rowsH, len(layers))
+	for li := lfirst; li < min(lfirst+rowsH, len(layers)); li++ {
+		var rb strings.Builder
+		name := fmt.Sprintf("%-*s", nameW, truncName(layers[li], nameW-1))
+		if li == l {
+			rb.WriteString(s.Selected.Render(name))
+		} else {
+			rb.WriteString(name)
+		}
+		for i := first; i < last; i++ {
+			rb.WriteString(gradCell(&m.data.variants[i], li))
+		}
+		out = append(out, rb.String())
+	}
+	if chartH > 0 {
+		v := &m.data.variants[vi]
+		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
+			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("─ var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
+		series := [][]float64{
+			seriesOf(v.probe[l][probes.DxVar], w, m.st.Smooth, m.st.Log),
+			seriesOf(v.probe[l][probes.DyVar], w, m.st.Smooth, m.st.Log),
+		}
+		out = append(out, m.chart(series, []int{0, 1}, w, chartH, m.st.Log)...)
+	}
+	return out
+}
+
+func logNote(on bool) string {
+	if on {
+		return "  (log10)"
+	}
+	return "  (l: log scale)"
+}
+
+func gradCell(v *variantData, l int) string {
+	last := func(p probes.Probe) float64 {
+		if h := v.probe[l][p]; h != nil {
+			if _, x, ok := h.Last(); ok {
+				return x
+			}
+		}
+		return math.NaN()
+	}
+	dxm, dym := last(probes.DxMean), last(probes.DyMean)
+	dxv, dyv := last(probes.DxVar), last(probes.DyVar)
+	ratio := math.NaN()
+	if dyv != 0 && !math.IsNaN(dyv) {
+		ratio = dxv / dyv
+	}
+	return fmt.Sprintf("%-9s%-9s%-9s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
+}
+
+// fmtSci prints a gradient statistic compactly in scientific notation (they
+// span many decades, the point of the view).
+func fmtSci(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.1e", v)
+}

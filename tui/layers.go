@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// probeDoc is the one-line meaning of each probe (spec/NORMS.md §5).
+var probeDoc = [probes.NumProbes]string{
+	probes.DistMu:     "‖μ_B − μ‖₂/d: batch vs running mean (PowerNorm Fig. 2)",
+	probes.DistVar:    "‖σ²_B − σ²‖₂/d: batch vs running variance (PowerNorm Fig. 2)",
+	probes.DistPsi2:   "‖ψ²_B − ψ²‖₂/d: batch vs running quadratic mean",
+	probes.GMu:        "‖g_μ‖₂: gradient through the batch mean (PowerNorm Fig. 4)",
+	probes.GVar:       "mean ‖g_σ²‖₂: gradient through the batch variance (Fig. 4)",
+	probes.GPsi2:      "mean ‖g_ψ²‖₂: gradient through ψ² (PN-V, PN)",
+	probes.DxMean:     "mean of ∂ℓ/∂x per row (Theorem 1: ≈ 0 under LayerNorm)",
+	probes.DxVar:      "variance of ∂ℓ/∂x per row (Theorem 1)",
+	probes.DyMean:     "mean of ∂ℓ/∂y per row",
+	probes.DyVar:      "variance of ∂ℓ/∂y per row",
+	probes.InMean:     "mean of the layer input",
+	probes.InStd:      "std of the layer input",
+	probes.InMaxAbs:   "max |x| of the layer input",
+	probes.AdaFrac:    "AdaNorm: fraction of |y| ≥ 1/k (φ ≤ 0)",
+	probes.PNGamma:    "PowerNorm Γ = mean x̂² (ν grows if Γ > 2/(1−α_b))",
+	probes.PNNu:       "PowerNorm ‖ν‖₂",
+	probes.GammaDrift: "‖γ − 1‖₂ (Xu et al.: bias/gain over-fitting suspect)",
+	probes.BetaNorm:   "‖β‖₂ (Xu et al.: bias/gain over-fitting suspect)",
+}
+
+const (
+	sparkW   = 8
+	valueW   = 8
+	cellW    = sparkW + 1 + valueW + 1
+	maxNameW = 16
+)
+
+// layerNameWidth is the width of the layer-name column.
+func (m *Model) layerNameWidth() int {
+	w := 6
+	for _, n := range m.data.meta.Layers {
+		w = max(w, len([]rune(n)))
+	}
+	return min(w, maxNameW) + 1
+}
+
+// cellOutlier reports whether a cell deserves highlighting: an outlier alert
+// was raised for it, or its latest value is over 10× the median of what is
+// shown (the same rule the probes use, so replays of old files agree).
+func cellOutlier(v *variantData, l int, p probes.Probe, hist *probes.History) bool {
+	if v.outlier[l][p] > 0 {
+		return true
+	}
+	bs := hist.View(sparkW * 2)
+	if len(bs) < 4 {
+		return false
+	}
+	abs := make([]float64, len(bs))
+	for i, b := range bs {
+		abs[i] = math.Abs(b.Last)
+	}
+	last := abs[len(abs)-1]
+	sort.Float64s(abs)
+	med := abs[len(abs)/2]
+	return med > 0 && last > 10*med
+}
+
+// cell renders one sparkline + latest value, highlighted when an outlier.
+func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
+	h := v.probe[l][p]
+	if h == nil {
+		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
+	}
+	_, last, _ := h.Last()
+	txt := sparkline(h, sparkW, m.st.Smooth, m.st.Log) + " " + fmt.Sprintf("%-*s", valueW, fmtVal(last))
+	if cellOutlier(v, l, p, h) {
+		return m.styles.Outlier.Render(txt) + "!"
+	}
+	return txt + " "
+}
+
+// visibleProbes lists the probes variant v measured, in probe order.
+func visibleProbes(vs ...*variantData) []probes.Probe {
+	var out []probes.Probe
+	for p := range probes.NumProbes {
+		for _, v := range vs {
+			if v.hasProbe(p) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// layersView: the selected variant's layers × probes grid, then a detail
+// chart of the selected layer × probe.
+func (m *Model) layersView(w, h int) []string {
+	s := m.styles
+	if len(m.data.variants) == 0 {
+		return []string{"no variants in this run"}
+	}
+	vi := clamp(m.st.Variant, 0, len(m.data.variants)-1)
+	v := &m.data.variants[vi]
+	out := []string{joinLR(s.seriesStyle(vi).Bold(true).Render(v.label)+s.Dim.Render("  layers × probes (sparkline of the run, latest value; ! = outlier)"),
+		s.Dim.Render(fmt.Sprintf("variant %d/%d", vi+1, len(m.data.variants))), w)}
+	ps := visibleProbes(v)
+	if len(ps) == 0 {
+		return append(out, "", s.Dim.Render("no probe values yet"))
+	}
+	nameW := m.layerNameWidth()
+	ncols := max(1, (w-nameW)/cellW)
+	sel := 0
+	for i, p := range ps {
+		if p <= m.st.Probe {
+			sel = i
+		}
+	}
+	first := window(sel, ncols, len(ps))
+	last := min(first+ncols, len(ps))
+	var hb strings.Builder
+	hb.WriteString(fmt.Sprintf("%-*s", nameW, "layer"))
+	for _, p := range ps[first:last] {
+		name := fmt.Sprintf("%-*s", cellW, p.String())
+		if p == m.st.Probe {
+			hb.WriteString(s.Selected.Render(name))
+		} else {
+			hb.WriteString(s.Heading.Render(name))
+		}
+	}
+	out = append(out, hb.String())
+
+	layers := m.data.meta.Layers
+	rowsH := len(layers)
+	detailH := h - len(out) - rowsH - 1
+	if detailH < 5 {
+		detailH = 0
+		rowsH = h - len(out)
+	}
+	lfirst := window(m.st.Layer, rowsH, len(layers))
+	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
+		var rb strings.Builder
+		name := fmt.Sprintf("%-*s", nameW, truncName(layers[l], nameW-1))
+		if l == m.st.Layer {
+			rb.WriteString(s.Selected.Render(name))
+		} else {
+			rb.WriteString(name)
+		}
+		for _, p := range ps[first:last] {
+			rb.WriteString(m.cell(v, l, p))
+		}
+		out = append(out, rb.String())
+	}
+	if detailH > 0 && m.st.Layer < len(layers) {
+		l := m.st.Layer
+		p := m.st.Probe
+		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
+		series := [][]float64{seriesOf(v.probe[l][p], w, m.st.Smooth, m.st.Log)}
+		out = append(out, m.chart(series, []int{vi}, w, detailH, m.st.Log)...)
+	}
+	return out
+}
+
+func truncName(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	return string(r[:w-1]) + "…"
+}

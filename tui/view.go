@@ -1,0 +1,343 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/guptarohit/asciigraph"
+	"github.com/normtop/normtop/probes"
+)
+
+// View returns the cached screen, redrawing it only when something shown
+// changed (a key, a resize, or new frames at the coalescing tick).
+func (m *Model) View() tea.View {
+	if m.dirty || m.cache == "" {
+		m.cache = m.render()
+		m.dirty = false
+	}
+	v := tea.NewView(m.cache)
+	v.AltScreen = true
+	v.WindowTitle = "normtop"
+	return v
+}
+
+// render draws the whole screen: header, body, help bar, exactly w×h.
+func (m *Model) render() string {
+	if m.w == 0 || m.h == 0 {
+		return "normtop: waiting for the terminal size…"
+	}
+	if m.w < minW || m.h < minH {
+		return fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minW, minH, m.w, m.h)
+	}
+	const headerH, footerH = 3, 1
+	bodyH := m.h - headerH - footerH
+	var b strings.Builder
+	b.Grow(m.w * m.h * 4)
+	m.writeHeader(&b)
+	var body []string
+	if m.st.Help {
+		body = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
+	} else {
+		switch m.st.Screen {
+		case ScreenOverview:
+			body = m.overview(m.w, bodyH)
+		case ScreenLayers:
+			body = m.layersView(m.w, bodyH)
+		case ScreenCompare:
+			body = m.compare(m.w, bodyH)
+		case ScreenSpectrum:
+			body = m.spectrum(m.w, bodyH)
+		case ScreenGradients:
+			body = m.gradients(m.w, bodyH)
+		case ScreenEvents:
+			body = m.eventsView(m.w, bodyH)
+		}
+	}
+	for i := range bodyH {
+		line := ""
+		if i < len(body) {
+			line = body[i]
+		}
+		b.WriteString(fit(line, m.w))
+		b.WriteByte('\n')
+	}
+	b.WriteString(fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.w))
+	return b.String()
+}
+
+func (m *Model) writeHeader(b *strings.Builder) {
+	s := m.styles
+	meta := &m.data.meta
+	mode := "live"
+	switch {
+	case m.rd != nil && m.following:
+		mode = "following"
+	case m.rd != nil:
+		mode = fmt.Sprintf("replay ×%g", m.st.Speed)
+	case m.ended:
+		mode = "live (ended)"
+	}
+	if m.st.Paused {
+		mode += " · paused"
+	}
+	if m.seeking >= 0 {
+		mode += fmt.Sprintf(" · seeking → %d", m.seeking)
+	}
+	run := meta.RunID
+	if run == "" {
+		run = "(unnamed run)"
+	}
+	left := s.Title.Render("normtop") + " " + s.Header.Render(fmt.Sprintf("%s · %s · %s", run, meta.Model, meta.Data))
+	right := s.ActiveTab.Render(" " + mode + " ")
+	b.WriteString(joinLR(left, right, m.w))
+	b.WriteByte('\n')
+
+	stepStr := fmt.Sprintf("step %d", m.data.step)
+	if m.data.total > 0 {
+		stepStr += fmt.Sprintf("/%d", m.data.total)
+	}
+	facts := fmt.Sprintf("%s · epoch %.2f · elapsed %s", stepStr, m.data.epoch, fmtDuration(m.data.elapsed))
+	if m.err != nil {
+		facts += " · " + s.Bad.Render("read error: "+m.err.Error())
+	}
+	path := m.opt.RunPath
+	if path == "" {
+		path = "(not recorded)"
+	}
+	b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(path), m.w))
+	b.WriteByte('\n')
+
+	var tabs strings.Builder
+	for i := range numScreens {
+		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		if Screen(i) == m.st.Screen {
+			tabs.WriteString(s.ActiveTab.Render(t))
+		} else {
+			tabs.WriteString(s.Tab.Render(t))
+		}
+	}
+	flags := ""
+	if m.st.Log {
+		flags += " log"
+	}
+	if m.st.Smooth {
+		flags += " ema"
+	}
+	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
+	b.WriteByte('\n')
+}
+
+// fit truncates or pads a styled line to exactly w cells.
+func fit(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// joinLR puts left and right on one line of width w, truncating left first.
+func joinLR(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw >= w {
+		return fit(right, w)
+	}
+	return fit(left, w-rw-1) + " " + right
+}
+
+// hcat joins blocks of lines side by side, each block padded to its width.
+func hcat(blocks [][]string, widths []int, h int) []string {
+	out := make([]string, h)
+	var b strings.Builder
+	for i := range h {
+		b.Reset()
+		for j, blk := range blocks {
+			line := ""
+			if i < len(blk) {
+				line = blk[i]
+			}
+			b.WriteString(fit(line, widths[j]))
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func fmtDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h := int(d / time.Hour)
+	mnt := int(d/time.Minute) % 60
+	sec := int(d/time.Second) % 60
+	return fmt.Sprintf("%02d:%02d:%02d", h, mnt, sec)
+}
+
+// fmtVal prints a probe value in at most 8 cells.
+func fmtVal(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case v == 0:
+		return "0"
+	}
+	a := math.Abs(v)
+	if a >= 1e-3 && a < 1e5 {
+		return trimFloat(fmt.Sprintf("%.4g", v))
+	}
+	return fmt.Sprintf("%.2e", v)
+}
+
+func trimFloat(s string) string {
+	if strings.ContainsAny(s, "e") || !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// seriesOf turns a History into at most w chart points (bucket last values),
+// optionally EMA-smoothed and log10-scaled (non-positive values become gaps).
+func seriesOf(h *probes.History, w int, smooth, logScale bool) []float64 {
+	if h == nil {
+		return nil
+	}
+	bs := h.View(w)
+	out := make([]float64, len(bs))
+	ema, have := 0.0, false
+	for i, bk := range bs {
+		v := bk.Last
+		if smooth {
+			if !have {
+				ema, have = v, true
+			} else {
+				ema += 0.2 * (v - ema)
+			}
+			v = ema
+		}
+		if logScale {
+			if v > 0 {
+				v = math.Log10(v)
+			} else {
+				v = math.NaN()
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+const sparkRunes = "▁▂▃▄▅▆▇█"
+
+// sparkline draws w cells from a History (min–max scaled over what is shown).
+func sparkline(h *probes.History, w int, smooth, logScale bool) string {
+	vals := seriesOf(h, w, smooth, logScale)
+	if len(vals) == 0 {
+		return strings.Repeat(" ", w)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	runes := []rune(sparkRunes)
+	var b strings.Builder
+	for _, v := range vals {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || lo > hi:
+			b.WriteByte(' ')
+		case hi == lo:
+			b.WriteRune(runes[len(runes)/2])
+		default:
+			i := int((v - lo) / (hi - lo) * float64(len(runes)-1))
+			b.WriteRune(runes[clamp(i, 0, len(runes)-1)])
+		}
+	}
+	return b.String() + strings.Repeat(" ", w-len(vals))
+}
+
+// chart draws series overlaid with asciigraph into exactly h lines of width
+// w (labels included). Series with fewer than two finite points are skipped.
+func (m *Model) chart(series [][]float64, colors []int, w, h int, logScale bool) []string {
+	const labelW = 8 // formatter width 7 plus asciigraph's leading space
+	dataW := w - labelW - 1
+	if dataW < 4 || h < 2 {
+		return nil
+	}
+	var data [][]float64
+	var cols []asciigraph.AnsiColor
+	palette := m.styles.seriesColors(len(m.data.variants) + 2)
+	for i, s := range series {
+		if finite(s) < 2 {
+			continue
+		}
+		clean := make([]float64, len(s))
+		for j, v := range s {
+			if math.IsInf(v, 0) {
+				v = math.NaN()
+			}
+			clean[j] = v
+		}
+		data = append(data, clean)
+		if palette != nil && i < len(colors) {
+			cols = append(cols, palette[colors[i]%len(palette)])
+		}
+	}
+	if len(data) == 0 {
+		out := make([]string, h)
+		out[h/2] = m.styles.Dim.Render(center("no data yet", w))
+		return out
+	}
+	opts := []asciigraph.Option{
+		asciigraph.Width(dataW), asciigraph.Height(h - 1), asciigraph.Offset(2),
+		asciigraph.YAxisValueFormatter(func(v float64) string {
+			if logScale {
+				return fmt.Sprintf("%7s", "1e"+trimFloat(fmt.Sprintf("%.1f", v)))
+			}
+			return fmt.Sprintf("%7s", fmtVal(v))
+		}),
+	}
+	if cols != nil {
+		opts = append(opts, asciigraph.SeriesColors(cols...))
+	}
+	lines := strings.Split(asciigraph.PlotMany(data, opts...), "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return lines
+}
+
+func finite(s []float64) int {
+	n := 0
+	for _, v := range s {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			n++
+		}
+	}
+	return n
+}
+
+func center(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw >= w {
+		return s
+	}
+	return strings.Repeat(" ", (w-sw)/2) + s
+}
+
+// window returns the first index of a run of n visible items out of total
+// that keeps sel visible (paging in steps of n).
+func window(sel, n, total int) int {
+	if n >= total || n <= 0 {
+		return 0
+	}
+	return min((sel/n)*n, total-n)
+}
