@@ -30,7 +30,8 @@ func (b *Bucket) merge(o Bucket) {
 // History is a bounded series of (step, value) points. It keeps at most
 // capacity buckets; when they are all used, neighbouring buckets are merged
 // pairwise and every later bucket covers twice as many points. Memory is
-// therefore fixed at construction, whatever the run's length, and the
+// therefore bounded by the capacity, whatever the run's length (the bucket
+// array grows by doubling up to it, so short series stay small), and the
 // resolution degrades gracefully (older and newer points alike).
 //
 // A History is not safe for concurrent use; the TUI owns its histories.
@@ -51,7 +52,7 @@ func NewHistory(capacity int) *History {
 		capacity = 2
 	}
 	capacity += capacity & 1
-	return &History{buckets: make([]Bucket, 0, capacity), span: 1, cap: capacity}
+	return &History{span: 1, cap: capacity}
 }
 
 // Add appends one point. NaN values ("not measured") are ignored.
@@ -67,7 +68,19 @@ func (h *History) Add(step int, v float64) {
 	if len(h.buckets) == h.cap {
 		h.compact()
 	}
+	if len(h.buckets) == cap(h.buckets) {
+		h.grow()
+	}
 	h.buckets = append(h.buckets, p)
+}
+
+// grow doubles the bucket array, never past the capacity, so that append
+// never over-allocates.
+func (h *History) grow() {
+	n := min(max(2*cap(h.buckets), 16), h.cap)
+	b := make([]Bucket, len(h.buckets), n)
+	copy(b, h.buckets)
+	h.buckets = b
 }
 
 // compact merges neighbouring buckets pairwise and doubles the span.

@@ -1,0 +1,204 @@
+package probes
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/normtop/normtop/norm"
+)
+
+type point struct {
+	step int
+	v    float64
+}
+
+// bruteView computes what View(width) must return from the raw points,
+// independently of History's merging: a history of capacity C holding n
+// points stores consecutive groups of s points (the last possibly partial),
+// s being the smallest power of two with ⌈n/s⌉ ≤ C; View then merges group
+// ranges [i·g/width, (i+1)·g/width) of the g groups.
+func bruteView(pts []point, capacity, width int) []Bucket {
+	n := len(pts)
+	if n == 0 || width <= 0 {
+		return nil
+	}
+	s := 1
+	for (n+s-1)/s > capacity {
+		s *= 2
+	}
+	g := (n + s - 1) / s
+	summarise := func(lo, hi int) Bucket { // points [lo, hi)
+		b := Bucket{FirstStep: pts[lo].step, LastStep: pts[hi-1].step, Min: math.Inf(1), Max: math.Inf(-1),
+			Last: pts[hi-1].v, Count: hi - lo}
+		for _, p := range pts[lo:hi] {
+			b.Min = math.Min(b.Min, p.v)
+			b.Max = math.Max(b.Max, p.v)
+		}
+		return b
+	}
+	var out []Bucket
+	if g <= width {
+		for i := 0; i < g; i++ {
+			out = append(out, summarise(i*s, min((i+1)*s, n)))
+		}
+		return out
+	}
+	for i := 0; i < width; i++ {
+		lo, hi := i*g/width, (i+1)*g/width
+		out = append(out, summarise(lo*s, min(hi*s, n)))
+	}
+	return out
+}
+
+func TestHistoryViewMatchesBruteForce(t *testing.T) {
+	cases := []struct {
+		capacity, n, width, nanEvery int
+	}{
+		{8, 0, 4, 0},
+		{8, 5, 10, 0},
+		{8, 8, 8, 0},
+		{8, 9, 8, 0},
+		{8, 9, 3, 0},
+		{8, 100, 5, 0},
+		{7, 100, 5, 0}, // odd capacity rounds up to 8
+		{16, 1000, 7, 3},
+		{512, 100000, 240, 0},
+		{512, 12345, 200, 5},
+		{2, 33, 1, 0},
+		{64, 64, 64, 0},
+		{64, 65, 64, 0},
+	}
+	for _, tc := range cases {
+		h := NewHistory(tc.capacity)
+		capRounded := max(2, tc.capacity+tc.capacity&1)
+		rng := newTestRand(uint64(tc.n + tc.capacity))
+		var pts []point
+		for step := 1; len(pts) < tc.n; step++ {
+			v := rng.float()*10 - 5
+			if tc.nanEvery > 0 && step%tc.nanEvery == 0 {
+				h.Add(step, math.NaN())
+				continue
+			}
+			h.Add(step, v)
+			pts = append(pts, point{step, v})
+		}
+		got, want := h.View(tc.width), bruteView(pts, capRounded, tc.width)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cap %d n %d width %d:\n got %v\nwant %v", tc.capacity, tc.n, tc.width, got, want)
+		}
+		if h.Len() != len(pts) {
+			t.Errorf("cap %d n %d: Len = %d", tc.capacity, tc.n, h.Len())
+		}
+		if step, v, ok := h.Last(); ok != (len(pts) > 0) || (ok && (step != pts[len(pts)-1].step || v != pts[len(pts)-1].v)) {
+			t.Errorf("cap %d n %d: Last = %d %v %v", tc.capacity, tc.n, step, v, ok)
+		}
+	}
+}
+
+func TestHistoryReset(t *testing.T) {
+	h := NewHistory(4)
+	for i := 1; i <= 100; i++ {
+		h.Add(i, float64(i))
+	}
+	h.Reset()
+	if h.Len() != 0 || h.View(10) != nil {
+		t.Fatal("Reset left points behind")
+	}
+	h.Add(7, 1)
+	if got := h.View(10); len(got) != 1 || got[0].Count != 1 || got[0].FirstStep != 7 {
+		t.Fatalf("after Reset: %v", got)
+	}
+}
+
+// TestHistoryBoundedMemory runs a 1,000,000-step series and checks that the
+// memory held stops growing once the capacity is reached.
+func TestHistoryBoundedMemory(t *testing.T) {
+	const steps = 1_000_000
+	h := NewHistory(DefaultHistoryCapacity)
+	var atCapacity int
+	for i := 1; i <= steps; i++ {
+		h.Add(i, math.Sin(float64(i)))
+		if i == DefaultHistoryCapacity {
+			atCapacity = h.Bytes()
+		}
+	}
+	limit := int(24+8+8) + DefaultHistoryCapacity*48 // header + full bucket array
+	if h.Bytes() != atCapacity || h.Bytes() > limit {
+		t.Fatalf("bytes after %d steps = %d, at capacity %d, limit %d", steps, h.Bytes(), atCapacity, limit)
+	}
+	if h.Len() != steps {
+		t.Fatalf("Len = %d", h.Len())
+	}
+	v := h.View(240)
+	if len(v) != 240 || v[0].FirstStep != 1 || v[239].LastStep != steps {
+		t.Fatalf("view does not cover the run: %v … %v", v[0], v[len(v)-1])
+	}
+	t.Logf("1,000,000 steps: %d bytes per series (capacity %d buckets)", h.Bytes(), DefaultHistoryCapacity)
+}
+
+func BenchmarkHistoryAdd(b *testing.B) {
+	h := NewHistory(DefaultHistoryCapacity)
+	for i := 0; i < b.N; i++ {
+		h.Add(i+1, float64(i))
+	}
+	b.ReportMetric(float64(h.Bytes()), "bytes/series")
+}
+
+func BenchmarkHistoryView240(b *testing.B) {
+	h := NewHistory(DefaultHistoryCapacity)
+	for i := 1; i <= 1_000_000; i++ {
+		h.Add(i, float64(i))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = h.View(240)
+	}
+}
+
+func TestHistories(t *testing.T) {
+	hs := NewHistories(16)
+	c := NewCollector(1, []string{"l0", "l1"}, DefaultIntervals())
+	for step := 1; step <= 100; step++ {
+		tp := fullTaps([]float64{1, 2}, []float64{1, 1}, []float64{2, 5}, nil, nil, nil)
+		f := c.Frame(step, 0, 1/float64(step), []*norm.Taps{tp, nil})
+		if step%10 == 0 {
+			c.AddEval(&f, Eval{Split: "val", Loss: 2, Metric: 0.5})
+			c.AddEval(&f, Eval{Split: "test", Loss: 9})
+		}
+		if step == 50 {
+			f.Spectrum = &Spectrum{Step: 40, Sigma: []float64{1}, EffRank: 1.5}
+		}
+		hs.Add(f)
+	}
+	if hs.Probe(0, 0, DistMu) != nil || hs.Probe(1, 1, DistMu) != nil || hs.Probe(1, 0, GPsi2) != nil ||
+		hs.Probe(1, 5, DistMu) != nil || hs.Probe(-1, 0, DistMu) != nil || hs.Run(7, SeriesTrainLoss) != nil {
+		t.Error("a series exists for values never recorded")
+	}
+	if s := hs.Probe(1, 0, GammaDrift); s == nil || s.Len() != 100 {
+		t.Fatalf("gamma_drift series = %v", s)
+	}
+	if _, v, _ := hs.Run(1, SeriesTrainLoss).Last(); v != 0.01 {
+		t.Errorf("train loss last = %v", v)
+	}
+	if s := hs.Run(1, SeriesValLoss); s == nil || s.Len() != 10 {
+		t.Errorf("val loss series = %v, want 10 points (test evals excluded)", s)
+	}
+	if step, v, _ := hs.Run(1, SeriesGap).Last(); step != 100 || !sameFloat(v, 2-(1.0/91+1.0/92+1.0/93+1.0/94+1.0/95+1.0/96+1.0/97+1.0/98+1.0/99+1.0/100)/10) {
+		t.Errorf("gap last = %d %v", step, v)
+	}
+	if step, v, _ := hs.Run(1, SeriesEffRank).Last(); step != 40 || v != 1.5 {
+		t.Errorf("eff rank = %d %v", step, v)
+	}
+	// 14 measured probes of layer 0 + train, val loss, val metric, gap, eff rank.
+	if n := hs.Series(); n != 14+5 {
+		t.Errorf("Series = %d", n)
+	}
+	if hs.Bytes() <= 0 || hs.Bytes() > hs.Series()*(40+16*48) {
+		t.Errorf("Bytes = %d for %d series", hs.Bytes(), hs.Series())
+	}
+	hs.Reset()
+	if hs.Run(1, SeriesTrainLoss).Len() != 0 {
+		t.Error("Reset kept points")
+	}
+}
