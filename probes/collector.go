@@ -157,6 +157,15 @@ func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v Layer
 	report := want & t.Mask
 	if t.Mask&norm.TapStats != 0 {
 		dm, dv, dp := c.distances(i, t)
+		for _, b := range []struct {
+			batch []float64
+			d     float64
+			p     Probe
+		}{{t.BatchMean, dm, DistMu}, {t.BatchVar, dv, DistVar}, {t.BatchPsi2, dp, DistPsi2}} {
+			if what == "" && b.batch != nil && !finite(b.d) {
+				what = b.p.String()
+			}
+		}
 		if report&norm.TapStats != 0 {
 			v[DistMu], v[DistVar], v[DistPsi2] = dm, dv, dp
 			v[InMean], v[InStd], v[InMaxAbs] = t.InMean, t.InStd, t.InMaxAbs
@@ -188,9 +197,10 @@ func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v Layer
 // distances returns dist_mu, dist_var, dist_psi2 of layer i against the
 // running statistics before this batch's update — the layer's own where it
 // has them, the shadow EMAs otherwise — and then folds the batch into the
-// shadows. A batch with a NaN or Inf statistic is not folded in, so one bad
-// batch does not poison the shadows for the rest of the run; its NaN distance
-// is reported as non-finite by the caller through Taps.NonFinite.
+// shadows it used. A statistic whose distance is not finite (a NaN or Inf in
+// the batch) is not folded in, so one bad batch does not poison a shadow for
+// the rest of the run; the NaN itself reaches the divergence alert through
+// Taps.NonFinite.
 func (c *Collector) distances(i int, t *norm.Taps) (dm, dv, dp float64) {
 	d := max(len(t.BatchMean), len(t.BatchVar), len(t.BatchPsi2))
 	if d == 0 {
@@ -201,10 +211,24 @@ func (c *Collector) distances(i int, t *norm.Taps) (dm, dv, dp float64) {
 	dm = dist(t.BatchMean, pick(t.RunMean, sh.mean))
 	dv = dist(t.BatchVar, pick(t.RunVar, sh.vari))
 	dp = dist(t.BatchPsi2, pick(t.RunPsi2, sh.psi2))
-	if !t.NonFinite && allFinite(t.BatchMean) && allFinite(t.BatchVar) && allFinite(t.BatchPsi2) {
-		sh.update(c.momentum, t.N, t.BatchMean, t.BatchVar, t.BatchPsi2)
+	if t.NonFinite {
+		return dm, dv, dp
 	}
+	sh.update(c.momentum, t.N,
+		shadowInput(t.BatchMean, t.RunMean, dm),
+		shadowInput(t.BatchVar, t.RunVar, dv),
+		shadowInput(t.BatchPsi2, t.RunPsi2, dp))
 	return dm, dv, dp
+}
+
+// shadowInput is the batch statistic to fold into a shadow EMA, or nil when
+// the layer has its own running statistic (the shadow is then unused) or the
+// batch is not finite (its distance is NaN or Inf).
+func shadowInput(batch, own []float64, dist float64) []float64 {
+	if own != nil || !finite(dist) {
+		return nil
+	}
+	return batch
 }
 
 func pick(own, shadow []float64) []float64 {
@@ -215,15 +239,6 @@ func pick(own, shadow []float64) []float64 {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-func allFinite(s []float64) bool {
-	for _, x := range s {
-		if !finite(x) {
-			return false
-		}
-	}
-	return true
-}
 
 // Diverge marks f as the Frame at which the divergence guard stopped the
 // variant: Status becomes Diverged and f carries one divergence alert naming

@@ -225,6 +225,20 @@ func TestShadowUpdate(t *testing.T) {
 	want[DistPsi2] = d(b2.BatchPsi2, ps)
 	checkValues(t, f.Layers[0], want)
 
+	// A batch with a NaN statistic is reported as divergence and not folded
+	// into the shadow: the next step sees the same shadow as step 2 did.
+	c = NewCollector(0, []string{"l"}, DefaultIntervals())
+	c.Frame(1, 0, 1, []*norm.Taps{b1})
+	bad := fullTaps([]float64{nan, 1}, []float64{2, 3}, []float64{3, 7}, nil, nil, nil)
+	fb := c.Frame(2, 0, 1, []*norm.Taps{bad})
+	if a := alertsOf([]Frame{fb}, AlertDivergence); len(a) != 1 || !strings.Contains(a[0].Msg, "l dist_mu") {
+		t.Errorf("NaN batch mean: alerts %+v, want a divergence naming l dist_mu", fb.Alerts)
+	}
+	f = c.Frame(3, 0, 1, []*norm.Taps{b2})
+	if got := f.Layers[0][DistMu]; !sameFloat(got, want[DistMu]) {
+		t.Errorf("after a NaN batch: dist_mu = %v, want %v (shadow untouched)", got, want[DistMu])
+	}
+
 	// WithShadowMomentum changes m.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals(), WithShadowMomentum(0.5))
 	c.Frame(1, 0, 1, []*norm.Taps{b1})
