@@ -1,8 +1,10 @@
 package record
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -153,4 +155,19 @@ func frameBits(f probes.Frame) bitsFrame {
 
 func tempRun(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "runs", "test.ntr")
+}
+
+func errorsIsIncomplete(err error) bool { return errors.Is(err, ErrIncompleteHeader) }
+
+// writeFileAll rewrites path in place (same inode, as a growing file).
+func writeFileAll(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(b, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,0 +1,154 @@
+package record
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// The crash test re-executes the test binary as a writer child selected by
+// this environment variable (see TestMain).
+const crashChildEnv = "NORMTOP_RECORD_CRASH_CHILD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// crashFrames is the deterministic frame sequence the child writes; frame i
+// has a unique (variant, step). The returned function must be called for
+// i = 0, 1, 2, ... in order (it draws from one generator).
+func crashFrames(meta probes.RunMeta) func(i int) probes.Frame {
+	rng := rand.New(rand.NewPCG(42, 42))
+	return func(i int) probes.Frame {
+		f := randomFrame(rng, meta, i/len(meta.Variants)+1)
+		f.Variant = i % len(meta.Variants)
+		return f
+	}
+}
+
+var crashMeta = testMeta(3, 6)
+
+// crashChild writes frames forever, flushing after each, and reports on
+// stdout how many are complete in the file.
+func crashChild(path string) {
+	w, err := Create(path, crashMeta)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	next := crashFrames(crashMeta)
+	out := bufio.NewWriter(os.Stdout)
+	for i := 0; ; i++ {
+		if err := w.Write(next(i)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if err := w.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Fprintln(out, i+1)
+		out.Flush()
+	}
+}
+
+// startCrashChild runs the child until it has reported at least one frame,
+// lets it write for a random time and SIGKILLs it. It returns how many
+// frames the child reported complete.
+func startCrashChild(t *testing.T, path string, rng *rand.Rand) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	reported := 0
+	lines := make(chan int)
+	go func() {
+		defer close(lines)
+		for sc.Scan() {
+			if n, err := strconv.Atoi(sc.Text()); err == nil {
+				lines <- n
+			}
+		}
+	}()
+	deadline := time.After(time.Duration(5+rng.IntN(300)) * time.Millisecond)
+	started := false
+	for !started {
+		n, ok := <-lines
+		if !ok {
+			t.Fatal("child exited before writing a frame")
+		}
+		reported, started = n, true
+	}
+wait:
+	for {
+		select {
+		case n, ok := <-lines:
+			if !ok {
+				break wait
+			}
+			reported = n
+		case <-deadline:
+			break wait
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	for n := range lines { // everything the child managed to report
+		reported = n
+	}
+	cmd.Wait()
+	return reported
+}
+
+func TestCrashSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for it := 0; it < 6; it++ {
+		path := tempRun(t)
+		reported := startCrashChild(t, path, rng)
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readAll(t, r)
+		next := crashFrames(crashMeta)
+		if len(got) < reported {
+			t.Fatalf("iteration %d: read %d frames, the child reported %d complete", it, len(got), reported)
+		}
+		for i := range got {
+			if want := next(i); !sameFrame(got[i], want) {
+				t.Fatalf("iteration %d: frame %d differs", it, i)
+			}
+		}
+		if d := r.Damage(); len(d) != 0 {
+			t.Fatalf("iteration %d: a torn tail reported as damage: %v", it, d)
+		}
+		if st := r.State(); st != Unterminated {
+			t.Fatalf("iteration %d: state %v, want unterminated", it, st)
+		}
+		st, _ := os.Stat(path)
+		t.Logf("iteration %d: child reported %d frames, read %d, file %d bytes", it, reported, len(got), st.Size())
+		r.Close()
+	}
+}

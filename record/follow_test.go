@@ -1,0 +1,130 @@
+package record
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// TestFollow: a writer goroutine appends frames at irregular intervals
+// without calling Flush; a reader polling with Next sees each frame within
+// 1 s and reports Writing until the writer closes.
+func TestFollow(t *testing.T) {
+	meta := testMeta(2, 3)
+	path := tempRun(t)
+	w, err := Create(path, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60
+	gen := crashFrames(meta)
+	frames := make([]probes.Frame, n)
+	for i := range frames {
+		frames[i] = gen(i)
+	}
+	written := make(chan time.Time, n)
+	go func() {
+		rng := rand.New(rand.NewPCG(3, 3))
+		for i := 0; i < n; i++ {
+			if err := w.Write(frames[i]); err != nil {
+				t.Error(err)
+				return
+			}
+			written <- time.Now()
+			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := w.Close(End{Status: StatusCompleted}); err != nil {
+			t.Error(err)
+		}
+	}()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var worst time.Duration
+	sawWriting := false
+	for i := 0; i < n; {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if r.State() == Writing {
+				sawWriting = true
+			}
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := <-written
+		if lag := time.Since(at); lag > worst {
+			worst = lag
+		}
+		if !sameFrame(f, frames[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+		i++
+	}
+	if worst > time.Second {
+		t.Fatalf("a frame took %v to reach the follower, want ≤ 1 s", worst)
+	}
+	if !sawWriting {
+		t.Fatal("State never reported Writing while the writer was open")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for r.State() != Complete && time.Now().Before(deadline) {
+		if _, err := r.Next(); err != nil && !errors.Is(err, io.EOF) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r.State() != Complete {
+		t.Fatalf("state %v after Close, want complete", r.State())
+	}
+	if len(r.Damage()) > 0 {
+		t.Fatalf("damage while following: %v", r.Damage())
+	}
+	t.Logf("worst follow latency %v", worst)
+}
+
+// TestFollowPartialRecord: bytes of a record that is still being written
+// are not damage and the record is returned once complete.
+func TestFollowPartialRecord(t *testing.T) {
+	b, all := cleanFile(t, 20, false)
+	ds := dataStartOf(t, b)
+	path := filepath.Join(t.TempDir(), "growing.ntr")
+	cut := ds + 100 // inside the first frames
+	if err := writeFileAll(path, b[:cut]); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	for step := cut; step <= int64(len(b)); step += 37 {
+		if err := writeFileAll(path, b[:step]); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, readAll(t, r)...)
+	}
+	if err := writeFileAll(path, b); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, readAll(t, r)...)
+	if len(got) != len(all) || len(r.Damage()) > 0 {
+		t.Fatalf("read %d frames of %d, damage %v", len(got), len(all), r.Damage())
+	}
+	for i := range all {
+		if !sameFrame(got[i], all[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+	}
+}
