@@ -187,7 +187,7 @@ func newKeyMap(replay bool) keyMap {
 	}
 	return keyMap{
 		replay:  replay,
-		screens: b([]string{"1", "2", "3", "4", "5", "6", "tab"}, "1-6/tab", "screen"),
+		screens: b([]string{"1", "2", "3", "4", "5", "6", "tab"}, "1-6", "screen"),
 		variant: b([]string{"left", "right"}, "←/→", "variant"),
 		layer:   b([]string{"up", "down"}, "↑/↓", "layer"),
 		probe:   b([]string{"p", "P"}, "p", "probe"),
@@ -206,9 +206,9 @@ func newKeyMap(replay bool) keyMap {
 // ShortHelp is the always-visible help bar.
 func (k keyMap) ShortHelp() []key.Binding {
 	if k.replay {
-		return []key.Binding{k.screens, k.variant, k.layer, k.probe, k.pause, k.speed, k.seek, k.help, k.quit}
+		return []key.Binding{k.screens, k.variant, k.pause, k.speed, k.seek, k.help, k.quit}
 	}
-	return []key.Binding{k.screens, k.variant, k.layer, k.probe, k.log, k.smooth, k.pause, k.help, k.quit}
+	return []key.Binding{k.screens, k.variant, k.layer, k.probe, k.pause, k.help, k.quit}
 }
 
 // FullHelp is shown by ?.

@@ -1,0 +1,177 @@
+package tui
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// cmdMsgs runs a Cmd (flattening batches) and collects the messages that
+// arrive within d; a Cmd still blocked after d (waitFeed while idle)
+// contributes nothing.
+func cmdMsgs(cmd tea.Cmd, d time.Duration) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	ch := make(chan tea.Msg, 16)
+	var run func(c tea.Cmd)
+	n := 0
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		n++
+		go func() { ch <- c() }()
+	}
+	run(cmd)
+	var out []tea.Msg
+	deadline := time.After(d)
+	for n > 0 {
+		select {
+		case msg := <-ch:
+			n--
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					run(c)
+				}
+				continue
+			}
+			if msg != nil {
+				out = append(out, msg)
+			}
+		case <-deadline:
+			return out
+		}
+	}
+	return out
+}
+
+func types(msgs []tea.Msg) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, reflect.TypeOf(m).Name())
+	}
+	return out
+}
+
+// TestLiveIdleArmsNoTimer proves the live dashboard costs nothing while no
+// frames arrive: after the coalescing tick the model returns no Cmd, and
+// its only outstanding Cmd (waitFeed) stays blocked.
+func TestLiveIdleArmsNoTimer(t *testing.T) {
+	meta := fixtureMeta(2, 3, 100)
+	feed := newFakeFeed()
+	m := newLive(meta, feed, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	before := m.View().Content
+
+	// Idle from the start: waitFeed blocks, nothing else is scheduled.
+	if got := cmdMsgs(waitFeed(feed), 150*time.Millisecond); len(got) != 0 {
+		t.Fatalf("idle feed produced %v", types(got))
+	}
+
+	// Frames arrive: one render tick is armed, and waitFeed re-armed.
+	frames := fixtureFrames(meta, 10)
+	feed.push(frames...)
+	_, cmd := m.Update(feedReadyMsg{})
+	got := types(cmdMsgs(cmd, 200*time.Millisecond))
+	if !reflect.DeepEqual(got, []string{"renderTickMsg"}) {
+		t.Fatalf("after frames: got %v, want one renderTickMsg (waitFeed blocked)", got)
+	}
+	if m.data.frames != len(frames) {
+		t.Fatalf("ingested %d frames, want %d", m.data.frames, len(frames))
+	}
+
+	// More frames before the tick fires: no second timer.
+	feed.push(fixtureFrames(meta, 12)[len(frames):]...)
+	_, cmd = m.Update(feedReadyMsg{})
+	if got := types(cmdMsgs(cmd, 150*time.Millisecond)); len(got) != 0 {
+		t.Fatalf("second batch armed %v while a tick was pending", got)
+	}
+
+	// The tick fires: the screen is redrawn once and no timer is re-armed.
+	if m.View().Content != before {
+		t.Fatal("frames redrew the screen before the coalescing tick")
+	}
+	_, cmd = m.Update(renderTickMsg{})
+	if cmd != nil {
+		t.Fatal("render tick re-armed a timer while idle")
+	}
+	if !m.dirty {
+		t.Fatal("render tick did not mark the screen for redraw")
+	}
+	after := m.View().Content
+	if after == before {
+		t.Fatal("new frames did not change the screen")
+	}
+	// Idle: further Views reuse the cache (no drawing work).
+	m.cache = "sentinel"
+	if m.View().Content != "sentinel" {
+		t.Fatal("idle View redrew the screen")
+	}
+}
+
+// TestLiveCoalesces: a flood of feed signals keeps one render tick armed and
+// never marks the screen for redraw before it fires (≤ 20 redraws/s).
+func TestLiveCoalesces(t *testing.T) {
+	meta := fixtureMeta(1, 1, 1000)
+	feed := newFakeFeed()
+	m := newLive(meta, feed, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	_ = m.View()
+	for i, f := range fixtureFrames(meta, 1000) {
+		feed.push(f)
+		m.Update(feedReadyMsg{})
+		if !m.tickArmed {
+			t.Fatalf("frame %d: no render tick armed", i)
+		}
+		if m.dirty {
+			t.Fatalf("frame %d marked the screen dirty before the tick", i)
+		}
+	}
+	if m.data.frames != 1000 {
+		t.Fatalf("ingested %d", m.data.frames)
+	}
+}
+
+func TestLiveFeedClosed(t *testing.T) {
+	meta := fixtureMeta(1, 1, 10)
+	feed := newFakeFeed()
+	m := newLive(meta, feed, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	feed.push(fixtureFrames(meta, 10)...)
+	feed.closed = true
+	_, cmd := m.Update(feedReadyMsg{})
+	got := types(cmdMsgs(cmd, 150*time.Millisecond))
+	if !reflect.DeepEqual(got, []string{"renderTickMsg"}) {
+		t.Fatalf("closed feed: got %v, want only the render tick (no waitFeed)", got)
+	}
+	if !m.ended || m.data.frames != 10 {
+		t.Fatalf("ended=%v frames=%d", m.ended, m.data.frames)
+	}
+}
+
+// TestLivePauseFreezesDisplay: while paused, frames are still ingested but
+// the tick does not redraw; a key does.
+func TestLivePauseFreezesDisplay(t *testing.T) {
+	meta := fixtureMeta(1, 1, 50)
+	feed := newFakeFeed()
+	m := newLive(meta, feed, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(keyPress("space"))
+	frozen := m.View().Content
+	feed.push(fixtureFrames(meta, 50)...)
+	m.Update(feedReadyMsg{})
+	m.Update(renderTickMsg{})
+	if m.View().Content != frozen {
+		t.Fatal("paused display changed on a render tick")
+	}
+	if m.data.frames != 50 {
+		t.Fatalf("paused dashboard dropped frames: %d", m.data.frames)
+	}
+	m.Update(keyPress("space"))
+	if m.View().Content == frozen {
+		t.Fatal("unpausing did not redraw")
+	}
+}
