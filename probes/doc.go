@@ -3,6 +3,19 @@
 // alerts, shadow statistics, the embedding spectrum, sampling intervals and
 // the bounded, downsampled History the dashboard draws from.
 //
-// It depends on norm (for the layer taps) and nothing else in normtop; tui and
-// record depend on probes only.
+// Files, one concern each:
+//
+//	frame.go      Frame, Probe names, LayerValues, Eval (+ Gap), Spectrum, Alert, RunMeta
+//	intervals.go  per-group sampling intervals and the tap mask they imply
+//	collector.go  Collector: taps and losses → Frame (one per variant, on its goroutine)
+//	shadow.go     shadow running statistics and spec §5's distance
+//	alerts.go     outlier / ν-growth / AdaNorm alerts, one per episode
+//	evaltrack.go  smoothed train loss, generalization gap, over-fitting alert
+//	spectrum.go   embedding SVD off the training goroutine
+//	feed.go       Feed: the lossy, never-blocking path to the live UI
+//	history.go    History: one bounded, downsampled series
+//	histories.go  Histories: the UI's store of series fed from Frames
+//
+// It depends on norm (for the layer taps) and gonum (SVD) and nothing else in
+// normtop; tui and record depend on probes only.
 package probes
