@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -78,12 +80,16 @@ func loadGoMNIST(cacheDir string) (*Images, error) {
 		if got := sha256Hex(gz); got != f.gzSum {
 			return nil, fmt.Errorf("%s: SHA-256 %s, want %s (damaged module cache? `go clean -modcache` and retry)", path, got, f.gzSum)
 		}
-		m, err := decodeIDX(bytes.NewReader(gz), -1, f.magic)
+		raw, err := gunzip(gz)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %v", path, err)
+		}
+		m, err := parseIDX(raw, f.magic)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		files[f.name] = m
-		raws[f.name] = encodeIDX(m, f.magic)
+		raws[f.name] = raw
 	}
 	imgs, err := assembleImages("mnist", dir, files)
 	if err != nil {
@@ -109,7 +115,7 @@ func loadCachedMNIST(cacheDir string) (*Images, error) {
 		if got := sha256Hex(raw); got != f.rawSum {
 			return nil, fmt.Errorf("%s: SHA-256 %s, want %s", path, got, f.rawSum)
 		}
-		m, err := decodeIDX(bytes.NewReader(raw), int64(len(raw)), f.magic)
+		m, err := parseIDX(raw, f.magic)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -145,18 +151,22 @@ func writeCache(dir string, raws map[string][]byte) error {
 	return nil
 }
 
-// encodeIDX rebuilds the IDX bytes of m (header and payload).
-func encodeIDX(m idx, magic uint32) []byte {
-	out := make([]byte, 0, 4+4*len(m.dims)+len(m.data))
-	out = be32(out, magic)
-	for _, d := range m.dims {
-		out = be32(out, uint32(d))
+// gunzip decompresses a checksum-verified (so trusted) gzip file in one
+// allocation, sized from the ISIZE field of its trailer.
+func gunzip(gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
 	}
-	return append(out, m.data...)
-}
-
-func be32(b []byte, v uint32) []byte {
-	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+	size := 0
+	if len(gz) >= 4 {
+		size = int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), zr.Close()
 }
 
 func sha256Hex(b []byte) string {

@@ -90,3 +90,17 @@ func writeSet(t testing.TB, files map[string][]byte, gz ...string) string {
 	}
 	return dir
 }
+
+// encodeIDX rebuilds the IDX bytes of m (header and payload).
+func encodeIDX(m idx, magic uint32) []byte {
+	out := make([]byte, 0, 4+4*len(m.dims)+len(m.data))
+	out = be32(out, magic)
+	for _, d := range m.dims {
+		out = be32(out, uint32(d))
+	}
+	return append(out, m.data...)
+}
+
+func be32(b []byte, v uint32) []byte {
+	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}

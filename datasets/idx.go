@@ -61,7 +61,13 @@ func decodeIDX(r io.Reader, size int64, magic uint32) (idx, error) {
 		if err != nil {
 			return idx{}, fmt.Errorf("gzip: %v", err)
 		}
-		m, err := decodeIDXPlain(zr, -1, magic)
+		// The stream's size bounds a plausible payload (IDX compresses well
+		// under 16:1) without trusting the header's claim for allocation.
+		hint := 1 << 20
+		if size > 0 {
+			hint = max(hint, int(min(size, maxIDXPayload/16))*16)
+		}
+		m, err := decodeIDXPlain(zr, -1, hint, magic)
 		if err != nil {
 			return idx{}, err
 		}
@@ -70,44 +76,24 @@ func decodeIDX(r io.Reader, size int64, magic uint32) (idx, error) {
 		}
 		return m, nil
 	}
-	return decodeIDXPlain(br, size, magic)
+	return decodeIDXPlain(br, size, 1<<20, magic)
 }
 
-func decodeIDXPlain(r io.Reader, size int64, magic uint32) (idx, error) {
-	var hdr [4]byte
-	if n, err := io.ReadFull(r, hdr[:]); err != nil {
-		if n == 0 && (err == io.EOF) {
-			return idx{}, errors.New("empty file, want an IDX header")
+// decodeIDXPlain decodes an uncompressed IDX stream. size is its length when
+// known (-1 otherwise); capHint caps the first allocation for the payload.
+func decodeIDXPlain(r io.Reader, size int64, capHint int, magic uint32) (idx, error) {
+	dims, payload, err := readIDXHeader(r, magic)
+	if err != nil {
+		return idx{}, err
+	}
+	header := int64(4 + 4*len(dims))
+	if size >= 0 {
+		if size != header+int64(payload) {
+			return idx{}, sizeErr(dims, payload, size-header)
 		}
-		return idx{}, readErr(err, fmt.Sprintf("truncated header: %d bytes, want at least 4", n))
+		capHint = payload // the file really is that large
 	}
-	got := binary.BigEndian.Uint32(hdr[:])
-	if got != magic {
-		return idx{}, fmt.Errorf("wrong magic 0x%x, want 0x%x", got, magic)
-	}
-	ndims := int(magic & 0xff)
-	raw := make([]byte, 4*ndims)
-	if n, err := io.ReadFull(r, raw); err != nil {
-		return idx{}, readErr(err, fmt.Sprintf("truncated header: %d dimension bytes, want %d", n, len(raw)))
-	}
-	dims := make([]int, ndims)
-	payload := 1
-	for i := range dims {
-		d := binary.BigEndian.Uint32(raw[4*i:])
-		if d == 0 {
-			return idx{}, fmt.Errorf("dimension %d is 0 (dimensions %s)", i, dimString(raw))
-		}
-		if uint64(payload)*uint64(d) > maxIDXPayload {
-			return idx{}, fmt.Errorf("dimensions %s announce more than %d bytes", dimString(raw), maxIDXPayload)
-		}
-		dims[i] = int(d)
-		payload *= int(d)
-	}
-	header := int64(4 + len(raw))
-	if size >= 0 && size != header+int64(payload) {
-		return idx{}, sizeErr(dims, payload, size-header)
-	}
-	data, err := readExactly(r, payload)
+	data, err := readExactly(r, payload, capHint)
 	if err != nil {
 		return idx{}, err
 	}
@@ -130,10 +116,58 @@ func decodeIDXPlain(r io.Reader, size int64, magic uint32) (idx, error) {
 	return idx{dims: dims, data: data}, nil
 }
 
+// parseIDX decodes a plain IDX file already in memory; the payload shares
+// data's storage instead of being copied.
+func parseIDX(data []byte, magic uint32) (idx, error) {
+	dims, payload, err := readIDXHeader(bytes.NewReader(data), magic)
+	if err != nil {
+		return idx{}, err
+	}
+	header := 4 + 4*len(dims)
+	if len(data) != header+payload {
+		return idx{}, sizeErr(dims, payload, int64(len(data)-header))
+	}
+	return idx{dims: dims, data: data[header:]}, nil
+}
+
+// readIDXHeader reads and checks the magic and the dimensions, returning the
+// payload size they announce.
+func readIDXHeader(r io.Reader, magic uint32) (dims []int, payload int, err error) {
+	var hdr [4]byte
+	if n, err := io.ReadFull(r, hdr[:]); err != nil {
+		if n == 0 && err == io.EOF {
+			return nil, 0, errors.New("empty file, want an IDX header")
+		}
+		return nil, 0, readErr(err, fmt.Sprintf("truncated header: %d bytes, want at least 4", n))
+	}
+	got := binary.BigEndian.Uint32(hdr[:])
+	if got != magic {
+		return nil, 0, fmt.Errorf("wrong magic 0x%x, want 0x%x", got, magic)
+	}
+	raw := make([]byte, 4*int(magic&0xff))
+	if n, err := io.ReadFull(r, raw); err != nil {
+		return nil, 0, readErr(err, fmt.Sprintf("truncated header: %d dimension bytes, want %d", n, len(raw)))
+	}
+	dims = make([]int, len(raw)/4)
+	payload = 1
+	for i := range dims {
+		d := binary.BigEndian.Uint32(raw[4*i:])
+		if d == 0 {
+			return nil, 0, fmt.Errorf("dimension %d is 0 (dimensions %s)", i, dimString(raw))
+		}
+		if uint64(payload)*uint64(d) > maxIDXPayload {
+			return nil, 0, fmt.Errorf("dimensions %s announce more than %d bytes", dimString(raw), maxIDXPayload)
+		}
+		dims[i] = int(d)
+		payload *= int(d)
+	}
+	return dims, payload, nil
+}
+
 // readExactly reads up to n bytes, growing its buffer as data arrives so a
 // header that lies about the size cannot force a large allocation up front.
-func readExactly(r io.Reader, n int) ([]byte, error) {
-	buf := make([]byte, 0, min(n, 1<<26))
+func readExactly(r io.Reader, n, capHint int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, capHint))
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
