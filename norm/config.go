@@ -1,0 +1,358 @@
+package norm
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Kind names a normalization variant. The order is the registry order of
+// ARCHITECTURE.md.
+type Kind int
+
+const (
+	None Kind = iota
+	LayerNorm
+	LayerNormSimple
+	DetachNorm
+	DetachMean
+	DetachVariance
+	AdaNorm
+	RMSNorm
+	BatchNorm
+	PNV
+	PowerNorm
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	"none", "layernorm", "layernorm-simple", "detachnorm", "detach-mean",
+	"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm",
+}
+
+func (k Kind) String() string {
+	if k < 0 || k >= numKinds {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// rowFamily reports whether the variant normalises each row over its
+// features (statistics per row), as opposed to per feature over rows.
+func (k Kind) rowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
+
+// lnFamily: the variants whose statistics follow a Convention.
+func (k Kind) lnFamily() bool { return k >= LayerNorm && k <= AdaNorm }
+
+// hasAffine: the variants with a learnable gain γ and bias β.
+func (k Kind) hasAffine() bool {
+	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm
+}
+
+// Convention selects the per-row statistics of the LayerNorm family
+// (NORMS.md §1): P is PyTorch's and the papers' (biased variance, divisor
+// √(v+ε)); C is the AdaNorm authors' code (unbiased variance, divisor s+ε).
+type Convention int
+
+const (
+	ConvP Convention = iota
+	ConvC
+)
+
+func (c Convention) String() string {
+	if c == ConvC {
+		return "c"
+	}
+	return "p"
+}
+
+// Config is a parsed variant spec. Fields that do not apply to Kind are zero.
+// Parse fills every applicable field with its default, so that
+// Parse(c.String()) == c for every c that Parse returned.
+type Config struct {
+	Kind     Kind
+	Conv     Convention
+	Eps      float64 // added to the variance (P) or the std (C); 1e-5
+	C, K     float64 // adanorm: φ = C(1 - K·y); 1, 0.1
+	Momentum float64 // batchnorm running-statistics momentum; 0.05
+	AlphaFwd float64 // pn-v: alpha; powernorm: alpha_fwd; 0.9
+	AlphaBwd float64 // powernorm: alpha_bwd; 0.9
+	Warmup   int     // powernorm; -1 = take Site.Warmup
+	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling
+	PaperBwd bool    // powernorm: backward divisor ψ_{t-1} (paper) instead of ψ_B (code)
+}
+
+const (
+	defaultEps      = 1e-5
+	defaultC        = 1.0
+	defaultK        = 0.1
+	defaultMomentum = 0.05
+	defaultAlpha    = 0.9
+)
+
+// Default returns the configuration Parse gives for the bare variant name.
+func Default(k Kind) Config {
+	c := Config{Kind: k}
+	if k == None || k < 0 || k >= numKinds {
+		return c
+	}
+	c.Eps = defaultEps
+	switch k {
+	case AdaNorm:
+		c.C, c.K = defaultC, defaultK
+	case BatchNorm:
+		c.Momentum = defaultMomentum
+	case PNV:
+		c.AlphaFwd = defaultAlpha
+	case PowerNorm:
+		c.AlphaFwd, c.AlphaBwd, c.Warmup = defaultAlpha, defaultAlpha, -1
+	}
+	return c
+}
+
+// Name is the registry name of the variant, e.g. "powernorm".
+func (c Config) Name() string { return c.Kind.String() }
+
+// String is the canonical spec: the name followed by the options that differ
+// from their defaults, in registry order.
+func (c Config) String() string {
+	d := Default(c.Kind)
+	var opts []string
+	add := func(k, v string) { opts = append(opts, k+"="+v) }
+	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, o := range kindOptions(c.Kind) {
+		switch o {
+		case "conv":
+			if c.Conv != d.Conv {
+				add(o, c.Conv.String())
+			}
+		case "eps":
+			if c.Eps != d.Eps {
+				add(o, ff(c.Eps))
+			}
+		case "c":
+			if c.C != d.C {
+				add(o, ff(c.C))
+			}
+		case "k":
+			if c.K != d.K {
+				add(o, ff(c.K))
+			}
+		case "momentum":
+			if c.Momentum != d.Momentum {
+				add(o, ff(c.Momentum))
+			}
+		case "alpha":
+			if c.Kind == PNV && c.AlphaFwd != d.AlphaFwd {
+				add(o, ff(c.AlphaFwd))
+			}
+		case "alpha_fwd":
+			if c.AlphaFwd != d.AlphaFwd {
+				add(o, ff(c.AlphaFwd))
+			}
+		case "alpha_bwd":
+			if c.AlphaBwd != d.AlphaBwd {
+				add(o, ff(c.AlphaBwd))
+			}
+		case "warmup":
+			if c.Warmup != d.Warmup {
+				add(o, strconv.Itoa(c.Warmup))
+			}
+		case "groups":
+			if c.Groups != d.Groups {
+				add(o, strconv.Itoa(c.Groups))
+			}
+		case "bwd":
+			if c.PaperBwd {
+				add(o, "paper")
+			}
+		}
+	}
+	if len(opts) == 0 {
+		return c.Name()
+	}
+	return c.Name() + ":" + strings.Join(opts, ",")
+}
+
+// Parse reads a variant spec "name[:option=value,...]". Errors name the
+// variant or option at fault and what would be valid.
+func Parse(spec string) (Config, error) {
+	name, rest, hasOpts := strings.Cut(strings.TrimSpace(spec), ":")
+	name = strings.ToLower(strings.TrimSpace(name))
+	kind := Kind(-1)
+	for k, n := range kindNames {
+		if n == name {
+			kind = Kind(k)
+		}
+	}
+	if kind < 0 {
+		return Config{}, fmt.Errorf("norm: unknown variant %q (valid: %s)", name, strings.Join(kindNames[:], ", "))
+	}
+	c := Default(kind)
+	if !hasOpts || strings.TrimSpace(rest) == "" {
+		return c, nil
+	}
+	valid := kindOptions(kind)
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(rest, ",") {
+		key, val, ok := strings.Cut(kv, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.TrimSpace(val)
+		if !ok || key == "" {
+			return Config{}, fmt.Errorf("norm: %s: option %q is not key=value (valid options: %s)", name, strings.TrimSpace(kv), optionList(valid))
+		}
+		if !contains(valid, key) {
+			return Config{}, fmt.Errorf("norm: %s: unknown option %q (valid options: %s)", name, key, optionList(valid))
+		}
+		if seen[key] {
+			return Config{}, fmt.Errorf("norm: %s: option %q given twice", name, key)
+		}
+		seen[key] = true
+		if err := c.set(key, val); err != nil {
+			return Config{}, fmt.Errorf("norm: %s: %s=%s: %w", name, key, val, err)
+		}
+	}
+	if seen["alpha"] && kind == PowerNorm && (seen["alpha_fwd"] || seen["alpha_bwd"]) {
+		return Config{}, fmt.Errorf("norm: %s: alpha sets both alpha_fwd and alpha_bwd; give either alpha or those two", name)
+	}
+	return c, nil
+}
+
+func (c *Config) set(key, val string) error {
+	switch key {
+	case "conv":
+		switch strings.ToLower(val) {
+		case "p":
+			c.Conv = ConvP
+		case "c":
+			c.Conv = ConvC
+		default:
+			return fmt.Errorf("valid values: p, c")
+		}
+	case "bwd":
+		switch strings.ToLower(val) {
+		case "code":
+			c.PaperBwd = false
+		case "paper":
+			c.PaperBwd = true
+		default:
+			return fmt.Errorf("valid values: code, paper")
+		}
+	case "warmup":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			return fmt.Errorf("must be an integer ≥ 0 (steps)")
+		}
+		c.Warmup = n
+	case "groups":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return fmt.Errorf("must be an integer ≥ 1")
+		}
+		c.Groups = n
+	default:
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("must be a finite number")
+		}
+		switch key {
+		case "eps":
+			c.Eps = v
+		case "c":
+			c.C = v
+		case "k":
+			c.K = v
+		case "momentum":
+			c.Momentum = v
+		case "alpha":
+			c.AlphaFwd = v
+			if c.Kind == PowerNorm {
+				c.AlphaBwd = v
+			}
+		case "alpha_fwd":
+			c.AlphaFwd = v
+		case "alpha_bwd":
+			c.AlphaBwd = v
+		}
+		return c.checkRange(key)
+	}
+	return nil
+}
+
+// checkRange validates one numeric option; Validate uses it for all.
+func (c Config) checkRange(key string) error {
+	open01 := func(v float64) error {
+		if !(v > 0 && v < 1) {
+			return fmt.Errorf("must be in (0,1)")
+		}
+		return nil
+	}
+	switch key {
+	case "eps":
+		if !(c.Eps > 0) || math.IsInf(c.Eps, 0) {
+			return fmt.Errorf("must be > 0")
+		}
+	case "c":
+		if !(c.C > 0) || math.IsInf(c.C, 0) {
+			return fmt.Errorf("must be > 0")
+		}
+	case "k":
+		if !(c.K > 0) || math.IsInf(c.K, 0) {
+			return fmt.Errorf("must be > 0")
+		}
+	case "momentum":
+		return open01(c.Momentum)
+	case "alpha", "alpha_fwd":
+		return open01(c.AlphaFwd)
+	case "alpha_bwd":
+		return open01(c.AlphaBwd)
+	}
+	return nil
+}
+
+// Validate checks a Config built by hand (Parse already validates).
+func (c Config) Validate() error {
+	if c.Kind < 0 || c.Kind >= numKinds {
+		return fmt.Errorf("norm: unknown variant kind %d (valid: %s)", int(c.Kind), strings.Join(kindNames[:], ", "))
+	}
+	name := c.Name()
+	opts := kindOptions(c.Kind)
+	for _, o := range opts {
+		if o == "alpha" && c.Kind == PowerNorm {
+			continue
+		}
+		if err := c.checkRange(o); err != nil {
+			return fmt.Errorf("norm: %s: %s: %w", name, o, err)
+		}
+	}
+	if c.Conv != ConvP && c.Conv != ConvC {
+		return fmt.Errorf("norm: %s: conv: valid values: p, c", name)
+	}
+	if c.Conv == ConvC && !c.Kind.lnFamily() {
+		return fmt.Errorf("norm: %s: conv=c applies only to the LayerNorm family", name)
+	}
+	if c.Warmup < -1 {
+		return fmt.Errorf("norm: %s: warmup: must be an integer ≥ 0 (or -1 for the trainer's warmup)", name)
+	}
+	if c.Groups < 0 {
+		return fmt.Errorf("norm: %s: groups: must be an integer ≥ 1 (or 0 for the default)", name)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func optionList(opts []string) string {
+	if len(opts) == 0 {
+		return "none"
+	}
+	return strings.Join(opts, ", ")
+}

@@ -1,0 +1,250 @@
+package norm
+
+import (
+	"fmt"
+	"math"
+)
+
+// forward runs one forward step of the layer's variant on row-major n×d x
+// into y. gam/bet are the layer's γ/β (nil for variants without them). In
+// training mode it advances the step counter, updates the running state and
+// fills the Stats and Params tap groups. It checks everything it can before
+// touching any state, so a failed call changes nothing.
+func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
+	l := in.l
+	d := l.d
+	if len(x) != n*d || len(y) != n*d {
+		return fmt.Errorf("norm: %s: input has %d values, want %d rows × %d features", l.label(), len(x), n, d)
+	}
+	if l.cfg.Kind.hasAffine() && (len(gam) != d || len(bet) != d) {
+		return fmt.Errorf("norm: %s: γ/β have %d/%d values, want %d", l.label(), len(gam), len(bet), d)
+	}
+	if l.mask != nil && len(l.mask) != n {
+		return fmt.Errorf("norm: %s: mask has %d rows but the input has %d (SetMask(nil) marks every row real)", l.label(), len(l.mask), n)
+	}
+	if l.mask == nil {
+		in.mask = nil
+	} else {
+		in.mask = append(in.mask[:0:0], l.mask...)
+	}
+	in.training = l.training
+	in.prepare(n)
+	in.forwarded = true
+	in.tapStats, in.tapGrad = false, false
+	if in.training {
+		l.step++
+		l.resetTaps()
+		t := &l.taps
+		t.Step, t.N, t.Mask = l.step, in.nReal, l.tapMask
+		in.tapStats = l.tapMask&TapStats != 0
+		in.tapGrad = l.tapMask&TapGrad != 0
+		if in.tapStats {
+			t.RunMean = snapshot(&l.tapBuf.rm, l.runMean)
+			t.RunVar = snapshot(&l.tapBuf.rv, l.runVar)
+			t.RunPsi2 = snapshot(&l.tapBuf.rp, l.runPsi2)
+		}
+	}
+	switch k := l.cfg.Kind; {
+	case k == None:
+		copy(y, x)
+		if in.training && !rowsFinite(in, x) {
+			l.taps.NonFinite = true
+		}
+	case k.rowFamily():
+		rowForward(in, x, gam, bet, y)
+	case k == PowerNorm:
+		pnForward(in, x, gam, bet, y)
+	default:
+		colForward(in, x, gam, bet, y)
+	}
+	if in.training {
+		if in.tapStats {
+			statTaps(in, x, y)
+		}
+		if l.tapMask&TapParams != 0 && l.cfg.Kind.hasAffine() {
+			l.taps.GammaDrift, l.taps.BetaNorm = paramNorms(gam, bet)
+		}
+	}
+	return nil
+}
+
+// backward computes dx (and the layer's dγ, dβ into in.dgamma/in.dbeta)
+// for upstream gradient g, using what the forward pass of this instance
+// left behind.
+func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
+	l := in.l
+	if !in.forwarded || in.n != n {
+		return fmt.Errorf("norm: %s: backward for %d rows without a matching forward pass", l.label(), n)
+	}
+	if len(x) != n*l.d || len(g) != n*l.d || len(dx) != n*l.d {
+		return fmt.Errorf("norm: %s: backward buffers have %d/%d/%d values, want %d×%d", l.label(), len(x), len(g), len(dx), n, l.d)
+	}
+	switch k := l.cfg.Kind; {
+	case k == None:
+		copy(dx, g)
+		zero(in.dgamma)
+		zero(in.dbeta)
+		if in.training {
+			if !rowsFinite(in, g) {
+				l.taps.NonFinite = true
+			}
+			if in.tapGrad && in.nReal > 0 {
+				var dm, dv float64
+				for i := 0; i < n; i++ {
+					if in.real(i) {
+						m, v := rowMoments(g[i*l.d : (i+1)*l.d])
+						dm += m
+						dv += v
+					}
+				}
+				nr := float64(in.nReal)
+				t := &l.taps
+				t.DxMean, t.DxVar, t.DyMean, t.DyVar = dm/nr, dv/nr, dm/nr, dv/nr
+			}
+		}
+	case k.rowFamily():
+		rowBackward(in, x, gam, g, dx)
+	case k == PowerNorm:
+		pnBackward(in, x, gam, g, dx)
+	default:
+		colBackward(in, x, gam, g, dx)
+	}
+	return nil
+}
+
+func (l *Layer) label() string {
+	if l.site.Name == "" {
+		return l.cfg.Name()
+	}
+	return l.site.Name + " (" + l.cfg.Name() + ")"
+}
+
+func snapshot(buf *[]float64, v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	*buf = append((*buf)[:0], v...)
+	return *buf
+}
+
+func rowsFinite[T float](in *instance, x []T) bool {
+	d := in.l.d
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		s := 0.0
+		for _, v := range x[i*d : (i+1)*d] {
+			s += float64(v) * 0
+		}
+		if s != 0 { // x·0 is 0 for finite x and NaN for NaN or ±Inf
+			return false
+		}
+	}
+	return true
+}
+
+// statTaps fills the Stats group: per-feature batch statistics of the
+// tensor the variant normalises (after GroupScaling where there is one),
+// input moments, and AdaNorm's |y| ≥ 1/k fraction.
+func statTaps[T float](in *instance, x, y []T) {
+	l := in.l
+	t := &l.taps
+	d := l.d
+	nr := float64(in.nReal)
+	if in.nReal == 0 {
+		return
+	}
+	G, m := in.layout()
+	useGS := l.groups > 0
+	mean := grow(l.tapBuf.bm, d)
+	vr := grow(l.tapBuf.bv, d)
+	psi := grow(l.tapBuf.bp, d)
+	l.tapBuf.bm, l.tapBuf.bv, l.tapBuf.bp = mean, vr, psi
+	zero(mean)
+	zero(vr)
+	zero(psi)
+	sum, maxAbs := 0.0, 0.0
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		xr := x[i*d : (i+1)*d]
+		for gi := 0; gi < G; gi++ {
+			sc := 1.0
+			if useGS {
+				sc = in.gsA[i*G+gi]
+			}
+			for k := gi * m; k < (gi+1)*m; k++ {
+				f := float64(xr[k])
+				sum += f
+				if a := math.Abs(f); a > maxAbs || a != a {
+					maxAbs = a
+				}
+				xs := f * sc
+				mean[k] += xs
+				psi[k] += xs * xs
+			}
+		}
+	}
+	inMean := sum / (nr * float64(d))
+	for k := range mean {
+		mean[k] /= nr
+		psi[k] /= nr
+	}
+	ss := 0.0
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		xr := x[i*d : (i+1)*d]
+		for gi := 0; gi < G; gi++ {
+			sc := 1.0
+			if useGS {
+				sc = in.gsA[i*G+gi]
+			}
+			for k := gi * m; k < (gi+1)*m; k++ {
+				f := float64(xr[k])
+				dv := f - inMean
+				ss += dv * dv
+				dc := f*sc - mean[k]
+				vr[k] += dc * dc
+			}
+		}
+	}
+	for k := range vr {
+		vr[k] /= nr
+	}
+	t.BatchMean, t.BatchVar, t.BatchPsi2 = mean, vr, psi
+	t.InMean, t.InStd, t.InMaxAbs = inMean, math.Sqrt(ss/(nr*float64(d))), maxAbs
+	if !finite(sum) || !finite(ss) {
+		t.NonFinite = true
+	}
+	if l.cfg.Kind == AdaNorm {
+		// |y| ≥ 1/k for the normalised y (before φ), i.e. where φ ≤ 0.
+		lim := 1 / l.cfg.K
+		cnt := 0
+		for i := 0; i < in.n; i++ {
+			if !in.real(i) {
+				continue
+			}
+			mu, a := in.rowMu[i], in.rowA[i]
+			for _, v := range x[i*d : (i+1)*d] {
+				if math.Abs((float64(v)-mu)*a) >= lim {
+					cnt++
+				}
+			}
+		}
+		t.AdaFrac = float64(cnt) / (nr * float64(d))
+	}
+}
+
+func paramNorms[T float](gam, bet []T) (drift, bnorm float64) {
+	for k := range gam {
+		g := float64(gam[k]) - 1
+		b := float64(bet[k])
+		drift += g * g
+		bnorm += b * b
+	}
+	return math.Sqrt(drift), math.Sqrt(bnorm)
+}

@@ -1,0 +1,254 @@
+package norm
+
+import "math"
+
+// Per-feature family (NORMS.md §2): BatchNorm and PN-V take statistics over
+// the real rows of each feature, optionally after GroupScaling (BatchNorm's
+// groups option). The batch statistics need a pass over the whole batch
+// before any output can be written.
+
+func colForward[T float](in *instance, x, gam, bet, y []T) {
+	l := in.l
+	cfg := l.cfg
+	d := l.d
+	eps := cfg.Eps
+	G, m := in.layout()
+	nonFinite := false
+	if l.groups > 0 {
+		nonFinite = gsScales(in, x)
+	}
+	in.statPath = in.training && in.nReal > 0
+	if in.statPath {
+		nr := float64(in.nReal)
+		s1, s2 := in.acc1, in.acc2
+		zero(s1)
+		zero(s2)
+		for i := 0; i < in.n; i++ {
+			if !in.real(i) {
+				continue
+			}
+			xr := x[i*d : (i+1)*d]
+			for gi := 0; gi < G; gi++ {
+				sc := in.scale(i, gi)
+				for k := gi * m; k < (gi+1)*m; k++ {
+					xs := float64(xr[k]) * sc
+					s1[k] += xs
+					s2[k] += xs * xs
+				}
+			}
+		}
+		if cfg.Kind == BatchNorm {
+			mean, vs := s1, in.acc3
+			for k := range mean {
+				mean[k] /= nr
+			}
+			zero(vs)
+			for i := 0; i < in.n; i++ {
+				if !in.real(i) {
+					continue
+				}
+				xr := x[i*d : (i+1)*d]
+				for gi := 0; gi < G; gi++ {
+					sc := in.scale(i, gi)
+					for k := gi * m; k < (gi+1)*m; k++ {
+						dv := float64(xr[k])*sc - mean[k]
+						vs[k] += dv * dv
+					}
+				}
+			}
+			mom := cfg.Momentum
+			for k := 0; k < d; k++ {
+				// A constant column must give x̂ = 0 exactly (§4).
+				if vs[k] <= 1e-20*mean[k]*mean[k]*nr {
+					if c, ok := constantColumn(in, x, k); ok {
+						mean[k], vs[k] = c, 0
+					}
+				}
+				v := vs[k] / nr
+				if !finite(v) {
+					nonFinite = true
+				}
+				in.colMu[k] = mean[k]
+				in.colA[k] = 1 / math.Sqrt(v+eps)
+				l.runMean[k] = (1-mom)*l.runMean[k] + mom*mean[k]
+				if in.nReal > 1 {
+					l.runVar[k] = (1-mom)*l.runVar[k] + mom*v*nr/(nr-1)
+				}
+			}
+		} else { // PN-V
+			alpha := cfg.AlphaFwd
+			for k := 0; k < d; k++ {
+				psi := s2[k] / nr
+				if !finite(psi) {
+					nonFinite = true
+				}
+				in.colMu[k] = 0
+				in.colA[k] = 1 / math.Sqrt(psi+eps)
+				l.runPsi2[k] = alpha*l.runPsi2[k] + (1-alpha)*psi
+			}
+		}
+	} else {
+		for k := 0; k < d; k++ {
+			if cfg.Kind == BatchNorm {
+				in.colMu[k] = l.runMean[k]
+				in.colA[k] = 1 / math.Sqrt(l.runVar[k]+eps)
+			} else {
+				in.colMu[k] = 0
+				in.colA[k] = 1 / math.Sqrt(l.runPsi2[k]+eps)
+			}
+		}
+	}
+	mu, a := in.colMu[:d], in.colA[:d]
+	gam, bet = gam[:d], bet[:d]
+	for i := 0; i < in.n; i++ {
+		xr := x[i*d : (i+1)*d]
+		yr := y[i*d : (i+1)*d]
+		for gi := 0; gi < G; gi++ {
+			sc := in.scale(i, gi)
+			for k := gi * m; k < (gi+1)*m; k++ {
+				yr[k] = T(float64(gam[k])*((float64(xr[k])*sc-mu[k])*a[k]) + float64(bet[k]))
+			}
+		}
+	}
+	if nonFinite && in.training {
+		l.taps.NonFinite = true
+	}
+}
+
+// constantColumn reports whether feature k (after GroupScaling) has the same
+// value in every real row, and that value.
+func constantColumn[T float](in *instance, x []T, k int) (float64, bool) {
+	d := in.l.d
+	_, m := in.layout()
+	first, have := 0.0, false
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		v := float64(x[i*d+k]) * in.scale(i, k/m)
+		if !have {
+			first, have = v, true
+		} else if v != first {
+			return 0, false
+		}
+	}
+	return first, have
+}
+
+// colBackward: dx_i = ĝ_i/D + g_μ + g_σ²,i with g_μ = -S1/(n·D) (BatchNorm
+// only) and g_σ²,i = -x̂_i⊙S2/(n·D) (§2); padded rows get dx = 0. Without
+// batch statistics (inference, or no real row) the statistics are
+// constants and dx = ĝ/D.
+func colBackward[T float](in *instance, x, gam, g, dx []T) {
+	l := in.l
+	d := l.d
+	G, m := in.layout()
+	mu, a := in.colMu[:d], in.colA[:d]
+	gam = gam[:d]
+	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
+	zero(dgam)
+	zero(dbet)
+	cmu, cvar := in.acc3[:d], in.acc4[:d]
+	zero(cmu)
+	zero(cvar)
+	nonFinite := false
+	nr := float64(in.nReal)
+	if in.statPath {
+		s1, s2 := in.acc1[:d], in.acc2[:d]
+		zero(s1)
+		zero(s2)
+		for i := 0; i < in.n; i++ {
+			if !in.real(i) {
+				continue
+			}
+			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
+			for gi := 0; gi < G; gi++ {
+				sc := in.scale(i, gi)
+				for k := gi * m; k < (gi+1)*m; k++ {
+					xh := (float64(xr[k])*sc - mu[k]) * a[k]
+					gk := float64(gr[k])
+					gh := float64(gam[k]) * gk
+					s1[k] += gh
+					s2[k] += gh * xh
+					dgam[k] += gk * xh
+					dbet[k] += gk
+				}
+			}
+		}
+		for k := 0; k < d; k++ {
+			if !finite(s1[k]) || !finite(s2[k]) {
+				nonFinite = true
+			}
+			if l.cfg.Kind == BatchNorm {
+				cmu[k] = -s1[k] * a[k] / nr
+			}
+			cvar[k] = s2[k] * a[k] / nr
+		}
+	}
+	tap := in.training && in.tapGrad
+	var gvarSum, dxm, dxv, dym, dyv float64
+	rb := in.rowBuf[:d]
+	for i := 0; i < in.n; i++ {
+		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
+		if !in.real(i) {
+			for k := range dr {
+				dr[k] = 0
+			}
+			continue
+		}
+		gv := 0.0
+		for gi := 0; gi < G; gi++ {
+			sc := in.scale(i, gi)
+			for k := gi * m; k < (gi+1)*m; k++ {
+				gk := float64(gr[k])
+				gh := float64(gam[k]) * gk
+				xh := (float64(xr[k])*sc - mu[k]) * a[k]
+				if in.statPath {
+					t := xh * cvar[k]
+					rb[k] = gh*a[k] + cmu[k] - t
+					gv += t * t
+				} else {
+					rb[k] = gh * a[k]
+					dgam[k] += gk * xh
+					dbet[k] += gk
+				}
+			}
+		}
+		gsBackRow(in, i, xr, rb, dr)
+		if tap {
+			gvarSum += math.Sqrt(gv)
+			mm, vv := rowMoments(dr)
+			dxm += mm
+			dxv += vv
+			mm, vv = rowMoments(gr)
+			dym += mm
+			dyv += vv
+		}
+	}
+	if !in.training {
+		return
+	}
+	if nonFinite {
+		l.taps.NonFinite = true
+	}
+	if tap && in.nReal > 0 {
+		t := &l.taps
+		t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
+		if in.statPath {
+			if l.cfg.Kind == BatchNorm {
+				t.GMu = norm2(cmu)
+				t.GVar = gvarSum / nr
+			} else {
+				t.GPsi2 = gvarSum / nr
+			}
+		}
+	}
+}
+
+func norm2(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,243 @@
+package norm
+
+import "math"
+
+// Row family (NORMS.md §1): LayerNorm, its Xu et al. relatives and RMSNorm
+// normalise each row over its d features, so a row is the unit of work and
+// stays in cache across the passes over it.
+
+// constantRow reports whether every entry equals the first; called only when
+// the computed variance is small enough that rounding could hide a constant.
+func constantRow[T float](xr []T) bool {
+	for _, v := range xr {
+		if v != xr[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func rowForward[T float](in *instance, x, gam, bet, y []T) {
+	l := in.l
+	cfg := l.cfg
+	d := l.d
+	fd := float64(d)
+	kind := cfg.Kind
+	eps := cfg.Eps
+	nonFinite := false
+	for i := 0; i < in.n; i++ {
+		xr := x[i*d : (i+1)*d]
+		yr := y[i*d : (i+1)*d]
+		if kind == RMSNorm {
+			ss := 0.0
+			for _, v := range xr {
+				f := float64(v)
+				ss += f * f
+			}
+			if !finite(ss) && in.real(i) {
+				nonFinite = true
+			}
+			a := 1 / math.Sqrt(ss/fd+eps)
+			in.rowMu[i], in.rowA[i], in.rowS[i] = 0, a, 1/a
+			gam, bet := gam[:d], bet[:d]
+			for k, v := range xr {
+				yr[k] = T(float64(gam[k])*float64(v)*a + float64(bet[k]))
+			}
+			continue
+		}
+		sum := 0.0
+		for _, v := range xr {
+			sum += float64(v)
+		}
+		mu := sum / fd
+		ss := 0.0
+		for _, v := range xr {
+			dv := float64(v) - mu
+			ss += dv * dv
+		}
+		if !finite(ss) && in.real(i) {
+			nonFinite = true
+		}
+		// A constant row must give x̂ = 0 exactly (§4), but μ = Σx/d can
+		// differ from the constant by rounding.
+		if ss <= 1e-20*mu*mu*fd && constantRow(xr) {
+			mu, ss = float64(xr[0]), 0
+		}
+		var s, D float64
+		if cfg.Conv == ConvC {
+			s = math.Sqrt(ss / (fd - 1))
+			D = s + eps
+		} else {
+			D = math.Sqrt(ss/fd + eps)
+			s = D
+		}
+		a := 1 / D
+		in.rowMu[i], in.rowA[i], in.rowS[i] = mu, a, s
+		switch kind {
+		case LayerNorm:
+			gam, bet := gam[:d], bet[:d]
+			for k, v := range xr {
+				yr[k] = T(float64(gam[k])*((float64(v)-mu)*a) + float64(bet[k]))
+			}
+		case AdaNorm:
+			c, kk := cfg.C, cfg.K
+			for k, v := range xr {
+				yh := (float64(v) - mu) * a
+				yr[k] = T(c * (1 - kk*yh) * yh)
+			}
+		default:
+			for k, v := range xr {
+				yr[k] = T((float64(v) - mu) * a)
+			}
+		}
+	}
+	if nonFinite {
+		l.taps.NonFinite = l.taps.NonFinite || in.training
+	}
+}
+
+// rowBackward computes dx (and dγ, dβ for LayerNorm and RMSNorm) for the row
+// family. Every variant is dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ) with a = 1/D,
+// where m ∈ {0,1} keeps the mean term and b the variance term (§1).
+func rowBackward[T float](in *instance, x, gam, g, dx []T) {
+	l := in.l
+	cfg := l.cfg
+	d := l.d
+	fd := float64(d)
+	kind := cfg.Kind
+	useMean := kind == LayerNorm || kind == LayerNormSimple || kind == AdaNorm || kind == DetachVariance
+	useVar := kind == LayerNorm || kind == LayerNormSimple || kind == AdaNorm || kind == DetachMean || kind == RMSNorm
+	nd := fd
+	if cfg.Conv == ConvC && kind != RMSNorm {
+		nd = fd - 1
+	}
+	dgam, dbet := in.dgamma, in.dbeta
+	zero(dgam)
+	zero(dbet)
+	c, kk := cfg.C, cfg.K
+	tap := in.tapGrad
+	var gmuSum, gvarSum, gpsiSum, dxm, dxv, dym, dyv float64
+	nonFinite := false
+	for i := 0; i < in.n; i++ {
+		xr := x[i*d : (i+1)*d]
+		gr := g[i*d : (i+1)*d]
+		dr := dx[i*d : (i+1)*d]
+		if !in.real(i) {
+			for k := range dr {
+				dr[k] = 0
+			}
+			continue
+		}
+		mu, a, s := in.rowMu[i], in.rowA[i], in.rowS[i]
+		// pass 1: Σĝ, Σĝx̂ (and dγ, dβ)
+		sg, sgx, sxx := 0.0, 0.0, 0.0
+		switch kind {
+		case LayerNorm, RMSNorm:
+			gam := gam[:d]
+			for k, v := range xr {
+				xh := (float64(v) - mu) * a
+				gk := float64(gr[k])
+				gh := float64(gam[k]) * gk
+				dgam[k] += gk * xh
+				dbet[k] += gk
+				sg += gh
+				sgx += gh * xh
+				sxx += xh * xh
+			}
+		case AdaNorm:
+			for k, v := range xr {
+				xh := (float64(v) - mu) * a
+				gh := c * (1 - kk*xh) * float64(gr[k])
+				sg += gh
+				sgx += gh * xh
+				sxx += xh * xh
+			}
+		default:
+			for k, v := range xr {
+				xh := (float64(v) - mu) * a
+				gh := float64(gr[k])
+				sg += gh
+				sgx += gh * xh
+				sxx += xh * xh
+			}
+		}
+		if !finite(sg) || !finite(sgx) {
+			nonFinite = true
+		}
+		mg := 0.0
+		if useMean {
+			mg = sg / fd
+		}
+		bc := 0.0
+		if useVar && s > 0 {
+			bc = a * sgx / (nd * s)
+		}
+		// pass 2: dx
+		switch kind {
+		case LayerNorm, RMSNorm:
+			gam := gam[:d]
+			for k, v := range xr {
+				dr[k] = T(a*(float64(gam[k])*float64(gr[k])-mg) - bc*(float64(v)-mu))
+			}
+		case AdaNorm:
+			for k, v := range xr {
+				xh := (float64(v) - mu) * a
+				dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
+			}
+		default:
+			for k, v := range xr {
+				dr[k] = T(a*(float64(gr[k])-mg) - bc*(float64(v)-mu))
+			}
+		}
+		if tap {
+			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(n_d·s'), ‖g_σ²,i‖ =
+			// ‖x̂_i‖·|Σĝx̂|/(n_d·s') with n_d·s' = d·D (P) or (d-1)·s (C).
+			den := fd / a
+			if cfg.Conv == ConvC {
+				den = (fd - 1) * s
+			}
+			if kind == RMSNorm {
+				gpsiSum += math.Sqrt(sxx) * math.Abs(sgx) / den
+			} else if den > 0 {
+				gmuSum += math.Abs(sg) * math.Sqrt(fd) / den
+				gvarSum += math.Sqrt(sxx) * math.Abs(sgx) / den
+			}
+			m, v := rowMoments(dr)
+			dxm += m
+			dxv += v
+			m, v = rowMoments(gr)
+			dym += m
+			dyv += v
+		}
+	}
+	if in.training {
+		if nonFinite {
+			l.taps.NonFinite = true
+		}
+		if tap {
+			nr := float64(in.nReal)
+			t := &l.taps
+			t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
+			if kind == RMSNorm {
+				t.GPsi2 = gpsiSum / nr
+			} else {
+				t.GMu, t.GVar = gmuSum/nr, gvarSum/nr
+			}
+		}
+	}
+}
+
+// rowMoments is the mean and (population) variance of one row, two passes.
+func rowMoments[T float](r []T) (mean, variance float64) {
+	s := 0.0
+	for _, v := range r {
+		s += float64(v)
+	}
+	mean = s / float64(len(r))
+	ss := 0.0
+	for _, v := range r {
+		dv := float64(v) - mean
+		ss += dv * dv
+	}
+	return mean, ss / float64(len(r))
+}
