@@ -1,0 +1,380 @@
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// Exports read r from its current position to the current end of the file
+// (io.EOF); they do not wait for a run that is still being written.
+
+// exportNum formats a float so that it parses back to the same value:
+// shortest round-trip decimal, "+Inf"/"-Inf" and "NaN" for non-finite values.
+func exportNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func variantLabel(m probes.RunMeta, v int) string {
+	if v < 0 || v >= len(m.Variants) {
+		return "variant" + strconv.Itoa(v)
+	}
+	if m.Variants[v].Spec != "" {
+		return m.Variants[v].Spec
+	}
+	return m.Variants[v].Name
+}
+
+func layerLabel(m probes.RunMeta, l int) string {
+	if l >= 0 && l < len(m.Layers) {
+		return m.Layers[l]
+	}
+	return "layer" + strconv.Itoa(l)
+}
+
+func metricName(m probes.RunMeta) string {
+	if m.Metric == "" {
+		return "metric"
+	}
+	return m.Metric
+}
+
+// forEachFrame calls fn for every frame up to the current end.
+func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(&f); err != nil {
+			return err
+		}
+	}
+}
+
+// ExportCSV writes the long format: one row per frame × layer × measured
+// probe, plus one row per train loss and per evaluation value:
+//
+//	variant,step,epoch,layer,series,value
+//	layernorm,12,0.5,block0.ln1,dist_mu,0.0123
+//	layernorm,12,0.5,,train_loss,2.31
+//	layernorm,12,0.5,,val_loss,2.40
+//	layernorm,12,0.5,,val_bpc,3.46
+//
+// variant is the variant's full spec; unmeasured probes have no row.
+func ExportCSV(w io.Writer, r *Reader) error {
+	bw := bufio.NewWriter(w)
+	m := r.Meta()
+	bw.WriteString("variant,step,epoch,layer,series,value\n")
+	row := func(f *probes.Frame, layer, series string, v float64) {
+		bw.WriteString(csvField(variantLabel(m, f.Variant)))
+		bw.WriteByte(',')
+		bw.WriteString(strconv.Itoa(f.Step))
+		bw.WriteByte(',')
+		bw.WriteString(exportNum(f.Epoch))
+		bw.WriteByte(',')
+		bw.WriteString(csvField(layer))
+		bw.WriteByte(',')
+		bw.WriteString(csvField(series))
+		bw.WriteByte(',')
+		bw.WriteString(exportNum(v))
+		bw.WriteByte('\n')
+	}
+	err := forEachFrame(r, func(f *probes.Frame) error {
+		row(f, "", "train_loss", f.TrainLoss)
+		for _, e := range f.Eval {
+			row(f, "", e.Split+"_loss", e.Loss)
+			row(f, "", e.Split+"_"+metricName(m), e.Metric)
+		}
+		for l := range f.Layers {
+			for p := probes.Probe(0); p < probes.NumProbes; p++ {
+				if f.Layers[l].Has(p) {
+					row(f, layerLabel(m, l), p.String(), f.Layers[l][p])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// jsonNum writes a JSON number; NaN becomes null and ±Inf the strings
+// "+Inf" / "-Inf" (JSON has no non-finite numbers).
+func jsonNum(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, "null"...)
+	case math.IsInf(v, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(v, -1):
+		return append(b, `"-Inf"`...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+func jsonStr(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// ExportJSONL writes one JSON object per Frame:
+//
+//	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
+//	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
+//	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
+//	 "eval":[{"split":"val","loss":2.4,"metric":3.46}],
+//	 "spectrum":{"step":100,"sigma":[1,0.5],"eff_rank":1.9},
+//	 "alerts":[{"kind":"outlier","step":12,"layer":"block0.ln1","probe":"dist_mu",
+//	            "value":3,"threshold":0.3,"msg":"..."}]}
+//
+// Probe names are those of spec/NORMS.md §5; unmeasured probes are left
+// out; layers, eval, spectrum and alerts appear only when the Frame has them.
+func ExportJSONL(w io.Writer, r *Reader) error {
+	bw := bufio.NewWriter(w)
+	m := r.Meta()
+	var b []byte
+	err := forEachFrame(r, func(f *probes.Frame) error {
+		b = append(b[:0], `{"variant":`...)
+		b = jsonStr(b, variantLabel(m, f.Variant))
+		b = append(b, `,"variant_index":`...)
+		b = strconv.AppendInt(b, int64(f.Variant), 10)
+		b = append(b, `,"step":`...)
+		b = strconv.AppendInt(b, int64(f.Step), 10)
+		b = append(b, `,"epoch":`...)
+		b = jsonNum(b, f.Epoch)
+		b = append(b, `,"train_loss":`...)
+		b = jsonNum(b, f.TrainLoss)
+		b = append(b, `,"status":`...)
+		b = jsonStr(b, f.Status.String())
+		b = append(b, `,"elapsed_s":`...)
+		b = jsonNum(b, f.Elapsed.Seconds())
+		b = append(b, `,"steps_per_sec":`...)
+		b = jsonNum(b, f.StepsPerSec)
+		if f.Layers != nil {
+			b = append(b, `,"layers":{`...)
+			for l := range f.Layers {
+				if l > 0 {
+					b = append(b, ',')
+				}
+				b = jsonStr(b, layerLabel(m, l))
+				b = append(b, ":{"...)
+				first := true
+				for p := probes.Probe(0); p < probes.NumProbes; p++ {
+					if !f.Layers[l].Has(p) {
+						continue
+					}
+					if !first {
+						b = append(b, ',')
+					}
+					first = false
+					b = jsonStr(b, p.String())
+					b = append(b, ':')
+					b = jsonNum(b, f.Layers[l][p])
+				}
+				b = append(b, '}')
+			}
+			b = append(b, '}')
+		}
+		if f.Eval != nil {
+			b = append(b, `,"eval":[`...)
+			for i, e := range f.Eval {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"split":`...)
+				b = jsonStr(b, e.Split)
+				b = append(b, `,"loss":`...)
+				b = jsonNum(b, e.Loss)
+				b = append(b, `,"metric":`...)
+				b = jsonNum(b, e.Metric)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		if s := f.Spectrum; s != nil {
+			b = append(b, `,"spectrum":{"step":`...)
+			b = strconv.AppendInt(b, int64(s.Step), 10)
+			b = append(b, `,"sigma":[`...)
+			for i, x := range s.Sigma {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonNum(b, x)
+			}
+			b = append(b, `],"eff_rank":`...)
+			b = jsonNum(b, s.EffRank)
+			b = append(b, '}')
+		}
+		if f.Alerts != nil {
+			b = append(b, `,"alerts":[`...)
+			for i, a := range f.Alerts {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"kind":`...)
+				b = jsonStr(b, a.Kind.String())
+				b = append(b, `,"step":`...)
+				b = strconv.AppendInt(b, int64(a.Step), 10)
+				if a.Layer >= 0 {
+					b = append(b, `,"layer":`...)
+					b = jsonStr(b, layerLabel(m, a.Layer))
+				}
+				if a.Probe < probes.NumProbes {
+					b = append(b, `,"probe":`...)
+					b = jsonStr(b, a.Probe.String())
+				}
+				b = append(b, `,"value":`...)
+				b = jsonNum(b, a.Value)
+				b = append(b, `,"threshold":`...)
+				b = jsonNum(b, a.Threshold)
+				b = append(b, `,"msg":`...)
+				b = jsonStr(b, a.Msg)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, "}\n"...)
+		_, err := bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// variantSummary is what the Markdown table shows for one variant.
+type variantSummary struct {
+	lastStep   int
+	seen       bool
+	diverged   bool
+	divergedAt int
+	val, test  *probes.Eval
+}
+
+// ExportMarkdown writes a summary table in the papers' style: the final
+// validation metric per variant ("Diverge" where the variant diverged) and
+// the test metric when the run evaluated on the test split.
+func ExportMarkdown(w io.Writer, r *Reader) error {
+	m := r.Meta()
+	sums := make([]variantSummary, len(m.Variants))
+	err := forEachFrame(r, func(f *probes.Frame) error {
+		if f.Variant < 0 || f.Variant >= len(sums) {
+			return nil
+		}
+		s := &sums[f.Variant]
+		s.seen, s.lastStep = true, f.Step
+		if f.Status == probes.Diverged && !s.diverged {
+			s.diverged, s.divergedAt = true, f.Step
+		}
+		for i := range f.Eval {
+			e := f.Eval[i]
+			switch e.Split {
+			case "val":
+				s.val = &e
+			case "test":
+				s.test = &e
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	end, ended := r.End()
+	if ended {
+		for v, step := range end.Diverged {
+			if v >= 0 && v < len(sums) && !sums[v].diverged {
+				sums[v].diverged, sums[v].divergedAt = true, step
+			}
+		}
+	}
+	hasTest := false
+	for _, s := range sums {
+		hasTest = hasTest || s.test != nil
+	}
+	metric := metricName(m)
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Run %s: %s on %s; %s", m.RunID, m.Model, m.Data, metric)
+	switch metric {
+	case "accuracy":
+		bw.WriteString(" in %, higher is better.")
+	case "bpc":
+		bw.WriteString(" (bits per character), lower is better.")
+	default:
+		bw.WriteString(".")
+	}
+	switch {
+	case !ended:
+		fmt.Fprintf(bw, " The run file has no end record (%s): values are the last ones recorded.", r.State())
+	case end.Status != StatusCompleted:
+		fmt.Fprintf(bw, " The run was %s.", end.Status)
+	}
+	bw.WriteString("\n\n| Variant | Steps | Val " + metric + " |")
+	if hasTest {
+		bw.WriteString(" Test " + metric + " |")
+	}
+	bw.WriteString("\n|---|---:|---:|")
+	if hasTest {
+		bw.WriteString("---:|")
+	}
+	bw.WriteString("\n")
+	for v, s := range sums {
+		steps := "—"
+		if s.seen {
+			steps = strconv.Itoa(s.lastStep)
+		}
+		val, test := "—", "—"
+		switch {
+		case s.diverged:
+			val, test = "Diverge", "Diverge"
+			steps = strconv.Itoa(s.divergedAt)
+		default:
+			if s.val != nil {
+				val = formatMetric(metric, s.val.Metric)
+			}
+			if s.test != nil {
+				test = formatMetric(metric, s.test.Metric)
+			}
+		}
+		fmt.Fprintf(bw, "| %s | %s | %s |", mdEscape(variantLabel(m, v)), steps, val)
+		if hasTest {
+			fmt.Fprintf(bw, " %s |", test)
+		}
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
+}
+
+func formatMetric(metric string, v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "Diverge"
+	}
+	switch metric {
+	case "accuracy":
+		return strconv.FormatFloat(100*v, 'f', 2, 64)
+	case "bpc":
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
