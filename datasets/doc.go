@@ -17,7 +17,7 @@
 // those names too. Such a directory is parsed and validated but not cached
 // and has no checksum to compare against.
 //
-// Text is any UTF-8 file, read at character (rune) level. The default is
+// Text is any UTF-8 file of up to 256 MiB, read at character (rune) level. The default is
 // Isaac Newton's Opticks from the Go distribution
 // ($(go env GOROOT)/src/testdata/Isaac.Newton-Opticks.txt), present wherever
 // Go is installed.
@@ -57,6 +57,9 @@
 // windows by a random phase in [0, slack], slack being the tokens the window
 // grid leaves over, so different epochs see different cut points without
 // changing the window count. Batches wrap across epochs as for images.
+//
+// A batcher is not safe for concurrent use; goroutines that must see the same
+// batches each make their own with the same seed.
 //
 // Epoch() is fractional: rows (or windows) consumed divided by the rows (or
 // windows) per epoch.

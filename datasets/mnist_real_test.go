@@ -1,18 +1,25 @@
 package datasets
 
 import (
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
 
-// TestMNISTDefault reads the real MNIST set through the default path: the
-// GoMNIST module, verified and (here) decoded without the user cache so the
-// module route itself is exercised.
+// TestMNISTDefault reads the real MNIST set through the default path,
+// MNIST(""): the GoMNIST module, verified, decoded and written to a user
+// cache directory redirected (XDG_CACHE_HOME) into a temporary one.
 func TestMNISTDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 11 MB of MNIST; skipped in -short mode")
 	}
-	imgs, err := loadGoMNIST(t.TempDir())
+	if runtime.GOOS != "linux" {
+		t.Skip("redirecting os.UserCacheDir with XDG_CACHE_HOME works on Linux only")
+	}
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	imgs, err := MNIST("")
 	if err != nil {
 		if strings.Contains(err.Error(), "not in the module cache") {
 			t.Skipf("GoMNIST module neither in the module cache nor downloadable: %v", err)
@@ -20,6 +27,10 @@ func TestMNISTDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRealMNIST(t, imgs)
+	written := filepath.Join(cache, "normtop", "gomnist-"+gomnistVersion)
+	if _, err := loadCachedMNIST(written); err != nil {
+		t.Errorf("MNIST(\"\") left no usable cache: %v", err)
+	}
 }
 
 func checkRealMNIST(t *testing.T, imgs *Images) {

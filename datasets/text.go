@@ -27,6 +27,10 @@ const defaultTextFile = "Isaac.Newton-Opticks.txt"
 // one input and one target character each.
 const minTextChars = 40
 
+// maxTextBytes bounds the text file: decoding takes about 8 bytes of memory
+// per character (a rune and a token), so 256 MiB of text needs ~2 GiB.
+const maxTextBytes = 256 << 20
+
 // LoadText reads a UTF-8 text file as characters. path == "" reads the Go
 // distribution's Isaac.Newton-Opticks.txt. See the package documentation for
 // the 90/5/5 split.
@@ -44,6 +48,9 @@ func LoadText(path string) (*Text, error) {
 	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, want a UTF-8 text file", path)
+	}
+	if st.Size() > maxTextBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a character-level corpus may have here", path, st.Size(), maxTextBytes>>20)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -62,6 +62,11 @@ func TestLoadTextBadInput(t *testing.T) {
 		writeFile(t, filepath.Join(dir, name), []byte(body))
 	}
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	// A sparse file: over the size limit without using the disk.
+	writeFile(t, filepath.Join(dir, "huge.txt"), nil)
+	if err := os.Truncate(filepath.Join(dir, "huge.txt"), maxTextBytes+1); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ file, want string }{
 		{"latin1.txt", "latin1.txt: not UTF-8 at byte 123"},
 		{"truncated.txt", "truncated.txt: not UTF-8 at byte 120"},
@@ -70,6 +75,7 @@ func TestLoadTextBadInput(t *testing.T) {
 		{"short.txt", "short.txt: too short: 39 characters, need at least 40"},
 		{"missing.txt", "missing.txt: no such file"},
 		{"adir", "adir: is a directory"},
+		{"huge.txt", "huge.txt: 268435457 bytes, more than the 256 MiB"},
 	} {
 		_, err := LoadText(filepath.Join(dir, c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
