@@ -107,8 +107,10 @@ func decodeIDXPlain(r io.Reader, size int64, capHint int, magic uint32) (idx, er
 		return idx{}, err
 	}
 	if n > 0 {
-		extra, err := io.Copy(io.Discard, r)
-		if err != nil {
+		// Count the excess for the message, but not without bound: a gzip
+		// stream could inflate to far more than the file's size.
+		extra, err := io.CopyN(io.Discard, r, maxIDXPayload)
+		if err != nil && err != io.EOF {
 			return idx{}, readErr(err, "")
 		}
 		return idx{}, sizeErr(dims, payload, int64(payload)+1+extra)
