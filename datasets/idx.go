@@ -187,6 +187,8 @@ func readExactly(r io.Reader, n, capHint int) ([]byte, error) {
 	return buf, nil
 }
 
+// readErr turns an early end of data into the message truncated (a plain
+// "truncated" when empty) and passes other read errors through.
 func readErr(err error, truncated string) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		if truncated == "" {
@@ -197,6 +199,7 @@ func readErr(err error, truncated string) error {
 	return err
 }
 
+// sizeErr reports a payload that disagrees with the header's dimensions.
 func sizeErr(dims []int, want int, got int64) error {
 	what := "truncated"
 	if got > int64(want) {
