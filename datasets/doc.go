@@ -13,12 +13,13 @@
 // damaged cache is detected and rebuilt rather than trusted. Any other
 // directory holding the standard file names (train-images-idx3-ubyte,
 // train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte,
-// each plain or with a .gz suffix) works the same way; Fashion-MNIST uses
-// those names too. Such a directory is parsed and validated but not cached
-// and has no checksum to compare against.
+// each plain or with a .gz suffix; the plain file wins when both exist)
+// works the same way; Fashion-MNIST uses those names too. Such a directory
+// is parsed and validated but not cached and has no checksum to compare
+// against. Labels must be 0..9 (Classes is always 10).
 //
-// Text is any UTF-8 file of up to 256 MiB, read at character (rune) level. The default is
-// Isaac Newton's Opticks from the Go distribution
+// Text is any UTF-8 file of up to 256 MiB, read at character (rune) level.
+// The default is Isaac Newton's Opticks from the Go distribution
 // ($(go env GOROOT)/src/testdata/Isaac.Newton-Opticks.txt), present wherever
 // Go is installed.
 //
