@@ -8,9 +8,11 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// runNormLayer trains a real norm layer forward on random batches and
-// returns a copy of its taps after each step.
-func runNormLayer(t *testing.T, spec string, n, d, steps int) []*norm.Taps {
+// runNormLayer trains a real norm layer on batches from gen (entry (i, k) of
+// step's batch) with the given tap mask and returns a copy of its taps after
+// each step. With TapGrad in the mask it also runs the backward pass of the
+// loss Σ y⊙w for a fixed w.
+func runNormLayer(t *testing.T, spec string, n, d, steps int, mask norm.TapMask, gen func(step, i, k int) float64) []*norm.Taps {
 	t.Helper()
 	cfg, err := norm.Parse(spec)
 	if err != nil {
@@ -21,21 +23,32 @@ func runNormLayer(t *testing.T, spec string, n, d, steps int) []*norm.Taps {
 		t.Fatal(err)
 	}
 	l.SetTraining(true)
-	l.SetTapMask(norm.TapStats)
+	l.SetTapMask(mask)
 	g := gorgonia.NewGraph()
 	x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(n, d), gorgonia.WithName("x"))
-	if _, _, err := l.Apply(x); err != nil {
+	y, _, err := l.Apply(x)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if mask&norm.TapGrad != 0 {
+		wv := make([]float64, n*d)
+		for i := range wv {
+			wv[i] = float64(i%7) - 3
+		}
+		w := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(n, d), gorgonia.WithName("w"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(n, d), tensor.WithBacking(wv))))
+		cost := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(y, w))))
+		if _, err := gorgonia.Grad(cost, x); err != nil {
+			t.Fatal(err)
+		}
 	}
 	m := gorgonia.NewTapeMachine(g)
 	defer m.Close()
-	rng := newTestRand(11)
 	var out []*norm.Taps
-	for step := 0; step < steps; step++ {
+	for step := 1; step <= steps; step++ {
 		data := make([]float64, n*d)
 		for i := range data {
-			k := i % d
-			data[i] = (rng.float()-0.5)*float64(k+1) + 0.3*float64(k) + 0.01*float64(step)
+			data[i] = gen(step, i/d, i%d)
 		}
 		if err := gorgonia.Let(x, tensor.New(tensor.WithShape(n, d), tensor.WithBacking(data))); err != nil {
 			t.Fatal(err)
@@ -70,7 +83,10 @@ func TestShadowEqualsRealLayer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
-			taps := runNormLayer(t, tc.spec, 6, 8, 60)
+			rng := newTestRand(11)
+			taps := runNormLayer(t, tc.spec, 6, 8, 60, norm.TapStats, func(step, i, k int) float64 {
+				return (rng.float()-0.5)*float64(k+1) + 0.3*float64(k) + 0.01*float64(step)
+			})
 			own := NewCollector(0, []string{"bn"}, DefaultIntervals())
 			shd := NewCollector(0, []string{"bn"}, DefaultIntervals(), WithShadowMomentum(tc.momentum))
 			for i, tp := range taps {
@@ -99,5 +115,36 @@ func TestShadowEqualsRealLayer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRealPowerNormNuGrowthAlert drives a real powernorm layer into
+// Γ > 2/(1-α_b): feature 0 is tiny for 40 steps (running ψ²₀ small), then
+// carries most of the energy; the Collector must raise one nu_growth alert
+// at the first such step, and none before.
+func TestRealPowerNormNuGrowthAlert(t *testing.T) {
+	const n, d, quiet = 16, 8, 40
+	rng := newTestRand(4)
+	taps := runNormLayer(t, "powernorm:warmup=0,groups=1", n, d, quiet+5, norm.TapAll, func(step, i, k int) float64 {
+		v := rng.float() - 0.5
+		if k == 0 {
+			if step <= quiet {
+				return 0.01 * v
+			}
+			return 20 + v
+		}
+		return v
+	})
+	c := NewCollector(0, []string{"pn"}, DefaultIntervals(), WithAlphaBwd(0.9))
+	var fired []Alert
+	for i, tp := range taps {
+		f := c.Frame(i+1, 0, 1, []*norm.Taps{tp})
+		if !f.Layers[0].Has(PNGamma) || !f.Layers[0].Has(PNNu) || !f.Layers[0].Has(GPsi2) {
+			t.Fatalf("step %d: powernorm probes missing: %v", i+1, f.Layers[0])
+		}
+		fired = append(fired, alertsOf([]Frame{f}, AlertNuGrowth)...)
+	}
+	if len(fired) != 1 || fired[0].Step != quiet+1 || !(fired[0].Value > 20) || !sameFloat(fired[0].Threshold, 2/(1-0.9)) {
+		t.Fatalf("nu_growth alerts = %+v, want one at step %d with Γ > 20", fired, quiet+1)
 	}
 }
