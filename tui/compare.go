@@ -26,10 +26,10 @@ func (m *Model) compare(w, h int) []string {
 	colors := make([]int, nv)
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
-		series[i] = seriesOf(v.probe[l][p], w, m.st.Smooth, m.st.Log)
+		series[i] = seriesOf(v.probe(l, p), w, m.st.Smooth, m.st.Log)
 		colors[i] = i
 		mark := "─ "
-		if v.probe[l][p] == nil {
+		if v.probe(l, p) == nil {
 			mark = "· "
 		}
 		legend.WriteString(s.seriesStyle(i).Render(mark+v.label) + "  ")

@@ -103,7 +103,8 @@ func fixtureFrame(meta *probes.RunMeta, v, t, steps int) probes.Frame {
 	}
 	if t%20 == 0 {
 		vl := f.TrainLoss + 0.05 + 0.0005*ft*float64(v%2)
-		f.Eval = []probes.Eval{{Split: "val", Loss: vl, Metric: 0.5 + 0.4*(1-math.Exp(-ft/60)) - 0.01*fv}}
+		f.Eval = []probes.Eval{{Split: "val", Loss: vl, Metric: 0.5 + 0.4*(1-math.Exp(-ft/60)) - 0.01*fv,
+			TrainLoss: f.TrainLoss + 0.01}}
 	}
 	if t%50 == 0 {
 		sig := make([]float64, 32)

@@ -68,8 +68,8 @@ func (m *Model) gradients(w, h int) []string {
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
 			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("─ var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
 		series := [][]float64{
-			seriesOf(v.probe[l][probes.DxVar], w, m.st.Smooth, m.st.Log),
-			seriesOf(v.probe[l][probes.DyVar], w, m.st.Smooth, m.st.Log),
+			seriesOf(v.probe(l, probes.DxVar), w, m.st.Smooth, m.st.Log),
+			seriesOf(v.probe(l, probes.DyVar), w, m.st.Smooth, m.st.Log),
 		}
 		out = append(out, m.chart(series, []int{0, 1}, w, chartH, m.st.Log)...)
 	}
@@ -85,7 +85,7 @@ func logNote(on bool) string {
 
 func gradCell(v *variantData, l int) string {
 	last := func(p probes.Probe) float64 {
-		if h := v.probe[l][p]; h != nil {
+		if h := v.probe(l, p); h != nil {
 			if _, x, ok := h.Last(); ok {
 				return x
 			}

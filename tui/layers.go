@@ -47,36 +47,39 @@ func (m *Model) layerNameWidth() int {
 	return min(w, maxNameW) + 1
 }
 
-// cellOutlier reports whether a cell deserves highlighting: an outlier alert
-// was raised for it, or its latest value is over 10× the median of what is
-// shown (the same rule the probes use, so replays of old files agree).
-func cellOutlier(v *variantData, l int, p probes.Probe, hist *probes.History) bool {
-	if v.outlier[l][p] > 0 {
+// isOutlier reports whether a cell deserves highlighting: an outlier alert
+// was raised for it, or its latest value is over 10× the median of the
+// shown buckets (the probes' rule, so replays of files without alerts agree).
+func isOutlier(alerted bool, bs []probes.Bucket) bool {
+	if alerted {
 		return true
 	}
-	bs := hist.View(sparkW * 2)
 	if len(bs) < 4 {
 		return false
 	}
-	abs := make([]float64, len(bs))
-	for i, b := range bs {
-		abs[i] = math.Abs(b.Last)
+	var abs [sparkW]float64
+	n := min(len(bs), sparkW)
+	for i := range n {
+		abs[i] = math.Abs(bs[len(bs)-n+i].Last)
 	}
-	last := abs[len(abs)-1]
-	sort.Float64s(abs)
-	med := abs[len(abs)/2]
+	last := abs[n-1]
+	sorted := abs[:n]
+	sort.Float64s(sorted)
+	med := sorted[n/2]
 	return med > 0 && last > 10*med
 }
 
 // cell renders one sparkline + latest value, highlighted when an outlier.
+// It reads one View of sparkW buckets from the series: O(capacity) once.
 func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
-	h := v.probe[l][p]
+	h := v.probe(l, p)
 	if h == nil {
 		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
 	}
+	bs := h.View(sparkW)
 	_, last, _ := h.Last()
-	txt := sparkline(h, sparkW, m.st.Smooth, m.st.Log) + " " + fmt.Sprintf("%-*s", valueW, fmtVal(last))
-	if cellOutlier(v, l, p, h) {
+	txt := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW) + " " + fmt.Sprintf("%-*s", valueW, fmtVal(last))
+	if isOutlier(v.outlier[l][p] > 0, bs) {
 		return m.styles.Outlier.Render(txt) + "!"
 	}
 	return txt + " "
@@ -158,7 +161,7 @@ func (m *Model) layersView(w, h int) []string {
 		l := m.st.Layer
 		p := m.st.Probe
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
-		series := [][]float64{seriesOf(v.probe[l][p], w, m.st.Smooth, m.st.Log)}
+		series := [][]float64{seriesOf(v.probe(l, p), w, m.st.Smooth, m.st.Log)}
 		out = append(out, m.chart(series, []int{vi}, w, detailH, m.st.Log)...)
 	}
 	return out

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/normtop/normtop/probes"
 )
 
 // cmdMsgs runs a Cmd (flattening batches) and collects the messages that
@@ -173,5 +176,27 @@ func TestLivePauseFreezesDisplay(t *testing.T) {
 	m.Update(keyPress("space"))
 	if m.View().Content == frozen {
 		t.Fatal("unpausing did not redraw")
+	}
+}
+
+// TestNewLiveRealFeed runs the dashboard on a real probes.Feed through a
+// tea.Program: frames pushed from another goroutine reach the screen.
+func TestNewLiveRealFeed(t *testing.T) {
+	meta := fixtureMeta(2, 3, 100)
+	feed := probes.NewFeed(64)
+	m := NewLive(meta, feed, Options{RunPath: "runs/live.ntr"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	go func() {
+		for _, f := range fixtureFrames(meta, 100) {
+			feed.Push(f)
+		}
+		feed.Close()
+	}()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("ended")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(keyPress("q"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	if fm.data.step != 100 || !fm.ended {
+		t.Fatalf("live dashboard saw step %d, ended=%v", fm.data.step, fm.ended)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -55,8 +56,8 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 	if chartH >= 3 {
 		cw := w
 		series := [][]float64{
-			seriesOf(v.train, cw, m.st.Smooth, m.st.Log),
-			seriesOf(v.val, cw, m.st.Smooth, m.st.Log),
+			seriesOf(v.series(probes.SeriesTrainLoss), cw, m.st.Smooth, m.st.Log),
+			seriesOf(v.series(probes.SeriesValLoss), cw, m.st.Smooth, m.st.Log),
 		}
 		lines := m.chart(series, []int{i, i + 1}, cw, chartH, m.st.Log)
 		for len(lines) < chartH {
@@ -68,14 +69,16 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 	val, gap, met := "–", "–", "–"
 	if v.haveVal {
 		val = fmtVal(v.lastVal)
-		if _, g, ok := v.gap.Last(); ok {
-			gap = fmt.Sprintf("%+.4f", g)
+		if !math.IsNaN(v.lastGap) {
+			gap = fmt.Sprintf("%+.4f", v.lastGap)
 		}
 		met = fmtMetric(metric, v.lastMetric)
 	}
 	train := "–"
-	if _, t, ok := v.train.Last(); ok {
-		train = fmtVal(t)
+	if h := v.series(probes.SeriesTrainLoss); h != nil {
+		if _, t, ok := h.Last(); ok {
+			train = fmtVal(t)
+		}
 	}
 	out = append(out,
 		fmt.Sprintf("train %-8s val %s", train, val),

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"math"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // spectrum: the normalised singular values σ_i/σ_1 of every variant's
@@ -47,7 +49,7 @@ func (m *Model) spectrum(w, h int) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %8.2f %8.2f %8d %6d  %s", name, v.lastSpec.EffRank, v.firstSpec.EffRank,
-			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.effRank, sparkW, false, false)))
+			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(probes.SeriesEffRank), sparkW, false, false)))
 	}
 	return out
 }

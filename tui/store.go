@@ -8,27 +8,19 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Capacities of the bounded histories: loss curves get the full chart
-// resolution, per-layer probe series (drawn as sparklines or one detail
-// chart) a quarter of it, to keep 8 variants × 12 layers × 18 probes small.
-const (
-	curveCapacity = probes.DefaultHistoryCapacity
-	probeCapacity = probes.DefaultHistoryCapacity / 2
-	maxEvents     = 2000
-)
+// maxEvents bounds the events list (the oldest are dropped and counted).
+const maxEvents = 2000
 
 // variantData is everything drawn for one variant.
 type variantData struct {
 	label string // spec when it carries options, else the name
 
-	train, val, gap, metric, effRank *probes.History
-	// Train losses since the previous evaluation: the gap compares the
-	// validation loss with their mean, the train loss over the same stretch.
-	trainSum                       float64
-	trainCount                     int
-	lastTrain, lastVal, lastMetric float64
-	haveVal                        bool
-	lastTest                       *probes.Eval
+	idx int
+	hs  *probes.Histories // the run's series, shared by all variants
+
+	lastTrain, lastVal, lastMetric, lastGap float64
+	haveVal                                 bool
+	lastTest                                *probes.Eval
 
 	step        int
 	epoch       float64
@@ -37,9 +29,6 @@ type variantData struct {
 	stepsPerSec float64
 	elapsed     time.Duration
 
-	// probe[l][p] is created on the first measured value (many probes never
-	// apply to a variant, e.g. pn_nu outside PowerNorm).
-	probe [][probes.NumProbes]*probes.History
 	// outlier[l][p] is the step of the latest outlier alert for that cell.
 	outlier [][probes.NumProbes]int
 
@@ -52,9 +41,12 @@ type event struct {
 	probes.Alert
 }
 
-// store holds the dashboard's data: bounded histories fed from Frames.
+// store holds the dashboard's data: the bounded series of probes.Histories
+// (one per variant × layer × probe and per variant × run series, created on
+// the first measured value) plus the latest facts and the events.
 type store struct {
 	meta     probes.RunMeta
+	hs       *probes.Histories
 	variants []variantData
 	events   []event
 	dropped  int // events dropped beyond maxEvents
@@ -67,7 +59,7 @@ type store struct {
 }
 
 func newStore(meta probes.RunMeta) *store {
-	s := &store{meta: meta}
+	s := &store{meta: meta, hs: probes.NewHistories(probes.DefaultHistoryCapacity)}
 	if v, err := strconv.Atoi(meta.Config["steps"]); err == nil && v > 0 {
 		s.total = v
 	}
@@ -77,19 +69,15 @@ func newStore(meta probes.RunMeta) *store {
 
 // reset drops all data (backward seek in replay).
 func (s *store) reset() {
+	s.hs.Reset()
 	s.variants = make([]variantData, len(s.meta.Variants))
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
+		v.idx, v.hs = i, s.hs
 		v.label = vm.Name
 		if vm.Spec != "" {
 			v.label = vm.Spec
 		}
-		v.train = probes.NewHistory(curveCapacity)
-		v.val = probes.NewHistory(curveCapacity)
-		v.gap = probes.NewHistory(curveCapacity)
-		v.metric = probes.NewHistory(curveCapacity)
-		v.effRank = probes.NewHistory(curveCapacity)
-		v.probe = make([][probes.NumProbes]*probes.History, len(s.meta.Layers))
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
 	}
 	s.events = s.events[:0]
@@ -117,40 +105,17 @@ func (s *store) add(f *probes.Frame) {
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)
 
-	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
-		v.train.Add(f.Step, f.TrainLoss)
+	s.hs.Add(*f)
+	if !math.IsNaN(f.TrainLoss) {
 		v.lastTrain = f.TrainLoss
-		v.trainSum += f.TrainLoss
-		v.trainCount++
 	}
 	for _, e := range f.Eval {
 		switch e.Split {
 		case "val":
-			v.val.Add(f.Step, e.Loss)
-			v.metric.Add(f.Step, e.Metric)
-			v.lastVal, v.lastMetric, v.haveVal = e.Loss, e.Metric, true
-			if v.trainCount > 0 {
-				v.gap.Add(f.Step, e.Loss-v.trainSum/float64(v.trainCount))
-				v.trainSum, v.trainCount = 0, 0
-			}
+			v.lastVal, v.lastMetric, v.lastGap, v.haveVal = e.Loss, e.Metric, e.Gap(), true
 		case "test":
 			e := e
 			v.lastTest = &e
-		}
-	}
-	for l := range min(len(f.Layers), len(v.probe)) {
-		lv := &f.Layers[l]
-		for p := range probes.NumProbes {
-			x := lv[p]
-			if math.IsNaN(x) {
-				continue
-			}
-			h := v.probe[l][p]
-			if h == nil {
-				h = probes.NewHistory(probeCapacity)
-				v.probe[l][p] = h
-			}
-			h.Add(f.Step, x)
 		}
 	}
 	if sp := f.Spectrum; sp != nil && len(sp.Sigma) > 0 {
@@ -158,7 +123,6 @@ func (s *store) add(f *probes.Frame) {
 			v.firstSpec = sp
 		}
 		v.lastSpec = sp
-		v.effRank.Add(sp.Step, sp.EffRank)
 	}
 	for _, a := range f.Alerts {
 		if a.Kind == probes.AlertOutlier && a.Layer >= 0 && a.Layer < len(v.outlier) && a.Probe < probes.NumProbes {
@@ -173,11 +137,23 @@ func (s *store) add(f *probes.Frame) {
 	}
 }
 
-// hasProbe reports whether variant v measured probe p on any layer.
+// probe is the series of probe p at layer l, nil when never measured.
+func (v *variantData) probe(l int, p probes.Probe) *probes.History {
+	return v.hs.Probe(v.idx, l, p)
+}
+
+// series is a run-level series (train loss, val loss, gap, ...).
+func (v *variantData) series(r probes.RunSeries) *probes.History {
+	return v.hs.Run(v.idx, r)
+}
+
+// hasProbe reports whether the variant measured probe p on any layer.
 func (v *variantData) hasProbe(p probes.Probe) bool {
-	for l := range v.probe {
-		if v.probe[l][p] != nil {
-			return true
+	for l := range v.outlier {
+		if h := v.probe(l, p); h != nil {
+			if _, _, ok := h.Last(); ok {
+				return true
+			}
 		}
 	}
 	return false

@@ -209,7 +209,10 @@ func seriesOf(h *probes.History, w int, smooth, logScale bool) []float64 {
 	if h == nil {
 		return nil
 	}
-	bs := h.View(w)
+	return valuesOf(h.View(w), smooth, logScale)
+}
+
+func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
 	out := make([]float64, len(bs))
 	ema, have := 0.0, false
 	for i, bk := range bs {
@@ -238,7 +241,10 @@ const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkline draws w cells from a History (min–max scaled over what is shown).
 func sparkline(h *probes.History, w int, smooth, logScale bool) string {
-	vals := seriesOf(h, w, smooth, logScale)
+	return sparkValues(seriesOf(h, w, smooth, logScale), w)
+}
+
+func sparkValues(vals []float64, w int) string {
 	if len(vals) == 0 {
 		return strings.Repeat(" ", w)
 	}
