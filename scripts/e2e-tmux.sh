@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# End-to-end test of the normtop dashboard in a real terminal (tmux).
+#
+# It builds ./cmd/normtop (or uses $NORMTOP), starts a short real training
+# run in a detached tmux session of fixed size, waits for the dashboard,
+# switches through the six screens with keys 1..6 and checks each one's
+# title, resizes the window (too small, then larger) and checks the redraw,
+# waits for the run to end, quits with q and checks a clean exit (status 0,
+# no panic), then replays the run file and checks a screen there too.
+#
+# Every wait is time-bounded; any failure prints the captured pane and exits
+# non-zero. Usage (from anywhere):
+#   bash scripts/e2e-tmux.sh
+# Knobs: NORMTOP=path/to/binary  E2E_STEPS=300  E2E_TIMEOUT=240 (seconds for
+# the run to finish)  E2E_KEEP=1 (keep the temp dir for inspection).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="/usr/local/go/bin:$PATH"
+
+STEPS=${E2E_STEPS:-300}
+RUN_TIMEOUT=${E2E_TIMEOUT:-240}
+COLS=100
+ROWS=30
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/normtop-e2e.XXXXXX")
+SOCK="$TMP/tmux.sock"
+SESSION=e2e
+RUNFILE="$TMP/run.ntr"
+T0=$(date +%s)
+
+tmx() { tmux -S "$SOCK" "$@"; }
+
+cleanup() {
+	tmx kill-server >/dev/null 2>&1 || true
+	if [[ -z "${E2E_KEEP:-}" ]]; then rm -rf "$TMP"; else echo "e2e-tmux: kept $TMP"; fi
+}
+trap cleanup EXIT
+
+log() { printf 'e2e-tmux [%3ds] %s\n' "$(($(date +%s) - T0))" "$*"; }
+
+pane() { tmx capture-pane -p -t "$SESSION" 2>/dev/null || echo "(no pane: the session is gone)"; }
+
+fail() {
+	echo "e2e-tmux: FAIL: $*" >&2
+	echo "----- captured pane ($COLS×$ROWS unless resized) -----" >&2
+	pane >&2
+	echo "----- stderr of the program -----" >&2
+	cat "$TMP/stderr" 2>/dev/null >&2 || true
+	echo "-----" >&2
+	exit 1
+}
+
+# wait_for PATTERN SECONDS WHAT: poll the pane until grep -E PATTERN matches.
+wait_for() {
+	local pattern=$1 secs=$2 what=$3
+	local deadline=$(($(date +%s) + secs))
+	while (($(date +%s) < deadline)); do
+		if pane | grep -Eq -- "$pattern"; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	fail "timed out after ${secs}s waiting for $what (pattern: $pattern)"
+}
+
+# wait_exit SECONDS: wait for the program's exit status file.
+wait_exit() {
+	local secs=$1 deadline=$(($(date +%s) + $1))
+	while (($(date +%s) < deadline)); do
+		[[ -s "$TMP/status" ]] && return 0
+		sleep 0.2
+	done
+	fail "the program did not exit within ${secs}s of q"
+}
+
+check_clean_exit() {
+	local what=$1 code
+	code=$(cat "$TMP/status")
+	if [[ "$code" != "0" ]]; then
+		fail "$what exited with status $code, want 0"
+	fi
+	if grep -Eq 'panic:|goroutine [0-9]+ \[|SIGSEGV' "$TMP/stderr" || pane | grep -Eq 'panic:|goroutine [0-9]+ \['; then
+		fail "$what printed a panic"
+	fi
+}
+
+# start CMD...: run the command in a fresh session; its stderr goes to a
+# file and its exit status to $TMP/status; the pane stays after exit.
+start() {
+	rm -f "$TMP/status" "$TMP/stderr"
+	tmx kill-server >/dev/null 2>&1 || true
+	local cmd
+	printf -v cmd '%q ' "$@"
+	tmx -f /dev/null new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
+		"env TERM=xterm-256color $cmd 2>$(printf %q "$TMP/stderr"); echo \$? >$(printf %q "$TMP/status"); sleep 600"
+	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
+	tmx set-window-option -t "$SESSION" window-size manual >/dev/null 2>&1 || true
+}
+
+key() { tmx send-keys -t "$SESSION" "$@"; }
+
+# Screen-specific text (the tab bar shows every title, so each check looks
+# for something only that screen draws).
+SCREEN_TEXT=(
+	'loss .*─ train'
+	'layers × probes'
+	'\(p: next probe\)'
+	'embedding spectrum'
+	'Theorem 1'
+	'events \('
+)
+
+check_screens() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		key "$i"
+		wait_for "${SCREEN_TEXT[$((i - 1))]}" 10 "screen $i after key $i"
+		log "screen $i ok"
+	done
+	key 1
+}
+
+command -v tmux >/dev/null || fail "tmux is not installed"
+
+BIN=${NORMTOP:-}
+if [[ -z "$BIN" ]]; then
+	log "building ./cmd/normtop"
+	go build -o "$TMP/normtop" ./cmd/normtop || fail "go build ./cmd/normtop failed"
+	BIN="$TMP/normtop"
+fi
+[[ -x "$BIN" ]] || fail "$BIN is not an executable"
+
+log "live: $BIN train --model mlp --steps $STEPS in tmux ${COLS}×${ROWS}"
+start "$BIN" train --model mlp --steps "$STEPS" --eval-every 50 --record "$RUNFILE"
+wait_for '1 Overview' 120 "the dashboard to appear"
+wait_for 'normtop .*mlp' 5 "the header (run, model)"
+grep -Fq -- "$RUNFILE" <(pane) || fail "header does not show the run file $RUNFILE"
+log "dashboard up"
+check_screens
+
+log "resize to 70×20 (too small), then 120×40"
+tmx resize-window -t "$SESSION" -x 70 -y 20
+wait_for 'terminal too small \(need 80×24' 10 "the too-small message after resizing to 70×20"
+tmx resize-window -t "$SESSION" -x 120 -y 40
+wait_for '1 Overview' 10 "the dashboard to come back at 120×40"
+# The redraw uses the new width: the tab bar's row is padded to 120 columns
+# and the help bar sits on row 40.
+rows=$(pane | wc -l)
+[[ $rows -ge 40 ]] || fail "pane has $rows rows after resizing to 40"
+pane | sed -n '40p' | grep -Eq 'quit|help' || fail "help bar not on the last row (40) after the resize"
+log "resize ok"
+
+log "waiting up to ${RUN_TIMEOUT}s for the run to end"
+wait_for 'live \(ended\)' "$RUN_TIMEOUT" "the run to end (header 'live (ended)')"
+key q
+wait_exit 30
+check_clean_exit "normtop train"
+[[ -s "$RUNFILE" ]] || fail "run file $RUNFILE missing or empty"
+log "clean exit, run file $(wc -c <"$RUNFILE") bytes"
+
+log "replay: $BIN replay $RUNFILE --speed 8"
+start "$BIN" replay "$RUNFILE" --speed 8
+wait_for 'replay ×8' 30 "the replay dashboard"
+wait_for "step $STEPS" 60 "the replay to reach step $STEPS"
+key 5
+wait_for 'Theorem 1' 10 "the gradients screen in replay"
+key g
+wait_for 'step [0-9]' 10 "a seek to the start"
+key q
+wait_exit 30
+check_clean_exit "normtop replay"
+log "PASS"
