@@ -1,0 +1,182 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/probes"
+)
+
+// Config is a run's configuration: everything that determines it. The
+// same Config (seed included) gives the same Frames.
+type Config struct {
+	Model    string   // mlp | cnn | transformer
+	Data     string   // mnist (mlp, cnn) | text (transformer)
+	DataPath string   // "" = built-in (GoMNIST / Go's Opticks text); else an IDX directory or a text file
+	Variants []string // norm specs, e.g. "powernorm:alpha_fwd=0.95"
+
+	Steps  int // training steps per variant; 0 = Epochs × steps per epoch
+	Epochs int // used when Steps is 0
+	Batch  int // examples (mlp, cnn) or sequences (transformer)
+	LR     float64
+	// VariantLR overrides LR for single variants (index into Variants);
+	// used to show the divergence guard on one variant of a run.
+	VariantLR map[int]float64
+	Warmup    int     // linear LR warmup steps, then inverse-sqrt decay; 0 = constant LR
+	Clip      float64 // global gradient-norm clipping; 0 = off
+	Dropout   float64
+	Seed      int64 // weights, batch order and dropout masks
+
+	EvalEvery int // validation every N steps (and at the end)
+	EvalSize  int // fixed validation subset: images, or sequences of SeqLen
+	LogEvery  int // headless log interval (read by cmd)
+	Probes    probes.Intervals
+
+	// transformer sizes
+	Layers, DModel, Heads, SeqLen int
+	PostLN                        bool
+
+	Dtype string // float32 (default) | float64
+}
+
+// DefaultConfig is what `normtop` runs with no arguments: the small
+// pre-norm character Transformer on Newton's Opticks with the four
+// variants whose differences the PowerNorm paper is about. On 2 cores
+// with the pure-Go BLAS its curves move within seconds and BatchNorm
+// separates from the per-row norms within minutes (see
+// .notes/issue-4-train.md for the measurements behind the choice).
+func DefaultConfig() Config {
+	return Config{
+		Model:     "transformer",
+		Data:      "text",
+		Variants:  []string{"layernorm", "batchnorm", "powernorm", "rmsnorm"},
+		Steps:     2000,
+		Batch:     16,
+		LR:        3e-3,
+		Warmup:    100,
+		Clip:      1,
+		Dropout:   0,
+		Seed:      1,
+		EvalEvery: 100,
+		EvalSize:  64,
+		LogEvery:  10,
+		Probes:    probes.DefaultIntervals(),
+		Layers:    2,
+		DModel:    64,
+		Heads:     4,
+		SeqLen:    64,
+		Dtype:     "float32",
+	}
+}
+
+// MNISTConfig is the image-model preset (model mlp or cnn): Adam 1e-3,
+// batch 32 as in Xu et al.'s MNIST setting, one epoch.
+func MNISTConfig(model string) Config {
+	c := DefaultConfig()
+	c.Model, c.Data = model, "mnist"
+	c.Variants = []string{"none", "layernorm", "batchnorm", "rmsnorm", "powernorm"}
+	c.Steps, c.Epochs = 0, 1
+	c.Batch, c.LR, c.Warmup, c.Clip = 32, 1e-3, 0, 0
+	c.EvalEvery, c.EvalSize = 200, 5000
+	return c
+}
+
+// Validate reports the first problem in c as an error naming the option
+// and what is valid.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch c.Model {
+	case "mlp", "cnn":
+		if c.Data != "mnist" {
+			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
+		}
+	case "transformer":
+		if c.Data != "text" {
+			add("data %q: model transformer trains on text (a UTF-8 file)", c.Data)
+		}
+		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
+			add("transformer sizes layers=%d d-model=%d heads=%d seq-len=%d: each must be ≥ 1", c.Layers, c.DModel, c.Heads, c.SeqLen)
+		} else if c.DModel%c.Heads != 0 {
+			add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
+		}
+	default:
+		add("model %q: want mlp, cnn or transformer", c.Model)
+	}
+	if len(c.Variants) == 0 {
+		add("variants: none given; want at least one of %s", variantNames())
+	}
+	for _, v := range c.Variants {
+		if _, err := norm.Parse(v); err != nil {
+			add("variant %q: %w", v, err)
+		}
+	}
+	for i, lr := range c.VariantLR {
+		if i < 0 || i >= len(c.Variants) {
+			add("variant-lr: variant index %d outside 0..%d", i, len(c.Variants)-1)
+		} else if !(lr > 0) {
+			add("variant-lr: %g for variant %d, want > 0", lr, i)
+		}
+	}
+	if c.Steps < 0 {
+		add("steps %d: want ≥ 0 (0 = use epochs)", c.Steps)
+	}
+	if c.Steps == 0 && c.Epochs < 1 {
+		add("steps 0 and epochs %d: give steps ≥ 1 or epochs ≥ 1", c.Epochs)
+	}
+	if c.Batch < 1 {
+		add("batch %d: want ≥ 1", c.Batch)
+	}
+	if !(c.LR > 0) {
+		add("lr %g: want > 0", c.LR)
+	}
+	if c.Warmup < 0 {
+		add("warmup %d: want ≥ 0", c.Warmup)
+	}
+	if c.Clip < 0 {
+		add("clip %g: want ≥ 0 (0 = off)", c.Clip)
+	}
+	if c.Dropout < 0 || c.Dropout >= 1 {
+		add("dropout %g: want 0 ≤ p < 1", c.Dropout)
+	}
+	if c.EvalEvery < 1 {
+		add("eval-every %d: want ≥ 1", c.EvalEvery)
+	}
+	if c.EvalSize < 1 {
+		add("eval-size %d: want ≥ 1", c.EvalSize)
+	}
+	if c.LogEvery < 0 {
+		add("log-every %d: want ≥ 0", c.LogEvery)
+	}
+	if err := c.Probes.Validate(); err != nil {
+		add("probes: %w", err)
+	}
+	if c.Dtype != "float32" && c.Dtype != "float64" {
+		add("dtype %q: want float32 or float64", c.Dtype)
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+func variantNames() string {
+	var names []string
+	for _, v := range norm.Variants() {
+		names = append(names, v.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ErrData marks errors that come from the data (missing, unreadable or
+// corrupt files, text too short for one batch) rather than from the
+// configuration: errors.Is(err, ErrData) holds for them.
+var ErrData = errors.New("data error")
+
+type dataError struct{ err error }
+
+func (e dataError) Error() string        { return e.err.Error() }
+func (e dataError) Unwrap() error        { return e.err }
+func (e dataError) Is(target error) bool { return target == ErrData }

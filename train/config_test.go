@@ -1,0 +1,92 @@
+package train
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	for _, m := range []string{"mlp", "cnn"} {
+		if err := MNISTConfig(m).Validate(); err != nil {
+			t.Fatalf("MNIST config %s: %v", m, err)
+		}
+	}
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"unknown model", func(c *Config) { c.Model = "rnn" }, `model "rnn"`},
+		{"wrong data", func(c *Config) { c.Data = "mnist" }, "trains on text"},
+		{"unknown variant", func(c *Config) { c.Variants = []string{"layernorm", "groupnorm"} }, `variant "groupnorm"`},
+		{"bad option", func(c *Config) { c.Variants = []string{"powernorm:alpha_fwd=7"} }, "powernorm"},
+		{"no variants", func(c *Config) { c.Variants = nil }, "variants"},
+		{"negative steps", func(c *Config) { c.Steps = -1 }, "steps -1"},
+		{"no steps no epochs", func(c *Config) { c.Steps, c.Epochs = 0, 0 }, "epochs 0"},
+		{"zero lr", func(c *Config) { c.LR = 0 }, "lr 0"},
+		{"negative lr", func(c *Config) { c.LR = -1 }, "lr -1"},
+		{"batch", func(c *Config) { c.Batch = 0 }, "batch 0"},
+		{"heads", func(c *Config) { c.Heads = 3 }, "not divisible by heads 3"},
+		{"sizes", func(c *Config) { c.Layers = 0 }, "layers=0"},
+		{"dropout", func(c *Config) { c.Dropout = 1 }, "dropout 1"},
+		{"warmup", func(c *Config) { c.Warmup = -5 }, "warmup -5"},
+		{"clip", func(c *Config) { c.Clip = -1 }, "clip -1"},
+		{"eval", func(c *Config) { c.EvalEvery = 0 }, "eval-every 0"},
+		{"dtype", func(c *Config) { c.Dtype = "float16" }, `dtype "float16"`},
+		{"variant lr index", func(c *Config) { c.VariantLR = map[int]float64{9: 1} }, "variant index 9"},
+		{"probes", func(c *Config) { c.Probes.Stats = -1 }, "probes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			if _, err := NewRunner(c); err == nil {
+				t.Error("NewRunner accepted the config")
+			}
+		})
+	}
+}
+
+func TestDataErrors(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.txt")
+	if err := os.WriteFile(short, []byte("too short"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte(strings.Repeat("ab\xffc", 4000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		model, path, want string
+	}{
+		{"transformer", filepath.Join(dir, "missing.txt"), "missing.txt"},
+		{"transformer", short, "short.txt"},
+		{"transformer", bad, "bad.txt"},
+		{"mlp", dir, dir},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		if tc.model == "mlp" {
+			c = MNISTConfig("mlp")
+		}
+		c.DataPath = tc.path
+		_, err := NewRunner(c)
+		if err == nil || !errors.Is(err, ErrData) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %s: err = %v, want an ErrData naming %q", tc.model, tc.path, err, tc.want)
+		}
+	}
+}

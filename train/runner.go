@@ -1,0 +1,429 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/probes"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Runner trains one copy of the configured model per variant, side by side,
+// and turns every training step of every variant into a probes.Frame.
+type Runner struct {
+	cfg      Config
+	src      *source
+	model    model
+	variants []*variant
+	meta     probes.RunMeta
+	steps    int
+}
+
+// variant is one normalization variant's copy of the model, with all the
+// state its training goroutine owns.
+type variant struct {
+	idx     int
+	spec    string
+	ncfg    norm.Config
+	lr      float64
+	layers  []*norm.Layer // one per model site, in site order
+	weights []*tensor.Dense
+	train   *net
+	eval    *net
+	opt     *adam
+	coll    *probes.Collector
+	batches *batcher
+	taps    []*norm.Taps
+}
+
+// NewRunner loads the data and builds one model per variant, all from the
+// same initial weights (norm parameters aside, which start at γ=1, β=0).
+// Errors caused by the data satisfy errors.Is(err, ErrData).
+func NewRunner(cfg Config) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	src, err := loadSource(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{cfg: cfg, src: src}
+	switch cfg.Model {
+	case "mlp":
+		r.model = newMLP(src.pixels, src.classes)
+	case "cnn":
+		r.model = newCNN(src.images.H, src.images.W, src.classes)
+	case "transformer":
+		r.model = newTransformer(src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+	}
+	r.steps = cfg.Steps
+	if r.steps == 0 {
+		r.steps = cfg.Epochs * src.perEpoch
+	}
+	init := initWeights(r.model.Weights(), cfg.Seed)
+	for i, spec := range cfg.Variants {
+		v, err := r.newVariant(i, spec, init)
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", spec, err)
+		}
+		r.variants = append(r.variants, v)
+	}
+	r.meta = r.buildMeta()
+	return r, nil
+}
+
+func (r *Runner) dtype() tensor.Dtype {
+	if r.cfg.Dtype == "float64" {
+		return tensor.Float64
+	}
+	return tensor.Float32
+}
+
+func (r *Runner) newVariant(i int, spec string, init [][]float64) (*variant, error) {
+	c, dt := r.cfg, r.dtype()
+	ncfg, err := norm.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	v := &variant{idx: i, spec: spec, ncfg: ncfg, lr: c.LR}
+	if lr, ok := c.VariantLR[i]; ok {
+		v.lr = lr
+	}
+	for k, ws := range r.model.Weights() {
+		v.weights = append(v.weights, toTensor(init[k], dt, ws.Shape...))
+	}
+	bySite := map[string]*norm.Layer{}
+	var names []string
+	for _, s := range r.model.Sites() {
+		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt})
+		if err != nil {
+			return nil, fmt.Errorf("site %s: %w", s.Name, err)
+		}
+		v.layers = append(v.layers, l)
+		bySite[s.Name] = l
+		names = append(names, s.Name)
+	}
+	apply := func(site string, x *G.Node) (*G.Node, []*G.Node, error) {
+		l, ok := bySite[site]
+		if !ok {
+			return nil, nil, fmt.Errorf("no layer for site %s", site)
+		}
+		return l.Apply(x)
+	}
+	spec1 := netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
+		weights: v.weights, norm: apply, train: true, dropP: c.Dropout,
+		// the same seed for every variant: the same dropout masks
+		rng: rand.New(rand.NewSource(c.Seed + 1))}
+	evalBatch := c.Batch
+	if r.src.images != nil {
+		evalBatch = len(r.src.val[0].targets)
+	} else {
+		spec1.rows = c.Batch * c.SeqLen
+	}
+	if v.train, err = buildNet(spec1); err != nil {
+		return nil, err
+	}
+	spec2 := spec1
+	spec2.train, spec2.rng, spec2.batch, spec2.rows = false, nil, evalBatch, evalBatch
+	if r.src.images == nil {
+		spec2.rows = evalBatch * c.SeqLen
+	}
+	if v.eval, err = buildNet(spec2); err != nil {
+		return nil, err
+	}
+	var sizes []int
+	for _, p := range v.train.params {
+		sizes = append(sizes, p.Shape().TotalSize())
+	}
+	v.opt = newAdam(sizes)
+	if v.batches, err = r.src.newBatcher(c); err != nil {
+		return nil, err
+	}
+	var opts []probes.Option
+	if ncfg.Kind == norm.PowerNorm {
+		opts = append(opts, probes.WithAlphaBwd(ncfg.AlphaBwd))
+	}
+	v.coll = probes.NewCollector(i, names, c.Probes, opts...)
+	v.taps = make([]*norm.Taps, len(v.layers))
+	for k, l := range v.layers {
+		v.taps[k] = l.Taps()
+	}
+	return v, nil
+}
+
+// Config returns the run's configuration.
+func (r *Runner) Config() Config { return r.cfg }
+
+// Steps is the number of training steps each variant runs.
+func (r *Runner) Steps() int { return r.steps }
+
+// Meta describes the run for the run-file header and the dashboards.
+func (r *Runner) Meta() probes.RunMeta { return r.meta }
+
+// Run trains every variant on its own goroutine and calls emit with each
+// Frame: never concurrently, in step order per variant. A variant whose
+// loss, gradients or taps turn NaN/Inf stops with Status Diverged before
+// the bad update is applied; the others go on. Cancelling ctx stops every
+// variant after its current step with Status Stopped. Run returns when all
+// variants have stopped; its error reports failures other than divergence.
+func (r *Runner) Run(ctx context.Context, emit func(probes.Frame)) error {
+	var mu sync.Mutex
+	send := func(f probes.Frame) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(f)
+	}
+	start := time.Now()
+	errs := make([]error, len(r.variants))
+	var wg sync.WaitGroup
+	for i, v := range r.variants {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.train(ctx, v, start, send); err != nil {
+				errs[i] = fmt.Errorf("variant %s: %w", v.spec, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// train is one variant's training loop.
+func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit func(probes.Frame)) error {
+	c := r.cfg
+	last := probes.Frame{Variant: v.idx, Status: probes.Running}
+	stopped := func(step int) {
+		f := probes.Frame{Variant: v.idx, Step: step, Epoch: last.Epoch, TrainLoss: last.TrainLoss}
+		v.coll.Finish(&f)
+		f.Status = probes.Stopped
+		r.stamp(&f, start)
+		emit(f)
+	}
+	for step := 1; step <= r.steps; step++ {
+		if ctx.Err() != nil {
+			stopped(step - 1)
+			return nil
+		}
+		f, diverged, err := r.step(v, step)
+		if err != nil {
+			stopped(step - 1)
+			return err
+		}
+		if diverged {
+			r.stamp(&f, start)
+			emit(f)
+			return nil
+		}
+		end := step == r.steps
+		if c.Probes.Spectrum > 0 && (v.coll.WantSpectrum(step) || end) {
+			r.submitSpectrum(v, step)
+		}
+		if step%c.EvalEvery == 0 || end {
+			e, err := r.evaluate(v, r.src.val, "val")
+			if err != nil {
+				return err
+			}
+			v.coll.AddEval(&f, e)
+		}
+		if end {
+			e, err := r.evaluate(v, r.src.test, "test")
+			if err != nil {
+				return err
+			}
+			v.coll.AddEval(&f, e)
+			v.coll.Finish(&f)
+		} else if ctx.Err() != nil {
+			v.coll.Finish(&f)
+			f.Status = probes.Stopped
+		}
+		r.stamp(&f, start)
+		emit(f)
+		last = f
+		if f.Status == probes.Stopped {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (r *Runner) stamp(f *probes.Frame, start time.Time) {
+	f.Elapsed = time.Since(start)
+	if s := f.Elapsed.Seconds(); s > 0 {
+		f.StepsPerSec = float64(f.Step) / s
+	}
+}
+
+// step runs one training step of v and returns its Frame. When the loss,
+// a gradient or a tap is not finite, the update is not applied and the
+// Frame is the variant's last (Status Diverged).
+func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
+	mask := v.coll.TapMask(step)
+	for _, l := range v.layers {
+		l.SetTapMask(mask)
+	}
+	v.batches.next(v.train)
+	loss, err := v.train.run()
+	defer v.train.reset()
+	if err != nil {
+		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+	}
+	grads, err := v.train.gradData()
+	if err != nil {
+		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+	}
+	gnorm, finite := gradNorm(grads)
+	why := ""
+	switch {
+	case math.IsNaN(loss) || math.IsInf(loss, 0):
+		why = fmt.Sprintf("train loss %v", loss)
+	case !finite:
+		why = "non-finite gradient"
+	default:
+		for k, t := range v.taps {
+			if t.NonFinite {
+				why = "non-finite values at norm site " + v.layers[k].Name()
+				break
+			}
+		}
+	}
+	f := v.coll.Frame(step, v.batches.epoch(), loss, v.taps)
+	if why != "" {
+		v.coll.Finish(&f)
+		v.coll.Diverge(&f, why)
+		return f, true, nil
+	}
+	v.opt.step(v.train.paramData(), grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
+	return f, false, nil
+}
+
+// submitSpectrum hands a float64 copy of the token-embedding matrix to the
+// collector, which computes its spectrum on another goroutine.
+func (r *Runner) submitSpectrum(v *variant, step int) {
+	for k, ws := range r.model.Weights() {
+		if ws.Name != "tok_emb" {
+			continue
+		}
+		w := v.weights[k]
+		emb := make([]float64, w.Size())
+		switch d := w.Data().(type) {
+		case []float32:
+			for i, x := range d {
+				emb[i] = float64(x)
+			}
+		case []float64:
+			copy(emb, d)
+		}
+		v.coll.SubmitSpectrum(step, emb, ws.Shape[0], ws.Shape[1])
+	}
+}
+
+// evaluate runs v's eval graph (norm layers in inference mode) over a fixed
+// evaluation set: loss as the mean over real predictions, and accuracy
+// (images) or bits per character (text).
+func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eval, error) {
+	for _, l := range v.layers {
+		l.SetTraining(false)
+	}
+	defer func() {
+		for _, l := range v.layers {
+			l.SetTraining(true)
+		}
+	}()
+	var sum float64
+	var real, hits int
+	for _, b := range set {
+		if b.images != nil {
+			v.eval.setImages(b.images)
+			copy(v.eval.b.targets, b.targets)
+		} else {
+			v.eval.setTokens(b.tokens, b.targets)
+		}
+		loss, err := v.eval.run()
+		if err != nil {
+			v.eval.reset()
+			return probes.Eval{}, fmt.Errorf("%s evaluation: %w", split, err)
+		}
+		sum += loss * float64(b.real)
+		real += b.real
+		hits += v.eval.correct()
+		v.eval.reset()
+	}
+	e := probes.Eval{Split: split, Loss: sum / float64(real)}
+	if r.src.images != nil {
+		e.Metric = float64(hits) / float64(real)
+	} else {
+		e.Metric = e.Loss / math.Ln2
+	}
+	return e, nil
+}
+
+func (r *Runner) buildMeta() probes.RunMeta {
+	c := r.cfg
+	m := probes.RunMeta{
+		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
+		Model:  c.Model,
+		Data:   r.src.desc,
+		Metric: "accuracy",
+		Start:  time.Now(),
+	}
+	if r.src.text != nil {
+		m.Metric = "bpc"
+	}
+	for _, v := range r.variants {
+		m.Variants = append(m.Variants, probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()})
+	}
+	for _, s := range r.model.Sites() {
+		m.Layers = append(m.Layers, s.Name)
+	}
+	params := 0
+	for _, ws := range r.model.Weights() {
+		n := 1
+		for _, d := range ws.Shape {
+			n *= d
+		}
+		params += n
+	}
+	kv := map[string]string{
+		"model": c.Model, "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
+		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
+		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
+		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
+		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", adamBeta1, adamBeta2, adamEps),
+		"clip":      fmtF(c.Clip), "dropout": fmtF(c.Dropout),
+		"seed": strconv.FormatInt(c.Seed, 10), "weight_seed": strconv.FormatInt(c.Seed, 10),
+		"batch_seed": strconv.FormatInt(c.Seed, 10), "dropout_seed": strconv.FormatInt(c.Seed+1, 10),
+		"eval_every": strconv.Itoa(c.EvalEvery), "eval_size": strconv.Itoa(c.EvalSize),
+		"log_every":   strconv.Itoa(c.LogEvery),
+		"probe_stats": strconv.Itoa(c.Probes.Stats), "probe_grad": strconv.Itoa(c.Probes.Grad),
+		"probe_params": strconv.Itoa(c.Probes.Params), "probe_spectrum": strconv.Itoa(c.Probes.Spectrum),
+		"loss":       "cross-entropy, mean over real tokens (nats)",
+		"dtype":      c.Dtype,
+		"classes":    strconv.Itoa(r.src.classes),
+		"params":     strconv.Itoa(params),
+		"norm_sites": strconv.Itoa(len(m.Layers)),
+	}
+	if c.Model == "transformer" {
+		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
+		kv["post_ln"] = strconv.FormatBool(c.PostLN)
+	} else if c.Model == "mlp" {
+		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
+	} else {
+		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
+	}
+	for i, lr := range c.VariantLR {
+		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)
+	}
+	m.Config = kv
+	return m
+}
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
