@@ -9,7 +9,7 @@
 // cache and, when absent, downloaded with `go mod download`; each .gz file's
 // SHA-256 must match a constant in this package. The decompressed, verified
 // IDX files are then cached under os.UserCacheDir()/normtop/gomnist-<version>
-// and checked against their own SHA-256 constants on every later load, so a
+// and checked against their sizes and CRC-32s on every later load, so a
 // damaged cache is detected and rebuilt rather than trusted. Any other
 // directory holding the standard file names (train-images-idx3-ubyte,
 // train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte,

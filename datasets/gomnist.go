@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,27 +26,30 @@ const (
 	gomnistVersion = "v0.0.0-20150320212226-2fbe10d0fa63"
 )
 
-// gomnistFile is one of the module's data files with the SHA-256 of the
-// shipped .gz and of its decompressed content (what the cache holds).
+// gomnistFile is one of the module's data files: the SHA-256 of the shipped
+// .gz, and the size and CRC-32 (IEEE) of its decompressed content, which is
+// what the cache holds. The cache is checked with CRC-32 rather than SHA-256
+// because it guards against damage, not forgery (anyone who can write the
+// cache can write the binary), and on this project's 2-core machine hashing
+// 55 MB took 100 ms with SHA-256 against 7 ms with CRC-32 — twice the rest of
+// a cached load.
 type gomnistFile struct {
-	name          string
-	magic         uint32
-	gzSum, rawSum string
+	name    string
+	magic   uint32
+	gzSum   string
+	rawSize int
+	rawCRC  uint32
 }
 
 var gomnistFiles = []gomnistFile{
 	{trainImagesFile, magicImages,
-		"440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
-		"ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db"},
+		"440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609", 47040016, 0xe9f4d8b3},
 	{trainLabelsFile, magicLabels,
-		"3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
-		"65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5"},
+		"3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c", 60008, 0xe0cb4ad2},
 	{testImagesFile, magicImages,
-		"8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
-		"0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7"},
+		"8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6", 7840016, 0x91373bdf},
 	{testLabelsFile, magicLabels,
-		"f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
-		"ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"},
+		"f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6", 10008, 0x4ab9eff9},
 }
 
 // userCacheDir is where verified copies live, or "" when the platform has no
@@ -103,7 +107,7 @@ func loadGoMNIST(cacheDir string) (*Images, error) {
 }
 
 // loadCachedMNIST reads the decompressed copies, each checked against its
-// SHA-256 so that a damaged cache is never used.
+// size and CRC-32 so that a damaged cache is never used.
 func loadCachedMNIST(cacheDir string) (*Images, error) {
 	files := make(map[string]idx, 4)
 	for _, f := range gomnistFiles {
@@ -112,8 +116,11 @@ func loadCachedMNIST(cacheDir string) (*Images, error) {
 		if err != nil {
 			return nil, err
 		}
-		if got := sha256Hex(raw); got != f.rawSum {
-			return nil, fmt.Errorf("%s: SHA-256 %s, want %s", path, got, f.rawSum)
+		if len(raw) != f.rawSize {
+			return nil, fmt.Errorf("%s: %d bytes, want %d", path, len(raw), f.rawSize)
+		}
+		if got := crc32.ChecksumIEEE(raw); got != f.rawCRC {
+			return nil, fmt.Errorf("%s: CRC-32 0x%08x, want 0x%08x", path, got, f.rawCRC)
 		}
 		m, err := parseIDX(raw, f.magic)
 		if err != nil {

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,26 @@ func TestGoMNISTChecksum(t *testing.T) {
 	}
 }
 
+// TestGoMNISTConstants checks the cache constants against the gzip
+// trailers of the module's verified files (CRC-32 and size of the content).
+func TestGoMNISTConstants(t *testing.T) {
+	dir, err := findGoMNIST()
+	if err != nil {
+		t.Skipf("GoMNIST module neither in the module cache nor downloadable: %v", err)
+	}
+	for _, f := range gomnistFiles {
+		gz, err := os.ReadFile(filepath.Join(dir, f.name+".gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		crc := binary.LittleEndian.Uint32(gz[len(gz)-8:])
+		size := int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
+		if sha256Hex(gz) != f.gzSum || crc != f.rawCRC || size != f.rawSize {
+			t.Errorf("%s: trailer CRC 0x%08x size %d; constants 0x%08x %d", f.name, crc, size, f.rawCRC, f.rawSize)
+		}
+	}
+}
+
 // TestGoMNISTCache loads the real set twice through a fresh cache directory:
 // the first load writes the verified copies, the second reads them. Then it
 // damages one copy and checks that the load notices, falls back to the
@@ -69,8 +90,12 @@ func TestGoMNISTCache(t *testing.T) {
 	}
 	raw[100] = (raw[100] + 1) % 10 // still a valid IDX file, but not MNIST
 	writeFile(t, labels, raw)
-	if _, err := loadCachedMNIST(cache); err == nil || !strings.Contains(err.Error(), labels+": SHA-256") {
-		t.Fatalf("damaged cache: got %v, want a SHA-256 error naming %s", err, labels)
+	if _, err := loadCachedMNIST(cache); err == nil || !strings.Contains(err.Error(), labels+": CRC-32") {
+		t.Fatalf("damaged cache: got %v, want a CRC-32 error naming %s", err, labels)
+	}
+	writeFile(t, labels, raw[:len(raw)-1])
+	if _, err := loadCachedMNIST(cache); err == nil || !strings.Contains(err.Error(), labels+": 60007 bytes, want 60008") {
+		t.Fatalf("truncated cache: got %v, want a size error naming %s", err, labels)
 	}
 	imgs, err = loadGoMNIST(cache)
 	if err != nil {
