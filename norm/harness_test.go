@@ -36,7 +36,7 @@ func newHarness(t testing.TB, l *Layer, n int, withGrad bool) *harness {
 		t.Fatal(err)
 	}
 	h.y = y
-	h.loss = gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(y, w))))
+	h.loss = gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(w, y))))
 	if withGrad {
 		h.grads, err = gorgonia.Grad(h.loss, append(gorgonia.Nodes{x}, params...)...)
 		if err != nil {

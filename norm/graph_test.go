@@ -1,0 +1,189 @@
+package norm
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestFloat32MatchesReference: the float32 ops agree with the float64
+// reference kernels to 1e-5 relative, every variant, three training steps
+// (so running state and warmup are exercised) with a mask.
+func TestFloat32MatchesReference(t *testing.T) {
+	const n, d = 12, 16
+	mask := []bool{true, true, true, false, true, true, true, true, false, true, true, true}
+	for _, v := range Variants() {
+		spec := v.Name
+		if spec == "powernorm" {
+			spec = "powernorm:warmup=2,groups=4"
+		}
+		t.Run(spec, func(t *testing.T) {
+			r := rand.New(rand.NewSource(8))
+			l32 := mustLayer(t, spec, Site{Name: "a", D: d, Dtype: tensor.Float32})
+			l64 := mustLayer(t, spec, Site{Name: "a", D: d, Dtype: tensor.Float64})
+			if l32.gamma != nil {
+				gam := roundF32(randSlice(r, d, 0.3, 1))
+				bet := roundF32(randSlice(r, d, 0.3, 0))
+				setData(l32.gamma, gam)
+				setData(l32.beta, bet)
+				setData(l64.gamma, gam)
+				setData(l64.beta, bet)
+			}
+			l32.SetMask(mask)
+			l64.SetMask(mask)
+			h := newHarness(t, l32, n, true)
+			for step := 0; step < 3; step++ {
+				x := roundF32(randSlice(r, n*d, 1.5, 0.5))
+				w := roundF32(lossWeights(r, n, d, mask))
+				y, _, dx, dg, db := h.run(t, x, w)
+				y64, dx64, dg64, db64 := refStep(t, l64, x, w, n)
+				assertClose(t, "y", y, y64, 1e-5)
+				assertClose(t, "dx", dx, dx64, 1e-5)
+				if l32.gamma != nil {
+					assertClose(t, "dγ", dg, dg64, 1e-5)
+					assertClose(t, "dβ", db, db64, 1e-5)
+				}
+			}
+			s32, s64 := l32.State(), l64.State()
+			assertClose(t, "state", append(append(append(s32.Mean, s32.Var...), s32.Psi2...), s32.Nu...),
+				append(append(append(s64.Mean, s64.Var...), s64.Psi2...), s64.Nu...), 1e-5)
+		})
+	}
+}
+
+func roundF32(v []float64) []float64 {
+	for i := range v {
+		v[i] = float64(float32(v[i]))
+	}
+	return v
+}
+
+// TestEvalGraphSharesWeightsNotState: Apply on a second, forward-only graph
+// shares γ/β with the training graph; running it in inference mode uses the
+// running statistics and leaves state and taps alone.
+func TestEvalGraphSharesWeightsNotState(t *testing.T) {
+	const n, d = 5, 4
+	r := rand.New(rand.NewSource(3))
+	l := mustLayer(t, "batchnorm", Site{Name: "bn", D: d, Dtype: tensor.Float64})
+	train := newHarness(t, l, n, true)
+	eval := newHarness(t, l, 3, false)
+	x := randSlice(r, n*d, 1, 2)
+	train.run(t, x, lossWeights(r, n, d, nil))
+	st := l.State()
+	taps := *l.Taps()
+	gam, bet := randomParams(r, l) // the eval graph must see these
+	l.SetTraining(false)
+	xe := randSlice(r, 3*d, 1, 0)
+	y, _, _, _, _ := eval.run(t, xe, make([]float64, 3*d))
+	for i := 0; i < 3; i++ {
+		for k := 0; k < d; k++ {
+			want := gam[k]*(xe[i*d+k]-st.Mean[k])/math.Sqrt(st.Var[k]+1e-5) + bet[k]
+			if relErr(y[i*d+k], want) > 1e-12 {
+				t.Fatalf("eval y[%d][%d] = %v, want %v", i, k, y[i*d+k], want)
+			}
+		}
+	}
+	after := l.State()
+	assertClose(t, "state after eval", append(after.Mean, after.Var...), append(st.Mean, st.Var...), 0)
+	if after.Step != st.Step || l.Taps().Step != taps.Step {
+		t.Fatal("eval run advanced the step counter")
+	}
+	l.SetTraining(true)
+	train.run(t, x, lossWeights(r, n, d, nil))
+	if l.State().Step != st.Step+1 {
+		t.Fatal("training run after eval did not advance the step")
+	}
+}
+
+// TestMaskLengthMismatchIsAnError: a mask whose length is not N makes the
+// graph run fail with an error naming the problem, without a panic or a
+// state change.
+func TestMaskLengthMismatchIsAnError(t *testing.T) {
+	l := mustLayer(t, "powernorm", Site{Name: "pn", D: 4, Heads: 2, Dtype: tensor.Float32})
+	h := newHarness(t, l, 3, true)
+	l.SetMask([]bool{true, false})
+	st := l.State()
+	setData(h.xT, make([]float64, 12))
+	err := h.vm.RunAll()
+	if err == nil || !strings.Contains(err.Error(), "mask has 2 rows but the input has 3") {
+		t.Fatalf("err = %v", err)
+	}
+	if l.State().Step != st.Step {
+		t.Fatal("failed step changed the state")
+	}
+	l.SetMask(nil)
+	h.vm.Reset()
+	if err := h.vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestApplyErrors(t *testing.T) {
+	l := mustLayer(t, "layernorm", Site{Name: "ln", D: 4, Dtype: tensor.Float32})
+	g := gorgonia.NewGraph()
+	for name, x := range map[string]*gorgonia.Node{
+		"wrong width": gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(3, 5), gorgonia.WithName("a")),
+		"vector":      gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(4), gorgonia.WithName("b")),
+		"dtype":       gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(3, 4), gorgonia.WithName("c")),
+		"nil":         nil,
+	} {
+		if _, _, err := l.Apply(x); err == nil {
+			t.Errorf("%s: Apply accepted it", name)
+		}
+	}
+}
+
+// TestOpsUniquePerApply: two layers of the same variant, and two Apply
+// calls of one layer, give ops with distinct names, so gorgonia never merges
+// their stateful nodes.
+func TestOpsUniquePerApply(t *testing.T) {
+	a := mustLayer(t, "layernorm", Site{Name: "x", D: 4, Dtype: tensor.Float64})
+	b := mustLayer(t, "layernorm", Site{Name: "x", D: 4, Dtype: tensor.Float64})
+	seen := map[string]bool{}
+	for _, l := range []*Layer{a, b, a} {
+		op := fwdOp{l.newInstance()}
+		for _, s := range []string{op.String(), bwdOp(op).String(), readOp{op.in, 0}.String(), readOp{op.in, 1}.String()} {
+			if seen[s] {
+				t.Fatalf("op name %q repeated", s)
+			}
+			seen[s] = true
+		}
+	}
+}
+
+// TestPreallocValidation: a wrong buffer from UsePreallocDo is not written
+// into; the op allocates instead.
+func TestPreallocValidation(t *testing.T) {
+	l := mustLayer(t, "rmsnorm", Site{D: 3, Dtype: tensor.Float64})
+	op := fwdOp{l.newInstance()}
+	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6}))
+	bad := []gorgonia.Value{
+		tensor.New(tensor.WithShape(3, 2), tensor.WithBacking(make([]float64, 6))),
+		tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6))),
+		x, // the input itself
+		nil,
+	}
+	for i, p := range bad {
+		out, err := op.UsePreallocDo(p, x, l.gamma, l.beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p != nil && out == p {
+			t.Errorf("case %d: wrote into an unusable buffer", i)
+		}
+		if !out.Shape().Eq(tensor.Shape{2, 3}) {
+			t.Errorf("case %d: output shape %v", i, out.Shape())
+		}
+	}
+	good := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float64, 6)))
+	if out, _ := op.UsePreallocDo(good, x, l.gamma, l.beta); out != good {
+		t.Error("did not use a valid buffer")
+	}
+	if _, err := op.UsePreallocDo(nil, tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6))), l.gamma, l.beta); err == nil {
+		t.Error("accepted a float32 input on a float64 layer")
+	}
+}
