@@ -32,9 +32,9 @@ func moments(v []float64) (mean, variance float64) { return rowMoments(v) }
 func TestTheorem1(t *testing.T) {
 	const n, d = 16, 32
 	tests := []struct {
-		spec      string
-		meanIsGD  bool // mean(dx) = ḡ/D, else 0
-		varIsEq   bool // var(dx) = var(g)/D², else ≤
+		spec     string
+		meanIsGD bool // mean(dx) = ḡ/D, else 0
+		varIsEq  bool // var(dx) = var(g)/D², else ≤
 	}{
 		{"layernorm-simple", false, false},
 		{"detachnorm", true, true},
