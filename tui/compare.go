@@ -26,7 +26,7 @@ func (m *Model) compare(w, h int) []string {
 	colors := make([]int, nv)
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
-		series[i] = seriesOf(v.probe(l, p), w, m.st.Smooth, m.st.Log)
+		series[i] = m.aligned(v.probe(l, p), w)
 		colors[i] = i
 		mark := "─ "
 		if v.probe(l, p) == nil {

@@ -68,8 +68,8 @@ func (m *Model) gradients(w, h int) []string {
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
 			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("─ var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
 		series := [][]float64{
-			seriesOf(v.probe(l, probes.DxVar), w, m.st.Smooth, m.st.Log),
-			seriesOf(v.probe(l, probes.DyVar), w, m.st.Smooth, m.st.Log),
+			m.aligned(v.probe(l, probes.DxVar), w),
+			m.aligned(v.probe(l, probes.DyVar), w),
 		}
 		out = append(out, m.chart(series, []int{0, 1}, w, chartH, m.st.Log)...)
 	}

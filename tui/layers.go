@@ -161,7 +161,7 @@ func (m *Model) layersView(w, h int) []string {
 		l := m.st.Layer
 		p := m.st.Probe
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
-		series := [][]float64{seriesOf(v.probe(l, p), w, m.st.Smooth, m.st.Log)}
+		series := [][]float64{m.aligned(v.probe(l, p), w)}
 		out = append(out, m.chart(series, []int{vi}, w, detailH, m.st.Log)...)
 	}
 	return out

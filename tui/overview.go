@@ -56,8 +56,8 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 	if chartH >= 3 {
 		cw := w
 		series := [][]float64{
-			seriesOf(v.series(probes.SeriesTrainLoss), cw, m.st.Smooth, m.st.Log),
-			seriesOf(v.series(probes.SeriesValLoss), cw, m.st.Smooth, m.st.Log),
+			m.aligned(v.series(probes.SeriesTrainLoss), cw),
+			m.aligned(v.series(probes.SeriesValLoss), cw),
 		}
 		lines := m.chart(series, []int{i, i + 1}, cw, chartH, m.st.Log)
 		for len(lines) < chartH {

@@ -189,7 +189,10 @@ func fmtVal(v float64) string {
 		return "0"
 	}
 	a := math.Abs(v)
-	if a >= 1e-3 && a < 1e5 {
+	if a >= 1e3 && a < 1e5 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	if a >= 1e-3 && a < 1e3 {
 		return trimFloat(fmt.Sprintf("%.4g", v))
 	}
 	return fmt.Sprintf("%.2e", v)
@@ -210,6 +213,37 @@ func seriesOf(h *probes.History, w int, smooth, logScale bool) []float64 {
 		return nil
 	}
 	return valuesOf(h.View(w), smooth, logScale)
+}
+
+// alignedOf resamples a History onto w columns spanning steps [lo, hi], so
+// that series of different density (train loss every step, val loss every
+// eval, a variant that diverged early) share one x axis. Each column holds
+// the latest value at or before its last step (NaN before the first point).
+// Cost: one View(w) and O(w).
+func alignedOf(h *probes.History, w, lo, hi int, smooth, logScale bool) []float64 {
+	if h == nil || w <= 0 {
+		return nil
+	}
+	bs := h.View(w)
+	vals := valuesOf(bs, smooth, logScale)
+	if hi < lo {
+		hi = lo
+	}
+	out := make([]float64, w)
+	span := float64(hi - lo + 1)
+	j := -1
+	for i := range out {
+		end := lo + int(math.Ceil(float64(i+1)*span/float64(w))) - 1
+		for j+1 < len(bs) && bs[j+1].LastStep <= end {
+			j++
+		}
+		if j < 0 {
+			out[i] = math.NaN()
+		} else {
+			out[i] = vals[j]
+		}
+	}
+	return out
 }
 
 func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
@@ -270,11 +304,19 @@ func sparkValues(vals []float64, w int) string {
 	return b.String() + strings.Repeat(" ", w-len(vals))
 }
 
+// aligned is alignedOf over the run's steps so far with the current
+// smoothing and scale. The chart's data width is w minus the axis labels,
+// so the series is sampled at that width.
+func (m *Model) aligned(h *probes.History, w int) []float64 {
+	return alignedOf(h, max(w-chartLabelW-1, 1), 1, max(m.data.step, 1), m.st.Smooth, m.st.Log)
+}
+
+const chartLabelW = 8 // formatter width 7 plus asciigraph's leading space
+
 // chart draws series overlaid with asciigraph into exactly h lines of width
 // w (labels included). Series with fewer than two finite points are skipped.
 func (m *Model) chart(series [][]float64, colors []int, w, h int, logScale bool) []string {
-	const labelW = 8 // formatter width 7 plus asciigraph's leading space
-	dataW := w - labelW - 1
+	dataW := w - chartLabelW - 1
 	if dataW < 4 || h < 2 {
 		return nil
 	}
