@@ -302,3 +302,47 @@ func maskedColMeanSq(x []float64, n, d int, mask []bool) []float64 {
 	}
 	return out
 }
+
+// TestGroupScalingFD: the reference GroupScaling backward against central
+// differences of the reference forward (the ops' GroupScaling is covered by
+// the powernorm and batchnorm:groups cases above).
+func TestGroupScalingFD(t *testing.T) {
+	const n, d = 3, 8
+	for _, G := range []int{1, 2, 4, 8} {
+		r := rand.New(rand.NewSource(int64(G)))
+		x := randSlice(r, n*d, 1, 0.3)
+		w := randSlice(r, n*d, 1, 0)
+		dx := make([]float64, n*d)
+		if err := GroupScalingBackward(x, w, n, d, G, 1e-5, dx); err != nil {
+			t.Fatal(err)
+		}
+		loss := func(x, _, _ []float64) float64 {
+			out := make([]float64, n*d)
+			if err := GroupScaling(x, n, d, G, 1e-5, out); err != nil {
+				t.Fatal(err)
+			}
+			s := 0.0
+			for i, v := range out {
+				s += v * w[i]
+			}
+			return s
+		}
+		fdCompare(t, loss, x, nil, nil, dx, nil, nil)
+	}
+	if err := GroupScaling(make([]float64, 6), 1, 6, 4, 1e-5, make([]float64, 6)); err == nil {
+		t.Error("d=6, groups=4 accepted")
+	}
+}
+
+// TestNonFiniteClearsOnCleanStep: the flag describes the current step only.
+func TestNonFiniteClearsOnCleanStep(t *testing.T) {
+	l := mustLayer(t, "layernorm", Site{D: 2, Dtype: tensor.Float64})
+	refStep(t, l, []float64{math.NaN(), 1, 2, 3}, []float64{1, 1, 1, 1}, 2)
+	if !l.Taps().NonFinite {
+		t.Fatal("NaN not flagged")
+	}
+	refStep(t, l, []float64{0, 1, 2, 3}, []float64{1, 1, 1, 1}, 2)
+	if l.Taps().NonFinite {
+		t.Fatal("flag stuck after a clean step")
+	}
+}
