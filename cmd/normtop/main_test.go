@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// binPath is the normtop binary built once for every test that runs it the
+// way a user does.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "normtop-cmd-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "normtop")
+	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building normtop: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// normtop runs the binary in dir with args; stdout is a pipe, so it is
+// headless unless told otherwise.
+func normtop(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+	default:
+		t.Fatalf("normtop %q: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("normtop %q: timed out\nstderr: %s", args, res.stderr)
+	}
+	return res
+}
+
+// checkOneLine fails unless stderr is exactly one "normtop: ..." line that
+// contains every want, with no trace of a panic.
+func checkOneLine(t *testing.T, what string, res result, code int, want ...string) {
+	t.Helper()
+	if res.code != code {
+		t.Errorf("%s: exit %d, want %d\nstderr: %s", what, res.code, code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(res.stderr, "\n"), "\n")
+	if len(lines) != 1 || res.stderr == "" {
+		t.Errorf("%s: %d stderr lines, want 1:\n%s", what, len(lines), res.stderr)
+	}
+	if !strings.HasPrefix(res.stderr, "normtop: ") {
+		t.Errorf("%s: stderr does not start with \"normtop: \": %q", what, res.stderr)
+	}
+	for _, bad := range []string{"goroutine", "panic", "runtime/"} {
+		if strings.Contains(res.stderr+res.stdout, bad) {
+			t.Errorf("%s: output mentions %q:\n%s%s", what, bad, res.stdout, res.stderr)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(res.stderr, w) {
+			t.Errorf("%s: stderr %q does not contain %q", what, res.stderr, w)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"trian"}, []string{`unknown command "trian"`, "normtop --help"}},
+		{[]string{"train", "--nope"}, []string{"unknown flag --nope", "see normtop train --help"}},
+		{[]string{"--nope"}, []string{"unknown flag --nope", "see normtop train --help"}},
+		{[]string{"train", "--steps", "many"}, []string{`invalid value "many" for --steps`}},
+		{[]string{"train", "--steps"}, []string{"flag needs a value: --steps"}},
+		{[]string{"train", "--lr", "-1"}, []string{"lr -1"}},
+		{[]string{"train", "--batch", "0"}, []string{"batch 0"}},
+		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn or transformer"}},
+		{[]string{"train", "--heads", "3"}, []string{"not divisible"}},
+		{[]string{"train", "--variants", "layernorm,fancynorm"}, []string{"fancynorm", "see normtop variants"}},
+		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
+		{[]string{"train", "--variants", "powernorm:alpha_fwd=2"}, []string{"alpha_fwd"}},
+		{[]string{"train", "--variants", ""}, []string{"--variants is empty"}},
+		{[]string{"train", "--log-format", "xml"}, []string{`"xml"`, "text, json"}},
+		{[]string{"train", "--probe-every", "-3"}, []string{"--probe-every -3"}},
+		{[]string{"train", "extra"}, []string{`got "extra"`}},
+		{[]string{"replay"}, []string{"replay needs a run file"}},
+		{[]string{"replay", "a.ntr", "b.ntr"}, []string{"one run file"}},
+		{[]string{"replay", "a.ntr", "--speed", "0"}, []string{"--speed 0"}},
+		{[]string{"replay", "a.ntr", "--from", "-1"}, []string{"--from -1"}},
+		{[]string{"export", "a.ntr", "--format", "xls"}, []string{`--format "xls"`, "csv, jsonl or md"}},
+		{[]string{"export"}, []string{"export needs a run file"}},
+		{[]string{"variants", "x"}, []string{`got "x"`}},
+		{[]string{"version", "--short"}, []string{"unknown flag --short"}},
+	} {
+		res := normtop(t, dir, tc.args...)
+		checkOneLine(t, strings.Join(tc.args, " "), res, exitUsage, tc.want...)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--help"}, {"help"}, {"-h"}, {"help", "train"}, {"train", "--help"}, {"train", "--model", "mlp", "--help"},
+		{"replay", "--help"}, {"export", "-h"}, {"variants", "--help"}, {"version", "--help"},
+	} {
+		res := normtop(t, dir, args...)
+		if res.code != 0 || res.stderr != "" || !strings.Contains(res.stdout, "Usage:") || !strings.Contains(res.stdout, "xample") {
+			t.Errorf("normtop %q: exit %d, stderr %q, stdout:\n%s", args, res.code, res.stderr, res.stdout)
+		}
+	}
+	res := normtop(t, dir, "train", "--model", "mlp", "--help")
+	if !strings.Contains(res.stdout, "--lr float") || !strings.Contains(res.stdout, "(default 0.001)") {
+		t.Errorf("train --model mlp --help does not show the MNIST preset's lr:\n%s", res.stdout)
+	}
+	if res := normtop(t, dir, "--help"); !strings.Contains(res.stdout, "4 every variant diverged") {
+		t.Errorf("--help does not document the exit codes:\n%s", res.stdout)
+	}
+}
+
+func TestVersionAndVariants(t *testing.T) {
+	dir := t.TempDir()
+	res := normtop(t, dir, "version")
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "normtop ") || !strings.Contains(res.stdout, "go1.") {
+		t.Errorf("version: exit %d, %q", res.code, res.stdout)
+	}
+	res = normtop(t, dir, "variants")
+	if res.code != 0 {
+		t.Fatalf("variants: exit %d, %s", res.code, res.stderr)
+	}
+	for _, name := range []string{"none", "layernorm", "layernorm-simple", "detachnorm", "detach-mean",
+		"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm", "alpha_fwd=", "warmup="} {
+		if !strings.Contains(res.stdout, name) {
+			t.Errorf("variants output lacks %q:\n%s", name, res.stdout)
+		}
+	}
+}

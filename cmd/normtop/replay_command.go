@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/record"
+	"github.com/normtop/normtop/tui"
+)
+
+// followPoll is how often a headless --follow looks for new frames; the
+// format promises them within 1 s.
+const followPoll = 200 * time.Millisecond
+
+func runReplay(args []string, st streams) error {
+	o, err := parseReplay(args)
+	if errors.Is(err, errHelp) {
+		fs, _ := newReplayFlags()
+		fmt.Fprint(st.out, replayHelp)
+		printFlags(st.out, fs)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r, err := openRunFile(o.path, o.follow)
+	if err != nil {
+		return dataError(err)
+	}
+	defer r.Close()
+	if o.from > 0 {
+		if err := r.Seek(o.from); err != nil {
+			return dataError(fmt.Errorf("%s: seeking to step %d: %w", o.path, o.from, err))
+		}
+	}
+	headlessMode := o.headless || !isTerminal(st.out)
+	sig := watchSignals(context.Background(), headlessMode)
+	defer sig.stop()
+	if headlessMode {
+		err = replayHeadless(sig.ctx, r, o, st)
+	} else {
+		err = replayDashboard(sig.ctx, r, o, st)
+	}
+	if err != nil {
+		return err
+	}
+	if note := runFileNote(o.path, r, o.follow); note != "" {
+		fmt.Fprintln(st.err, "normtop: "+note)
+	}
+	return nil
+}
+
+// openRunFile opens a run file. When following, a header that is not
+// complete yet (the writer has only just created the file) is waited for
+// a few seconds instead of being an error.
+func openRunFile(path string, follow bool) (*record.Reader, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := record.Open(path)
+		if err == nil || !follow || !errors.Is(err, record.ErrIncompleteHeader) || time.Now().After(deadline) {
+			return r, err
+		}
+		time.Sleep(followPoll)
+	}
+}
+
+// replayHeadless prints the run file's frames as log lines; with --follow it
+// waits for more until the end record arrives or the user interrupts.
+func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
+	format, _ := headless.ParseFormat(o.logFormat)
+	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
+	defer pr.Close()
+	for {
+		f, err := r.Next()
+		if err == nil {
+			if perr := pr.Frame(f); perr != nil {
+				return nil // stdout is gone: nothing left to show
+			}
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
+			return dataError(fmt.Errorf("%s: %w", o.path, err))
+		}
+		if _, ended := r.End(); ended || !o.follow {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(followPoll):
+		}
+	}
+}
+
+func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
+	model := tui.NewReplay(r, tui.Options{RunPath: o.path, Speed: o.speed, From: o.from, Follow: o.follow, NoColor: o.noColor})
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+		tea.WithoutSignalHandler())
+	if _, err := prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
+}
+
+// runFileNote is the one line said about a run file that was read without
+// trouble but is not whole: damaged regions skipped, or no end record.
+func runFileNote(path string, r *record.Reader, followed bool) string {
+	var parts []string
+	if d := r.Damage(); len(d) > 0 {
+		parts = append(parts, fmt.Sprintf("skipped %d damaged region(s), the first %s; everything else was read", len(d), d[0]))
+	}
+	switch r.State() {
+	case record.Writing:
+		if !followed {
+			parts = append(parts, "the run is still being written; this shows what was there (watch it live with --follow)")
+		}
+	case record.Unterminated:
+		parts = append(parts, "no end record: the run was killed or crashed; everything complete before that was read")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return path + ": " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/normtop/normtop/headless"
+)
+
+const replayHelpHint = "normtop replay --help"
+
+type replayOptions struct {
+	path      string
+	follow    bool
+	speed     float64
+	from      int
+	headless  bool
+	logEvery  int
+	logFormat string
+	noColor   bool
+}
+
+func newReplayFlags() (*flag.FlagSet, *replayOptions) {
+	o := &replayOptions{speed: 1, logEvery: 1, logFormat: "text"}
+	fs := newFlagSet("replay")
+	fs.BoolVar(&o.follow, "follow", false, "keep reading as the run file grows (a run still being written)")
+	fs.Float64Var(&o.speed, "speed", o.speed, "dashboard playback speed, × the recorded pace")
+	fs.IntVar(&o.from, "from", 0, "start at this training step")
+	fs.BoolVar(&o.headless, "headless", false, "log lines instead of the dashboard (the default when stdout is not a terminal)")
+	fs.IntVar(&o.logEvery, "log-every", o.logEvery, "headless: one line every N steps")
+	fs.StringVar(&o.logFormat, "log-format", o.logFormat, "headless line format: text | json")
+	fs.BoolVar(&o.noColor, "no-color", false, "dashboard without colour (also NO_COLOR=1)")
+	return fs, o
+}
+
+func parseReplay(args []string) (*replayOptions, error) {
+	fs, o := newReplayFlags()
+	pos, err := parseArgs(fs, args, replayHelpHint)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(pos) == 0:
+		return nil, usageErrorf(replayHelpHint, "replay needs a run file (e.g. normtop replay runs/latest)")
+	case len(pos) > 1:
+		return nil, usageErrorf(replayHelpHint, "replay takes one run file, got %d arguments", len(pos))
+	case !(o.speed > 0):
+		return nil, usageErrorf(replayHelpHint, "--speed %g: want a factor above 0 (e.g. 0.5, 1, 8)", o.speed)
+	case o.from < 0:
+		return nil, usageErrorf(replayHelpHint, "--from %d: want a step ≥ 0", o.from)
+	case o.logEvery < 1:
+		return nil, usageErrorf(replayHelpHint, "--log-every %d: want 1 or more", o.logEvery)
+	}
+	if _, err := headless.ParseFormat(o.logFormat); err != nil {
+		return nil, usageError(replayHelpHint, fmt.Errorf("--log-format: %w", err))
+	}
+	o.path = pos[0]
+	return o, nil
+}
+
+const replayHelp = `Usage: normtop replay FILE [flags]
+
+Shows a recorded run: the dashboard when stdout is a terminal, log lines
+otherwise (or with --headless). With --follow it keeps reading while the run
+is still being written, so a headless run on a remote machine can be watched
+from another terminal. FILE may be runs/latest, which names the newest run.
+
+Examples:
+  normtop replay runs/latest
+  normtop replay --follow runs/latest
+  ssh -t gpu-box normtop replay --follow runs/latest
+  normtop replay runs/20261122-031500-mlp.ntr --from 2000 --speed 4
+  normtop replay runs/latest --headless --log-every 100
+
+Flags:
+`

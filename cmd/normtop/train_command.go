@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/probes"
+	"github.com/normtop/normtop/record"
+	"github.com/normtop/normtop/train"
+	"github.com/normtop/normtop/tui"
+)
+
+// feedCapacity bounds the dashboard's frame queue; the feed drops plain
+// frames beyond it, never the recorder.
+const feedCapacity = 4096
+
+func runTrain(args []string, st streams) error {
+	o, flags, err := parseTrain(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(st.out, trainHelp)
+		printFlags(st.out, flags)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	headlessMode := o.headless || !isTerminal(st.out)
+
+	runner, err := train.NewRunner(o.cfg)
+	if err != nil {
+		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return dataError(err)
+		}
+		return err
+	}
+	meta := runner.Meta()
+
+	path := o.record
+	if path == "" {
+		path = defaultRunPath(time.Now(), o.cfg.Model)
+	}
+	w, err := record.Create(path, meta)
+	if err != nil {
+		return fmt.Errorf("cannot create the run file: %w", err)
+	}
+	if err := linkLatest(path); err != nil {
+		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %v\n", runsDir, err)
+	}
+	fmt.Fprintf(st.err, "normtop: recording to %s\n", path)
+
+	sig := watchSignals(context.Background(), headlessMode)
+	defer sig.stop()
+	rec := newRecorder(w, len(meta.Variants), sig.cancel)
+
+	var runErr error
+	if headlessMode {
+		runErr = runHeadless(sig.ctx, runner, meta, rec, o, st)
+	} else {
+		runErr = runDashboard(sig.ctx, sig.cancel, runner, meta, rec, path, o, st)
+	}
+
+	end := rec.end()
+	closeErr := w.Close(end)
+	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, path)
+
+	switch {
+	case rec.err != nil:
+		return fmt.Errorf("writing %s: %w (the run was stopped; what was written before is readable)", path, rec.err)
+	case closeErr != nil:
+		return fmt.Errorf("closing %s: %w", path, closeErr)
+	case runErr != nil && !errors.Is(runErr, context.Canceled):
+		return fmt.Errorf("training stopped: %w", runErr)
+	case sig.signal() != nil:
+		return &cliError{code: signalExitCode(sig.signal()), err: errQuiet}
+	case rec.allDiverged():
+		return &cliError{code: exitDiverged, err: fmt.Errorf("every variant diverged (see %s)", path)}
+	}
+	return nil
+}
+
+// runHeadless trains with log lines on stdout. A failing stdout (a closed
+// SSH session) stops the lines, never the training or the recording.
+func runHeadless(ctx context.Context, runner *train.Runner, meta probes.RunMeta, rec *recorder, o *trainOptions, st streams) error {
+	format, _ := headless.ParseFormat(o.logFormat)
+	pr := headless.New(st.out, meta, headless.Options{Format: format, Every: o.cfg.LogEvery})
+	err := runner.Run(ctx, func(f probes.Frame) {
+		rec.write(f)
+		pr.Frame(f)
+	})
+	pr.Close()
+	return err
+}
+
+// runDashboard trains on a goroutine while the dashboard runs on this one.
+// Frames reach the dashboard through a lossy feed, so a slow terminal never
+// slows training. Quitting the dashboard stops training.
+func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.Runner, meta probes.RunMeta,
+	rec *recorder, path string, o *trainOptions, st streams) error {
+	feed := probes.NewFeed(feedCapacity)
+	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
+	done := make(chan error, 1)
+	go func() {
+		done <- runner.Run(ctx, func(f probes.Frame) {
+			rec.write(f)
+			feed.Push(f)
+		})
+		feed.Close()
+	}()
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+		tea.WithoutSignalHandler())
+	_, uiErr := prog.Run()
+	cancel()
+	runErr := <-done
+	if uiErr != nil && !errors.Is(uiErr, tea.ErrProgramKilled) && runErr == nil {
+		return fmt.Errorf("dashboard: %w", uiErr)
+	}
+	return runErr
+}

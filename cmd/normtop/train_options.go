@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/train"
+)
+
+const trainHelpHint = "normtop train --help"
+
+// trainOptions are the flags of `normtop train` (and of plain `normtop`).
+// Model and training flags write straight into a train.Config that starts as
+// train.DefaultConfig(), so a flag that is not given keeps the trainer's
+// default and --help shows the real defaults.
+type trainOptions struct {
+	cfg        train.Config
+	data       string
+	variants   string
+	probeEvery int
+	svdEvery   int
+	record     string
+	headless   bool
+	logFormat  string
+	noColor    bool
+}
+
+// baseConfig is the configuration flags start from: train.DefaultConfig()
+// (the character Transformer), or the MNIST preset for --model mlp and cnn.
+func baseConfig(model string) train.Config {
+	if model == "mlp" || model == "cnn" {
+		return train.MNISTConfig(model)
+	}
+	return train.DefaultConfig()
+}
+
+func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
+	o := &trainOptions{cfg: baseConfig(model), logFormat: "text"}
+	c := &o.cfg
+	o.data = c.Data
+	if c.DataPath != "" {
+		o.data = c.DataPath
+	}
+	o.variants = strings.Join(c.Variants, ",")
+	o.probeEvery = c.Probes.Stats
+	o.svdEvery = c.Probes.Spectrum
+
+	fs := newFlagSet("train")
+	fs.StringVar(&c.Model, "model", c.Model, "model: mlp | cnn | transformer")
+	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer)")
+	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
+	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
+	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs, when --steps is 0")
+	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size (sequences for transformer)")
+	fs.Float64Var(&c.LR, "lr", c.LR, "peak learning rate (Adam)")
+	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "learning-rate warmup steps")
+	fs.Float64Var(&c.Clip, "clip", c.Clip, "gradient clipping norm (0 = off)")
+	fs.Int64Var(&c.Seed, "seed", c.Seed, "random seed (same seed, same run)")
+	fs.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "validation every N steps")
+	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "headless: one line every N steps")
+	fs.IntVar(&o.probeEvery, "probe-every", o.probeEvery, "per-layer probes every N steps (0 = off)")
+	fs.IntVar(&o.svdEvery, "svd-every", o.svdEvery, "embedding spectrum every N steps (0 = off)")
+	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer: blocks")
+	fs.IntVar(&c.DModel, "d-model", c.DModel, "transformer: model width")
+	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
+	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters")
+	fs.BoolVar(&c.PostLN, "post-ln", c.PostLN, "transformer: Post-LN blocks instead of pre-norm")
+	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
+	fs.IntVar(&c.EvalSize, "eval-size", c.EvalSize, "validation subset: images, or sequences for transformer")
+	fs.StringVar(&c.Dtype, "dtype", c.Dtype, "float32 | float64")
+	fs.StringVar(&o.record, "record", "", "run file to write (default runs/<time>-<model>.ntr, linked from runs/latest)")
+	fs.BoolVar(&o.headless, "headless", false, "log lines instead of the dashboard (the default when stdout is not a terminal)")
+	fs.StringVar(&o.logFormat, "log-format", o.logFormat, "headless line format: text | json")
+	fs.BoolVar(&o.noColor, "no-color", false, "dashboard without colour (also NO_COLOR=1)")
+	return fs, o
+}
+
+// parseTrain parses train flags into a validated configuration. The flags
+// are parsed twice: once to learn --model, then on the defaults of that
+// model's preset, so --model mlp brings MNIST's batch size and learning rate
+// unless they are given.
+func parseTrain(args []string) (*trainOptions, *flag.FlagSet, error) {
+	fs, o := newTrainFlags("")
+	if _, err := parseArgs(fs, args, trainHelpHint); err != nil && !errors.Is(err, errHelp) {
+		return nil, fs, err
+	}
+	fs, o = newTrainFlags(o.cfg.Model)
+	pos, err := parseArgs(fs, args, trainHelpHint)
+	if err != nil {
+		return nil, fs, err
+	}
+	if len(pos) > 0 {
+		return nil, fs, usageErrorf(trainHelpHint, "train takes no arguments, got %q (flags start with --)", pos[0])
+	}
+	if err := o.finish(fs); err != nil {
+		return nil, fs, err
+	}
+	return o, fs, nil
+}
+
+// finish moves the flags that do not map one to one into the config and
+// validates it.
+func (o *trainOptions) finish(fs *flag.FlagSet) error {
+	c := &o.cfg
+	specs, err := splitVariants(o.variants)
+	if err != nil {
+		return usageError(trainHelpHint, err)
+	}
+	for _, s := range specs {
+		if _, err := norm.Parse(s); err != nil {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
+		}
+	}
+	c.Variants = specs
+	switch o.data {
+	case "mnist", "text":
+		c.Data, c.DataPath = o.data, ""
+	default:
+		c.DataPath = o.data
+		c.Data = "mnist"
+		if c.Model == "transformer" {
+			c.Data = "text"
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["probe-every"] {
+		if o.probeEvery < 0 {
+			return usageErrorf(trainHelpHint, "--probe-every %d: want 0 (off) or more", o.probeEvery)
+		}
+		c.Probes.Stats, c.Probes.Grad, c.Probes.Params = o.probeEvery, o.probeEvery, o.probeEvery
+	}
+	if set["svd-every"] {
+		if o.svdEvery < 0 {
+			return usageErrorf(trainHelpHint, "--svd-every %d: want 0 (off) or more", o.svdEvery)
+		}
+		c.Probes.Spectrum = o.svdEvery
+	}
+	if set["epochs"] && !set["steps"] {
+		c.Steps = 0 // --epochs alone means: train for that many epochs
+	}
+	if _, err := headless.ParseFormat(o.logFormat); err != nil {
+		return usageError(trainHelpHint, fmt.Errorf("--log-format: %w", err))
+	}
+	if err := c.Validate(); err != nil {
+		return usageError(trainHelpHint, err)
+	}
+	return nil
+}
+
+const trainHelp = `Usage: normtop train [flags]
+
+Trains one model with several normalization variants side by side, on the
+same data in the same order from the same initial weights, and records every
+step of every variant to a run file. Shows the dashboard when stdout is a
+terminal and one log line per --log-every steps otherwise (or with
+--headless). SIGHUP does not stop a headless run; SIGINT/SIGTERM stop it
+cleanly and leave a complete run file.
+
+The default is a small pre-norm character Transformer on Newton's Opticks;
+--model mlp or cnn start from the MNIST preset instead (one epoch, batch 32,
+lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm): see
+normtop train --model mlp --help for its defaults.
+
+Examples:
+  normtop train
+  normtop train --model mlp --epochs 1 --variants none,layernorm,batchnorm,powernorm
+  normtop train --model transformer --steps 3000 --variants layernorm,rmsnorm,powernorm:alpha_fwd=0.95,warmup=400
+  normtop train --model cnn --data ~/fashion-mnist --headless --log-format json > run.jsonl
+  normtop train --headless --steps 500 --record /tmp/quick.ntr
+
+Flags:
+`

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/normtop/normtop/record"
+)
+
+// tinyTransformer are flags for a transformer small enough to train many
+// steps a second on a loaded 2-core machine.
+var tinyTransformer = []string{"--model", "transformer", "--layers", "1", "--d-model", "16", "--heads", "2",
+	"--seq-len", "16", "--batch", "4", "--eval-every", "25", "--eval-size", "4", "--variants", "layernorm,rmsnorm"}
+
+func TestDataErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	idxNames := []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}
+	for _, n := range idxNames {
+		write(filepath.Join("empty-idx", n), nil)
+		write(filepath.Join("not-idx", n), []byte(strings.Repeat("<html>not an IDX file</html>\n", 40)))
+	}
+	os.MkdirAll(filepath.Join(dir, "no-idx"), 0o755)
+	notUTF8 := write("latin1.txt", append([]byte(strings.Repeat("plain ascii text ", 200)), 0xff, 0xfe, 'x'))
+	empty := write("empty.txt", nil)
+	short := write("short.txt", []byte("too short"))
+	mlp := []string{"train", "--model", "mlp", "--steps", "5", "--headless"}
+	tr := append([]string{"train", "--steps", "5", "--headless"}, tinyTransformer...)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing IDX dir", append(mlp, "--data", filepath.Join(dir, "nowhere")), []string{"nowhere"}},
+		{"dir without IDX files", append(mlp, "--data", filepath.Join(dir, "no-idx")), []string{"no-idx"}},
+		{"empty IDX files", append(mlp, "--data", filepath.Join(dir, "empty-idx")), []string{"empty-idx"}},
+		{"non-IDX files", append(mlp, "--data", filepath.Join(dir, "not-idx")), []string{"not-idx", "magic"}},
+		{"missing text", append(tr, "--data", filepath.Join(dir, "nowhere.txt")), []string{"nowhere.txt"}},
+		{"text not UTF-8", append(tr, "--data", notUTF8), []string{"latin1.txt", "UTF-8"}},
+		{"empty text", append(tr, "--data", empty), []string{"empty.txt"}},
+		{"text too short", append(tr, "--data", short), []string{"short.txt"}},
+		{"text path is a directory", append(tr, "--data", dir), []string{dir}},
+	} {
+		res := normtop(t, dir, tc.args...)
+		checkOneLine(t, tc.name, res, exitData, tc.want...)
+		if runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.ntr")); len(runs) > 0 {
+			t.Errorf("%s: a run file was created for a run that never started: %v", tc.name, runs)
+		}
+	}
+	if os.Geteuid() != 0 { // root reads files whatever their mode
+		locked := write("locked.txt", []byte(strings.Repeat("some text ", 500)))
+		os.Chmod(locked, 0)
+		res := normtop(t, dir, append(tr, "--data", locked)...)
+		checkOneLine(t, "unreadable text", res, exitData, "locked.txt")
+	}
+}
+
+func TestShortRunRecordsAndLinksLatest(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"train", "--steps", "30", "--log-every", "10"}, tinyTransformer...)
+	res := normtop(t, dir, args...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if n := strings.Count(res.stdout, "\nstep "); n != 3 {
+		t.Errorf("%d step lines for 30 steps at --log-every 10, want 3:\n%s", n, res.stdout)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*-transformer.ntr"))
+	if len(runs) != 1 {
+		t.Fatalf("run files %v, want one", runs)
+	}
+	name := filepath.Base(runs[0])
+	if !strings.Contains(res.stderr, "recording to runs/"+name) || !strings.Contains(res.stderr, "run completed; run file runs/"+name) {
+		t.Errorf("stderr does not name the run file at start and end:\n%s", res.stderr)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "runs", "latest")); err != nil || target != name {
+		t.Errorf("runs/latest → %q, %v; want %q", target, err, name)
+	}
+	rep := normtop(t, dir, "replay", "runs/latest", "--log-every", "10")
+	if rep.code != 0 || rep.stdout != res.stdout {
+		// The lines carry wall-clock rates, so they match only because
+		// replay prints what was recorded.
+		t.Errorf("replay of runs/latest differs from the live lines (exit %d, %s)\nlive:\n%s\nreplay:\n%s", rep.code, rep.stderr, res.stdout, rep.stdout)
+	}
+}
+
+func TestEveryVariantDiverged(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"train", "--steps", "60", "--lr", "1e30", "--warmup", "0", "--clip", "0", "--record", "div.ntr"}, tinyTransformer...)
+	res := normtop(t, dir, args...)
+	if res.code != exitDiverged {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", res.code, exitDiverged, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "every variant diverged") || strings.Contains(res.stderr, "goroutine") {
+		t.Errorf("stderr:\n%s", res.stderr)
+	}
+	r, err := record.Open(filepath.Join(dir, "div.ntr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+	}
+	if end, ok := r.End(); !ok || end.Status != record.StatusDiverged || len(end.Diverged) != 2 {
+		t.Errorf("end record %+v, %v; want status diverged for both variants", end, ok)
+	}
+}
+
+// SIGHUP (an SSH disconnect) must not stop a headless run; SIGTERM stops it
+// cleanly with a complete run file whose end record says "interrupted".
+func TestSignals(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", "sig.ntr"}, tinyTransformer...)
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitSteps := func(n int, what string) {
+		t.Helper()
+		deadline := time.After(90 * time.Second)
+		for got := 0; got < n; {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("%s: stdout closed (process ended?)\nstderr: %s", what, stderr.String())
+				}
+				if strings.HasPrefix(l, "step ") {
+					got++
+				}
+			case <-deadline:
+				t.Fatalf("%s: no progress\nstderr: %s", what, stderr.String())
+			}
+		}
+	}
+	waitSteps(1, "before SIGHUP")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitSteps(3, "after SIGHUP") // still training
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range lines { // drain until the process closes stdout
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("wait: %v, want exit %d\nstderr: %s", err, 128+int(syscall.SIGTERM), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run interrupted; run file sig.ntr") || strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	r, err := record.Open(filepath.Join(dir, "sig.ntr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	frames := 0
+	for {
+		_, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames++
+	}
+	end, ok := r.End()
+	if !ok || end.Status != record.StatusInterrupted {
+		t.Errorf("end record %+v, %v; want status interrupted", end, ok)
+	}
+	if d := r.Damage(); len(d) > 0 || r.State() != record.Complete {
+		t.Errorf("run file damage %v, state %v", d, r.State())
+	}
+	if frames < 2*15 {
+		t.Errorf("%d frames recorded, want at least 30 (15 steps × 2 variants were logged)", frames)
+	}
+}
