@@ -308,7 +308,7 @@ func maskedColMeanSq(x []float64, n, d int, mask []bool) []float64 {
 // the powernorm and batchnorm:groups cases above).
 func TestGroupScalingFD(t *testing.T) {
 	const n, d = 3, 8
-	for _, G := range []int{1, 2, 4, 8} {
+	for _, G := range []int{1, 2, 4} { // m = 1 makes the gradient ~ε, below FD resolution
 		r := rand.New(rand.NewSource(int64(G)))
 		x := randSlice(r, n*d, 1, 0.3)
 		w := randSlice(r, n*d, 1, 0)
