@@ -3,6 +3,9 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +120,47 @@ func TestGoldenNoColor(t *testing.T) {
 			golden.RequireEqual(t, pinned(t, out, colorprofile.TrueColor))
 		})
 	}
+}
+
+// TestNoColorEnv: NO_COLOR in the environment selects the monochrome styles
+// even without Options.NoColor: no colour escape reaches the screen.
+func TestNoColorEnv(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	m := fixtureModel(4, 6, 200, Options{})
+	if !m.styles.NoColor {
+		t.Fatal("NO_COLOR ignored")
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for s := range numScreens {
+		m.st.Screen = s
+		m.dirty = true
+		out := m.View().Content
+		if c := colourSGR(out); c != "" {
+			t.Fatalf("%s screen has a colour escape %q", s.Title(), c)
+		}
+	}
+	// The check itself can fail: a coloured screen trips it.
+	m = fixtureModel(4, 6, 200, Options{})
+	m.styles = NewStyles(true, false)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if colourSGR(m.View().Content) == "" {
+		t.Fatal("colourSGR found no colour in a coloured screen")
+	}
+}
+
+var sgrRE = regexp.MustCompile("\x1b\\[([0-9;:]*)m")
+
+// colourSGR returns the first SGR sequence that sets a colour, or "".
+func colourSGR(s string) string {
+	for _, m := range sgrRE.FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
+			n, _ := strconv.Atoi(p)
+			if (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107) {
+				return m[0]
+			}
+		}
+	}
+	return ""
 }
 
 func TestTooSmall(t *testing.T) {

@@ -28,6 +28,23 @@ func (s Screen) Title() string {
 	return "?"
 }
 
+// screenGuide is what each screen shows and what to look for, printed under
+// the full help (?) for the current screen.
+var screenGuide = [numScreens]string{
+	"Overview: train and val loss per variant on one step axis; gap = val loss − train loss smoothed since the last eval " +
+		"(Xu et al.: LayerNorm's bias and gain can raise it); status and steps/s.",
+	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
+		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
+	"Compare: one probe (p) for every variant, per layer. dist_* (batch vs running statistics, PowerNorm Fig. 2) " +
+		"and g_mu / g_var (Fig. 4): large, fluctuating values under BatchNorm in Transformers are the paper's finding.",
+	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
+		"spectrum, and over the run. A fast-falling curve / shrinking rank is a collapsing representation.",
+	"Gradients: Theorem 1 of Xu et al. Under LayerNorm, mean ∂ℓ/∂x ≈ 0 (re-centred) while mean ∂ℓ/∂y is not; " +
+		"var∂x/var∂y shows the re-scaling. 'none' gives 1 and equal means.",
+	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting; " +
+		"in replay, enter seeks to the selected event's step.",
+}
+
 // Replay speeds that + and - step through.
 var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
 

@@ -42,6 +42,8 @@ func (m *Model) render() string {
 	if m.st.Help {
 		body = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
+		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
+		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
 	} else {
 		switch m.st.Screen {
 		case ScreenOverview:
@@ -130,6 +132,27 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	}
 	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
 	b.WriteByte('\n')
+}
+
+// wrapWords breaks plain text into lines of at most w cells.
+func wrapWords(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
 }
 
 // fit truncates or pads a styled line to exactly w cells.
