@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/normtop/normtop/norm"
 )
@@ -31,15 +32,32 @@ func runVariants(args []string, st streams) error {
 	if len(pos) > 0 {
 		return usageErrorf("normtop variants --help", "variants takes no arguments, got %q", pos[0])
 	}
-	for _, v := range norm.Variants() {
+	vs := norm.Variants()
+	width := 0 // of "name=default", for aligning the help texts
+	for _, v := range vs {
+		for _, opt := range v.Options {
+			if n := utf8.RuneCountInString(opt.Name + "=" + opt.Default); n <= maxOptionWidth && n > width {
+				width = n
+			}
+		}
+	}
+	for _, v := range vs {
 		fmt.Fprintf(st.out, "%-17s %s\n", v.Name, v.Summary)
 		for _, opt := range v.Options {
-			line := fmt.Sprintf("%-17s   %s=%s", "", opt.Name, opt.Default)
-			if opt.Help != "" {
-				line = fmt.Sprintf("%-36s %s", line, opt.Help)
+			nd := opt.Name + "=" + opt.Default
+			pad := width - utf8.RuneCountInString(nd)
+			switch {
+			case opt.Help == "":
+				fmt.Fprintf(st.out, "    %s\n", nd)
+			case pad < 0: // a long default: its help goes on the next line
+				fmt.Fprintf(st.out, "    %s\n    %s  %s\n", nd, strings.Repeat(" ", width), opt.Help)
+			default:
+				fmt.Fprintf(st.out, "    %s%s  %s\n", nd, strings.Repeat(" ", pad), opt.Help)
 			}
-			fmt.Fprintln(st.out, strings.TrimRight(line, " "))
 		}
 	}
 	return nil
 }
+
+// maxOptionWidth caps the option column of normtop variants.
+const maxOptionWidth = 20
