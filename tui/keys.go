@@ -31,16 +31,20 @@ func (s Screen) Title() string {
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
-	"Overview: train and val loss per variant on one step axis; gap = val loss − train loss smoothed since the last eval " +
-		"(Xu et al.: LayerNorm's bias and gain can raise it); status and steps/s.",
+	"Overview: train and val loss per variant on one step axis; gap = val loss − train loss smoothed since the " +
+		"last eval. Xu et al.: LayerNorm's bias and gain raise the risk of over-fitting (LayerNorm-simple often " +
+		"generalises better); AdaNorm aims to fix it. Status and steps/s per variant.",
 	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
 		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
-	"Compare: one probe (p) for every variant, per layer. dist_* (batch vs running statistics, PowerNorm Fig. 2) " +
-		"and g_mu / g_var (Fig. 4): large, fluctuating values under BatchNorm in Transformers are the paper's finding.",
+	"Compare: one probe (p) for every variant, per layer. PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
+		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
+		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4).",
 	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
-		"spectrum, and over the run. A fast-falling curve / shrinking rank is a collapsing representation.",
-	"Gradients: Theorem 1 of Xu et al. Under LayerNorm, mean ∂ℓ/∂x ≈ 0 (re-centred) while mean ∂ℓ/∂y is not; " +
-		"var∂x/var∂y shows the re-scaling. 'none' gives 1 and equal means.",
+		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
+		"(fast decay = embeddings squeezed into a small subspace).",
+	"Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +
+		"layernorm-simple, detach-variance); detach-mean and detachnorm give mean ∂ℓ/∂y / σ. Keeping the σ " +
+		"derivative re-scales (shrinks var ∂ℓ/∂x): compare var x/y across variants; 'none' gives 1.",
 	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting; " +
 		"in replay, enter seeks to the selected event's step.",
 }
