@@ -24,20 +24,22 @@ func (m *Model) compare(w, h int) []string {
 	legend.WriteString(s.Dim.Render(layers[l] + ": "))
 	series := make([][]float64, nv)
 	colors := make([]int, nv)
+	glyphs := make([]string, nv)
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
 		series[i] = m.aligned(v.probe(l, p), w)
 		colors[i] = i
-		mark := "─ "
+		glyphs[i] = m.glyph(i)
+		mark := legendMark(glyphs[i]) + " "
 		if v.probe(l, p) == nil {
-			mark = "· "
+			mark = "(none) "
 		}
 		legend.WriteString(s.seriesStyle(i).Render(mark+v.label) + "  ")
 	}
 	gridH := len(layers) + 1
 	chartH := max(h-len(out)-1-gridH, (h-2)/2)
 	if chartH >= 4 {
-		out = append(out, m.chart(series, colors, w, chartH, m.st.Log)...)
+		out = append(out, m.chart(series, colors, glyphs, w, chartH, m.st.Log)...)
 		for len(out) < 1+chartH {
 			out = append(out, "")
 		}

@@ -66,12 +66,12 @@ func (m *Model) gradients(w, h int) []string {
 	if chartH > 0 {
 		v := &m.data.variants[vi]
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("─ var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
+			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("• var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
 		series := [][]float64{
 			m.aligned(v.probe(l, probes.DxVar), w),
 			m.aligned(v.probe(l, probes.DyVar), w),
 		}
-		out = append(out, m.chart(series, []int{0, 1}, w, chartH, m.st.Log)...)
+		out = append(out, m.chart(series, []int{0, 1}, []string{"", "•"}, w, chartH, m.st.Log)...)
 	}
 	return out
 }

@@ -78,11 +78,12 @@ func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
 	}
 	bs := h.View(sparkW)
 	_, last, _ := h.Last()
-	txt := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW) + " " + fmt.Sprintf("%-*s", valueW, fmtVal(last))
+	spark := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW)
+	val := fmt.Sprintf("%-*s", valueW, fmtVal(last))
 	if isOutlier(v.outlier[l][p] > 0, bs) {
-		return m.styles.Outlier.Render(txt) + "!"
+		return m.styles.Outlier.Render(spark+"!"+val) + " "
 	}
-	return txt + " "
+	return spark + " " + val + " "
 }
 
 // visibleProbes lists the probes variant v measured, in probe order.
@@ -162,7 +163,7 @@ func (m *Model) layersView(w, h int) []string {
 		p := m.st.Probe
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
 		series := [][]float64{m.aligned(v.probe(l, p), w)}
-		out = append(out, m.chart(series, []int{vi}, w, detailH, m.st.Log)...)
+		out = append(out, m.chart(series, []int{vi}, nil, w, detailH, m.st.Log)...)
 	}
 	return out
 }

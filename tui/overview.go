@@ -47,11 +47,11 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 	out = append(out, joinLR(title, m.statusBadge(v), w))
 
 	infoH := 5
+	scale := "loss"
 	if m.st.Log {
-		out = append(out, s.Dim.Render("loss (log10) ─ train  ─ val"))
-	} else {
-		out = append(out, s.Dim.Render("loss  ─ train  ─ val"))
+		scale = "loss (log10)"
 	}
+	out = append(out, s.Dim.Render(scale+"  ─ train  • val"))
 	chartH := h - len(out) - infoH
 	if chartH >= 3 {
 		cw := w
@@ -59,7 +59,7 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 			m.aligned(v.series(probes.SeriesTrainLoss), cw),
 			m.aligned(v.series(probes.SeriesValLoss), cw),
 		}
-		lines := m.chart(series, []int{i, i + 1}, cw, chartH, m.st.Log)
+		lines := m.chart(series, []int{i, i}, []string{"", "•"}, cw, chartH, m.st.Log)
 		for len(lines) < chartH {
 			lines = append(lines, "")
 		}

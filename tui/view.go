@@ -336,15 +336,40 @@ func (m *Model) aligned(h *probes.History, w int) []float64 {
 
 const chartLabelW = 8 // formatter width 7 plus asciigraph's leading space
 
+// variantGlyphs tell variants apart without colour (NO_COLOR): series i of
+// a multi-variant chart is drawn with glyph i ("" = box drawing).
+var variantGlyphs = []string{"", "•", "+", "x", "*", "o", "#", "="}
+
+// glyph is the line glyph of variant i: box drawing when colours tell the
+// variants apart, a distinct character otherwise.
+func (m *Model) glyph(i int) string {
+	if !m.styles.NoColor {
+		return ""
+	}
+	return variantGlyphs[i%len(variantGlyphs)]
+}
+
+// legendMark is the legend's sample of a glyph.
+func legendMark(g string) string {
+	if g == "" {
+		return "─"
+	}
+	return g
+}
+
 // chart draws series overlaid with asciigraph into exactly h lines of width
-// w (labels included). Series with fewer than two finite points are skipped.
-func (m *Model) chart(series [][]float64, colors []int, w, h int, logScale bool) []string {
+// w (labels included). colors[i] is series i's palette index, glyphs[i] its
+// line character ("" = box drawing). Series with fewer than two finite
+// points are skipped.
+func (m *Model) chart(series [][]float64, colors []int, glyphs []string, w, h int, logScale bool) []string {
 	dataW := w - chartLabelW - 1
 	if dataW < 4 || h < 2 {
 		return nil
 	}
 	var data [][]float64
 	var cols []asciigraph.AnsiColor
+	var chars []asciigraph.CharSet
+	anyGlyph := false
 	palette := m.styles.seriesColors(len(m.data.variants) + 2)
 	for i, s := range series {
 		if finite(s) < 2 {
@@ -361,6 +386,12 @@ func (m *Model) chart(series [][]float64, colors []int, w, h int, logScale bool)
 		if palette != nil && i < len(colors) {
 			cols = append(cols, palette[colors[i]%len(palette)])
 		}
+		cs := asciigraph.DefaultCharSet
+		if i < len(glyphs) && glyphs[i] != "" {
+			cs = asciigraph.CreateCharSet(glyphs[i])
+			anyGlyph = true
+		}
+		chars = append(chars, cs)
 	}
 	if len(data) == 0 {
 		out := make([]string, h)
@@ -378,6 +409,9 @@ func (m *Model) chart(series [][]float64, colors []int, w, h int, logScale bool)
 	}
 	if cols != nil {
 		opts = append(opts, asciigraph.SeriesColors(cols...))
+	}
+	if anyGlyph {
+		opts = append(opts, asciigraph.SeriesChars(chars...))
 	}
 	lines := strings.Split(asciigraph.PlotMany(data, opts...), "\n")
 	if len(lines) > h {
