@@ -194,10 +194,13 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	f.Elapsed = time.Duration(c.elapsed[v])
 	nl := 0
 	if flags&flagLayers != 0 {
-		nl = int(d.uvarint())
-		if nl > c.reg.layers {
+		n := d.uvarint()
+		// Each layer costs at least one bit, which bounds the allocation
+		// below by the payload's size.
+		if n > uint64(c.reg.layers) || n > 8*uint64(len(d.b)) {
 			return f, errUndecodable
 		}
+		nl = int(n)
 	}
 	if flags&flagEval != 0 {
 		n := d.count(17)

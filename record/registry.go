@@ -28,6 +28,11 @@ type seriesKey struct {
 // maxRegistryProbes bounds P: a layer's presence bitmap is one uint64.
 const maxRegistryProbes = 64
 
+// MaxSeries bounds variants × layers × probes, so that a forged header
+// cannot make a reader allocate predictor state without limit (24 bytes a
+// series: 6 MiB at the bound; a 11-variant, 100-layer run has 19,800).
+const MaxSeries = 1 << 18
+
 func newRegistry(meta probes.RunMeta) *registry {
 	r := &registry{variants: len(meta.Variants), layers: len(meta.Layers)}
 	for p := probes.Probe(0); p < probes.NumProbes; p++ {
@@ -69,7 +74,7 @@ func decodeRegistry(b []byte, meta probes.RunMeta) (*registry, error) {
 	d := dec{b: b}
 	r := &registry{variants: int(d.uvarint()), layers: int(d.uvarint())}
 	np := d.count(1)
-	if d.bad || np > maxRegistryProbes {
+	if d.bad || np == 0 || np > maxRegistryProbes {
 		return nil, fmt.Errorf("registry: bad probe count")
 	}
 	for i := 0; i < np; i++ {
@@ -81,7 +86,7 @@ func decodeRegistry(b []byte, meta probes.RunMeta) (*registry, error) {
 		}
 		r.toProbe = append(r.toProbe, p)
 	}
-	if d.bad || r.variants != len(meta.Variants) || r.layers != len(meta.Layers) {
+	if d.bad || r.variants != len(meta.Variants) || r.layers != len(meta.Layers) || r.variants*r.layers > MaxSeries {
 		return nil, fmt.Errorf("registry: %d variants × %d layers does not match the header's %d × %d",
 			r.variants, r.layers, len(meta.Variants), len(meta.Layers))
 	}

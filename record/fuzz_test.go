@@ -1,0 +1,143 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// FuzzReader feeds arbitrary bytes to Open, Next, Seek, Stats and the
+// exports: none may panic, loop forever or allocate beyond MaxRecordSize,
+// and Open errors must name the file.
+func FuzzReader(f *testing.F) {
+	for _, c := range fuzzSeeds(f) {
+		f.Add(c)
+	}
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("f%d.ntr", n))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(path)
+		r, err := Open(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		defer r.Close()
+		frames := 0
+		for ; ; frames++ {
+			fr, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fr.Variant < 0 || fr.Variant >= len(r.Meta().Variants) || len(fr.Layers) > len(r.Meta().Layers) {
+				t.Fatalf("frame outside the run's shape: variant %d, %d layers", fr.Variant, len(fr.Layers))
+			}
+		}
+		_ = r.State()
+		_ = r.Damage()
+		_, _ = r.End()
+		_ = r.Stats()
+		for _, s := range []int{0, 3, 1 << 30} {
+			if err := r.Seek(s); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if _, err := r.Next(); err != nil {
+					break
+				}
+			}
+		}
+		for _, export := range []func(io.Writer, *Reader) error{ExportCSV, ExportJSONL, ExportMarkdown} {
+			r.Seek(-1 << 62)
+			if err := export(io.Discard, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// fuzzSeeds builds small valid and damaged run files.
+func fuzzSeeds(t testing.TB) [][]byte {
+	meta := testMeta(2, 1)
+	meta.Config = map[string]string{"steps": "3"}
+	path := filepath.Join(t.TempDir(), "seed.ntr")
+	w, err := Create(path, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := probes.EmptyLayerValues()
+	for s := 1; s <= 3; s++ {
+		for v := 0; v < 2; v++ {
+			lv[probes.DistMu], lv[probes.InStd] = 0.5/float64(s), float64(v+s)
+			f := probes.Frame{Variant: v, Step: s, Epoch: float64(s) / 3, TrainLoss: 2 / float64(s), Layers: []probes.LayerValues{lv}}
+			switch {
+			case s == 2 && v == 0:
+				f.Eval = []probes.Eval{{Split: "val", Loss: 1, Metric: 0.5}}
+			case s == 3 && v == 1:
+				f.Status = probes.Diverged
+				f.Alerts = []probes.Alert{{Kind: probes.AlertDivergence, Step: 3, Layer: -1, Msg: "nan"}}
+			case s == 3 && v == 0:
+				f.Spectrum = &probes.Spectrum{Step: 3, Sigma: []float64{1, 0.5}, EffRank: 1.8}
+			}
+			if err := w.Write(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.Flush()
+	open, _ := os.ReadFile(path)
+	if err := w.Close(End{Status: StatusInterrupted}); err != nil {
+		t.Fatal(err)
+	}
+	closed, _ := os.ReadFile(path)
+	flipped := bytes.Clone(closed)
+	flipped[len(flipped)/2] ^= 0x40
+	future := bytes.Clone(closed)
+	binary.LittleEndian.PutUint32(future[8:], FormatVersion+1)
+	binary.LittleEndian.PutUint32(future[12:], crc32c(future[:12]))
+	var h [recordHeaderSize]byte
+	copy(h[:], syncMarker[:])
+	h[4] = recFrame
+	binary.LittleEndian.PutUint32(h[5:], 0xFFFFFFF0)
+	binary.LittleEndian.PutUint32(h[9:], crc32c(h[4:9]))
+	forged := append(bytes.Clone(open), h[:]...)
+	return [][]byte{closed, open, open[:len(open)-7], flipped, future, forged, closed[:40], nil}
+}
+
+// TestWriteFuzzCorpus regenerates testdata/fuzz/FuzzReader when
+// NORMTOP_WRITE_CORPUS=1 (the files are committed; the test is otherwise a
+// no-op).
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("NORMTOP_WRITE_CORPUS") != "1" {
+		t.Skip("set NORMTOP_WRITE_CORPUS=1 to regenerate the seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"closed", "unterminated", "torn-tail", "flipped-byte", "future-version", "forged-length", "truncated-header", "empty"}
+	for i, c := range fuzzSeeds(t) {
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", c)
+		if err := os.WriteFile(filepath.Join(dir, names[i]), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
