@@ -11,6 +11,11 @@ import (
 // maxEvents bounds the events list (the oldest are dropped and counted).
 const maxEvents = 2000
 
+// seriesCapacity is the bucket bound of every series: above the widest
+// chart's data width at 240 columns (≈230 points), half the probes default,
+// so 8 variants × 12 layers × 18 probes hold ≈ 20 MiB, not 40.
+const seriesCapacity = 256
+
 // variantData is everything drawn for one variant.
 type variantData struct {
 	label string // spec when it carries options, else the name
@@ -59,7 +64,7 @@ type store struct {
 }
 
 func newStore(meta probes.RunMeta) *store {
-	s := &store{meta: meta, hs: probes.NewHistories(probes.DefaultHistoryCapacity)}
+	s := &store{meta: meta, hs: probes.NewHistories(seriesCapacity)}
 	if v, err := strconv.Atoi(meta.Config["steps"]); err == nil && v > 0 {
 		s.total = v
 	}
