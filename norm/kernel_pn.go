@@ -34,26 +34,28 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 		real := in.real(i)
 		for gi := 0; gi < G; gi++ {
 			blk := xr[gi*m : (gi+1)*m]
-			ss := 0.0
-			for _, v := range blk {
-				f := float64(v)
-				ss += f * f
-			}
+			ss := sumSqDev(blk, 0)
 			if real && !finite(ss) {
 				nonFinite = true
 			}
 			sc := 1 / math.Sqrt(ss/float64(m)+eps)
 			in.gsA[i*G+gi] = sc
 			lo := gi * m
-			if in.statPath && real {
-				acc := s2[lo : lo+m]
+			n := len(blk)
+			acc, ag, gg, bg, yg := s2[lo:lo+n], a[lo:lo+n], gam[lo:lo+n], bet[lo:lo+n], yr[lo:lo+n]
+			switch {
+			case in.statPath && real && !batchDiv: // after warmup: one pass
+				for k, v := range blk {
+					xs := float64(v) * sc
+					acc[k] += xs * xs
+					yg[k] = T(float64(gg[k])*(xs*ag[k]) + float64(bg[k]))
+				}
+			case in.statPath && real: // warmup: y waits for ψ_B
 				for k, v := range blk {
 					xs := float64(v) * sc
 					acc[k] += xs * xs
 				}
-			}
-			if !batchDiv {
-				ag, gg, bg, yg := a[lo:lo+m], gam[lo:lo+m], bet[lo:lo+m], yr[lo:lo+m]
+			case !batchDiv:
 				for k, v := range blk {
 					yg[k] = T(float64(gg[k])*(float64(v)*sc*ag[k]) + float64(bg[k]))
 				}
@@ -137,30 +139,36 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		for gi := 0; gi < G; gi++ {
 			sc := in.gsA[i*G+gi]
 			lo, hi := gi*m, (gi+1)*m
+			xg := xr[lo:hi]
+			n := len(xg)
+			gg, dg, ag, gmg := gr[lo:lo+n], dr[lo:lo+n], a[lo:lo+n], gam[lo:lo+n]
+			dgm, dbt, rbg := dgam[lo:lo+n], dbet[lo:lo+n], rb[lo:lo+n]
 			dot := 0.0
-			for k := lo; k < hi; k++ {
-				xs := float64(xr[k]) * sc
-				xh := xs * a[k]
-				gk := float64(gr[k])
-				gh := float64(gam[k]) * gk
-				dgam[k] += gk * xh
-				dbet[k] += gk
-				var dxs float64
-				if sp {
-					gamAcc[k] += xh * xh
-					lamAcc[k] += gh * xh
-					c := nu[k] * xh
-					gp += c * c * ab[k] * ab[k]
-					dxs = (gh - c) * ab[k]
-				} else {
-					dxs = gh * a[k]
+			if sp {
+				gac, lac, nug, abg := gamAcc[lo:lo+n], lamAcc[lo:lo+n], nu[lo:lo+n], ab[lo:lo+n]
+				dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, gac, lac, rbg)
+				if tap {
+					for k, v := range xg {
+						c := nug[k] * float64(v) * sc * ag[k] * abg[k]
+						gp += c * c
+					}
 				}
-				rb[k] = dxs
-				dot += dxs * xs
+			} else {
+				for k, v := range xg {
+					xs := float64(v) * sc
+					xh := xs * ag[k]
+					gk := float64(gg[k])
+					gh := float64(gmg[k]) * gk
+					dgm[k] += gk * xh
+					dbt[k] += gk
+					dxs := gh * ag[k]
+					rbg[k] = dxs
+					dot += dxs * xs
+				}
 			}
 			c := dot / fm
-			for k := lo; k < hi; k++ {
-				dr[k] = T(sc * (rb[k] - float64(xr[k])*sc*c))
+			for k, v := range xg {
+				dg[k] = T(sc * (rbg[k] - float64(v)*sc*c))
 			}
 		}
 		if tap {
@@ -204,4 +212,54 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		nr := float64(in.nReal)
 		t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
 	}
+}
+
+// pnRowGroup is the training backward of one GroupScaling group of one row:
+// it accumulates dγ, dβ, Γ and Λ, writes dx̃ = (ĝ - ν⊙x̂)/D_b into rb and
+// returns Σ dx̃⊙x̃ for GroupScaling's backward. Two dot accumulators keep
+// the add latency off the critical path.
+func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, gac, lac, rb []float64) float64 {
+	n := len(xg)
+	gg, gam, a, ab, nu = gg[:n], gam[:n], a[:n], ab[:n], nu[:n]
+	dgam, dbet, gac, lac, rb = dgam[:n], dbet[:n], gac[:n], lac[:n], rb[:n]
+	var dot0, dot1 float64
+	k := 0
+	for ; k+2 <= n; k += 2 {
+		xs0 := float64(xg[k]) * sc
+		xs1 := float64(xg[k+1]) * sc
+		xh0 := xs0 * a[k]
+		xh1 := xs1 * a[k+1]
+		g0 := float64(gg[k])
+		g1 := float64(gg[k+1])
+		gh0 := float64(gam[k]) * g0
+		gh1 := float64(gam[k+1]) * g1
+		dgam[k] += g0 * xh0
+		dgam[k+1] += g1 * xh1
+		dbet[k] += g0
+		dbet[k+1] += g1
+		gac[k] += xh0 * xh0
+		gac[k+1] += xh1 * xh1
+		lac[k] += gh0 * xh0
+		lac[k+1] += gh1 * xh1
+		d0 := (gh0 - nu[k]*xh0) * ab[k]
+		d1 := (gh1 - nu[k+1]*xh1) * ab[k+1]
+		rb[k] = d0
+		rb[k+1] = d1
+		dot0 += d0 * xs0
+		dot1 += d1 * xs1
+	}
+	for ; k < n; k++ {
+		xs0 := float64(xg[k]) * sc
+		xh0 := xs0 * a[k]
+		g0 := float64(gg[k])
+		gh0 := float64(gam[k]) * g0
+		dgam[k] += g0 * xh0
+		dbet[k] += g0
+		gac[k] += xh0 * xh0
+		lac[k] += gh0 * xh0
+		d0 := (gh0 - nu[k]*xh0) * ab[k]
+		rb[k] = d0
+		dot0 += d0 * xs0
+	}
+	return dot0 + dot1
 }

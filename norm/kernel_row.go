@@ -29,32 +29,20 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
 		if kind == RMSNorm {
-			ss := 0.0
-			for _, v := range xr {
-				f := float64(v)
-				ss += f * f
-			}
+			ss := sumSqDev(xr, 0)
 			if !finite(ss) && in.real(i) {
 				nonFinite = true
 			}
 			a := 1 / math.Sqrt(ss/fd+eps)
 			in.rowMu[i], in.rowA[i], in.rowS[i] = 0, a, 1/a
-			gam, bet := gam[:d], bet[:d]
+			gam, bet, yr := gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
 			for k, v := range xr {
 				yr[k] = T(float64(gam[k])*float64(v)*a + float64(bet[k]))
 			}
 			continue
 		}
-		sum := 0.0
-		for _, v := range xr {
-			sum += float64(v)
-		}
-		mu := sum / fd
-		ss := 0.0
-		for _, v := range xr {
-			dv := float64(v) - mu
-			ss += dv * dv
-		}
+		mu := sumOf(xr) / fd
+		ss := sumSqDev(xr, mu)
 		if !finite(ss) && in.real(i) {
 			nonFinite = true
 		}
@@ -75,17 +63,19 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 		in.rowMu[i], in.rowA[i], in.rowS[i] = mu, a, s
 		switch kind {
 		case LayerNorm:
-			gam, bet := gam[:d], bet[:d]
+			gam, bet, yr := gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
 			for k, v := range xr {
 				yr[k] = T(float64(gam[k])*((float64(v)-mu)*a) + float64(bet[k]))
 			}
 		case AdaNorm:
 			c, kk := cfg.C, cfg.K
+			yr := yr[:len(xr)]
 			for k, v := range xr {
 				yh := (float64(v) - mu) * a
 				yr[k] = T(c * (1 - kk*yh) * yh)
 			}
 		default:
+			yr := yr[:len(xr)]
 			for k, v := range xr {
 				yr[k] = T((float64(v) - mu) * a)
 			}
@@ -129,37 +119,22 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			continue
 		}
 		mu, a, s := in.rowMu[i], in.rowA[i], in.rowS[i]
+		gr = gr[:len(xr)]
+		dr = dr[:len(xr)]
 		// pass 1: Σĝ, Σĝx̂ (and dγ, dβ)
-		sg, sgx, sxx := 0.0, 0.0, 0.0
+		var sg, sgx float64
 		switch kind {
 		case LayerNorm, RMSNorm:
-			gam := gam[:d]
-			for k, v := range xr {
-				xh := (float64(v) - mu) * a
-				gk := float64(gr[k])
-				gh := float64(gam[k]) * gk
-				dgam[k] += gk * xh
-				dbet[k] += gk
-				sg += gh
-				sgx += gh * xh
-				sxx += xh * xh
-			}
+			sg, sgx = gradSums(xr, gr, gam, mu, a, dgam, dbet)
 		case AdaNorm:
 			for k, v := range xr {
 				xh := (float64(v) - mu) * a
 				gh := c * (1 - kk*xh) * float64(gr[k])
 				sg += gh
 				sgx += gh * xh
-				sxx += xh * xh
 			}
 		default:
-			for k, v := range xr {
-				xh := (float64(v) - mu) * a
-				gh := float64(gr[k])
-				sg += gh
-				sgx += gh * xh
-				sxx += xh * xh
-			}
+			sg, sgx = gradSums[T](xr, gr, nil, mu, a, nil, nil)
 		}
 		if !finite(sg) || !finite(sgx) {
 			nonFinite = true
@@ -175,7 +150,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		// pass 2: dx
 		switch kind {
 		case LayerNorm, RMSNorm:
-			gam := gam[:d]
+			gam := gam[:len(xr)]
 			for k, v := range xr {
 				dr[k] = T(a*(float64(gam[k])*float64(gr[k])-mg) - bc*(float64(v)-mu))
 			}
@@ -192,6 +167,11 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		if tap {
 			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(n_d·s'), ‖g_σ²,i‖ =
 			// ‖x̂_i‖·|Σĝx̂|/(n_d·s') with n_d·s' = d·D (P) or (d-1)·s (C).
+			sxx := 0.0
+			for _, v := range xr {
+				xh := (float64(v) - mu) * a
+				sxx += xh * xh
+			}
 			den := fd / a
 			if cfg.Conv == ConvC {
 				den = (fd - 1) * s
@@ -229,15 +209,6 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 
 // rowMoments is the mean and (population) variance of one row, two passes.
 func rowMoments[T float](r []T) (mean, variance float64) {
-	s := 0.0
-	for _, v := range r {
-		s += float64(v)
-	}
-	mean = s / float64(len(r))
-	ss := 0.0
-	for _, v := range r {
-		dv := float64(v) - mean
-		ss += dv * dv
-	}
-	return mean, ss / float64(len(r))
+	mean = sumOf(r) / float64(len(r))
+	return mean, sumSqDev(r, mean) / float64(len(r))
 }
