@@ -11,8 +11,9 @@
 # Every wait is time-bounded; any failure prints the captured pane and exits
 # non-zero. Usage (from anywhere):
 #   bash scripts/e2e-tmux.sh
-# Knobs: NORMTOP=path/to/binary  E2E_STEPS=300  E2E_TIMEOUT=240 (seconds for
-# the run to finish)  E2E_KEEP=1 (keep the temp dir for inspection).
+# Knobs: NORMTOP=path/to/binary, E2E_STEPS=300, E2E_TIMEOUT=240 (seconds for
+# the run to finish), E2E_START_TIMEOUT=120 (seconds for the dashboard to
+# appear), E2E_KEEP=1 (keep the temp dir for inspection).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,6 +21,7 @@ export PATH="/usr/local/go/bin:$PATH"
 
 STEPS=${E2E_STEPS:-300}
 RUN_TIMEOUT=${E2E_TIMEOUT:-240}
+START_TIMEOUT=${E2E_START_TIMEOUT:-120}
 COLS=100
 ROWS=30
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/normtop-e2e.XXXXXX")
@@ -45,7 +47,10 @@ fail() {
 	echo "----- captured pane ($COLS×$ROWS unless resized) -----" >&2
 	pane >&2
 	echo "----- stderr of the program -----" >&2
-	cat "$TMP/stderr" 2>/dev/null >&2 || true
+	cat "$TMP/stderr" >&2 2>/dev/null || true
+	if [[ -s "$TMP/status" ]]; then
+		echo "----- the program exited with status $(cat "$TMP/status")" >&2
+	fi
 	echo "-----" >&2
 	exit 1
 }
@@ -132,7 +137,7 @@ fi
 
 log "live: $BIN train --model mlp --steps $STEPS in tmux ${COLS}×${ROWS}"
 start "$BIN" train --model mlp --steps "$STEPS" --eval-every 50 --record "$RUNFILE"
-wait_for '1 Overview' 120 "the dashboard to appear"
+wait_for '1 Overview' "$START_TIMEOUT" "the dashboard to appear"
 wait_for 'normtop .*mlp' 5 "the header (run, model)"
 grep -Fq -- "$RUNFILE" <(pane) || fail "header does not show the run file $RUNFILE"
 log "dashboard up"
