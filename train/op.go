@@ -18,7 +18,10 @@ var opSeq atomic.Int64
 
 // opBase carries the boilerplate of gorgonia's Op interface. Ops are
 // identified by name plus a process-unique sequence number.
-type opBase struct{ name string }
+type opBase struct {
+	name string
+	last G.Value // the previous output, reused as the next one's buffer
+}
 
 func newOpBase(kind string) opBase {
 	return opBase{name: fmt.Sprintf("%s#%d", kind, opSeq.Add(1))}
@@ -90,3 +93,34 @@ func newDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
 
 // float is the element type of every tensor the trainer touches.
 type float interface{ ~float32 | ~float64 }
+
+// reuse runs do with the op's previous output as the buffer for the new
+// one. gorgonia's tape machine drops every value on Reset and allocates
+// afresh on the next run (25 MB a step for the default transformer); an
+// op's output is only read during the run that made it (and by the
+// trainer right after it), so the next run may overwrite it.
+func (o *opBase) reuse(do func(pre G.Value, in []G.Value) (G.Value, error), in []G.Value) (G.Value, error) {
+	v, err := do(o.last, in)
+	if err == nil {
+		o.last = v
+	}
+	return v, err
+}
+
+// outBuf returns a zeroed output tensor of dtype dt and the given shape:
+// pre (the op's previous output) when it is a dense tensor of exactly that
+// dtype and shape that shares no memory with the inputs; a new tensor
+// otherwise.
+func outBuf(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
+	p, ok := pre.(*tensor.Dense)
+	if !ok || p.Dtype() != dt || !p.Shape().Eq(tensor.Shape(shape)) || p.IsView() {
+		return newDense(dt, shape...)
+	}
+	for _, v := range in {
+		if d, ok := v.(*tensor.Dense); ok && d.Uintptr() == p.Uintptr() {
+			return newDense(dt, shape...)
+		}
+	}
+	p.Zero()
+	return p
+}

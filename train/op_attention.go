@@ -50,7 +50,9 @@ func (o *attnOp) check(v G.Value) (*tensor.Dense, error) {
 	return x, nil
 }
 
-func (o *attnOp) Do(in ...G.Value) (G.Value, error) {
+func (o *attnOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func (o *attnOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(x.Dtype(), o.b*o.t, o.d)
+	out := outBuf(pre, in, x.Dtype(), o.b*o.t, o.d)
 	switch xd := x.Data().(type) {
 	case []float32:
 		attnFwd(o, xd, out.Data().([]float32))
@@ -70,54 +72,52 @@ func (o *attnOp) Do(in ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// probs fills p[0..i] with the attention probabilities of query row qi over
-// key rows base..base+i of head column offset c.
-func probs[T float](qkv []T, p []float64, base, i, c, dh, d3, d int, scale float64) {
-	q := qkv[(base+i)*d3+c : (base+i)*d3+c+dh]
-	max := math.Inf(-1)
-	for j := 0; j <= i; j++ {
-		k := qkv[(base+j)*d3+d+c : (base+j)*d3+d+c+dh]
-		var s float64
-		for e, qe := range q {
-			s += float64(qe) * float64(k[e])
+// headMats returns strided views of sequence b's, head h's queries, keys
+// and values inside qkv: T×dₕ matrices with row stride 3d, no copies.
+func headMats[T float](o *attnOp, qkv []T, b, h int) (q, k, v mat[T]) {
+	dh, d3 := o.d/o.h, 3*o.d
+	base := b * o.t * d3
+	view := func(col int) mat[T] {
+		return mat[T]{data: qkv[base+col : base+(o.t-1)*d3+col+dh], rows: o.t, cols: dh, stride: d3}
+	}
+	return view(h * dh), view(o.d + h*dh), view(2*o.d + h*dh)
+}
+
+// causalProbs fills the T×T matrix p with softmax(QKᵀ/√dₕ) under the causal
+// mask: row i holds the probabilities of positions 0..i, zeros after.
+func causalProbs[T float](q, k mat[T], p mat[T], scale float64) {
+	mul(false, true, scale, q, k, 0, p)
+	for i := 0; i < p.rows; i++ {
+		row := p.data[i*p.stride : i*p.stride+p.cols]
+		max := row[0]
+		for _, v := range row[:i+1] {
+			if v > max {
+				max = v
+			}
 		}
-		s *= scale
-		p[j] = s
-		max = math.Max(max, s)
-	}
-	var z float64
-	for j := 0; j <= i; j++ {
-		p[j] = math.Exp(p[j] - max)
-		z += p[j]
-	}
-	for j := 0; j <= i; j++ {
-		p[j] /= z
+		var z float64
+		for j := range row[:i+1] {
+			e := math.Exp(float64(row[j] - max))
+			row[j] = T(e)
+			z += e
+		}
+		for j := range row[:i+1] {
+			row[j] = T(float64(row[j]) / z)
+		}
+		clear(row[i+1:])
 	}
 }
 
 func attnFwd[T float](o *attnOp, qkv, out []T) {
-	dh, d3 := o.d/o.h, 3*o.d
+	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
-	p := make([]float64, o.t)
-	acc := make([]float64, dh)
+	p := mat[T]{data: make([]T, o.t*o.t), rows: o.t, cols: o.t, stride: o.t}
 	for b := 0; b < o.b; b++ {
-		base := b * o.t
 		for h := 0; h < o.h; h++ {
-			c := h * dh
-			for i := 0; i < o.t; i++ {
-				probs(qkv, p, base, i, c, dh, d3, o.d, scale)
-				clear(acc)
-				for j := 0; j <= i; j++ {
-					v := qkv[(base+j)*d3+2*o.d+c : (base+j)*d3+2*o.d+c+dh]
-					for e, ve := range v {
-						acc[e] += p[j] * float64(ve)
-					}
-				}
-				row := out[(base+i)*o.d+c : (base+i)*o.d+c+dh]
-				for e := range row {
-					row[e] = T(acc[e])
-				}
-			}
+			q, k, v := headMats(o, qkv, b, h)
+			causalProbs(q, k, p, scale)
+			base := b*o.t*o.d + h*dh
+			mul(false, false, 1, p, v, 0, mat[T]{data: out[base : base+(o.t-1)*o.d+dh], rows: o.t, cols: dh, stride: o.d})
 		}
 	}
 }
@@ -142,7 +142,9 @@ func (o *attnGradOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2), tt(2)) }
 func (o *attnGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
 }
-func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) {
+func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 2); err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) {
 	if g.Size() != o.fwd.b*o.fwd.t*o.fwd.d {
 		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
 	}
-	out := newDense(x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		attnBwd(o.fwd, xd, g.Data().([]float32), out.Data().([]float32))
@@ -170,42 +172,33 @@ func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) {
 }
 
 func attnBwd[T float](o *attnOp, qkv, gout, dqkv []T) {
-	dh, d3, d := o.d/o.h, 3*o.d, o.d
+	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
-	p := make([]float64, o.t)
-	dp := make([]float64, o.t)
-	acc := make([]float64, len(dqkv)) // float64 accumulation, written back once
+	sq := func() mat[T] { return mat[T]{data: make([]T, o.t*o.t), rows: o.t, cols: o.t, stride: o.t} }
+	p, dp := sq(), sq()
 	for b := 0; b < o.b; b++ {
-		base := b * o.t
 		for h := 0; h < o.h; h++ {
-			c := h * dh
+			q, k, v := headMats(o, qkv, b, h)
+			dq, dk, dv := headMats(o, dqkv, b, h)
+			base := b*o.t*o.d + h*dh
+			g := mat[T]{data: gout[base : base+(o.t-1)*o.d+dh], rows: o.t, cols: dh, stride: o.d}
+			causalProbs(q, k, p, scale)
+			mul(false, true, 1, g, v, 0, dp) // dP = dO·Vᵀ
+			mul(true, false, 1, p, g, 0, dv) // dV = Pᵀ·dO
+			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero above the diagonal
 			for i := 0; i < o.t; i++ {
-				probs(qkv, p, base, i, c, dh, d3, d, scale)
-				gi := gout[(base+i)*d+c : (base+i)*d+c+dh]
-				var dot float64 // Σ_j p_j·dp_j
+				pr, dr := p.data[i*o.t:(i+1)*o.t], dp.data[i*o.t:(i+1)*o.t]
+				var dot float64
 				for j := 0; j <= i; j++ {
-					vo := (base+j)*d3 + 2*d + c
-					var s float64
-					for e, ge := range gi {
-						s += float64(ge) * float64(qkv[vo+e])
-						acc[vo+e] += p[j] * float64(ge) // dV_j += p_j·dO_i
-					}
-					dp[j] = s
-					dot += p[j] * s
+					dot += float64(pr[j]) * float64(dr[j])
 				}
-				qo := (base+i)*d3 + c
 				for j := 0; j <= i; j++ {
-					ds := p[j] * (dp[j] - dot) * scale
-					ko := (base+j)*d3 + d + c
-					for e := 0; e < dh; e++ {
-						acc[qo+e] += ds * float64(qkv[ko+e]) // dQ_i += ds·K_j
-						acc[ko+e] += ds * float64(qkv[qo+e]) // dK_j += ds·Q_i
-					}
+					dr[j] = T(float64(pr[j]) * (float64(dr[j]) - dot) * scale)
 				}
+				clear(dr[i+1:])
 			}
+			mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K
+			mul(true, false, 1, dp, q, 0, dk)  // dK = dSᵀ·Q
 		}
-	}
-	for i, v := range acc {
-		dqkv[i] = T(v)
 	}
 }

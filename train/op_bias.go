@@ -32,7 +32,9 @@ func (o *biasOp) Type() hm.Type {
 func (o *biasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
 }
-func (o *biasOp) Do(in ...G.Value) (G.Value, error) {
+func (o *biasOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *biasOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 2); err != nil {
 		return nil, err
 	}
@@ -44,7 +46,7 @@ func (o *biasOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		biasFwd(xd, b.Data().([]float32), out.Data().([]float32), x.Shape())
@@ -67,8 +69,21 @@ func inner(s tensor.Shape) int {
 
 func biasFwd[T float](x, b, out []T, s tensor.Shape) {
 	in, c := inner(s), s[1]
-	for i := range x {
-		out[i] = x[i] + b[(i/in)%c]
+	if in == 1 { // [N, d]: one bias per column
+		for r := 0; r < len(x); r += c {
+			xr, or := x[r:r+c], out[r:r+c]
+			for k, bk := range b[:c] {
+				or[k] = xr[k] + bk
+			}
+		}
+		return
+	}
+	for blk := 0; blk*in < len(x); blk++ { // [B, C, ...]: one bias per channel block
+		bk := b[blk%c]
+		xr, or := x[blk*in:(blk+1)*in], out[blk*in:(blk+1)*in]
+		for i, v := range xr {
+			or[i] = v + bk
+		}
 	}
 }
 
@@ -90,7 +105,9 @@ type biasGradOp struct {
 func (o *biasGradOp) Arity() int                                     { return 1 }
 func (o *biasGradOp) Type() hm.Type                                  { return hm.NewFnType(tt(o.dims), tt(1)) }
 func (o *biasGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.c}, nil }
-func (o *biasGradOp) Do(in ...G.Value) (G.Value, error) {
+func (o *biasGradOp) Do(in ...G.Value) (G.Value, error)              { return o.reuse(o.do, in) }
+
+func (o *biasGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -98,7 +115,7 @@ func (o *biasGradOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(g.Dtype(), o.c)
+	out := outBuf(pre, in, g.Dtype(), o.c)
 	switch gd := g.Data().(type) {
 	case []float32:
 		biasBwd(gd, out.Data().([]float32), g.Shape())
@@ -113,8 +130,16 @@ func (o *biasGradOp) Do(in ...G.Value) (G.Value, error) {
 func biasBwd[T float](g, db []T, s tensor.Shape) {
 	in, c := inner(s), s[1]
 	acc := make([]float64, c)
-	for i, v := range g {
-		acc[(i/in)%c] += float64(v)
+	for blk := 0; blk*in < len(g); blk++ {
+		if in == 1 {
+			acc[blk%c] += float64(g[blk])
+			continue
+		}
+		var s float64
+		for _, v := range g[blk*in : (blk+1)*in] {
+			s += float64(v)
+		}
+		acc[blk%c] += s
 	}
 	for i := range db {
 		db[i] = T(acc[i])

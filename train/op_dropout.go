@@ -69,7 +69,9 @@ func (o *DropoutOp) drawMask(n int) {
 	}
 }
 
-func (o *DropoutOp) Do(in ...G.Value) (G.Value, error) {
+func (o *DropoutOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *DropoutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -78,14 +80,14 @@ func (o *DropoutOp) Do(in ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	o.drawMask(x.Size())
-	return applyMask(o.name, x, o.mask)
+	return applyMask(pre, in, o.name, x, o.mask)
 }
 
-func applyMask(name string, x *tensor.Dense, mask []float64) (G.Value, error) {
+func applyMask(pre G.Value, in []G.Value, name string, x *tensor.Dense, mask []float64) (G.Value, error) {
 	if x.Size() != len(mask) {
 		return nil, fmt.Errorf("%s: %d entries, mask of %d", name, x.Size(), len(mask))
 	}
-	out := newDense(x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		mulMask(xd, out.Data().([]float32), mask)
@@ -123,7 +125,9 @@ func (o *dropoutGradOp) Type() hm.Type { return hm.NewFnType(tt(o.fwd.dims), tt(
 func (o *dropoutGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
 }
-func (o *dropoutGradOp) Do(in ...G.Value) (G.Value, error) {
+func (o *dropoutGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *dropoutGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -131,5 +135,5 @@ func (o *dropoutGradOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyMask(o.name, g, o.fwd.mask)
+	return applyMask(pre, in, o.name, g, o.fwd.mask)
 }

@@ -32,7 +32,9 @@ func (o *embedOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
 func (o *embedOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{len(*o.idx), o.d}, nil
 }
-func (o *embedOp) Do(in ...G.Value) (G.Value, error) {
+func (o *embedOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *embedOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func (o *embedOp) Do(in ...G.Value) (G.Value, error) {
 			return nil, fmt.Errorf("%s: index %d at position %d outside [0,%d)", o.name, t, i, o.v)
 		}
 	}
-	out := newDense(w.Dtype(), len(idx), o.d)
+	out := outBuf(pre, in, w.Dtype(), len(idx), o.d)
 	switch wd := w.Data().(type) {
 	case []float32:
 		gather(wd, out.Data().([]float32), idx, o.d)
@@ -83,7 +85,9 @@ func (o *embedGradOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
 func (o *embedGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{o.fwd.v, o.fwd.d}, nil
 }
-func (o *embedGradOp) Do(in ...G.Value) (G.Value, error) {
+func (o *embedGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *embedGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {
 		return nil, err
 	}
@@ -91,7 +95,7 @@ func (o *embedGradOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(g.Dtype(), o.fwd.v, o.fwd.d)
+	out := outBuf(pre, in, g.Dtype(), o.fwd.v, o.fwd.d)
 	switch gd := g.Data().(type) {
 	case []float32:
 		scatterAdd(gd, out.Data().([]float32), *o.fwd.idx, o.fwd.d)

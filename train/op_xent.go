@@ -130,7 +130,9 @@ func (o *xentGradOp) Type() hm.Type { return hm.NewFnType(tt(2), scalarT, tt(2))
 func (o *xentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
 }
-func (o *xentGradOp) Do(in ...G.Value) (G.Value, error) {
+func (o *xentGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 2); err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ func (o *xentGradOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		xentBwd(xd, out.Data().([]float32), *o.fwd.targets, o.fwd.c, g)

@@ -1,0 +1,276 @@
+package train
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// benchRunner builds a one-variant runner for benchmarks.
+func benchRunner(b *testing.B, c Config, variant string, iv probes.Intervals) *Runner {
+	b.Helper()
+	c.Variants = []string{variant}
+	c.Probes = iv
+	c.Steps = 1 << 30
+	r, err := NewRunner(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// trainStep is one training step as the Runner's loop does it, without
+// evaluation: forward, backward, taps, Frame, Adam, spectrum submission.
+func trainStep(b *testing.B, r *Runner, step int) {
+	v := r.variants[0]
+	if _, diverged, err := r.step(v, step); err != nil || diverged {
+		b.Fatalf("step %d: err %v diverged %v", step, err, diverged)
+	}
+	if r.cfg.Probes.Spectrum > 0 && v.coll.WantSpectrum(step) {
+		r.submitSpectrum(v, step)
+	}
+}
+
+func benchConfigs() map[string]Config {
+	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp")}
+}
+
+// BenchmarkSteps reports training steps per second of one variant of the
+// default transformer and of the mlp, default probes on.
+func BenchmarkSteps(b *testing.B) {
+	for _, name := range []string{"transformer", "mlp"} {
+		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
+			b.Run(name+"/"+variant, func(b *testing.B) {
+				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
+				trainStep(b, r, 1)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					trainStep(b, r, i+2)
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			})
+		}
+	}
+}
+
+// gemm is one matrix product of the model: [m,k]×[k,n], possibly with
+// transposed operands as the backward pass needs them.
+type gemm struct {
+	m, k, n int
+	tA, tB  bool
+}
+
+// modelGemms lists the matrix products of one training step: for every
+// linear layer the forward x·W, the input gradient dy·Wᵀ (not for the
+// first layer of the mlp, whose input is data) and the weight gradient
+// xᵀ·dy.
+func modelGemms(r *Runner) (gs []gemm, attnFlops float64) {
+	c := r.cfg
+	rows := c.Batch
+	if r.src.text != nil {
+		rows = c.Batch * c.SeqLen
+	}
+	for _, ws := range r.model.Weights() {
+		if len(ws.Shape) != 2 || ws.Name == "tok_emb" || ws.Name == "pos_emb" {
+			continue
+		}
+		in, out := ws.Shape[0], ws.Shape[1]
+		gs = append(gs, gemm{rows, in, out, false, false}, gemm{in, rows, out, true, false})
+		if !(r.model.Name() == "mlp" && ws.Name == "fc1.w") {
+			gs = append(gs, gemm{rows, out, in, false, true})
+		}
+	}
+	if r.model.Name() == "transformer" {
+		// causal attention per head: QKᵀ and PV forward (half the T×T
+		// matrix), four products of that size backward, plus the recomputed
+		// QKᵀ: 7 × T(T+1)/2 × dₕ multiply-adds per head.
+		dh := c.DModel / c.Heads
+		attnFlops = float64(c.Layers*c.Batch*c.Heads) * 7 * float64(c.SeqLen*(c.SeqLen+1)/2*dh) * 2
+	}
+	return gs, attnFlops
+}
+
+func gemmFlops(gs []gemm) float64 {
+	var f float64
+	for _, g := range gs {
+		f += 2 * float64(g.m) * float64(g.k) * float64(g.n)
+	}
+	return f
+}
+
+// runGemms multiplies float32 matrices of the given shapes with the same
+// BLAS gorgonia's tensor package uses (gonum's pure-Go implementation).
+func runGemms(gs []gemm, bufs [][3]blas32.General) {
+	for i, g := range gs {
+		ta, tb := blas.NoTrans, blas.NoTrans
+		if g.tA {
+			ta = blas.Trans
+		}
+		if g.tB {
+			tb = blas.Trans
+		}
+		blas32.Gemm(ta, tb, 1, bufs[i][0], bufs[i][1], 0, bufs[i][2])
+	}
+}
+
+func gemmBuffers(gs []gemm) [][3]blas32.General {
+	mk := func(r, c int) blas32.General {
+		d := make([]float32, r*c)
+		for i := range d {
+			d[i] = float32(i%7) * 0.1
+		}
+		return blas32.General{Rows: r, Cols: c, Stride: c, Data: d}
+	}
+	out := make([][3]blas32.General, len(gs))
+	for i, g := range gs {
+		a, bb := mk(g.m, g.k), mk(g.k, g.n)
+		if g.tA {
+			a = mk(g.k, g.m)
+		}
+		if g.tB {
+			bb = mk(g.n, g.k)
+		}
+		out[i] = [3]blas32.General{a, bb, mk(g.m, g.n)}
+	}
+	return out
+}
+
+// BenchmarkStepVsGemm measures, in one run, a training step (probes off)
+// and the plain matrix products of the same shapes with the same BLAS,
+// interleaved so machine load hits both alike. Reported: the step's
+// achieved GFLOP/s (matrix-product FLOPs plus attention FLOPs over the
+// step's time), the plain products' GFLOP/s, and their ratio.
+func BenchmarkStepVsGemm(b *testing.B) {
+	for _, name := range []string{"transformer", "mlp"} {
+		b.Run(name, func(b *testing.B) {
+			r := benchRunner(b, benchConfigs()[name], "layernorm", probes.Intervals{})
+			gs, attn := modelGemms(r)
+			bufs := gemmBuffers(gs)
+			flops := gemmFlops(gs)
+			trainStep(b, r, 1)
+			runGemms(gs, bufs)
+			var stepT, gemmT time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				trainStep(b, r, i+2)
+				t1 := time.Now()
+				runGemms(gs, bufs)
+				stepT += t1.Sub(t0)
+				gemmT += time.Since(t1)
+			}
+			stepG := (flops + attn) / (stepT.Seconds() / float64(b.N)) / 1e9
+			gemmG := flops / (gemmT.Seconds() / float64(b.N)) / 1e9
+			b.ReportMetric(stepG, "step-GFLOP/s")
+			b.ReportMetric(gemmG, "gemm-GFLOP/s")
+			b.ReportMetric(100*stepG/gemmG, "%-of-gemm")
+			b.ReportMetric(float64(stepT.Nanoseconds())/float64(b.N), "step-ns")
+			b.ReportMetric(float64(gemmT.Nanoseconds())/float64(b.N), "gemm-ns")
+		})
+	}
+}
+
+// BenchmarkMemoryPerVariant reports the heap one more variant costs
+// (weights, Adam moments, the training and eval graphs' buffers, norm
+// state), measured as the live heap after a few steps of runners with one
+// and with three variants, and the peak heap seen while stepping.
+func BenchmarkMemoryPerVariant(b *testing.B) {
+	for _, name := range []string{"transformer", "mlp"} {
+		b.Run(name, func(b *testing.B) {
+			live := func(n int) (liveB, peakB uint64) {
+				c := benchConfigs()[name]
+				c.Variants = []string{"layernorm", "batchnorm", "powernorm"}[:n]
+				c.Steps = 1 << 30
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				base := ms.HeapAlloc
+				r, err := NewRunner(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for step := 1; step <= 3; step++ {
+					for _, v := range r.variants {
+						if _, _, err := r.step(v, step); err != nil {
+							b.Fatal(err)
+						}
+						runtime.ReadMemStats(&ms)
+						peakB = max(peakB, ms.HeapAlloc-base)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				liveB = ms.HeapAlloc - base
+				runtime.KeepAlive(r)
+				return liveB, peakB
+			}
+			var per, peak1, peak3 float64
+			for i := 0; i < b.N; i++ {
+				l1, p1 := live(1)
+				l3, p3 := live(3)
+				per += (float64(l3) - float64(l1)) / 2
+				peak1 += float64(p1)
+				peak3 += float64(p3)
+			}
+			n := float64(b.N)
+			b.ReportMetric(per/n/(1<<20), "MiB-live/variant")
+			b.ReportMetric(peak1/n/(1<<20), "MiB-peak-1variant")
+			b.ReportMetric(peak3/n/(1<<20), "MiB-peak-3variants")
+		})
+	}
+}
+
+// BenchmarkProbeOverhead trains, in one run, the same variant with the
+// default probe intervals and with probes off, and with each probe group
+// alone, interleaving one step of each so machine load hits all alike.
+// Reported: ns/step of each and the overhead of each against probes off
+// (goal: default ≤ 5%).
+func BenchmarkProbeOverhead(b *testing.B) {
+	groups := []struct {
+		name string
+		iv   probes.Intervals
+	}{
+		{"off", probes.Intervals{}},
+		{"default", probes.DefaultIntervals()},
+		{"stats", probes.Intervals{Stats: 1}},
+		{"grad", probes.Intervals{Grad: 1}},
+		{"params", probes.Intervals{Params: 1}},
+		{"spectrum", probes.Intervals{Spectrum: probes.DefaultIntervals().Spectrum}},
+	}
+	for _, name := range []string{"transformer", "mlp"} {
+		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
+			b.Run(fmt.Sprintf("%s/%s", name, variant), func(b *testing.B) {
+				rs := make([]*Runner, len(groups))
+				for i, g := range groups {
+					rs[i] = benchRunner(b, benchConfigs()[name], variant, g.iv)
+					trainStep(b, rs[i], 1)
+				}
+				ts := make([]time.Duration, len(groups))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for k := range groups {
+						// rotate the order so no group always runs first
+						g := (k + i) % len(groups)
+						t0 := time.Now()
+						trainStep(b, rs[g], i+2)
+						ts[g] += time.Since(t0)
+					}
+				}
+				off := float64(ts[0].Nanoseconds()) / float64(b.N)
+				for k, g := range groups {
+					ns := float64(ts[k].Nanoseconds()) / float64(b.N)
+					b.ReportMetric(ns, g.name+"-ns/step")
+					if k > 0 {
+						b.ReportMetric(100*(ns-off)/off, g.name+"-overhead-%")
+					}
+				}
+			})
+		}
+	}
+}
