@@ -99,9 +99,7 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	if f.Eval != nil {
 		e.uvarint(uint64(len(f.Eval)))
 		for _, ev := range f.Eval {
-			e.str(ev.Split)
-			e.f64(ev.Loss)
-			e.f64(ev.Metric)
+			e.eval(ev)
 		}
 	}
 	if s := f.Spectrum; s != nil {
@@ -203,10 +201,10 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 		nl = int(n)
 	}
 	if flags&flagEval != 0 {
-		n := d.count(17)
+		n := d.count(minEvalSize)
 		f.Eval = make([]probes.Eval, n)
 		for i := range f.Eval {
-			f.Eval[i] = probes.Eval{Split: d.str(), Loss: d.f64(), Metric: d.f64()}
+			f.Eval[i] = d.eval()
 		}
 	}
 	if flags&flagSpectrum != 0 {

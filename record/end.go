@@ -36,9 +36,7 @@ func (e *End) encode() []byte {
 		b.uvarint(uint64(v))
 		b.uvarint(uint64(len(e.Final[v])))
 		for _, ev := range e.Final[v] {
-			b.str(ev.Split)
-			b.f64(ev.Loss)
-			b.f64(ev.Metric)
+			b.eval(ev)
 		}
 	}
 	return b.b
@@ -55,10 +53,10 @@ func decodeEnd(p []byte) (End, bool) {
 	n = d.count(2)
 	for i := 0; i < n; i++ {
 		v := int(d.uvarint())
-		m := d.count(17)
+		m := d.count(minEvalSize)
 		evs := make([]probes.Eval, m)
 		for j := range evs {
-			evs[j] = probes.Eval{Split: d.str(), Loss: d.f64(), Metric: d.f64()}
+			evs[j] = d.eval()
 		}
 		e.Final[v] = evs
 	}

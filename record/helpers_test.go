@@ -71,7 +71,7 @@ func randomFrame(rng *rand.Rand, meta probes.RunMeta, step int) probes.Frame {
 	if rng.IntN(4) == 0 {
 		f.Eval = []probes.Eval{}
 		for i := rng.IntN(3); i > 0; i-- {
-			f.Eval = append(f.Eval, probes.Eval{Split: []string{"val", "test"}[rng.IntN(2)], Loss: randomFloat(rng), Metric: randomFloat(rng)})
+			f.Eval = append(f.Eval, probes.Eval{Split: []string{"val", "test"}[rng.IntN(2)], Loss: randomFloat(rng), Metric: randomFloat(rng), TrainLoss: randomFloat(rng)})
 		}
 	}
 	if rng.IntN(6) == 0 {
@@ -105,7 +105,7 @@ func sameFrame(a, b probes.Frame) bool {
 type bitsFrame struct {
 	F      probes.Frame
 	Layers [][probes.NumProbes]uint64
-	Eval   [][2]uint64
+	Eval   [][3]uint64
 	Sigma  []uint64
 	SpecER uint64
 	Alerts [][2]uint64
@@ -129,8 +129,8 @@ func frameBits(f probes.Frame) bitsFrame {
 		b.Layers = append(b.Layers, x)
 	}
 	for i, e := range f.Eval {
-		b.Eval = append(b.Eval, [2]uint64{math.Float64bits(e.Loss), math.Float64bits(e.Metric)})
-		f.Eval[i].Loss, f.Eval[i].Metric = 0, 0
+		b.Eval = append(b.Eval, [3]uint64{math.Float64bits(e.Loss), math.Float64bits(e.Metric), math.Float64bits(e.TrainLoss)})
+		f.Eval[i].Loss, f.Eval[i].Metric, f.Eval[i].TrainLoss = 0, 0, 0
 	}
 	if f.Spectrum != nil {
 		s := *f.Spectrum

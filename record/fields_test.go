@@ -1,0 +1,36 @@
+package record
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// TestProbesTypesCovered fails when probes adds a field to a type the run
+// file stores, so the codec (codec.go, eval.go) and FORMAT.md are extended
+// in step. RunMeta is stored as JSON and needs no entry here.
+func TestProbesTypesCovered(t *testing.T) {
+	for _, tc := range []struct {
+		typ    any
+		stored []string
+	}{
+		{probes.Frame{}, []string{"Variant", "Step", "Epoch", "TrainLoss", "Layers", "Eval", "Spectrum", "Alerts", "Status", "Elapsed", "StepsPerSec"}},
+		{probes.Eval{}, []string{"Split", "Loss", "Metric", "TrainLoss"}},
+		{probes.Spectrum{}, []string{"Step", "Sigma", "EffRank"}},
+		{probes.Alert{}, []string{"Kind", "Step", "Layer", "Probe", "Value", "Threshold", "Msg"}},
+	} {
+		rt := reflect.TypeOf(tc.typ)
+		var got []string
+		for i := 0; i < rt.NumField(); i++ {
+			got = append(got, rt.Field(i).Name)
+		}
+		if !slices.Equal(got, tc.stored) {
+			t.Errorf("probes.%s has fields %v; the run file stores %v: extend record/codec.go and FORMAT.md", rt.Name(), got, tc.stored)
+		}
+	}
+	if probes.NumProbes > maxRegistryProbes {
+		t.Errorf("%d probes do not fit the %d-bit presence bitmap", probes.NumProbes, maxRegistryProbes)
+	}
+}
