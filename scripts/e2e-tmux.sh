@@ -6,7 +6,8 @@
 # switches through the six screens with keys 1..6 and checks each one's
 # title, resizes the window (too small, then larger) and checks the redraw,
 # waits for the run to end, quits with q and checks a clean exit (status 0,
-# no panic), then replays the run file and checks a screen there too.
+# no panic), then replays the run file and checks a screen there too, and
+# finally watches a headless run with replay --follow until its last step.
 #
 # Every wait is time-bounded; any failure prints the captured pane and exits
 # non-zero. Usage (from anywhere):
@@ -32,8 +33,11 @@ T0=$(date +%s)
 
 tmx() { tmux -S "$SOCK" "$@"; }
 
+HEADLESS_PID=""
+
 cleanup() {
 	tmx kill-server >/dev/null 2>&1 || true
+	if [[ -n "$HEADLESS_PID" ]]; then kill "$HEADLESS_PID" 2>/dev/null || true; fi
 	if [[ -z "${E2E_KEEP:-}" ]]; then rm -rf "$TMP"; else echo "e2e-tmux: kept $TMP"; fi
 }
 trap cleanup EXIT
@@ -174,4 +178,24 @@ wait_for 'step [0-9]' 10 "a seek to the start"
 key q
 wait_exit 30
 check_clean_exit "normtop replay"
+log "replay ok"
+
+# Follow: a headless run writes a file while the dashboard watches it.
+FOLLOW="$TMP/follow.ntr"
+log "follow: headless run in the background, replay --follow in tmux"
+"$BIN" train --headless --model mlp --steps "$STEPS" --eval-every 50 --record "$FOLLOW" >"$TMP/headless.out" 2>&1 &
+HEADLESS_PID=$!
+deadline=$(($(date +%s) + START_TIMEOUT))
+until [[ -s "$FOLLOW" ]]; do
+	(($(date +%s) < deadline)) || { kill "$HEADLESS_PID" 2>/dev/null || true; fail "headless run wrote no run file within ${START_TIMEOUT}s: $(cat "$TMP/headless.out")"; }
+	sleep 0.2
+done
+start "$BIN" replay "$FOLLOW" --follow
+wait_for 'following' 60 "the follow dashboard to catch up with the writer"
+wait_for "step $STEPS" "$RUN_TIMEOUT" "the followed run to reach step $STEPS"
+wait "$HEADLESS_PID" || fail "the headless run failed: $(cat "$TMP/headless.out")"
+HEADLESS_PID=""
+key q
+wait_exit 30
+check_clean_exit "normtop replay --follow"
 log "PASS"
