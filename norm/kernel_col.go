@@ -29,12 +29,8 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 			}
 			xr := x[i*d : (i+1)*d]
 			for gi := 0; gi < G; gi++ {
-				sc := in.scale(i, gi)
-				for k := gi * m; k < (gi+1)*m; k++ {
-					xs := float64(xr[k]) * sc
-					s1[k] += xs
-					s2[k] += xs * xs
-				}
+				lo, hi := gi*m, (gi+1)*m
+				colAccum(xr[lo:hi], in.scale(i, gi), s1[lo:hi], s2[lo:hi])
 			}
 		}
 		if cfg.Kind == BatchNorm {
@@ -49,11 +45,8 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 				}
 				xr := x[i*d : (i+1)*d]
 				for gi := 0; gi < G; gi++ {
-					sc := in.scale(i, gi)
-					for k := gi * m; k < (gi+1)*m; k++ {
-						dv := float64(xr[k])*sc - mean[k]
-						vs[k] += dv * dv
-					}
+					lo, hi := gi*m, (gi+1)*m
+					colAccumDev(xr[lo:hi], in.scale(i, gi), mean[lo:hi], vs[lo:hi])
 				}
 			}
 			mom := cfg.Momentum
@@ -104,10 +97,8 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
 		for gi := 0; gi < G; gi++ {
-			sc := in.scale(i, gi)
-			for k := gi * m; k < (gi+1)*m; k++ {
-				yr[k] = T(float64(gam[k])*((float64(xr[k])*sc-mu[k])*a[k]) + float64(bet[k]))
-			}
+			lo, hi := gi*m, (gi+1)*m
+			colWrite(xr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], gam[lo:hi], bet[lo:hi], yr[lo:hi])
 		}
 	}
 	if nonFinite && in.training {
@@ -163,16 +154,8 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			}
 			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
 			for gi := 0; gi < G; gi++ {
-				sc := in.scale(i, gi)
-				for k := gi * m; k < (gi+1)*m; k++ {
-					xh := (float64(xr[k])*sc - mu[k]) * a[k]
-					gk := float64(gr[k])
-					gh := float64(gam[k]) * gk
-					s1[k] += gh
-					s2[k] += gh * xh
-					dgam[k] += gk * xh
-					dbet[k] += gk
-				}
+				lo, hi := gi*m, (gi+1)*m
+				colGradSums(xr[lo:hi], gr[lo:hi], gam[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], s1[lo:hi], s2[lo:hi], dgam[lo:hi], dbet[lo:hi])
 			}
 		}
 		for k := 0; k < d; k++ {
@@ -198,19 +181,16 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 		}
 		gv := 0.0
 		for gi := 0; gi < G; gi++ {
+			lo, hi := gi*m, (gi+1)*m
 			sc := in.scale(i, gi)
-			for k := gi * m; k < (gi+1)*m; k++ {
-				gk := float64(gr[k])
-				gh := float64(gam[k]) * gk
-				xh := (float64(xr[k])*sc - mu[k]) * a[k]
-				if in.statPath {
-					t := xh * cvar[k]
-					rb[k] = gh*a[k] + cmu[k] - t
-					gv += t * t
-				} else {
-					rb[k] = gh * a[k]
-					dgam[k] += gk * xh
-					dbet[k] += gk
+			if in.statPath {
+				gv += colGradOut(xr[lo:hi], gr[lo:hi], gam[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
+			} else {
+				// S1/S2 are not needed without batch statistics; acc1/acc2
+				// only absorb them
+				colGradSums(xr[lo:hi], gr[lo:hi], gam[lo:hi], sc, mu[lo:hi], a[lo:hi], in.acc1[lo:hi], in.acc2[lo:hi], dgam[lo:hi], dbet[lo:hi])
+				for k, v := range gr[lo:hi] {
+					rb[lo+k] = float64(gam[lo+k]) * float64(v) * a[lo+k]
 				}
 			}
 		}
@@ -251,4 +231,62 @@ func norm2(v []float64) float64 {
 		s += x * x
 	}
 	return math.Sqrt(s)
+}
+
+// Inner loops over one GroupScaling group of one row (the whole row
+// without GroupScaling), on subslices of equal length so that the compiler
+// drops the bounds checks.
+
+func colAccum[T float](xg []T, sc float64, s1, s2 []float64) {
+	s1, s2 = s1[:len(xg)], s2[:len(xg)]
+	for k, v := range xg {
+		xs := float64(v) * sc
+		s1[k] += xs
+		s2[k] += xs * xs
+	}
+}
+
+func colAccumDev[T float](xg []T, sc float64, mean, vs []float64) {
+	mean, vs = mean[:len(xg)], vs[:len(xg)]
+	for k, v := range xg {
+		dv := float64(v)*sc - mean[k]
+		vs[k] += dv * dv
+	}
+}
+
+func colWrite[T float](xg []T, sc float64, mu, a []float64, gam, bet, yg []T) {
+	n := len(xg)
+	mu, a, gam, bet, yg = mu[:n], a[:n], gam[:n], bet[:n], yg[:n]
+	for k, v := range xg {
+		yg[k] = T(float64(gam[k])*((float64(v)*sc-mu[k])*a[k]) + float64(bet[k]))
+	}
+}
+
+// colGradSums adds ĝ and ĝ⊙x̂ to s1, s2 and g⊙x̂, g to dgam, dbet.
+func colGradSums[T float](xg, gg, gam []T, sc float64, mu, a, s1, s2, dgam, dbet []float64) {
+	n := len(xg)
+	gg, gam, mu, a, s1, s2, dgam, dbet = gg[:n], gam[:n], mu[:n], a[:n], s1[:n], s2[:n], dgam[:n], dbet[:n]
+	for k, v := range xg {
+		xh := (float64(v)*sc - mu[k]) * a[k]
+		gk := float64(gg[k])
+		gh := float64(gam[k]) * gk
+		s1[k] += gh
+		s2[k] += gh * xh
+		dgam[k] += gk * xh
+		dbet[k] += gk
+	}
+}
+
+// colGradOut writes dx̃ = ĝ/D + g_μ + g_σ² into rb and returns ‖g_σ²‖² of
+// the group.
+func colGradOut[T float](xg, gg, gam []T, sc float64, mu, a, cmu, cvar, rb []float64) (gv float64) {
+	n := len(xg)
+	gg, gam, mu, a, cmu, cvar, rb = gg[:n], gam[:n], mu[:n], a[:n], cmu[:n], cvar[:n], rb[:n]
+	for k, v := range xg {
+		xh := (float64(v)*sc - mu[k]) * a[k]
+		t := xh * cvar[k]
+		rb[k] = float64(gam[k])*float64(gg[k])*a[k] + cmu[k] - t
+		gv += t * t
+	}
+	return gv
 }
