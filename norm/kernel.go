@@ -175,15 +175,11 @@ func statTaps[T float](in *instance, x, y []T) {
 			if useGS {
 				sc = in.gsA[i*G+gi]
 			}
-			for k := gi * m; k < (gi+1)*m; k++ {
-				f := float64(xr[k])
-				sum += f
-				if a := math.Abs(f); a > maxAbs || a != a {
-					maxAbs = a
-				}
-				xs := f * sc
-				mean[k] += xs
-				psi[k] += xs * xs
+			lo, hi := gi*m, (gi+1)*m
+			s, mx := tapAccum(xr[lo:hi], sc, mean[lo:hi], psi[lo:hi])
+			sum += s
+			if mx > maxAbs || mx != mx {
+				maxAbs = mx
 			}
 		}
 	}
@@ -198,18 +194,14 @@ func statTaps[T float](in *instance, x, y []T) {
 			continue
 		}
 		xr := x[i*d : (i+1)*d]
+		ss += sumSqDev(xr, inMean)
 		for gi := 0; gi < G; gi++ {
 			sc := 1.0
 			if useGS {
 				sc = in.gsA[i*G+gi]
 			}
-			for k := gi * m; k < (gi+1)*m; k++ {
-				f := float64(xr[k])
-				dv := f - inMean
-				ss += dv * dv
-				dc := f*sc - mean[k]
-				vr[k] += dc * dc
-			}
+			lo, hi := gi*m, (gi+1)*m
+			colAccumDev(xr[lo:hi], sc, mean[lo:hi], vr[lo:hi])
 		}
 	}
 	for k := range vr {
@@ -247,4 +239,21 @@ func paramNorms[T float](gam, bet []T) (drift, bnorm float64) {
 		bnorm += b * b
 	}
 	return math.Sqrt(drift), math.Sqrt(bnorm)
+}
+
+// tapAccum adds x·sc and (x·sc)² of one group to mean and psi, and returns
+// the group's Σx and max|x| (NaN if it holds a NaN).
+func tapAccum[T float](xg []T, sc float64, mean, psi []float64) (sum, maxAbs float64) {
+	mean, psi = mean[:len(xg)], psi[:len(xg)]
+	for k, v := range xg {
+		f := float64(v)
+		sum += f
+		if a := math.Abs(f); a > maxAbs || a != a {
+			maxAbs = a
+		}
+		xs := f * sc
+		mean[k] += xs
+		psi[k] += xs * xs
+	}
+	return sum, maxAbs
 }
