@@ -187,3 +187,42 @@ func TestPreallocValidation(t *testing.T) {
 		t.Error("accepted a float32 input on a float64 layer")
 	}
 }
+
+// TestGradOnlyParams: a graph that asks only for γ/β gradients (x is data)
+// still runs the backward op and gives the same dγ/dβ as the full graph.
+func TestGradOnlyParams(t *testing.T) {
+	const n, d = 4, 6
+	r := rand.New(rand.NewSource(9))
+	for _, spec := range []string{"layernorm", "powernorm:groups=2", "batchnorm"} {
+		l := mustLayer(t, spec, Site{Name: "p", D: d, Dtype: tensor.Float64})
+		randomParams(r, l)
+		full := newHarness(t, l, n, true)
+		x := randSlice(r, n*d, 1, 0)
+		w := randSlice(r, n*d, 1, 0)
+		st := l.State()
+		_, _, _, dg, db := full.run(t, x, w)
+
+		g := gorgonia.NewGraph()
+		xn := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(n, d), gorgonia.WithValue(tensor.New(tensor.WithShape(n, d), tensor.WithBacking(append([]float64(nil), x...)))), gorgonia.WithName("x"))
+		wn := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(n, d), gorgonia.WithValue(tensor.New(tensor.WithShape(n, d), tensor.WithBacking(w))), gorgonia.WithName("w"))
+		y, params, err := l.Apply(xn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(wn, y))))
+		grads, err := gorgonia.Grad(loss, params...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		if err := l.SetState(st); err != nil {
+			t.Fatal(err)
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Close()
+		assertClose(t, spec+" dγ", valueF64(grads[0].Value()), dg, 1e-12)
+		assertClose(t, spec+" dβ", valueF64(grads[1].Value()), db, 1e-12)
+	}
+}
