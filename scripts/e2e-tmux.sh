@@ -95,18 +95,24 @@ check_clean_exit() {
 
 # start CMD...: run the command in a fresh session; its stderr goes to a
 # file and its exit status to $TMP/status; the pane stays after exit.
+# Each start gets its own tmux server (a fresh socket): reusing a socket
+# right after kill-server races with the dying server.
+STARTS=0
 start() {
 	rm -f "$TMP/status" "$TMP/stderr"
 	tmx kill-server >/dev/null 2>&1 || true
+	STARTS=$((STARTS + 1))
+	SOCK="$TMP/tmux-$STARTS.sock"
 	local cmd
 	printf -v cmd '%q ' "$@"
 	tmx -f /dev/null new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
-		"env TERM=xterm-256color $cmd 2>$(printf %q "$TMP/stderr"); echo \$? >$(printf %q "$TMP/status"); sleep 600"
+		"env TERM=xterm-256color $cmd 2>$(printf %q "$TMP/stderr"); echo \$? >$(printf %q "$TMP/status"); sleep 600" ||
+		fail "tmux new-session failed"
 	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
 	tmx set-window-option -t "$SESSION" window-size manual >/dev/null 2>&1 || true
 }
 
-key() { tmx send-keys -t "$SESSION" "$@"; }
+key() { tmx send-keys -t "$SESSION" "$@" || fail "tmux send-keys $* failed"; }
 
 # Screen-specific text (the tab bar shows every title, so each check looks
 # for something only that screen draws).
@@ -148,9 +154,9 @@ log "dashboard up"
 check_screens
 
 log "resize to 70×20 (too small), then 120×40"
-tmx resize-window -t "$SESSION" -x 70 -y 20
+tmx resize-window -t "$SESSION" -x 70 -y 20 || fail "tmux resize-window failed"
 wait_for 'terminal too small \(need 80×24' 10 "the too-small message after resizing to 70×20"
-tmx resize-window -t "$SESSION" -x 120 -y 40
+tmx resize-window -t "$SESSION" -x 120 -y 40 || fail "tmux resize-window failed"
 wait_for '1 Overview' 10 "the dashboard to come back at 120×40"
 # The redraw uses the new width: the tab bar's row is padded to 120 columns
 # and the help bar sits on row 40.
@@ -173,8 +179,11 @@ wait_for 'replay ×8' 30 "the replay dashboard"
 wait_for "step $STEPS" 60 "the replay to reach step $STEPS"
 key 5
 wait_for 'Theorem 1' 10 "the gradients screen in replay"
+key Space
+wait_for 'paused' 10 "the replay to pause"
 key g
-wait_for 'step [0-9]' 10 "a seek to the start"
+wait_for 'step 0/' 10 "a seek to the start while paused (step 0)"
+key Space
 key q
 wait_exit 30
 check_clean_exit "normtop replay"
