@@ -226,3 +226,51 @@ func TestGradOnlyParams(t *testing.T) {
 		assertClose(t, spec+" dβ", valueF64(grads[1].Value()), db, 1e-12)
 	}
 }
+
+// TestNoAllocationsPerStep: after the first step, a training step of the
+// op pair (forward + backward + dγ/dβ reads into reused buffers) does not
+// allocate, with every tap group on and a mask.
+func TestNoAllocationsPerStep(t *testing.T) {
+	const n, d = 8, 16
+	for _, v := range Variants() {
+		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+			l := mustLayer(t, v.Name, Site{Name: "a", D: d, Heads: 4, Dtype: dt})
+			l.SetMask([]bool{true, true, false, true, true, true, true, false})
+			in := l.newInstance()
+			fw, bw := fwdOp{in}, bwdOp{in}
+			rg, rb := readOp{in, 0}, readOp{in, 1}
+			mk := func() *tensor.Dense { return tensor.New(tensor.Of(dt), tensor.WithShape(n, d)) }
+			x, g, y, dx := mk(), mk(), mk(), mk()
+			setData(x, randSlice(rand.New(rand.NewSource(1)), n*d, 1, 0))
+			setData(g, randSlice(rand.New(rand.NewSource(2)), n*d, 1, 0))
+			dg := tensor.New(tensor.Of(dt), tensor.WithShape(d))
+			db := tensor.New(tensor.Of(dt), tensor.WithShape(d))
+			fin := []gorgonia.Value{x}
+			bin := []gorgonia.Value{x, g}
+			if l.gamma != nil {
+				fin = []gorgonia.Value{x, l.gamma, l.beta}
+				bin = []gorgonia.Value{x, l.gamma, g}
+			}
+			step := func() {
+				if _, err := fw.UsePreallocDo(y, fin...); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := bw.UsePreallocDo(dx, bin...); err != nil {
+					t.Fatal(err)
+				}
+				if l.gamma != nil {
+					if _, err := rg.UsePreallocDo(dg, dx); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := rb.UsePreallocDo(db, dx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			step()
+			if a := testing.AllocsPerRun(5, step); a != 0 {
+				t.Errorf("%s/%v: %v allocations per step", v.Name, dt, a)
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ type instance struct {
 	// set by the forward pass, read by the backward pass
 	n, nReal  int
 	mask      []bool // copy of the layer's mask at the forward; nil = all real
+	maskBuf   []bool
 	training  bool
 	statPath  bool // per-feature variants: batch statistics were used (training, n > 0)
 	tapStats  bool

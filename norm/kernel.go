@@ -25,7 +25,8 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 	if l.mask == nil {
 		in.mask = nil
 	} else {
-		in.mask = append(in.mask[:0:0], l.mask...)
+		in.maskBuf = append(in.maskBuf[:0], l.mask...)
+		in.mask = in.maskBuf
 	}
 	in.training = l.training
 	in.prepare(n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -74,39 +75,79 @@ func opHashcode(s string) uint32 {
 	return h.Sum32()
 }
 
-// denseIn checks one input value and returns its data as []T.
-func denseIn[T float](v gorgonia.Value, what string, shape ...int) ([]T, error) {
+// dims is the shape a value must have: [rows, cols], or [cols] when rows < 0.
+type dims struct{ rows, cols int }
+
+func (w dims) match(s tensor.Shape) bool {
+	if w.rows < 0 {
+		return len(s) == 1 && s[0] == w.cols
+	}
+	return len(s) == 2 && s[0] == w.rows && s[1] == w.cols
+}
+
+func (w dims) String() string {
+	if w.rows < 0 {
+		return fmt.Sprintf("(%d)", w.cols)
+	}
+	return fmt.Sprintf("(%d, %d)", w.rows, w.cols)
+}
+
+func (w dims) size() int { return max(w.rows, 1) * w.cols }
+
+// dataOf is t's backing slice as []T, without the reflection (and the two
+// allocations) of Dense.Data. ok is false when the dtype is not T's.
+func dataOf[T float](t *tensor.Dense) (data []T, ok bool) {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		if t.Dtype() != tensor.Float32 {
+			return nil, false
+		}
+		s := t.Float32s()
+		return *(*[]T)(unsafe.Pointer(&s)), true
+	}
+	if t.Dtype() != tensor.Float64 {
+		return nil, false
+	}
+	s := t.Float64s()
+	return *(*[]T)(unsafe.Pointer(&s)), true
+}
+
+// denseIn checks one input value and returns its data as []T. Error
+// messages are built only on failure: this runs on every step.
+func denseIn[T float](v gorgonia.Value, l *Layer, what string, want dims) ([]T, error) {
 	t, ok := v.(*tensor.Dense)
-	if !ok {
-		return nil, fmt.Errorf("%s: want a dense tensor, got %T", what, v)
+	if !ok || t == nil {
+		return nil, fmt.Errorf("norm: %s: %s: want a dense tensor, got %T", l.label(), what, v)
 	}
 	if t.IsMaterializable() {
 		t = t.Materialize().(*tensor.Dense)
 	}
-	if !t.Shape().Eq(tensor.Shape(shape)) {
-		return nil, fmt.Errorf("%s: shape %v, want %v", what, t.Shape(), tensor.Shape(shape))
+	if !want.match(t.Shape()) {
+		return nil, fmt.Errorf("norm: %s: %s: shape %v, want %v", l.label(), what, t.Shape(), want)
 	}
-	data, ok := t.Data().([]T)
+	data, ok := dataOf[T](t)
 	if !ok {
-		return nil, fmt.Errorf("%s: dtype %v does not match the layer's", what, t.Dtype())
+		return nil, fmt.Errorf("norm: %s: %s: dtype %v, the layer's is %v", l.label(), what, t.Dtype(), l.site.Dtype)
 	}
-	return data[:t.Shape().TotalSize()], nil
+	if len(data) < want.size() {
+		return nil, fmt.Errorf("norm: %s: %s: %d values for shape %v", l.label(), what, len(data), want)
+	}
+	return data[:want.size()], nil
 }
 
 // outBuf reuses prealloc when it is a dense tensor of the right dtype and
 // shape that no input shares, and allocates otherwise.
-func outBuf[T float](prealloc gorgonia.Value, shape []int, inputs ...[]T) (*tensor.Dense, []T) {
-	if t, ok := prealloc.(*tensor.Dense); ok && t != nil && !t.IsView() && t.Shape().Eq(tensor.Shape(shape)) {
-		if data, ok := t.Data().([]T); ok && len(data) == t.Shape().TotalSize() && !sharesAny(data, inputs) {
+func outBuf[T float](prealloc gorgonia.Value, want dims, inputs ...[]T) (*tensor.Dense, []T) {
+	if t, ok := prealloc.(*tensor.Dense); ok && t != nil && !t.IsMaterializable() && want.match(t.Shape()) {
+		if data, ok := dataOf[T](t); ok && len(data) == want.size() && !sharesAny(data, inputs) {
 			return t, data
 		}
 	}
-	size := 1
-	for _, s := range shape {
-		size *= s
+	data := make([]T, want.size())
+	if want.rows < 0 {
+		return tensor.New(tensor.WithShape(want.cols), tensor.WithBacking(data)), data
 	}
-	data := make([]T, size)
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(data)), data
+	return tensor.New(tensor.WithShape(want.rows, want.cols), tensor.WithBacking(data)), data
 }
 
 func sharesAny[T float](a []T, others [][]T) bool {
@@ -169,20 +210,20 @@ func fwdDo[T float](o fwdOp, prealloc gorgonia.Value, vals []gorgonia.Value) (go
 		return nil, fmt.Errorf("norm: %s: input shape %v, want [N, %d]", l.label(), shp, l.d)
 	}
 	n := shp[0]
-	x, err := denseIn[T](vals[0], "norm: "+l.label()+": input", n, l.d)
+	x, err := denseIn[T](vals[0], l, "input", dims{n, l.d})
 	if err != nil {
 		return nil, err
 	}
 	var gam, bet []T
 	if len(vals) == 3 {
-		if gam, err = denseIn[T](vals[1], "norm: "+l.label()+": γ", l.d); err != nil {
+		if gam, err = denseIn[T](vals[1], l, "γ", dims{-1, l.d}); err != nil {
 			return nil, err
 		}
-		if bet, err = denseIn[T](vals[2], "norm: "+l.label()+": β", l.d); err != nil {
+		if bet, err = denseIn[T](vals[2], l, "β", dims{-1, l.d}); err != nil {
 			return nil, err
 		}
 	}
-	out, y := outBuf(prealloc, []int{n, l.d}, x)
+	out, y := outBuf(prealloc, dims{n, l.d}, x)
 	if err := forward(o.in, x, gam, bet, y, n); err != nil {
 		return nil, err
 	}
@@ -280,21 +321,21 @@ func bwdDo[T float](o bwdOp, prealloc gorgonia.Value, vals []gorgonia.Value) (go
 		return nil, fmt.Errorf("norm: %s: backward input shape %v, want [N, %d]", l.label(), shp, l.d)
 	}
 	n := shp[0]
-	x, err := denseIn[T](vals[0], "norm: "+l.label()+": backward input", n, l.d)
+	x, err := denseIn[T](vals[0], l, "backward input", dims{n, l.d})
 	if err != nil {
 		return nil, err
 	}
 	var gam []T
 	if len(vals) == 3 {
-		if gam, err = denseIn[T](vals[1], "norm: "+l.label()+": γ", l.d); err != nil {
+		if gam, err = denseIn[T](vals[1], l, "γ", dims{-1, l.d}); err != nil {
 			return nil, err
 		}
 	}
-	g, err := denseIn[T](vals[len(vals)-1], "norm: "+l.label()+": upstream gradient", n, l.d)
+	g, err := denseIn[T](vals[len(vals)-1], l, "upstream gradient", dims{n, l.d})
 	if err != nil {
 		return nil, err
 	}
-	out, dx := outBuf(prealloc, []int{n, l.d}, x, g)
+	out, dx := outBuf(prealloc, dims{n, l.d}, x, g)
 	if err := backward(o.in, x, gam, g, dx, n); err != nil {
 		return nil, err
 	}
@@ -346,7 +387,7 @@ func readDo[T float](o readOp, prealloc gorgonia.Value) (gorgonia.Value, error) 
 	if len(src) != d {
 		return nil, fmt.Errorf("norm: %s: parameter gradient read before the backward pass", o.in.l.label())
 	}
-	out, data := outBuf[T](prealloc, []int{d})
+	out, data := outBuf[T](prealloc, dims{-1, d})
 	for k, v := range src {
 		data[k] = T(v)
 	}
