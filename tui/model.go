@@ -48,6 +48,15 @@ type feedSource interface {
 	Closed() bool
 }
 
+// feedDropped reports the live feed's dropped-frame count when the feed
+// keeps one (*probes.Feed does), else 0.
+func (m *Model) feedDropped() int {
+	if d, ok := m.feed.(interface{ Dropped() int }); ok {
+		return d.Dropped()
+	}
+	return 0
+}
+
 // Model is the dashboard. It is used through tea.Model by pointer: View
 // caches its output and redraws only when something it shows changed.
 type Model struct {

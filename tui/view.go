@@ -107,10 +107,16 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if m.err != nil {
 		facts += " · " + s.Bad.Render("read error: "+m.err.Error())
 	}
+	if d := m.feedDropped(); d > 0 {
+		// The live feed is lossy by design (the trainer never waits); say
+		// how many plain frames were coalesced away. The run file has them.
+		facts += fmt.Sprintf(" · %d frames coalesced", d)
+	}
 	path := m.opt.RunPath
 	if path == "" {
 		path = "(not recorded)"
 	}
+	path = shortenPath(path, max(m.w/2, m.w-ansi.StringWidth(facts)-1))
 	b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(path), m.w))
 	b.WriteByte('\n')
 
@@ -153,6 +159,15 @@ func wrapWords(s string, w int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// shortenPath keeps the end of a path (the file name) within w cells.
+func shortenPath(p string, w int) string {
+	r := []rune(p)
+	if len(r) <= w || w < 2 {
+		return p
+	}
+	return "…" + string(r[len(r)-w+1:])
 }
 
 // fit truncates or pads a styled line to exactly w cells.

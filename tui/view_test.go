@@ -108,3 +108,24 @@ func TestIsOutlier(t *testing.T) {
 		}
 	}
 }
+
+func TestShortenPath(t *testing.T) {
+	tests := []struct {
+		p    string
+		w    int
+		want string
+	}{
+		{"runs/a.ntr", 20, "runs/a.ntr"},
+		{"/very/long/directory/runs/20261122-mlp.ntr", 20, "…ns/20261122-mlp.ntr"},
+		{"abc", 1, "abc"},
+	}
+	for _, tc := range tests {
+		got := shortenPath(tc.p, tc.w)
+		if got != tc.want {
+			t.Errorf("shortenPath(%q, %d) = %q, want %q", tc.p, tc.w, got, tc.want)
+		}
+		if tc.w >= 2 && len([]rune(got)) > tc.w {
+			t.Errorf("%q longer than %d", got, tc.w)
+		}
+	}
+}
