@@ -81,8 +81,8 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 			}
 		}
 	}
-	if nonFinite {
-		l.taps.NonFinite = l.taps.NonFinite || in.training
+	if nonFinite && in.training {
+		l.taps.NonFinite = true
 	}
 }
 
