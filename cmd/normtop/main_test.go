@@ -9,13 +9,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// binPath is the normtop binary built once for every test that runs it the
+// binPath is the normtop binary, built once (on first use, so that fuzzing
+// and unit-test-only runs skip the build) for every test that runs it the
 // way a user does.
-var binPath string
+var (
+	binPath  string
+	binOnce  sync.Once
+	binError error
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "normtop-cmd-test")
@@ -24,14 +30,22 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "normtop")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building normtop: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func buildNormtop(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binError = fmt.Errorf("building normtop: %v\n%s", err, out)
+		}
+	})
+	if binError != nil {
+		t.Fatal(binError)
+	}
+	return binPath
 }
 
 type result struct {
@@ -45,7 +59,7 @@ func normtop(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd := exec.CommandContext(ctx, buildNormtop(t), args...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

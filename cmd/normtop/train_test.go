@@ -100,6 +100,20 @@ func TestShortRunRecordsAndLinksLatest(t *testing.T) {
 	}
 }
 
+// Flags without a command mean train; --log-format json gives JSON Lines.
+func TestFlagsAloneMeanTrainAndJSONLines(t *testing.T) {
+	dir := t.TempDir()
+	res := normtop(t, dir, append([]string{"--steps", "4", "--log-every", "2", "--log-format", "json", "--record", "j.ntr"}, tinyTransformer...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], `{"type":"start"`) || !strings.HasPrefix(lines[1], `{"type":"step","step":2,`) ||
+		!strings.HasPrefix(lines[3], `{"type":"end"`) {
+		t.Errorf("JSON Lines:\n%s", res.stdout)
+	}
+}
+
 func TestEveryVariantDiverged(t *testing.T) {
 	dir := t.TempDir()
 	args := append([]string{"train", "--steps", "60", "--lr", "1e30", "--warmup", "0", "--clip", "0", "--record", "div.ntr"}, tinyTransformer...)
@@ -130,7 +144,7 @@ func TestEveryVariantDiverged(t *testing.T) {
 func TestSignals(t *testing.T) {
 	dir := t.TempDir()
 	args := append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", "sig.ntr"}, tinyTransformer...)
-	cmd := exec.Command(binPath, args...)
+	cmd := exec.Command(buildNormtop(t), args...)
 	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
