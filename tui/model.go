@@ -79,11 +79,15 @@ type Model struct {
 	gen       int // bumped by every seek; stale ticks and batches are dropped
 	inFlight  bool
 	eof       bool
-	following bool          // follow mode caught up with the writer
-	clock     time.Duration // replay clock, in recorded time
-	seeking   int           // target step of the running seek, -1 none
-	pendSeek  int           // a seek requested while a read was in flight, -1 none
-	err       error
+	following bool // follow mode caught up with the writer
+	// tickPending / pollPending: a replay tick or follow poll is scheduled.
+	// At most one of each exists, so pausing and resuming quickly cannot
+	// start a second clock (which would double the replay speed).
+	tickPending, pollPending bool
+	clock                    time.Duration // replay clock, in recorded time
+	seeking                  int           // target step of the running seek, -1 none
+	pendSeek                 int           // a seek requested while a read was in flight, -1 none
+	err                      error
 
 	// rendering
 	dirty bool
@@ -178,13 +182,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.dirty = true
 		}
 	case replayTickMsg:
-		if msg.gen != m.gen || m.st.Paused || m.inFlight || m.seeking >= 0 {
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		m.tickPending = false
+		if m.st.Paused || m.inFlight || m.seeking >= 0 {
 			return m, nil
 		}
 		m.clock += time.Duration(float64(frameInterval) * m.st.Speed)
 		return m, m.readCmd(m.clock, -1)
 	case followPollMsg:
-		if msg.gen != m.gen || m.inFlight || m.st.Paused {
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		m.pollPending = false
+		if m.inFlight || m.st.Paused {
 			return m, nil
 		}
 		return m, m.readCmd(math.MaxInt64, -1)
@@ -263,7 +275,8 @@ func (m *Model) onFeed() tea.Cmd {
 // re-reads from the start (the charts show the whole past), forward reads
 // on. Either way frames are ingested without pacing.
 func (m *Model) startSeek(target int) tea.Cmd {
-	m.gen++
+	m.gen++ // drops the scheduled tick or poll of the old generation
+	m.tickPending, m.pollPending = false, false
 	m.seeking = target
 	m.eof, m.following = false, false
 	m.dirty = true
@@ -290,11 +303,19 @@ func (m *Model) resume() tea.Cmd {
 }
 
 func (m *Model) replayTick() tea.Cmd {
+	if m.tickPending {
+		return nil
+	}
+	m.tickPending = true
 	gen := m.gen
 	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return replayTickMsg{gen: gen} })
 }
 
 func (m *Model) followCmd() tea.Cmd {
+	if m.pollPending {
+		return nil
+	}
+	m.pollPending = true
 	gen := m.gen
 	return tea.Tick(followPoll, func(time.Time) tea.Msg { return followPollMsg{gen: gen} })
 }

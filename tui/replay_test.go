@@ -190,3 +190,33 @@ func TestReplayReadErrorShown(t *testing.T) {
 		t.Fatalf("error not shown:\n%s", m.View().Content)
 	}
 }
+
+// TestReplayOneClock: pausing and resuming while a tick is scheduled must
+// not start a second tick chain (it would double the replay speed).
+func TestReplayOneClock(t *testing.T) {
+	m, _ := newReplayFixture(200, Options{})
+	drive(t, m, m.Init(), 2, nil) // start + first read; a tick is now scheduled
+	if !m.tickPending {
+		t.Fatal("no tick scheduled while playing")
+	}
+	m.Update(keyPress("space"))
+	if _, cmd := m.Update(keyPress("space")); cmd != nil {
+		t.Fatal("resume scheduled a second tick while one was pending")
+	}
+	// The pending tick fires: one read, then exactly one new tick.
+	_, cmd := m.Update(replayTickMsg{gen: m.gen})
+	if cmd == nil || !m.inFlight {
+		t.Fatal("tick did not read")
+	}
+	msg := cmd()
+	_, next := m.Update(msg)
+	if next == nil || !m.tickPending {
+		t.Fatal("no next tick after the read")
+	}
+	// A stale tick from before a seek is ignored and does not clear the flag.
+	m.gen++
+	m.tickPending = true
+	if _, cmd := m.Update(replayTickMsg{gen: m.gen - 1}); cmd != nil || !m.tickPending {
+		t.Fatal("stale tick acted")
+	}
+}
