@@ -24,6 +24,7 @@ import (
 //
 // The ops are driven as the TapeMachine drives them (UsePreallocDo into
 // reused buffers); "/taps" cases have every tap group on, the others none.
+// PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it.
 //
 //	go test ./norm/ -run '^$' -bench NormVariants -benchtime 20x
 func BenchmarkNormVariants(b *testing.B) {
@@ -51,15 +52,17 @@ func BenchmarkNormVariants(b *testing.B) {
 	type bc struct {
 		name, spec string
 		taps       TapMask
+		warmup     int
 	}
 	var cases []bc
 	for _, v := range Variants() {
-		cases = append(cases, bc{v.Name, v.Name, 0})
+		cases = append(cases, bc{v.Name, v.Name, 0, 0})
 	}
-	cases = append(cases, bc{"layernorm/taps", "layernorm", TapAll}, bc{"powernorm/taps", "powernorm", TapAll})
+	cases = append(cases, bc{"powernorm/in-warmup", "powernorm", 0, 1 << 30},
+		bc{"layernorm/taps", "layernorm", TapAll, 0}, bc{"powernorm/taps", "powernorm", TapAll, 0})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: 0, Dtype: tensor.Float32})
+			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32})
 			l.SetTapMask(c.taps)
 			in := l.newInstance()
 			fw, bw := fwdOp{in}, bwdOp{in}

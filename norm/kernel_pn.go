@@ -90,14 +90,14 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 		}
 	}
 	if batchDiv {
+		zeros := in.acc4[:d] // colWrite subtracts a mean; PowerNorm has none
+		zero(zeros)
 		for i := 0; i < in.n; i++ {
 			xr := x[i*d : (i+1)*d]
 			yr := y[i*d : (i+1)*d]
 			for gi := 0; gi < G; gi++ {
-				sc := in.gsA[i*G+gi]
-				for k := gi * m; k < (gi+1)*m; k++ {
-					yr[k] = T(float64(gam[k])*(float64(xr[k])*sc*a[k]) + float64(bet[k]))
-				}
+				lo, hi := gi*m, (gi+1)*m
+				colWrite(xr[lo:hi], in.gsA[i*G+gi], zeros[lo:hi], a[lo:hi], gam[lo:hi], bet[lo:hi], yr[lo:hi])
 			}
 		}
 	}
