@@ -230,7 +230,8 @@ func BenchmarkMemoryPerVariant(b *testing.B) {
 // default probe intervals and with probes off, and with each probe group
 // alone, interleaving one step of each so machine load hits all alike.
 // Reported: ns/step of each and the overhead of each against probes off
-// (goal: default ≤ 5%).
+// (goal: default ≤ 5%). The off-again group, identical to off, shows the
+// noise floor.
 func BenchmarkProbeOverhead(b *testing.B) {
 	groups := []struct {
 		name string
@@ -242,6 +243,9 @@ func BenchmarkProbeOverhead(b *testing.B) {
 		{"grad", probes.Intervals{Grad: 1}},
 		{"params", probes.Intervals{Params: 1}},
 		{"spectrum", probes.Intervals{Spectrum: probes.DefaultIntervals().Spectrum}},
+		// a second probes-off runner: its difference to "off" is the
+		// benchmark's noise floor on this machine
+		{"off-again", probes.Intervals{}},
 	}
 	for _, name := range []string{"transformer", "mlp"} {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
