@@ -331,3 +331,31 @@ func BenchmarkSeekCold(b *testing.B) {
 	b.ReportMetric(float64(seekFile.size)/1e6, "file-MB")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/seek")
 }
+
+// BenchmarkSeekColdNoTrailer: as BenchmarkSeekCold, but the newest index
+// record is found by the backward scan used for files still being written
+// or killed (no trailer).
+func BenchmarkSeekColdNoTrailer(b *testing.B) {
+	makeSeekFile(b)
+	rng := rand.New(rand.NewPCG(7, 7))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := Open(seekFile.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.ignoreTrailer = true
+		s := 1 + rng.IntN(seekFile.maxStep)
+		if err := r.Seek(s); err != nil {
+			b.Fatal(err)
+		}
+		f, err := r.Next()
+		if err != nil || f.Step != s {
+			b.Fatalf("seek %d: got step %d, %v", s, f.Step, err)
+		}
+		r.Close()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(seekFile.size)/1e6, "file-MB")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/seek")
+}

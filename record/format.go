@@ -39,6 +39,7 @@ const (
 	recIndex    byte = 4 // keyframe offsets and per-series min/max/count
 	recEnd      byte = 5 // run status at Close
 	recTrailer  byte = 6 // offset of the last index record; the file's last record
+	recStats    byte = 7 // per-series count/min/max since the previous index record
 )
 
 // trailerPayload is the trailer's fixed payload: offset of the last index

@@ -71,10 +71,13 @@ type Reader struct {
 	codec     *codec
 	dataStart int64
 
-	pos     int64 // offset of the next record
-	buf     []byte
-	bufOff  int64
-	needKey bool // predictors unknown: skip frames until a keyframe
+	pos    int64 // offset of the next record
+	buf    []byte
+	bufOff int64
+	xbuf   []byte // readExact's buffer
+
+	ignoreTrailer bool // benchmarks: find the index as in an unterminated file
+	needKey       bool // predictors unknown: skip frames until a keyframe
 
 	damage   []Damage
 	inDamage bool // damage[len-1] is still open (scanning for the next record)

@@ -7,18 +7,53 @@ import (
 )
 
 // index is the reader's in-memory copy of the file's index records: every
-// keyframe they list, in file order, plus per-series statistics.
+// keyframe they list, in file order, and where their Stats records are.
 type index struct {
-	keys    []keyEntry
-	last    int64 // offset of the newest index record loaded, -1 for none
-	maxStep int64 // running maximum step at that record
-	stats   map[int]seriesStat
+	keys      []keyEntry
+	last      int64 // offset of the newest index record loaded, -1 for none
+	maxStep   int64 // running maximum step at that record
+	statsAt   []int64
+	statsRead int // statsAt[:statsRead] are merged into stats
+	stats     map[int]seriesStat
 }
 
 // backScanLimit bounds the backward search for the newest index record in a
 // file without a trailer. The writer emits one every indexEvery bytes, so a
 // healthy file has one well inside this window.
 const backScanLimit = 8 * indexEvery
+
+// readExact reads the record at off with two reads of exactly its header
+// and payload, bypassing the sequential read buffer: for the index chain,
+// the trailer and other records visited out of order.
+func (r *Reader) readExact(off int64) (typ byte, payload []byte, st int) {
+	var h [recordHeaderSize]byte
+	n, _ := r.f.ReadAt(h[:], off)
+	if n < recordHeaderSize {
+		m := min(n, 4)
+		if !bytes.Equal(h[:m], syncMarker[:m]) {
+			return 0, nil, recBad
+		}
+		return 0, nil, recIncomplete
+	}
+	typ, size, pcrc, hs := parseRecordHeader(h[:])
+	switch hs {
+	case hdrBadSync, hdrBadCRC:
+		return 0, nil, recBad
+	case hdrTooLong:
+		return 0, nil, recTooLong
+	}
+	if cap(r.xbuf) < size {
+		r.xbuf = make([]byte, size)
+	}
+	p := r.xbuf[:size]
+	if n, _ := r.f.ReadAt(p, off+recordHeaderSize); n < size {
+		return 0, nil, recIncomplete
+	}
+	if crc32c(p) != pcrc {
+		return 0, nil, recBad
+	}
+	return typ, p, recOK
+}
 
 // loadTrailer reads the trailer of a closed run file, and through it the end
 // record, so End is known at Open.
@@ -31,7 +66,7 @@ func (r *Reader) loadTrailer() {
 	if at < r.dataStart {
 		return
 	}
-	typ, p, rs := r.readRecord(at)
+	typ, p, rs := r.readExact(at)
 	if rs != recOK || typ != recTrailer || len(p) != trailerPayload {
 		return
 	}
@@ -39,7 +74,7 @@ func (r *Reader) loadTrailer() {
 	if endAt < r.dataStart || endAt >= at {
 		return
 	}
-	if typ, p, rs := r.readRecord(endAt); rs == recOK && typ == recEnd {
+	if typ, p, rs := r.readExact(endAt); rs == recOK && typ == recEnd {
 		if e, ok := decodeEnd(p); ok {
 			r.end = &e
 		}
@@ -55,35 +90,45 @@ func (r *Reader) lastIndexOffset() int64 {
 	}
 	size := st.Size()
 	at := size - recordHeaderSize - trailerPayload
-	if at >= r.dataStart {
-		if typ, p, rs := r.readRecord(at); rs == recOK && typ == recTrailer && len(p) == trailerPayload {
+	if at >= r.dataStart && !r.ignoreTrailer {
+		if typ, p, rs := r.readExact(at); rs == recOK && typ == recTrailer && len(p) == trailerPayload {
 			if li := int64(binary.LittleEndian.Uint64(p[:8])); li >= r.dataStart && li < at {
 				return li
 			}
 		}
 	}
-	// Backward scan, one window at a time, newest marker first.
+	// Backward scan, one window at a time, newest marker first. A
+	// candidate's header is checked in the window; only an index record's
+	// payload is read and verified.
 	hi := size
+	var w []byte
 	for hi > r.dataStart && size-hi < backScanLimit {
 		lo := max(r.dataStart, hi-readChunk)
-		w := make([]byte, hi-lo)
-		n, _ := r.f.ReadAt(w, lo)
-		w = w[:n]
-		for end := len(w); end > 0; {
-			i := bytes.LastIndex(w[:end], syncMarker[:])
+		if cap(w) < int(hi-lo) {
+			w = make([]byte, hi-lo)
+		}
+		n, _ := r.f.ReadAt(w[:hi-lo], lo)
+		win := w[:n]
+		for end := len(win); end > 0; {
+			i := bytes.LastIndex(win[:end], syncMarker[:])
 			if i < 0 {
 				break
 			}
-			if typ, _, rs := r.readRecord(lo + int64(i)); rs == recOK && typ == recIndex {
+			end = i + len(syncMarker) - 1
+			if i+recordHeaderSize <= len(win) {
+				if typ, _, _, hs := parseRecordHeader(win[i : i+recordHeaderSize]); hs != hdrOK || typ != recIndex {
+					continue
+				}
+			}
+			if typ, _, rs := r.readExact(lo + int64(i)); rs == recOK && typ == recIndex {
 				return lo + int64(i)
 			}
-			end = i + len(syncMarker) - 1
 		}
-		// Overlap windows by a marker length so none is split unseen.
-		hi = lo + int64(len(syncMarker)) - 1
 		if lo == r.dataStart {
 			break
 		}
+		// Overlap windows by a marker length so none is split unseen.
+		hi = lo + int64(len(syncMarker)) - 1
 	}
 	return -1
 }
@@ -101,40 +146,32 @@ func (r *Reader) refreshIndex() {
 		return
 	}
 	var recs []indexRec
-	maxStep := int64(noStep)
 	for at := newest; at > r.idx.last; {
-		typ, p, rs := r.readRecord(at)
+		typ, p, rs := r.readExact(at)
 		if rs != recOK || typ != recIndex {
 			break // broken chain: older keyframes stay unknown; seeks there scan forward
 		}
-		x, ok := decodeIndex(p, at, len(r.reg.series))
+		x, ok := decodeIndex(p, at)
 		if !ok {
 			break
-		}
-		if len(recs) == 0 {
-			maxStep = x.maxStep
 		}
 		recs = append(recs, x)
 		at = x.prev
 	}
-	var keys []keyEntry
+	if len(recs) == 0 {
+		return
+	}
 	for i := len(recs) - 1; i >= 0; i-- {
 		for _, k := range recs[i].keys {
-			if k.off > r.idx.lastKeyOff() && (len(keys) == 0 || k.off > keys[len(keys)-1].off) {
-				keys = append(keys, k)
+			if k.off > r.idx.lastKeyOff() {
+				r.idx.keys = append(r.idx.keys, k)
 			}
 		}
-		for j, id := range recs[i].ids {
-			s := recs[i].stats[j]
-			old, seen := r.idx.stats[id]
-			if seen {
-				s.Min, s.Max, s.Count = min(s.Min, old.Min), max(s.Max, old.Max), s.Count+old.Count
-			}
-			r.idx.stats[id] = s
+		if sa := recs[i].statsAt; sa >= 0 && (len(r.idx.statsAt) == 0 || sa > r.idx.statsAt[len(r.idx.statsAt)-1]) {
+			r.idx.statsAt = append(r.idx.statsAt, sa)
 		}
 	}
-	r.idx.keys = append(r.idx.keys, keys...)
-	r.idx.last, r.idx.maxStep = newest, maxStep
+	r.idx.last, r.idx.maxStep = newest, recs[0].maxStep
 }
 
 func (x *index) lastKeyOff() int64 {
@@ -214,6 +251,11 @@ type SeriesStat struct {
 // records, without reading the frames. Series with no values are omitted.
 func (r *Reader) Stats() []SeriesStat {
 	r.refreshIndex()
+	for ; r.idx.statsRead < len(r.idx.statsAt); r.idx.statsRead++ {
+		if typ, p, rs := r.readExact(r.idx.statsAt[r.idx.statsRead]); rs == recOK && typ == recStats {
+			mergeStats(p, len(r.reg.series), r.idx.stats)
+		}
+	}
 	ids := make([]int, 0, len(r.idx.stats))
 	for id := range r.idx.stats {
 		ids = append(ids, id)

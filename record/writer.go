@@ -209,8 +209,12 @@ func (w *Writer) Write(f probes.Frame) error {
 // writeIndex writes an index record for the keyframes and statistics since
 // the previous one.
 func (w *Writer) writeIndex() {
-	x := indexRec{prev: w.lastIndex, maxStep: w.maxStep, keys: w.keys}
-	w.stats.drain(&x)
+	x := indexRec{prev: w.lastIndex, maxStep: w.maxStep, statsAt: -1, keys: w.keys}
+	if w.stats.any {
+		x.statsAt = w.off
+		w.rec = appendRecord(w.rec[:0], recStats, w.stats.encodeAndClear())
+		w.put(w.rec)
+	}
 	at := w.off
 	w.rec = appendRecord(w.rec[:0], recIndex, x.encode())
 	w.put(w.rec)
