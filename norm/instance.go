@@ -28,6 +28,7 @@ type instance struct {
 	rowMu, rowA, rowS []float64 // per row: mean, 1/D, s (row family)
 	colMu, colA       []float64 // per feature: subtracted mean, 1/D of the forward
 	colAb             []float64 // powernorm: 1/D_b of the backward
+	colPsiB           []float64 // powernorm: ψ_B² of the batch (for Γ = ψ_B²/D_f²)
 	gsA               []float64 // GroupScaling 1/D per (row, group), n×G
 
 	// scratch, reused between steps
@@ -75,6 +76,7 @@ func (in *instance) prepare(n int) {
 		in.colMu = grow(in.colMu, d)
 		in.colA = grow(in.colA, d)
 		in.colAb = grow(in.colAb, d)
+		in.colPsiB = grow(in.colPsiB, d)
 	}
 	if g := in.l.groups; g > 0 {
 		in.gsA = grow(in.gsA, n*g)

@@ -145,9 +145,6 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 	nonFinite := false
 	nr := float64(in.nReal)
 	if in.statPath {
-		s1, s2 := in.acc1[:d], in.acc2[:d]
-		zero(s1)
-		zero(s2)
 		for i := 0; i < in.n; i++ {
 			if !in.real(i) {
 				continue
@@ -155,17 +152,20 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
 			for gi := 0; gi < G; gi++ {
 				lo, hi := gi*m, (gi+1)*m
-				colGradSums(xr[lo:hi], gr[lo:hi], gam[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], s1[lo:hi], s2[lo:hi], dgam[lo:hi], dbet[lo:hi])
+				colParamGrads(xr[lo:hi], gr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
 			}
 		}
+		// S1 = Σĝ = γ⊙dβ and S2 = Σĝ⊙x̂ = γ⊙dγ, so one accumulation serves
+		// both the parameter gradients and the statistic terms.
 		for k := 0; k < d; k++ {
-			if !finite(s1[k]) || !finite(s2[k]) {
+			if !finite(dgam[k]) || !finite(dbet[k]) {
 				nonFinite = true
 			}
+			gk := float64(gam[k])
 			if l.cfg.Kind == BatchNorm {
-				cmu[k] = -s1[k] * a[k] / nr
+				cmu[k] = -gk * dbet[k] * a[k] / nr
 			}
-			cvar[k] = s2[k] * a[k] / nr
+			cvar[k] = gk * dgam[k] * a[k] / nr
 		}
 	}
 	tap := in.training && in.tapGrad
@@ -186,9 +186,7 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			if in.statPath {
 				gv += colGradOut(xr[lo:hi], gr[lo:hi], gam[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
 			} else {
-				// S1/S2 are not needed without batch statistics; acc1/acc2
-				// only absorb them
-				colGradSums(xr[lo:hi], gr[lo:hi], gam[lo:hi], sc, mu[lo:hi], a[lo:hi], in.acc1[lo:hi], in.acc2[lo:hi], dgam[lo:hi], dbet[lo:hi])
+				colParamGrads(xr[lo:hi], gr[lo:hi], sc, mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
 				for k, v := range gr[lo:hi] {
 					rb[lo+k] = float64(gam[lo+k]) * float64(v) * a[lo+k]
 				}
@@ -262,16 +260,13 @@ func colWrite[T float](xg []T, sc float64, mu, a []float64, gam, bet, yg []T) {
 	}
 }
 
-// colGradSums adds ĝ and ĝ⊙x̂ to s1, s2 and g⊙x̂, g to dgam, dbet.
-func colGradSums[T float](xg, gg, gam []T, sc float64, mu, a, s1, s2, dgam, dbet []float64) {
+// colParamGrads adds g⊙x̂ and g to dgam and dbet.
+func colParamGrads[T float](xg, gg []T, sc float64, mu, a, dgam, dbet []float64) {
 	n := len(xg)
-	gg, gam, mu, a, s1, s2, dgam, dbet = gg[:n], gam[:n], mu[:n], a[:n], s1[:n], s2[:n], dgam[:n], dbet[:n]
+	gg, mu, a, dgam, dbet = gg[:n], mu[:n], a[:n], dgam[:n], dbet[:n]
 	for k, v := range xg {
 		xh := (float64(v)*sc - mu[k]) * a[k]
 		gk := float64(gg[k])
-		gh := float64(gam[k]) * gk
-		s1[k] += gh
-		s2[k] += gh * xh
 		dgam[k] += gk * xh
 		dbet[k] += gk
 	}

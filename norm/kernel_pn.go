@@ -71,6 +71,7 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 		ft := float64(t)
 		for k := 0; k < d; k++ {
 			psiB := s2[k] / nr
+			in.colPsiB[k] = psiB
 			if !finite(psiB) {
 				nonFinite = true
 			}
@@ -120,9 +121,6 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
 	zero(dgam)
 	zero(dbet)
-	gamAcc, lamAcc := in.acc2[:d], in.acc3[:d]
-	zero(gamAcc)
-	zero(lamAcc)
 	sp := in.statPath
 	tap := in.training && in.tapGrad
 	rb := in.rowBuf[:d]
@@ -145,8 +143,8 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			dgm, dbt, rbg := dgam[lo:lo+n], dbet[lo:lo+n], rb[lo:lo+n]
 			dot := 0.0
 			if sp {
-				gac, lac, nug, abg := gamAcc[lo:lo+n], lamAcc[lo:lo+n], nu[lo:lo+n], ab[lo:lo+n]
-				dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, gac, lac, rbg)
+				nug, abg := nu[lo:lo+n], ab[lo:lo+n]
+				dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, rbg)
 				if tap {
 					for k, v := range xg {
 						c := nug[k] * float64(v) * sc * ag[k] * abg[k]
@@ -190,9 +188,11 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		ob := 1 - cfg.AlphaBwd
 		maxGamma := math.Inf(-1)
 		for k := 0; k < d; k++ {
-			gk := gamAcc[k] / nr
-			lk := lamAcc[k] / nr
-			if !finite(lk) {
+			// Γ = mean x̂² = ψ_B²/D_f² and Λ = mean ĝ⊙x̂ = γ⊙dγ/n: both
+			// follow from sums the passes already make.
+			gk := in.colPsiB[k] * a[k] * a[k]
+			lk := float64(gam[k]) * dgam[k] / nr
+			if !finite(lk) || !finite(dbet[k]) {
 				t.NonFinite = true
 			}
 			if gk > maxGamma {
@@ -215,13 +215,13 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 }
 
 // pnRowGroup is the training backward of one GroupScaling group of one row:
-// it accumulates dγ, dβ, Γ and Λ, writes dx̃ = (ĝ - ν⊙x̂)/D_b into rb and
-// returns Σ dx̃⊙x̃ for GroupScaling's backward. Two dot accumulators keep
-// the add latency off the critical path.
-func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, gac, lac, rb []float64) float64 {
+// it accumulates dγ and dβ, writes dx̃ = (ĝ - ν⊙x̂)/D_b into rb and returns
+// Σ dx̃⊙x̃ for GroupScaling's backward. Two dot accumulators keep the add
+// latency off the critical path.
+func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64 {
 	n := len(xg)
 	gg, gam, a, ab, nu = gg[:n], gam[:n], a[:n], ab[:n], nu[:n]
-	dgam, dbet, gac, lac, rb = dgam[:n], dbet[:n], gac[:n], lac[:n], rb[:n]
+	dgam, dbet, rb = dgam[:n], dbet[:n], rb[:n]
 	var dot0, dot1 float64
 	k := 0
 	for ; k+2 <= n; k += 2 {
@@ -231,18 +231,12 @@ func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, gac
 		xh1 := xs1 * a[k+1]
 		g0 := float64(gg[k])
 		g1 := float64(gg[k+1])
-		gh0 := float64(gam[k]) * g0
-		gh1 := float64(gam[k+1]) * g1
 		dgam[k] += g0 * xh0
 		dgam[k+1] += g1 * xh1
 		dbet[k] += g0
 		dbet[k+1] += g1
-		gac[k] += xh0 * xh0
-		gac[k+1] += xh1 * xh1
-		lac[k] += gh0 * xh0
-		lac[k+1] += gh1 * xh1
-		d0 := (gh0 - nu[k]*xh0) * ab[k]
-		d1 := (gh1 - nu[k+1]*xh1) * ab[k+1]
+		d0 := (float64(gam[k])*g0 - nu[k]*xh0) * ab[k]
+		d1 := (float64(gam[k+1])*g1 - nu[k+1]*xh1) * ab[k+1]
 		rb[k] = d0
 		rb[k+1] = d1
 		dot0 += d0 * xs0
@@ -252,12 +246,9 @@ func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, gac
 		xs0 := float64(xg[k]) * sc
 		xh0 := xs0 * a[k]
 		g0 := float64(gg[k])
-		gh0 := float64(gam[k]) * g0
 		dgam[k] += g0 * xh0
 		dbet[k] += g0
-		gac[k] += xh0 * xh0
-		lac[k] += gh0 * xh0
-		d0 := (gh0 - nu[k]*xh0) * ab[k]
+		d0 := (float64(gam[k])*g0 - nu[k]*xh0) * ab[k]
 		rb[k] = d0
 		dot0 += d0 * xs0
 	}
