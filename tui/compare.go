@@ -57,7 +57,7 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	out = append(out, hb.String())
+	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w))
 	rowsH := max(h-len(out), 1)
 	lfirst := window(l, rowsH, len(layers))
 	for li := lfirst; li < min(lfirst+rowsH, len(layers)); li++ {

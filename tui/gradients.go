@@ -41,7 +41,7 @@ func (m *Model) gradients(w, h int) []string {
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
 		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
 	}
-	out = append(out, hb.String(), sb.String())
+	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w), sb.String())
 
 	rowsH := len(layers)
 	chartH := h - len(out) - rowsH - 1

@@ -136,6 +136,10 @@ func (m *Model) layersView(w, h int) []string {
 		}
 	}
 	out = append(out, hb.String())
+	if hint := pageHint("probes", first, last, len(ps), "p"); hint != "" {
+		out[0] = joinLR(s.seriesStyle(vi).Bold(true).Render(v.label)+s.Dim.Render("  layers × probes (sparkline, latest value; ! = outlier)"),
+			s.Dim.Render(fmt.Sprintf("variant %d/%d · %s", vi+1, len(m.data.variants), hint)), w)
+	}
 
 	layers := m.data.meta.Layers
 	rowsH := len(layers)

@@ -170,6 +170,22 @@ func shortenPath(p string, w int) string {
 	return "…" + string(r[len(r)-w+1:])
 }
 
+// pageHint says which slice of a paged list is shown ("" when all fit).
+func pageHint(what string, first, last, total int, key string) string {
+	if last-first >= total {
+		return ""
+	}
+	return fmt.Sprintf("%s %d–%d of %d (%s)", what, first+1, last, total, key)
+}
+
+// withHint right-aligns hint on line when both fit in w, else drops it.
+func withHint(line, hint string, w int) string {
+	if hint == "" || ansi.StringWidth(line)+2+ansi.StringWidth(hint) > w {
+		return line
+	}
+	return joinLR(line, hint, w)
+}
+
 // fit truncates or pads a styled line to exactly w cells.
 func fit(s string, w int) string {
 	sw := ansi.StringWidth(s)
