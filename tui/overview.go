@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -96,9 +97,11 @@ func (m *Model) overviewColumn(i, w, h int) []string {
 	return out
 }
 
+// specLine shows a variant's options on their own line: the column title
+// (the full spec) is often too narrow to show them.
 func (v *variantData) specLine(vm probes.VariantMeta) string {
-	if vm.Spec != "" && vm.Spec != vm.Name {
-		return vm.Name
+	if _, opts, ok := strings.Cut(vm.Spec, ":"); ok && opts != "" {
+		return "opts  " + opts
 	}
 	return ""
 }
