@@ -12,16 +12,18 @@ import (
 )
 
 // cmdMsgs runs a Cmd (flattening batches) and collects the messages that
-// arrive within d; a Cmd still blocked after d (waitFeed while idle)
-// contributes nothing.
+// arrive within d, or within settle after the first one (so a test waiting
+// for a timer is not at the mercy of a loaded machine, yet still sees a
+// second message that should not come). A Cmd still blocked then (waitFeed
+// while idle) contributes nothing.
 func cmdMsgs(cmd tea.Cmd, d time.Duration) []tea.Msg {
+	const settle = 200 * time.Millisecond
 	if cmd == nil {
 		return nil
 	}
 	ch := make(chan tea.Msg, 16)
-	var run func(c tea.Cmd)
 	n := 0
-	run = func(c tea.Cmd) {
+	run := func(c tea.Cmd) {
 		if c == nil {
 			return
 		}
@@ -42,6 +44,9 @@ func cmdMsgs(cmd tea.Cmd, d time.Duration) []tea.Msg {
 				continue
 			}
 			if msg != nil {
+				if len(out) == 0 {
+					deadline = time.After(settle)
+				}
 				out = append(out, msg)
 			}
 		case <-deadline:
@@ -78,7 +83,7 @@ func TestLiveIdleArmsNoTimer(t *testing.T) {
 	frames := fixtureFrames(meta, 10)
 	feed.push(frames...)
 	_, cmd := m.Update(feedReadyMsg{})
-	got := types(cmdMsgs(cmd, 200*time.Millisecond))
+	got := types(cmdMsgs(cmd, 5*time.Second))
 	if !reflect.DeepEqual(got, []string{"renderTickMsg"}) {
 		t.Fatalf("after frames: got %v, want one renderTickMsg (waitFeed blocked)", got)
 	}
@@ -146,7 +151,7 @@ func TestLiveFeedClosed(t *testing.T) {
 	feed.push(fixtureFrames(meta, 10)...)
 	feed.closed = true
 	_, cmd := m.Update(feedReadyMsg{})
-	got := types(cmdMsgs(cmd, 150*time.Millisecond))
+	got := types(cmdMsgs(cmd, 5*time.Second))
 	if !reflect.DeepEqual(got, []string{"renderTickMsg"}) {
 		t.Fatalf("closed feed: got %v, want only the render tick (no waitFeed)", got)
 	}
