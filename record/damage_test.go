@@ -118,14 +118,14 @@ type frameKey struct{ v, s int }
 // frame returned is exactly one that was written, in order, and reading
 // goes on after the damage.
 func TestCorruptionResync(t *testing.T) {
-	b, all := cleanFile(t, 4000, true)
+	b, all := cleanFile(t, 2500, true)
 	ds := dataStartOf(t, b)
 	byKey := map[frameKey]int{}
 	for i, f := range all {
 		byKey[frameKey{f.Variant, f.Step}] = i
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
-	for it := 0; it < 60; it++ {
+	for it := 0; it < 40; it++ {
 		c := bytes.Clone(b)
 		flips := 1 + rng.IntN(3)
 		first := int64(len(c))

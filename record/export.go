@@ -61,13 +61,16 @@ func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 }
 
 // ExportCSV writes the long format: one row per frame × layer × measured
-// probe, plus one row per train loss and per evaluation value:
+// probe, plus one row per train loss and per evaluation value (the
+// evaluation's smoothed train loss, the reference of the generalization gap,
+// when known):
 //
 //	variant,step,epoch,layer,series,value
 //	layernorm,12,0.5,block0.ln1,dist_mu,0.0123
 //	layernorm,12,0.5,,train_loss,2.31
 //	layernorm,12,0.5,,val_loss,2.40
 //	layernorm,12,0.5,,val_bpc,3.46
+//	layernorm,12,0.5,,val_train_loss,2.35
 //
 // variant is the variant's full spec; unmeasured probes have no row.
 func ExportCSV(w io.Writer, r *Reader) error {
@@ -93,6 +96,9 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		for _, e := range f.Eval {
 			row(f, "", e.Split+"_loss", e.Loss)
 			row(f, "", e.Split+"_"+metricName(m), e.Metric)
+			if !math.IsNaN(e.TrainLoss) {
+				row(f, "", e.Split+"_train_loss", e.TrainLoss)
+			}
 		}
 		for l := range f.Layers {
 			for p := probes.Probe(0); p < probes.NumProbes; p++ {

@@ -29,12 +29,12 @@ func smallRun(t *testing.T, closed bool) string {
 	frames := []probes.Frame{
 		{Variant: 0, Step: 1, Epoch: 0.25, TrainLoss: 4.5, Layers: []probes.LayerValues{lv(0.5, 1), lv(0.25, 2)}, Elapsed: time.Second, StepsPerSec: 10},
 		{Variant: 1, Step: 1, Epoch: 0.25, TrainLoss: 4.25, Layers: []probes.LayerValues{lv(0.125, 1), lv(math.NaN(), math.Inf(1))}},
-		{Variant: 0, Step: 2, Epoch: 0.5, TrainLoss: 3.5, Eval: []probes.Eval{{Split: "val", Loss: 3.75, Metric: 2.5}}},
-		{Variant: 1, Step: 2, Epoch: 0.5, TrainLoss: 3.25, Eval: []probes.Eval{{Split: "val", Loss: 3.5, Metric: 2.25}}},
+		{Variant: 0, Step: 2, Epoch: 0.5, TrainLoss: 3.5, Eval: []probes.Eval{{Split: "val", Loss: 3.75, Metric: 2.5, TrainLoss: 3.625}}},
+		{Variant: 1, Step: 2, Epoch: 0.5, TrainLoss: 3.25, Eval: []probes.Eval{{Split: "val", Loss: 3.5, Metric: 2.25, TrainLoss: math.NaN()}}},
 		{Variant: 1, Step: 3, Epoch: 0.75, TrainLoss: math.NaN(), Status: probes.Diverged,
 			Alerts: []probes.Alert{{Kind: probes.AlertDivergence, Step: 3, Layer: -1, Probe: probes.NumProbes, Value: math.NaN(), Msg: "diverged at step 3 (last good 2)"}}},
 		{Variant: 0, Step: 3, Epoch: 0.75, TrainLoss: 3, Status: probes.Done,
-			Eval:     []probes.Eval{{Split: "val", Loss: 3.125, Metric: 2.0625}, {Split: "test", Loss: 3.0625, Metric: 2.03125}},
+			Eval:     []probes.Eval{{Split: "val", Loss: 3.125, Metric: 2.0625, TrainLoss: math.NaN()}, {Split: "test", Loss: 3.0625, Metric: 2.03125, TrainLoss: math.NaN()}},
 			Spectrum: &probes.Spectrum{Step: 3, Sigma: []float64{1, 0.5}, EffRank: 1.875}},
 	}
 	for _, f := range frames {
@@ -76,6 +76,7 @@ powernorm:alpha_fwd=0.9,1,0.25,block1.ln,in_std,+Inf
 layernorm:eps=1e-05,2,0.5,,train_loss,3.5
 layernorm:eps=1e-05,2,0.5,,val_loss,3.75
 layernorm:eps=1e-05,2,0.5,,val_bpc,2.5
+layernorm:eps=1e-05,2,0.5,,val_train_loss,3.625
 powernorm:alpha_fwd=0.9,2,0.5,,train_loss,3.25
 powernorm:alpha_fwd=0.9,2,0.5,,val_loss,3.5
 powernorm:alpha_fwd=0.9,2,0.5,,val_bpc,2.25
@@ -128,6 +129,12 @@ func TestExportJSONL(t *testing.T) {
 	}
 	if s := objs[5]["spectrum"].(map[string]any); s["eff_rank"] != 1.875 || len(s["sigma"].([]any)) != 2 {
 		t.Fatalf("spectrum = %v", s)
+	}
+	if e := objs[2]["eval"].([]any)[0].(map[string]any); e["train_loss"] != 3.625 || e["loss"] != 3.75 {
+		t.Fatalf("eval = %v", e)
+	}
+	if e := objs[3]["eval"].([]any)[0].(map[string]any); e["train_loss"] != nil {
+		t.Fatalf("eval with unknown train loss = %v", e)
 	}
 	if objs[0]["elapsed_s"] != 1.0 || objs[0]["steps_per_sec"] != 10.0 || objs[0]["variant"] != "layernorm:eps=1e-05" {
 		t.Fatalf("line 0 = %v", objs[0])

@@ -3,7 +3,9 @@ package record
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/normtop/normtop/probes"
@@ -34,7 +36,7 @@ func TestRoundTripRandomFrames(t *testing.T) {
 		{"one variant one layer", 1, 1, 1, 50},
 		{"small", 2, 2, 3, 500},
 		{"many layers", 3, 4, 12, 2000},
-		{"keyframes and index", 4, 3, 8, 20000},
+		{"keyframes and index", 4, 3, 8, 8000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(tc.seed, 99))
@@ -84,5 +86,46 @@ func TestRoundTripRandomFrames(t *testing.T) {
 				t.Fatalf("meta %+v, want %+v", gm, meta)
 			}
 		})
+	}
+}
+
+func TestCreateExisting(t *testing.T) {
+	path := tempRun(t)
+	w, err := Create(path, testMeta(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(End{})
+	_, err = Create(path, testMeta(1, 1))
+	if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("second Create: %v, want an fs.ErrExist naming the file", err)
+	}
+}
+
+func TestWriteRejectsFramesOutsideTheRun(t *testing.T) {
+	w, err := Create(tempRun(t), testMeta(2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []probes.Frame{
+		{Variant: 2},
+		{Variant: -1},
+		{Variant: 0, Layers: make([]probes.LayerValues, 4)},
+	} {
+		if err := w.Write(f); err == nil {
+			t.Fatalf("Write(%+v) accepted", f)
+		}
+	}
+	if err := w.Write(probes.Frame{Variant: 1, Layers: make([]probes.LayerValues, 3)}); err != nil {
+		t.Fatalf("a valid frame after rejected ones: %v", err)
+	}
+	if err := w.Close(End{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(probes.Frame{}); err == nil {
+		t.Fatal("Write after Close accepted")
+	}
+	if err := w.Close(End{}); err == nil {
+		t.Fatal("second Close accepted")
 	}
 }

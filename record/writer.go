@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("run file %s already exists; choose another path (a run file has one writer)", path)
+			return nil, existsError(path)
 		}
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
@@ -283,3 +284,13 @@ func (w *Writer) Close(end End) error {
 	}
 	return err
 }
+
+// existsError is Create's error for a path that is taken. It satisfies
+// errors.Is(err, fs.ErrExist) so callers can pick another name.
+type existsError string
+
+func (e existsError) Error() string {
+	return fmt.Sprintf("run file %s already exists; choose another path (a run file has one writer)", string(e))
+}
+
+func (e existsError) Is(target error) bool { return target == fs.ErrExist }
