@@ -11,6 +11,7 @@ import (
 // ARCHITECTURE.md.
 type Kind int
 
+// The variants, in registry order.
 const (
 	None Kind = iota
 	LayerNorm
@@ -55,6 +56,7 @@ func (k Kind) hasAffine() bool {
 // √(v+ε)); C is the AdaNorm authors' code (unbiased variance, divisor s+ε).
 type Convention int
 
+// The two conventions; ConvP is the default.
 const (
 	ConvP Convention = iota
 	ConvC
