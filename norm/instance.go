@@ -34,6 +34,7 @@ type instance struct {
 	// scratch, reused between steps
 	acc1, acc2, acc3, acc4 []float64 // per-feature accumulators
 	rowBuf                 []float64
+	gam64, bet64           []float64 // γ/β as float64, converted once per pass
 	dgamma, dbeta          []float64 // filled by the backward pass
 }
 

@@ -25,6 +25,12 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 	kind := cfg.Kind
 	eps := cfg.Eps
 	nonFinite := false
+	var g64, b64 []float64
+	if gam != nil {
+		in.gam64 = toF64s(in.gam64, gam)
+		in.bet64 = toF64s(in.bet64, bet)
+		g64, b64 = in.gam64, in.bet64
+	}
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
@@ -35,9 +41,9 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 			}
 			a := 1 / math.Sqrt(ss/fd+eps)
 			in.rowMu[i], in.rowA[i], in.rowS[i] = 0, a, 1/a
-			gam, bet, yr := gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
+			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
 			for k, v := range xr {
-				yr[k] = T(float64(gam[k])*float64(v)*a + float64(bet[k]))
+				yr[k] = T(gam[k]*float64(v)*a + bet[k])
 			}
 			continue
 		}
@@ -63,9 +69,9 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 		in.rowMu[i], in.rowA[i], in.rowS[i] = mu, a, s
 		switch kind {
 		case LayerNorm:
-			gam, bet, yr := gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
+			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
 			for k, v := range xr {
-				yr[k] = T(float64(gam[k])*((float64(v)-mu)*a) + float64(bet[k]))
+				yr[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
 			}
 		case AdaNorm:
 			c, kk := cfg.C, cfg.K
@@ -105,6 +111,11 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 	zero(dgam)
 	zero(dbet)
 	c, kk := cfg.C, cfg.K
+	var g64 []float64
+	if gam != nil {
+		in.gam64 = toF64s(in.gam64, gam)
+		g64 = in.gam64
+	}
 	tap := in.tapGrad
 	var gmuSum, gvarSum, gpsiSum, dxm, dxv, dym, dyv float64
 	nonFinite := false
@@ -125,7 +136,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		var sg, sgx float64
 		switch kind {
 		case LayerNorm, RMSNorm:
-			sg, sgx = gradSums(xr, gr, gam, mu, a, dgam, dbet)
+			sg, sgx = gradSumsAffine(xr, gr, g64, mu, a, dgam, dbet)
 		case AdaNorm:
 			for k, v := range xr {
 				xh := (float64(v) - mu) * a
@@ -134,7 +145,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 				sgx += gh * xh
 			}
 		default:
-			sg, sgx = gradSums[T](xr, gr, nil, mu, a, nil, nil)
+			sg, sgx = gradSums(xr, gr, mu, a)
 		}
 		if !finite(sg) || !finite(sgx) {
 			nonFinite = true
@@ -150,9 +161,9 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		// pass 2: dx
 		switch kind {
 		case LayerNorm, RMSNorm:
-			gam := gam[:len(xr)]
+			gam := g64[:len(xr)]
 			for k, v := range xr {
-				dr[k] = T(a*(float64(gam[k])*float64(gr[k])-mg) - bc*(float64(v)-mu))
+				dr[k] = T(a*(gam[k]*float64(gr[k])-mg) - bc*(float64(v)-mu))
 			}
 		case AdaNorm:
 			for k, v := range xr {
@@ -211,4 +222,13 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 func rowMoments[T float](r []T) (mean, variance float64) {
 	mean = sumOf(r) / float64(len(r))
 	return mean, sumSqDev(r, mean) / float64(len(r))
+}
+
+// toF64s converts γ or β to float64 once per pass, into reused scratch.
+func toF64s[T float](dst []float64, src []T) []float64 {
+	dst = grow(dst, len(src))
+	for k, v := range src {
+		dst[k] = float64(v)
+	}
+	return dst
 }

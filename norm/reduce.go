@@ -42,32 +42,36 @@ func sumSqDev[T float](v []T, mu float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// gradSums returns Σĝ and Σĝ⊙x̂ over one row with ĝ = γ⊙g (gam nil: ĝ = g)
-// and x̂ = (x-μ)·a, adding g⊙x̂ and g to dgam and dbet when they are given.
-func gradSums[T float](xr, gr, gam []T, mu, a float64, dgam, dbet []float64) (sg, sgx float64) {
+// gradSums returns Σg and Σg⊙x̂ over one row with x̂ = (x-μ)·a.
+func gradSums[T float](xr, gr []T, mu, a float64) (sg, sgx float64) {
 	n := len(xr)
 	gr = gr[:n]
 	var g0, g1, h0, h1 float64
-	if gam == nil {
-		k := 0
-		for ; k+2 <= n; k += 2 {
-			x0 := (float64(xr[k]) - mu) * a
-			x1 := (float64(xr[k+1]) - mu) * a
-			q0, q1 := float64(gr[k]), float64(gr[k+1])
-			g0 += q0
-			g1 += q1
-			h0 += q0 * x0
-			h1 += q1 * x1
-		}
-		for ; k < n; k++ {
-			x0 := (float64(xr[k]) - mu) * a
-			q0 := float64(gr[k])
-			g0 += q0
-			h0 += q0 * x0
-		}
-		return g0 + g1, h0 + h1
+	k := 0
+	for ; k+2 <= n; k += 2 {
+		x0 := (float64(xr[k]) - mu) * a
+		x1 := (float64(xr[k+1]) - mu) * a
+		q0, q1 := float64(gr[k]), float64(gr[k+1])
+		g0 += q0
+		g1 += q1
+		h0 += q0 * x0
+		h1 += q1 * x1
 	}
-	gam, dgam, dbet = gam[:n], dgam[:n], dbet[:n]
+	for ; k < n; k++ {
+		x0 := (float64(xr[k]) - mu) * a
+		q0 := float64(gr[k])
+		g0 += q0
+		h0 += q0 * x0
+	}
+	return g0 + g1, h0 + h1
+}
+
+// gradSumsAffine returns Σĝ and Σĝ⊙x̂ with ĝ = γ⊙g, and adds g⊙x̂ and g to
+// dgam and dbet.
+func gradSumsAffine[T float](xr, gr []T, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64) {
+	n := len(xr)
+	gr, gam, dgam, dbet = gr[:n], gam[:n], dgam[:n], dbet[:n]
+	var g0, g1, h0, h1 float64
 	k := 0
 	for ; k+2 <= n; k += 2 {
 		x0 := (float64(xr[k]) - mu) * a
@@ -77,8 +81,8 @@ func gradSums[T float](xr, gr, gam []T, mu, a float64, dgam, dbet []float64) (sg
 		dgam[k+1] += q1 * x1
 		dbet[k] += q0
 		dbet[k+1] += q1
-		q0 *= float64(gam[k])
-		q1 *= float64(gam[k+1])
+		q0 *= gam[k]
+		q1 *= gam[k+1]
 		g0 += q0
 		g1 += q1
 		h0 += q0 * x0
@@ -89,7 +93,7 @@ func gradSums[T float](xr, gr, gam []T, mu, a float64, dgam, dbet []float64) (sg
 		q0 := float64(gr[k])
 		dgam[k] += q0 * x0
 		dbet[k] += q0
-		q0 *= float64(gam[k])
+		q0 *= gam[k]
 		g0 += q0
 		h0 += q0 * x0
 	}
