@@ -46,6 +46,9 @@ func runTrain(args []string, st streams) error {
 		path = defaultRunPath(time.Now(), o.cfg.Model)
 	}
 	w, err := record.Create(path, meta)
+	if errors.Is(err, fs.ErrExist) {
+		return usageError(trainHelpHint, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot create the run file: %w", err)
 	}

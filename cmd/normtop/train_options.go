@@ -146,6 +146,11 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	if _, err := headless.ParseFormat(o.logFormat); err != nil {
 		return usageError(trainHelpHint, fmt.Errorf("--log-format: %w", err))
 	}
+	// Checked before the data is loaded, for a quick answer; record.Create
+	// checks again (O_EXCL).
+	if o.record != "" && fileExists(o.record) {
+		return usageErrorf(trainHelpHint, "--record %s: the file exists; a run file is never overwritten, choose another path", o.record)
+	}
 	if err := c.Validate(); err != nil {
 		return usageError(trainHelpHint, err)
 	}

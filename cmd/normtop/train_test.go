@@ -71,6 +71,21 @@ func TestDataErrors(t *testing.T) {
 	}
 }
 
+func TestRunFileCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "taken.ntr"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plainfile"), []byte("x"), 0o644)
+	base := append([]string{"train", "--steps", "2"}, tinyTransformer...)
+	res := normtop(t, dir, append(base, "--record", "taken.ntr")...)
+	checkOneLine(t, "--record of an existing file", res, exitUsage, "taken.ntr", "exists")
+	if b, _ := os.ReadFile(filepath.Join(dir, "taken.ntr")); string(b) != "x" {
+		t.Errorf("an existing file was overwritten: %q", b)
+	}
+	// A path under a plain file cannot be created: an "other failure".
+	res = normtop(t, dir, append(base, "--record", "plainfile/run.ntr")...)
+	checkOneLine(t, "--record under a plain file", res, exitFailure, "plainfile/run.ntr")
+}
+
 func TestShortRunRecordsAndLinksLatest(t *testing.T) {
 	dir := t.TempDir()
 	args := append([]string{"train", "--steps", "30", "--log-every", "10"}, tinyTransformer...)
@@ -139,74 +154,85 @@ func TestEveryVariantDiverged(t *testing.T) {
 	}
 }
 
-// SIGHUP (an SSH disconnect) must not stop a headless run; SIGTERM stops it
-// cleanly with a complete run file whose end record says "interrupted".
-func TestSignals(t *testing.T) {
-	dir := t.TempDir()
-	args := append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", "sig.ntr"}, tinyTransformer...)
-	cmd := exec.Command(buildNormtop(t), args...)
-	cmd.Dir = dir
-	stdout, err := cmd.StdoutPipe()
+// liveRun is a headless training run started in the background, its
+// stdout read line by line.
+type liveRun struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	lines  chan string
+	stderr bytes.Buffer
+}
+
+func startRun(t *testing.T, dir, record string) *liveRun {
+	t.Helper()
+	args := append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", record}, tinyTransformer...)
+	r := &liveRun{t: t, cmd: exec.Command(buildNormtop(t), args...), lines: make(chan string, 1000)}
+	r.cmd.Dir = dir
+	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	r.cmd.Stderr = &r.stderr
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	lines := make(chan string, 1000)
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			lines <- sc.Text()
+			r.lines <- sc.Text()
 		}
-		close(lines)
+		close(r.lines)
 	}()
-	waitSteps := func(n int, what string) {
-		t.Helper()
-		deadline := time.After(90 * time.Second)
-		for got := 0; got < n; {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("%s: stdout closed (process ended?)\nstderr: %s", what, stderr.String())
-				}
-				if strings.HasPrefix(l, "step ") {
-					got++
-				}
-			case <-deadline:
-				t.Fatalf("%s: no progress\nstderr: %s", what, stderr.String())
+	return r
+}
+
+// waitSteps waits for n more step lines.
+func (r *liveRun) waitSteps(n int, what string) {
+	r.t.Helper()
+	deadline := time.After(90 * time.Second)
+	for got := 0; got < n; {
+		select {
+		case l, ok := <-r.lines:
+			if !ok {
+				r.t.Fatalf("%s: stdout closed (process ended?)\nstderr: %s", what, r.stderr.String())
 			}
+			if strings.HasPrefix(l, "step ") {
+				got++
+			}
+		case <-deadline:
+			r.t.Fatalf("%s: no progress\nstderr: %s", what, r.stderr.String())
 		}
 	}
-	waitSteps(1, "before SIGHUP")
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+}
+
+// stop sends sig and checks the exit code 128+sig, the stderr lines and a
+// complete run file whose end record says "interrupted". It returns the
+// number of frames recorded.
+func (r *liveRun) stop(sig syscall.Signal, path string) int {
+	t := r.t
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	waitSteps(3, "after SIGHUP") // still training
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	for range r.lines { // drain until the process closes stdout
 	}
-	for range lines { // drain until the process closes stdout
-	}
-	err = cmd.Wait()
+	err := r.cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
-		t.Fatalf("wait: %v, want exit %d\nstderr: %s", err, 128+int(syscall.SIGTERM), stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+		t.Fatalf("after %v: %v, want exit %d\nstderr: %s", sig, err, 128+int(sig), r.stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "run interrupted; run file sig.ntr") || strings.Contains(stderr.String(), "goroutine") {
-		t.Errorf("stderr:\n%s", stderr.String())
+	if !strings.Contains(r.stderr.String(), "run interrupted; run file "+filepath.Base(path)) || strings.Contains(r.stderr.String(), "goroutine") {
+		t.Errorf("stderr:\n%s", r.stderr.String())
 	}
-	r, err := record.Open(filepath.Join(dir, "sig.ntr"))
+	rd, err := record.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer rd.Close()
 	frames := 0
 	for {
-		_, err := r.Next()
+		_, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -215,14 +241,34 @@ func TestSignals(t *testing.T) {
 		}
 		frames++
 	}
-	end, ok := r.End()
+	end, ok := rd.End()
 	if !ok || end.Status != record.StatusInterrupted {
 		t.Errorf("end record %+v, %v; want status interrupted", end, ok)
 	}
-	if d := r.Damage(); len(d) > 0 || r.State() != record.Complete {
-		t.Errorf("run file damage %v, state %v", d, r.State())
+	if d := rd.Damage(); len(d) > 0 || rd.State() != record.Complete {
+		t.Errorf("run file damage %v, state %v", d, rd.State())
 	}
-	if frames < 2*15 {
-		t.Errorf("%d frames recorded, want at least 30 (15 steps × 2 variants were logged)", frames)
+	return frames
+}
+
+// SIGHUP (an SSH disconnect) must not stop a headless run; SIGTERM stops it
+// cleanly with a complete run file whose end record says "interrupted".
+func TestSignals(t *testing.T) {
+	dir := t.TempDir()
+	r := startRun(t, dir, "sig.ntr")
+	r.waitSteps(1, "before SIGHUP")
+	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
 	}
+	r.waitSteps(3, "after SIGHUP") // still training
+	if frames := r.stop(syscall.SIGTERM, filepath.Join(dir, "sig.ntr")); frames < 2*20 {
+		t.Errorf("%d frames recorded, want at least 40 (20 steps × 2 variants were logged)", frames)
+	}
+}
+
+func TestSIGINTStopsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	r := startRun(t, dir, "int.ntr")
+	r.waitSteps(1, "before SIGINT")
+	r.stop(syscall.SIGINT, filepath.Join(dir, "int.ntr"))
 }
