@@ -89,7 +89,7 @@ func runExport(args []string, st streams) error {
 	} else if err := exportToFile(o, r); err != nil {
 		return err
 	}
-	if note := runFileNote(o.path, r, false); note != "" {
+	if note := runFileNote(o.path, r, false, ""); note != "" {
 		fmt.Fprintln(st.err, "normtop: "+note)
 	}
 	return nil

@@ -51,7 +51,7 @@ func runReplay(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if note := runFileNote(o.path, r, o.follow); note != "" {
+	if note := runFileNote(o.path, r, o.follow, " (watch it live with --follow)"); note != "" {
 		fmt.Fprintln(st.err, "normtop: "+note)
 	}
 	return nil
@@ -111,7 +111,8 @@ func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st
 
 // runFileNote is the one line said about a run file that was read without
 // trouble but is not whole: damaged regions skipped, or no end record.
-func runFileNote(path string, r *record.Reader, followed bool) string {
+// followHint, when not empty, is appended to the "still being written" note.
+func runFileNote(path string, r *record.Reader, followed bool, followHint string) string {
 	var parts []string
 	if d := r.Damage(); len(d) > 0 {
 		parts = append(parts, fmt.Sprintf("skipped %d damaged region(s), the first %s; everything else was read", len(d), d[0]))
@@ -119,7 +120,7 @@ func runFileNote(path string, r *record.Reader, followed bool) string {
 	switch r.State() {
 	case record.Writing:
 		if !followed {
-			parts = append(parts, "the run is still being written; this shows what was there (watch it live with --follow)")
+			parts = append(parts, "the run is still being written; this is what was there"+followHint)
 		}
 	case record.Unterminated:
 		parts = append(parts, "no end record: the run was killed or crashed; everything complete before that was read")
