@@ -181,10 +181,11 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	if flags&flagKeyframe != 0 {
 		c.reset()
 	}
-	v := int(d.uvarint())
-	if d.bad || v >= c.reg.variants {
+	uv := d.uvarint()
+	if d.bad || uv >= uint64(c.reg.variants) {
 		return f, errUndecodable
 	}
+	v := int(uv)
 	f.Variant = v
 	f.Step = d.int()
 	f.Status = probes.Status(d.u8())

@@ -42,17 +42,25 @@ func (e *End) encode() []byte {
 	return b.b
 }
 
-func decodeEnd(p []byte) (End, bool) {
+// decodeEnd parses an end record; variant numbers must be below variants.
+func decodeEnd(p []byte, variants int) (End, bool) {
 	d := dec{b: p}
 	e := End{Status: d.str(), Diverged: map[int]int{}, Final: map[int][]probes.Eval{}}
+	variant := func() int {
+		v := d.uvarint()
+		if v >= uint64(variants) {
+			d.bad = true
+		}
+		return int(v)
+	}
 	n := d.count(2)
 	for i := 0; i < n; i++ {
-		v := int(d.uvarint())
+		v := variant()
 		e.Diverged[v] = d.int()
 	}
 	n = d.count(2)
 	for i := 0; i < n; i++ {
-		v := int(d.uvarint())
+		v := variant()
 		m := d.count(minEvalSize)
 		evs := make([]probes.Eval, m)
 		for j := range evs {

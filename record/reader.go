@@ -251,7 +251,7 @@ func (r *Reader) Next() (probes.Frame, error) {
 			}
 			return f, nil
 		case recEnd:
-			if e, ok := decodeEnd(p); ok {
+			if e, ok := decodeEnd(p, r.reg.variants); ok {
 				r.end = &e
 			}
 		}

@@ -96,8 +96,12 @@ func decodeRegistry(b []byte, meta probes.RunMeta) (*registry, error) {
 	}
 	r.series = make([]seriesKey, 0, ns)
 	for i := 0; i < ns; i++ {
-		v, l, p := int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
-		if d.bad || v >= r.variants || l >= r.layers || p >= np || r.id(v, l, p) != i {
+		uv, ul, up := d.uvarint(), d.uvarint(), d.uvarint()
+		if d.bad || uv >= uint64(r.variants) || ul >= uint64(r.layers) || up >= uint64(np) {
+			return nil, fmt.Errorf("registry: series %d is out of range", i)
+		}
+		v, l, p := int(uv), int(ul), int(up)
+		if r.id(v, l, p) != i {
 			return nil, fmt.Errorf("registry: series %d is not in dense order", i)
 		}
 		r.series = append(r.series, seriesKey{v, l, r.toProbe[p], r.names[p]})

@@ -75,7 +75,7 @@ func (r *Reader) loadTrailer() {
 		return
 	}
 	if typ, p, rs := r.readExact(endAt); rs == recOK && typ == recEnd {
-		if e, ok := decodeEnd(p); ok {
+		if e, ok := decodeEnd(p, r.reg.variants); ok {
 			r.end = &e
 		}
 	}
