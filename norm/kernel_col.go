@@ -92,13 +92,15 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 		}
 	}
 	mu, a := in.colMu[:d], in.colA[:d]
-	gam, bet = gam[:d], bet[:d]
+	in.gam64 = toF64s(in.gam64, gam[:d])
+	in.bet64 = toF64s(in.bet64, bet[:d])
+	g64, b64 := in.gam64, in.bet64
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
 		for gi := 0; gi < G; gi++ {
 			lo, hi := gi*m, (gi+1)*m
-			colWrite(xr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], gam[lo:hi], bet[lo:hi], yr[lo:hi])
+			colWrite(xr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], g64[lo:hi], b64[lo:hi], yr[lo:hi])
 		}
 	}
 	if nonFinite && in.training {
@@ -135,7 +137,8 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 	d := l.d
 	G, m := in.layout()
 	mu, a := in.colMu[:d], in.colA[:d]
-	gam = gam[:d]
+	in.gam64 = toF64s(in.gam64, gam[:d])
+	g64 := in.gam64
 	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
 	zero(dgam)
 	zero(dbet)
@@ -161,7 +164,7 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			if !finite(dgam[k]) || !finite(dbet[k]) {
 				nonFinite = true
 			}
-			gk := float64(gam[k])
+			gk := g64[k]
 			if l.cfg.Kind == BatchNorm {
 				cmu[k] = -gk * dbet[k] * a[k] / nr
 			}
@@ -184,11 +187,11 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			lo, hi := gi*m, (gi+1)*m
 			sc := in.scale(i, gi)
 			if in.statPath {
-				gv += colGradOut(xr[lo:hi], gr[lo:hi], gam[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
+				gv += colGradOut(xr[lo:hi], gr[lo:hi], g64[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
 			} else {
 				colParamGrads(xr[lo:hi], gr[lo:hi], sc, mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
 				for k, v := range gr[lo:hi] {
-					rb[lo+k] = float64(gam[lo+k]) * float64(v) * a[lo+k]
+					rb[lo+k] = g64[lo+k] * float64(v) * a[lo+k]
 				}
 			}
 		}
@@ -252,11 +255,11 @@ func colAccumDev[T float](xg []T, sc float64, mean, vs []float64) {
 	}
 }
 
-func colWrite[T float](xg []T, sc float64, mu, a []float64, gam, bet, yg []T) {
+func colWrite[T float](xg []T, sc float64, mu, a, gam, bet []float64, yg []T) {
 	n := len(xg)
 	mu, a, gam, bet, yg = mu[:n], a[:n], gam[:n], bet[:n], yg[:n]
 	for k, v := range xg {
-		yg[k] = T(float64(gam[k])*((float64(v)*sc-mu[k])*a[k]) + float64(bet[k]))
+		yg[k] = T(gam[k]*((float64(v)*sc-mu[k])*a[k]) + bet[k])
 	}
 }
 
@@ -274,13 +277,13 @@ func colParamGrads[T float](xg, gg []T, sc float64, mu, a, dgam, dbet []float64)
 
 // colGradOut writes dx̃ = ĝ/D + g_μ + g_σ² into rb and returns ‖g_σ²‖² of
 // the group.
-func colGradOut[T float](xg, gg, gam []T, sc float64, mu, a, cmu, cvar, rb []float64) (gv float64) {
+func colGradOut[T float](xg, gg []T, gam []float64, sc float64, mu, a, cmu, cvar, rb []float64) (gv float64) {
 	n := len(xg)
 	gg, gam, mu, a, cmu, cvar, rb = gg[:n], gam[:n], mu[:n], a[:n], cmu[:n], cvar[:n], rb[:n]
 	for k, v := range xg {
 		xh := (float64(v)*sc - mu[k]) * a[k]
 		t := xh * cvar[k]
-		rb[k] = float64(gam[k])*float64(gg[k])*a[k] + cmu[k] - t
+		rb[k] = gam[k]*float64(gg[k])*a[k] + cmu[k] - t
 		gv += t * t
 	}
 	return gv

@@ -24,7 +24,9 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 			a[k] = 1 / math.Sqrt(l.runPsi2[k]+eps)
 		}
 	}
-	gam, bet = gam[:d], bet[:d]
+	in.gam64 = toF64s(in.gam64, gam[:d])
+	in.bet64 = toF64s(in.bet64, bet[:d])
+	g64, b64 := in.gam64, in.bet64
 	s2 := in.acc1[:d]
 	zero(s2)
 	nonFinite := false
@@ -42,13 +44,13 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 			in.gsA[i*G+gi] = sc
 			lo := gi * m
 			n := len(blk)
-			acc, ag, gg, bg, yg := s2[lo:lo+n], a[lo:lo+n], gam[lo:lo+n], bet[lo:lo+n], yr[lo:lo+n]
+			acc, ag, gg, bg, yg := s2[lo:lo+n], a[lo:lo+n], g64[lo:lo+n], b64[lo:lo+n], yr[lo:lo+n]
 			switch {
 			case in.statPath && real && !batchDiv: // after warmup: one pass
 				for k, v := range blk {
 					xs := float64(v) * sc
 					acc[k] += xs * xs
-					yg[k] = T(float64(gg[k])*(xs*ag[k]) + float64(bg[k]))
+					yg[k] = T(gg[k]*(xs*ag[k]) + bg[k])
 				}
 			case in.statPath && real: // warmup: y waits for ψ_B
 				for k, v := range blk {
@@ -57,7 +59,7 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 				}
 			case !batchDiv:
 				for k, v := range blk {
-					yg[k] = T(float64(gg[k])*(float64(v)*sc*ag[k]) + float64(bg[k]))
+					yg[k] = T(gg[k]*(float64(v)*sc*ag[k]) + bg[k])
 				}
 			}
 		}
@@ -98,7 +100,7 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 			yr := y[i*d : (i+1)*d]
 			for gi := 0; gi < G; gi++ {
 				lo, hi := gi*m, (gi+1)*m
-				colWrite(xr[lo:hi], in.gsA[i*G+gi], zeros[lo:hi], a[lo:hi], gam[lo:hi], bet[lo:hi], yr[lo:hi])
+				colWrite(xr[lo:hi], in.gsA[i*G+gi], zeros[lo:hi], a[lo:hi], g64[lo:hi], b64[lo:hi], yr[lo:hi])
 			}
 		}
 	}
@@ -116,7 +118,8 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	m := d / G
 	fm := float64(m)
 	a, ab := in.colA[:d], in.colAb[:d]
-	gam = gam[:d]
+	in.gam64 = toF64s(in.gam64, gam[:d])
+	g64 := in.gam64
 	nu := l.nu[:d]
 	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
 	zero(dgam)
@@ -139,7 +142,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			lo, hi := gi*m, (gi+1)*m
 			xg := xr[lo:hi]
 			n := len(xg)
-			gg, dg, ag, gmg := gr[lo:lo+n], dr[lo:lo+n], a[lo:lo+n], gam[lo:lo+n]
+			gg, dg, ag, gmg := gr[lo:lo+n], dr[lo:lo+n], a[lo:lo+n], g64[lo:lo+n]
 			dgm, dbt, rbg := dgam[lo:lo+n], dbet[lo:lo+n], rb[lo:lo+n]
 			dot := 0.0
 			if sp {
@@ -191,7 +194,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			// Γ = mean x̂² = ψ_B²/D_f² and Λ = mean ĝ⊙x̂ = γ⊙dγ/n: both
 			// follow from sums the passes already make.
 			gk := in.colPsiB[k] * a[k] * a[k]
-			lk := float64(gam[k]) * dgam[k] / nr
+			lk := g64[k] * dgam[k] / nr
 			if !finite(lk) || !finite(dbet[k]) {
 				t.NonFinite = true
 			}
@@ -218,7 +221,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 // it accumulates dγ and dβ, writes dx̃ = (ĝ - ν⊙x̂)/D_b into rb and returns
 // Σ dx̃⊙x̃ for GroupScaling's backward. Two dot accumulators keep the add
 // latency off the critical path.
-func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64 {
+func pnRowGroup[T float](xg, gg []T, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64 {
 	n := len(xg)
 	gg, gam, a, ab, nu = gg[:n], gam[:n], a[:n], ab[:n], nu[:n]
 	dgam, dbet, rb = dgam[:n], dbet[:n], rb[:n]
@@ -235,8 +238,8 @@ func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, rb 
 		dgam[k+1] += g1 * xh1
 		dbet[k] += g0
 		dbet[k+1] += g1
-		d0 := (float64(gam[k])*g0 - nu[k]*xh0) * ab[k]
-		d1 := (float64(gam[k+1])*g1 - nu[k+1]*xh1) * ab[k+1]
+		d0 := (gam[k]*g0 - nu[k]*xh0) * ab[k]
+		d1 := (gam[k+1]*g1 - nu[k+1]*xh1) * ab[k+1]
 		rb[k] = d0
 		rb[k+1] = d1
 		dot0 += d0 * xs0
@@ -248,7 +251,7 @@ func pnRowGroup[T float](xg, gg, gam []T, sc float64, a, ab, nu, dgam, dbet, rb 
 		g0 := float64(gg[k])
 		dgam[k] += g0 * xh0
 		dbet[k] += g0
-		d0 := (float64(gam[k])*g0 - nu[k]*xh0) * ab[k]
+		d0 := (gam[k]*g0 - nu[k]*xh0) * ab[k]
 		rb[k] = d0
 		dot0 += d0 * xs0
 	}
