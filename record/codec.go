@@ -19,8 +19,7 @@ const (
 
 // Per-variant scalar series coded with the XOR predictor.
 const (
-	scalarEpoch = iota
-	scalarTrainLoss
+	scalarTrainLoss = iota
 	scalarStepsPerSec
 	numScalars
 )
@@ -39,8 +38,21 @@ type codec struct {
 	scalars []xorState // per variant × numScalars
 	masks   []uint64   // previous presence bitmap per variant × layer
 	hasMask []bool
-	elapsed []int64 // previous Elapsed per variant
+	elapsed []int64      // previous Elapsed per variant
+	epochs  [][2]float64 // previous two Epochs per variant, newest first
 }
+
+// predictEpoch extrapolates the epoch linearly from the previous two: the
+// epoch grows by a constant fraction per step, so the prediction is within
+// a few ulps and the stored difference of bit patterns is a byte or two.
+// The float64 conversion forbids a fused multiply-add, so every platform
+// computes the same prediction.
+func (c *codec) predictEpoch(v int) float64 {
+	e := c.epochs[v]
+	return float64(2*e[0]) - e[1]
+}
+
+func (c *codec) pushEpoch(v int, x float64) { c.epochs[v] = [2]float64{x, c.epochs[v][0]} }
 
 func newCodec(reg *registry) *codec {
 	c := &codec{reg: reg, np: len(reg.names)}
@@ -49,6 +61,7 @@ func newCodec(reg *registry) *codec {
 	c.masks = make([]uint64, reg.variants*reg.layers)
 	c.hasMask = make([]bool, reg.variants*reg.layers)
 	c.elapsed = make([]int64, reg.variants)
+	c.epochs = make([][2]float64, reg.variants)
 	return c
 }
 
@@ -58,6 +71,7 @@ func (c *codec) reset() {
 	clear(c.masks)
 	clear(c.hasMask)
 	clear(c.elapsed)
+	clear(c.epochs)
 }
 
 // errFrameInvalid wraps Write's refusals (user errors, not I/O).
@@ -93,6 +107,10 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	e.u8(byte(f.Status))
 	e.varint(int64(f.Elapsed) - c.elapsed[v])
 	c.elapsed[v] = int64(f.Elapsed)
+	// Bit patterns subtract with wrap-around, so any float (NaN, sign
+	// change) round-trips; only the size depends on the prediction.
+	e.varint(int64(math.Float64bits(f.Epoch) - math.Float64bits(c.predictEpoch(v))))
+	c.pushEpoch(v, f.Epoch)
 	if f.Layers != nil {
 		e.uvarint(uint64(len(f.Layers)))
 	}
@@ -128,7 +146,6 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	}
 	w := bitWriter{buf: e.b}
 	sc := c.scalars[v*numScalars:]
-	putXOR(&w, &sc[scalarEpoch], math.Float64bits(f.Epoch))
 	putXOR(&w, &sc[scalarTrainLoss], math.Float64bits(f.TrainLoss))
 	putXOR(&w, &sc[scalarStepsPerSec], math.Float64bits(f.StepsPerSec))
 	n := 0
@@ -191,6 +208,8 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	f.Status = probes.Status(d.u8())
 	c.elapsed[v] += d.varint()
 	f.Elapsed = time.Duration(c.elapsed[v])
+	f.Epoch = math.Float64frombits(math.Float64bits(c.predictEpoch(v)) + uint64(d.varint()))
+	c.pushEpoch(v, f.Epoch)
 	nl := 0
 	if flags&flagLayers != 0 {
 		n := d.uvarint()
@@ -242,7 +261,6 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	}
 	r := bitReader{buf: d.b}
 	sc := c.scalars[v*numScalars:]
-	f.Epoch = math.Float64frombits(getXOR(&r, &sc[scalarEpoch]))
 	f.TrainLoss = math.Float64frombits(getXOR(&r, &sc[scalarTrainLoss]))
 	f.StepsPerSec = math.Float64frombits(getXOR(&r, &sc[scalarStepsPerSec]))
 	if flags&flagLayers != 0 {
