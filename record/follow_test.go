@@ -128,3 +128,55 @@ func TestFollowPartialRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekBeyondEndThenFollow: seeking past what is written yet returns
+// nothing until the target steps arrive, then exactly the frames ≥ target.
+func TestSeekBeyondEndThenFollow(t *testing.T) {
+	meta := testMeta(2, 2)
+	path := tempRun(t)
+	w, err := Create(path, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(End{})
+	rng := rand.New(rand.NewPCG(8, 8))
+	var all []probes.Frame
+	write := func(from, to int) {
+		for s := from; s <= to; s++ {
+			for v := 0; v < 2; v++ {
+				f := randomFrame(rng, meta, s)
+				f.Variant = v
+				all = append(all, f)
+				if err := w.Write(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1, 1000)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Seek(1500); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("Next before the target was written: step %d, %v", f.Step, err)
+	}
+	write(1001, 2000)
+	got := readAll(t, r)
+	want := all[2*1499:]
+	if len(got) != len(want) {
+		t.Fatalf("read %d frames, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !sameFrame(got[i], want[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+	}
+}

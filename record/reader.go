@@ -224,6 +224,7 @@ func (r *Reader) Next() (probes.Frame, error) {
 		case recTooLong:
 			r.markDamage(r.pos, "record length over the maximum")
 			r.pos++
+			r.extendDamage(r.pos)
 			continue
 		}
 		at := r.pos
