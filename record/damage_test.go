@@ -252,3 +252,32 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// TestUnknownRecordTypesSkipped: records of types this reader does not know
+// (written by a newer normtop) are skipped without damage.
+func TestUnknownRecordTypesSkipped(t *testing.T) {
+	b, all := cleanFile(t, 300, true)
+	ds := dataStartOf(t, b)
+	// Insert unknown records at the data start and after the first frame.
+	first := ds + recordHeaderSize + int64(binary.LittleEndian.Uint32(b[ds+5:]))
+	var c []byte
+	c = append(c, b[:ds]...)
+	c = appendRecord(c, 200, []byte("from the future"))
+	c = append(c, b[ds:first]...)
+	c = appendRecord(c, 77, nil)
+	c = append(c, b[first:]...)
+	r, err := openBytes(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	if len(got) != len(all) || len(r.Damage()) != 0 {
+		t.Fatalf("read %d of %d frames, damage %v", len(got), len(all), r.Damage())
+	}
+	for i := range all {
+		if !sameFrame(got[i], all[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+	}
+}
