@@ -240,3 +240,29 @@ func TestDuplicateVariantNamesUseSpecs(t *testing.T) {
 		t.Errorf("labels %v, want %v", got, want)
 	}
 }
+
+func TestOutliersAreSummarised(t *testing.T) {
+	var buf bytes.Buffer
+	p := New(&buf, fixtureMeta(), Options{Every: 1})
+	out := func(layer int, probe probes.Probe) probes.Alert {
+		return probes.Alert{Kind: probes.AlertOutlier, Step: 1, Layer: layer, Probe: probe, Msg: "a long message that text lines leave out"}
+	}
+	p.Frame(probes.Frame{Variant: 0, Step: 1, TrainLoss: 1, Alerts: []probes.Alert{
+		out(0, probes.DistMu), out(0, probes.DistMu), out(1, probes.GVar), out(0, probes.DxVar), out(1, probes.DyVar),
+		{Kind: probes.AlertOverfit, Step: 1, Layer: -1, Msg: "val loss rose 3 times"},
+	}})
+	p.Frame(probes.Frame{Variant: 1, Step: 1, TrainLoss: 1, Alerts: []probes.Alert{out(1, probes.PNNu)}})
+	p.Close()
+	got := strings.Split(buf.String(), "\n")[1]
+	for _, want := range []string{
+		"! overfit: val loss rose 3 times ! 5 outliers: fc1.norm dist_mu, fc2.norm g_var, fc1.norm dx_var +1 more |",
+		"! 1 outlier: fc2.norm pn_nu",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("line %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "long message") {
+		t.Errorf("outlier messages in a text line: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package headless
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,9 +64,7 @@ func (p *Printer) textRow(step int, row []cell) {
 			b.WriteString(" " + m)
 		}
 		b.WriteString(" " + strconv.FormatFloat(c.sps, 'f', 1, 64) + "/s")
-		for _, a := range c.alerts {
-			b.WriteString(" ! " + p.alertText(a))
-		}
+		b.WriteString(p.alertsText(c.alerts))
 	}
 	b.WriteByte('\n')
 	p.write(b.String())
@@ -89,9 +88,7 @@ func (p *Printer) textSummary() {
 				b.WriteString(" " + m)
 			}
 		}
-		for _, a := range v.pending {
-			b.WriteString(" ! " + p.alertText(a))
-		}
+		b.WriteString(p.alertsText(v.pending))
 		b.WriteByte('\n')
 		p.write(b.String())
 	}
@@ -112,6 +109,61 @@ func (p *Printer) metric(x float64) string {
 		return ""
 	}
 	return p.meta.Metric + " " + num(x, 4)
+}
+
+// maxOutlierNames bounds how many layer/probe names an outlier summary lists.
+const maxOutlierNames = 3
+
+// alertsText renders a variant's alerts for one line: each rare alert
+// (divergence, ν growth, AdaNorm φ, over-fitting) in full, and the outliers,
+// which can come several per step, as one summary naming where they were.
+// The full messages are in the JSON format, the run file and the dashboard.
+func (p *Printer) alertsText(as []probes.Alert) string {
+	var b strings.Builder
+	var where []string
+	outliers := 0
+	for _, a := range as {
+		if a.Kind != probes.AlertOutlier {
+			b.WriteString(" ! " + p.alertText(a))
+			continue
+		}
+		outliers++
+		name := p.outlierName(a)
+		if !slices.Contains(where, name) {
+			where = append(where, name)
+		}
+	}
+	if outliers == 0 {
+		return b.String()
+	}
+	b.WriteString(" ! " + itoa(outliers) + " outlier")
+	if outliers > 1 {
+		b.WriteString("s")
+	}
+	more := len(where) - maxOutlierNames
+	if more > 0 {
+		where = where[:maxOutlierNames]
+	}
+	b.WriteString(": " + strings.Join(where, ", "))
+	if more > 0 {
+		b.WriteString(" +" + itoa(more) + " more")
+	}
+	return b.String()
+}
+
+// outlierName is "layer probe" for an outlier alert.
+func (p *Printer) outlierName(a probes.Alert) string {
+	var parts []string
+	if a.Layer >= 0 && a.Layer < len(p.meta.Layers) {
+		parts = append(parts, p.meta.Layers[a.Layer])
+	}
+	if a.Probe < probes.NumProbes {
+		parts = append(parts, a.Probe.String())
+	}
+	if len(parts) == 0 {
+		return "?"
+	}
+	return strings.Join(parts, " ")
 }
 
 func (p *Printer) alertText(a probes.Alert) string {
