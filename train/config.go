@@ -31,6 +31,7 @@ type Config struct {
 
 	EvalEvery int // validation every N steps (and at the end)
 	EvalSize  int // fixed validation subset: images, or sequences of SeqLen
+	TestSize  int // test evaluation at the end: images or sequences; 0 = the whole test split
 	LogEvery  int // headless log interval (read by cmd)
 	Probes    probes.Intervals
 
@@ -146,6 +147,9 @@ func (c Config) Validate() error {
 	}
 	if c.EvalSize < 1 {
 		add("eval-size %d: want ≥ 1", c.EvalSize)
+	}
+	if c.TestSize < 0 {
+		add("test-size %d: want ≥ 0 (0 = the whole test split)", c.TestSize)
 	}
 	if c.LogEvery < 0 {
 		add("log-every %d: want ≥ 0", c.LogEvery)

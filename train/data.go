@@ -43,7 +43,11 @@ func loadSource(c Config) (*source, error) {
 		s.perEpoch = (imgs.Train.N + c.Batch - 1) / c.Batch
 		eb := min(c.Batch*16, 512)
 		s.val = imageBatches(&imgs.Val, min(c.EvalSize, imgs.Val.N), eb, s.pixels)
-		s.test = imageBatches(&imgs.Test, imgs.Test.N, eb, s.pixels)
+		n := imgs.Test.N
+		if c.TestSize > 0 {
+			n = min(n, c.TestSize)
+		}
+		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case "transformer":
 		txt, err := datasets.LoadText(c.DataPath)
 		if err != nil {
@@ -59,7 +63,11 @@ func loadSource(c Config) (*source, error) {
 		if s.val = textBatches(txt.Val, c.EvalSize, c.Batch, c.SeqLen); len(s.val) == 0 {
 			return nil, dataError{fmt.Errorf("%s: validation split has %d characters, too short for one window of %d", txt.Name, len(txt.Val), c.SeqLen+1)}
 		}
-		s.test = textBatches(txt.Test, len(txt.Test), c.Batch, c.SeqLen)
+		n := len(txt.Test)
+		if c.TestSize > 0 {
+			n = c.TestSize
+		}
+		s.test = textBatches(txt.Test, n, c.Batch, c.SeqLen)
 	}
 	return s, nil
 }

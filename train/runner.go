@@ -401,7 +401,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"clip":      fmtF(c.Clip), "dropout": fmtF(c.Dropout),
 		"seed": strconv.FormatInt(c.Seed, 10), "weight_seed": strconv.FormatInt(c.Seed, 10),
 		"batch_seed": strconv.FormatInt(c.Seed, 10), "dropout_seed": strconv.FormatInt(c.Seed+1, 10),
-		"eval_every": strconv.Itoa(c.EvalEvery), "eval_size": strconv.Itoa(c.EvalSize),
+		"eval_every": strconv.Itoa(c.EvalEvery), "eval_size": strconv.Itoa(c.EvalSize), "test_size": strconv.Itoa(c.TestSize),
 		"log_every":   strconv.Itoa(c.LogEvery),
 		"probe_stats": strconv.Itoa(c.Probes.Stats), "probe_grad": strconv.Itoa(c.Probes.Grad),
 		"probe_params": strconv.Itoa(c.Probes.Params), "probe_spectrum": strconv.Itoa(c.Probes.Spectrum),
