@@ -214,3 +214,43 @@ func TestMeta(t *testing.T) {
 		t.Errorf("loss convention %q", m.Config["loss"])
 	}
 }
+
+func TestPostLNAndFloat64(t *testing.T) {
+	base := tinyTransformer()
+	base.Variants = []string{"layernorm", "powernorm"}
+	base.Steps, base.EvalEvery = 6, 6
+	firstLoss := map[string][]float64{}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Config)
+		sites []string
+	}{
+		{"pre-ln float32", func(c *Config) {}, []string{"block0.ln1", "block0.ln2", "final"}},
+		{"pre-ln float64", func(c *Config) { c.Dtype = "float64" }, []string{"block0.ln1", "block0.ln2", "final"}},
+		{"post-ln", func(c *Config) { c.PostLN = true }, []string{"block0.ln1", "block0.ln2"}},
+	} {
+		c := base
+		tc.edit(&c)
+		r, err := NewRunner(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(r.Meta().Layers); got != fmt.Sprint(tc.sites) {
+			t.Errorf("%s: sites %s, want %v", tc.name, got, tc.sites)
+		}
+		for v, fs := range collect(t, context.Background(), r, nil) {
+			end := fs[len(fs)-1]
+			if end.Status != probes.Done || math.IsNaN(end.TrainLoss) {
+				t.Errorf("%s %s: ended %v loss %v", tc.name, c.Variants[v], end.Status, end.TrainLoss)
+			}
+			firstLoss[tc.name] = append(firstLoss[tc.name], fs[0].TrainLoss)
+		}
+	}
+	// The same weights in float32 and float64 give the same first loss.
+	for v := range base.Variants {
+		a, b := firstLoss["pre-ln float32"][v], firstLoss["pre-ln float64"][v]
+		if math.Abs(a-b) > 1e-5*math.Abs(b) {
+			t.Errorf("variant %d: first loss %v in float32, %v in float64", v, a, b)
+		}
+	}
+}
