@@ -230,6 +230,7 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		if step%c.EvalEvery == 0 || end {
 			e, err := r.evaluate(v, r.src.val, "val")
 			if err != nil {
+				stopped(step)
 				return err
 			}
 			v.coll.AddEval(&f, e)
@@ -237,6 +238,7 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		if end {
 			e, err := r.evaluate(v, r.src.test, "test")
 			if err != nil {
+				stopped(step)
 				return err
 			}
 			v.coll.AddEval(&f, e)
