@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -100,7 +101,11 @@ func runExport(args []string, st streams) error {
 func exportToFile(o *exportOptions, r *record.Reader) error {
 	tmp, err := os.CreateTemp(filepath.Dir(o.out), "."+filepath.Base(o.out)+".*")
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name would only confuse
+		}
+		return fmt.Errorf("--out %s: cannot create it: %w", o.out, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := exporters[o.format](tmp, r); err != nil {
