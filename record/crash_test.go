@@ -40,9 +40,15 @@ func crashFrames(meta probes.RunMeta) func(i int) probes.Frame {
 
 var crashMeta = testMeta(3, 6)
 
-// crashChild writes frames forever, flushing after each, and reports on
-// stdout how many are complete in the file.
+// crashFlushEnv sets how many frames the child writes between flushes (1
+// when unset): with more, records carry several frames.
+const crashFlushEnv = "NORMTOP_RECORD_CRASH_FLUSH_EVERY"
+
+// crashChild writes frames forever, flushing after every k-th, and reports
+// on stdout how many are complete in the file after each flush.
 func crashChild(path string) {
+	k, _ := strconv.Atoi(os.Getenv(crashFlushEnv))
+	k = max(k, 1)
 	w, err := Create(path, crashMeta)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -54,6 +60,9 @@ func crashChild(path string) {
 		if err := w.Write(next(i)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
+		}
+		if (i+1)%k != 0 {
+			continue
 		}
 		if err := w.Flush(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -67,10 +76,10 @@ func crashChild(path string) {
 // startCrashChild runs the child until it has reported at least one frame,
 // lets it write for a random time and SIGKILLs it. It returns how many
 // frames the child reported complete.
-func startCrashChild(t *testing.T, path string, rng *rand.Rand) int {
+func startCrashChild(t *testing.T, path string, flushEvery int, rng *rand.Rand) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, crashFlushEnv+"="+strconv.Itoa(flushEvery))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -126,7 +135,8 @@ func TestCrashSIGKILL(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for it := 0; it < 6; it++ {
 		path := tempRun(t)
-		reported := startCrashChild(t, path, rng)
+		flushEvery := []int{1, 7}[it%2]
+		reported := startCrashChild(t, path, flushEvery, rng)
 		r, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +158,7 @@ func TestCrashSIGKILL(t *testing.T) {
 			t.Fatalf("iteration %d: state %v, want unterminated", it, st)
 		}
 		st, _ := os.Stat(path)
-		t.Logf("iteration %d: child reported %d frames, read %d, file %d bytes", it, reported, len(got), st.Size())
+		t.Logf("iteration %d: flush every %d frames; child reported %d frames, read %d, file %d bytes", it, flushEvery, reported, len(got), st.Size())
 		r.Close()
 	}
 }

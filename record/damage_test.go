@@ -88,7 +88,7 @@ func TestTornTail(t *testing.T) {
 				break
 			}
 			if typ == recFrame {
-				want++
+				want += framesIn(b[off+recordHeaderSize : end])
 			}
 			off = end
 		}
@@ -108,6 +108,17 @@ func TestTornTail(t *testing.T) {
 		}
 		r.Close()
 	}
+}
+
+// framesIn counts the frames of a frame record's payload.
+func framesIn(p []byte) int {
+	n := 0
+	for len(p) > 0 {
+		l, k := binary.Uvarint(p)
+		p = p[k+int(l):]
+		n++
+	}
+	return n
 }
 
 // frameKey identifies a frame of crashFrames uniquely.

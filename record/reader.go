@@ -76,6 +76,12 @@ type Reader struct {
 	bufOff int64
 	xbuf   []byte // readExact's buffer
 
+	// The frames of the current frame record not yet returned.
+	pend    []byte
+	pendBuf []byte
+	pendAt  int64 // offset and size of that record, for damage reports
+	pendLen int64
+
 	ignoreTrailer bool // benchmarks: find the index as in an unterminated file
 	needKey       bool // predictors unknown: skip frames until a keyframe
 
@@ -208,6 +214,12 @@ func (r *Reader) State() State {
 // Damaged bytes are skipped and reported through Damage.
 func (r *Reader) Next() (probes.Frame, error) {
 	for {
+		if len(r.pend) > 0 {
+			if f, ok := r.nextPending(); ok {
+				return f, nil
+			}
+			continue
+		}
 		typ, p, st := r.readRecord(r.pos)
 		switch st {
 		case recIncomplete:
@@ -232,32 +244,46 @@ func (r *Reader) Next() (probes.Frame, error) {
 		r.inDamage = false
 		switch typ {
 		case recFrame:
-			if r.needKey {
-				if key, _, _, _ := peekFrame(p); !key {
-					if n := len(r.damage); n > 0 {
-						r.damage[n-1].Skipped++
-					}
-					continue
-				}
-			}
-			f, err := r.codec.decode(p)
-			if err != nil {
-				r.damage = append(r.damage, Damage{Offset: at, Length: recordHeaderSize + int64(len(p)), Reason: err.Error()})
-				r.needKey = true
-				continue
-			}
-			r.needKey = false
-			if int64(f.Step) < r.target {
-				continue
-			}
-			return f, nil
+			// Copy: p aliases the read buffer, which the next read reuses.
+			r.pendBuf = append(r.pendBuf[:0], p...)
+			r.pend, r.pendAt, r.pendLen = r.pendBuf, at, recordHeaderSize+int64(len(p))
 		case recEnd:
 			if e, ok := decodeEnd(p, r.reg.variants); ok {
 				r.end = &e
 			}
 		}
-		// index, trailer, repeated header/registry and unknown types: skip.
+		// index, stats, trailer, repeated header/registry and unknown
+		// types: skip.
 	}
+}
+
+// nextPending decodes the next frame of the current frame record. ok is
+// false when the frame is skipped (before the seek target, or undecodable).
+func (r *Reader) nextPending() (f probes.Frame, ok bool) {
+	n, k := binary.Uvarint(r.pend)
+	if k <= 0 || n > uint64(len(r.pend)-k) {
+		r.damage = append(r.damage, Damage{Offset: r.pendAt, Length: r.pendLen, Reason: "bad frame length in a frame record"})
+		r.needKey, r.pend = true, nil
+		return f, false
+	}
+	p := r.pend[k : k+int(n)]
+	r.pend = r.pend[k+int(n):]
+	if r.needKey {
+		if key, _, _, _ := peekFrame(p); !key {
+			if n := len(r.damage); n > 0 {
+				r.damage[n-1].Skipped++
+			}
+			return f, false
+		}
+	}
+	f, err := r.codec.decode(p)
+	if err != nil {
+		r.damage = append(r.damage, Damage{Offset: r.pendAt, Length: r.pendLen, Reason: err.Error()})
+		r.needKey = true
+		return f, false
+	}
+	r.needKey = false
+	return f, int64(f.Step) >= r.target
 }
 
 // markDamage opens a damage region at off unless one is open already.

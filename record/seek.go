@@ -199,7 +199,7 @@ func (r *Reader) Seek(step int) error {
 		start = r.scanKeyframes(start, target)
 	}
 	r.pos, r.target, r.needKey = start.off, target, true
-	r.inDamage = false
+	r.inDamage, r.pend = false, nil
 	return nil
 }
 
@@ -211,6 +211,7 @@ func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
 	running := from.maxBefore
 	for at := from.off; ; {
 		typ, p, st := r.readRecord(at)
+		size := len(p)
 		switch st {
 		case recIncomplete:
 			return best
@@ -223,18 +224,28 @@ func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
 			continue
 		}
 		if typ == recFrame {
-			key, _, s, ok := peekFrame(p)
-			if ok && key && running < target {
-				best = keyEntry{off: at, maxBefore: running}
-			}
-			if int64(s) > running {
-				running = int64(s)
+			for first := true; len(p) > 0; first = false {
+				n, k := binary.Uvarint(p)
+				if k <= 0 || n > uint64(len(p)-k) {
+					break
+				}
+				key, _, s, ok := peekFrame(p[k : k+int(n)])
+				p = p[k+int(n):]
+				if !ok {
+					break
+				}
+				if first && key && running < target {
+					best = keyEntry{off: at, maxBefore: running}
+				}
+				if int64(s) > running {
+					running = int64(s)
+				}
 			}
 			if running >= target {
 				return best
 			}
 		}
-		at += recordHeaderSize + int64(len(p))
+		at += recordHeaderSize + int64(size)
 	}
 }
 

@@ -16,6 +16,10 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
+// batchBytes seals a frame record once this many bytes of frames are
+// pending.
+const batchBytes = 16 << 10
+
 // flushEvery bounds how long a written Frame may sit in the writer's buffer
 // before followers can see it (they poll; the contract is 1 s end to end).
 const flushEvery = 200 * time.Millisecond
@@ -39,6 +43,8 @@ type Writer struct {
 
 	scratch    []byte
 	rec        []byte
+	batch      []byte // frames not yet sealed into a record: (len:uvarint payload)*
+	batchN     int
 	sinceKey   int64 // frame bytes since the last keyframe; -1 forces one
 	sinceIndex int64
 	lastIndex  int64
@@ -143,6 +149,7 @@ func (w *Writer) put(b []byte) {
 }
 
 func (w *Writer) flushLocked() error {
+	w.sealBatch()
 	if w.err != nil {
 		return w.err
 	}
@@ -170,24 +177,29 @@ func (w *Writer) Write(f probes.Frame) error {
 	if len(f.Layers) > w.reg.layers {
 		return fmt.Errorf("run file %s: frame has %d layers, the run has %d: %w", w.path, len(f.Layers), w.reg.layers, errFrameInvalid)
 	}
-	key := w.sinceKey < 0 || w.sinceKey >= keyframeEvery
+	pending := int64(len(w.batch))
+	key := w.sinceKey < 0 || w.sinceKey+pending >= keyframeEvery
 	var n int
 	w.scratch, n = w.codec.encode(w.scratch[:0], &f, key)
-	if len(w.scratch) > MaxRecordSize {
+	if len(w.scratch) > MaxRecordSize-binary.MaxVarintLen64 {
 		// The codec state already moved; force a keyframe so the next
-		// record does not depend on this one.
+		// frame does not depend on this one.
 		w.sinceKey = -1
 		return fmt.Errorf("run file %s: frame of step %d is %d bytes, over the %d-byte record limit: %w", w.path, f.Step, len(w.scratch), MaxRecordSize, errFrameInvalid)
 	}
 	if key {
+		// A keyframe opens a record, so decoding can start at the offset
+		// the index gives.
+		w.sealBatch()
 		w.keys = append(w.keys, keyEntry{off: w.off, maxBefore: w.maxStep})
 		w.sinceKey = 0
+	} else if len(w.batch)+len(w.scratch)+binary.MaxVarintLen64 > MaxRecordSize {
+		w.sealBatch()
 	}
-	w.rec = appendRecord(w.rec[:0], recFrame, w.scratch)
-	w.put(w.rec)
-	w.sinceKey += int64(len(w.rec))
-	w.sinceIndex += int64(len(w.rec))
-	w.frameBytes += int64(len(w.rec))
+	w.batch = binary.AppendUvarint(w.batch, uint64(len(w.scratch)))
+	w.batch = append(w.batch, w.scratch...)
+	w.batchN++
+	w.dirty = true
 	w.values += int64(n)
 	if int64(f.Step) > w.maxStep {
 		w.maxStep = int64(f.Step)
@@ -201,15 +213,36 @@ func (w *Writer) Write(f probes.Frame) error {
 		}
 	}
 	w.finals.observe(&f)
-	if w.sinceIndex >= indexEvery {
+	if len(w.batch) >= batchBytes {
+		w.sealBatch()
+	}
+	if w.sinceIndex+int64(len(w.batch)) >= indexEvery {
 		w.writeIndex()
 	}
 	return w.err
 }
 
+// sealBatch writes the pending frames as one frame record. Frames written
+// in a burst share a record and its 17-byte framing; Flush, the background
+// flush, keyframes, index records and Close seal the batch, so a follower
+// sees a frame within flushEvery and a crash loses only what was not yet
+// flushed (as with any buffered writer).
+func (w *Writer) sealBatch() {
+	if w.batchN == 0 {
+		return
+	}
+	w.rec = appendRecord(w.rec[:0], recFrame, w.batch)
+	w.put(w.rec)
+	w.sinceKey += int64(len(w.rec))
+	w.sinceIndex += int64(len(w.rec))
+	w.frameBytes += int64(len(w.rec))
+	w.batch, w.batchN = w.batch[:0], 0
+}
+
 // writeIndex writes an index record for the keyframes and statistics since
 // the previous one.
 func (w *Writer) writeIndex() {
+	w.sealBatch()
 	x := indexRec{prev: w.lastIndex, maxStep: w.maxStep, statsAt: -1, keys: w.keys}
 	if w.stats.any {
 		x.statsAt = w.off
@@ -266,6 +299,7 @@ func (w *Writer) Close(end End) error {
 	if len(p) > MaxRecordSize {
 		p = (&End{Status: end.Status, Diverged: end.Diverged}).encode()
 	}
+	w.sealBatch()
 	endAt := w.off
 	w.put(appendRecord(nil, recEnd, p))
 	w.writeIndex()
