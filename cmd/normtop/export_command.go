@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,67 +10,12 @@ import (
 	"github.com/normtop/normtop/record"
 )
 
-const exportHelpHint = "normtop export --help"
-
-type exportOptions struct {
-	path   string
-	format string
-	out    string
-}
-
-func newExportFlags() (*flag.FlagSet, *exportOptions) {
-	o := &exportOptions{format: "csv"}
-	fs := newFlagSet("export")
-	fs.StringVar(&o.format, "format", o.format, "csv | jsonl | md (md: the final validation metric per variant, papers' style)")
-	fs.StringVar(&o.out, "out", "", "file to write (default: stdout)")
-	return fs, o
-}
-
-// exporters maps --format values to record's exporters.
-var exporters = map[string]func(io.Writer, *record.Reader) error{
-	"csv":   record.ExportCSV,
-	"jsonl": record.ExportJSONL,
-	"md":    record.ExportMarkdown,
-}
-
-func parseExport(args []string) (*exportOptions, error) {
-	fs, o := newExportFlags()
-	pos, err := parseArgs(fs, args, exportHelpHint)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(pos) == 0:
-		return nil, usageErrorf(exportHelpHint, "export needs a run file (e.g. normtop export runs/latest --format md)")
-	case len(pos) > 1:
-		return nil, usageErrorf(exportHelpHint, "export takes one run file, got %d arguments", len(pos))
-	case exporters[o.format] == nil:
-		return nil, usageErrorf(exportHelpHint, "--format %q: want csv, jsonl or md", o.format)
-	}
-	o.path = pos[0]
-	return o, nil
-}
-
-const exportHelp = `Usage: normtop export FILE [flags]
-
-Writes a run file as CSV or JSON Lines (every recorded value, one row per
-step, variant, layer and probe) or as a Markdown table in the papers' style
-(final validation metric per variant, "Diverge" where a variant diverged).
-
-Examples:
-  normtop export runs/latest --format md
-  normtop export runs/latest --format csv --out run.csv
-  normtop export runs/20261122-031500-mlp.ntr --format jsonl | jq .
-
-Flags:
-`
-
 func runExport(args []string, st streams) error {
 	o, err := parseExport(args)
 	if errors.Is(err, errHelp) {
-		fs, _ := newExportFlags()
+		flags, _ := newExportFlags()
 		fmt.Fprint(st.out, exportHelp)
-		printFlags(st.out, fs)
+		printFlags(st.out, flags)
 		return nil
 	}
 	if err != nil {

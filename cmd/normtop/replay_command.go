@@ -22,9 +22,9 @@ const followPoll = 200 * time.Millisecond
 func runReplay(args []string, st streams) error {
 	o, err := parseReplay(args)
 	if errors.Is(err, errHelp) {
-		fs, _ := newReplayFlags()
+		flags, _ := newReplayFlags()
 		fmt.Fprint(st.out, replayHelp)
-		printFlags(st.out, fs)
+		printFlags(st.out, flags)
 		return nil
 	}
 	if err != nil {
