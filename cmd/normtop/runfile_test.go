@@ -58,6 +58,11 @@ func writeRun(t *testing.T, path string, steps int, open bool) *record.Writer {
 				t.Fatal(err)
 			}
 		}
+		if s%20 == 0 { // as a live run does now and then: seals a record
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if open {
 		if err := w.Flush(); err != nil {
