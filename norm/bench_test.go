@@ -23,7 +23,10 @@ import (
 //     ratio least disturbed by other processes on a shared machine.
 //
 // The ops are driven as the TapeMachine drives them (UsePreallocDo into
-// reused buffers); "/taps" cases have every tap group on, the others none.
+// reused buffers); "/taps" cases have every tap group on, which is how the
+// trainer runs them by default (probes.DefaultIntervals: stats, grad and
+// params every step), the others none (intervals 0, or a step between
+// intervals).
 // PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it.
 //
 //	go test ./norm/ -run '^$' -bench NormVariants -benchtime 20x

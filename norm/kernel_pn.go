@@ -47,6 +47,9 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 			acc, ag, gg, bg, yg := s2[lo:lo+n], a[lo:lo+n], g64[lo:lo+n], b64[lo:lo+n], yr[lo:lo+n]
 			switch {
 			case in.statPath && real && !batchDiv: // after warmup: one pass
+				k0 := pnFwdFast(blk, sc, acc, ag, gg, bg, yg)
+				blk, acc, ag, gg, bg, yg := blk[k0:], acc[k0:], ag[k0:], gg[k0:], bg[k0:], yg[k0:]
+				acc, ag, gg, bg, yg = acc[:len(blk)], ag[:len(blk)], gg[:len(blk)], bg[:len(blk)], yg[:len(blk)]
 				for k, v := range blk {
 					xs := float64(v) * sc
 					acc[k] += xs * xs
@@ -168,8 +171,11 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 				}
 			}
 			c := dot / fm
-			for k, v := range xg {
-				dg[k] = T(sc * (rbg[k] - float64(v)*sc*c))
+			k0 := pnDxFast(xg, rbg, sc, c, dg)
+			xt, rt, dt := xg[k0:], rbg[k0:], dg[k0:]
+			rt, dt = rt[:len(xt)], dt[:len(xt)]
+			for k, v := range xt {
+				dt[k] = T(sc * (rt[k] - float64(v)*sc*c))
 			}
 		}
 		if tap {
@@ -225,8 +231,8 @@ func pnRowGroup[T float](xg, gg []T, gam []float64, sc float64, a, ab, nu, dgam,
 	n := len(xg)
 	gg, gam, a, ab, nu = gg[:n], gam[:n], a[:n], ab[:n], nu[:n]
 	dgam, dbet, rb = dgam[:n], dbet[:n], rb[:n]
-	var dot0, dot1 float64
-	k := 0
+	k, dot0 := pnRowGroupFast(xg, gg, gam, sc, a, ab, nu, dgam, dbet, rb)
+	var dot1 float64
 	for ; k+2 <= n; k += 2 {
 		xs0 := float64(xg[k]) * sc
 		xs1 := float64(xg[k+1]) * sc

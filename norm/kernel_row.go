@@ -70,7 +70,10 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 		switch kind {
 		case LayerNorm:
 			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
-			for k, v := range xr {
+			k0 := lnWriteFast(xr, gam, bet, mu, a, yr)
+			xt, gam, bet, yr := xr[k0:], gam[k0:], bet[k0:], yr[k0:]
+			gam, bet, yr = gam[:len(xt)], bet[:len(xt)], yr[:len(xt)]
+			for k, v := range xt {
 				yr[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
 			}
 		case AdaNorm:
@@ -162,8 +165,11 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		switch kind {
 		case LayerNorm, RMSNorm:
 			gam := g64[:len(xr)]
-			for k, v := range xr {
-				dr[k] = T(a*(gam[k]*float64(gr[k])-mg) - bc*(float64(v)-mu))
+			k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
+			xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
+			gt, gam, dt = gt[:len(xt)], gam[:len(xt)], dt[:len(xt)]
+			for k, v := range xt {
+				dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
 			}
 		case AdaNorm:
 			for k, v := range xr {

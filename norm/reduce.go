@@ -6,8 +6,8 @@ package norm
 // fixed, so results stay deterministic.
 
 func sumOf[T float](v []T) float64 {
-	var s0, s1, s2, s3 float64
-	k := 0
+	k, s0 := sumOfFast(v)
+	var s1, s2, s3 float64
 	for ; k+4 <= len(v); k += 4 {
 		w := v[k : k+4 : k+4]
 		s0 += float64(w[0])
@@ -22,8 +22,8 @@ func sumOf[T float](v []T) float64 {
 }
 
 func sumSqDev[T float](v []T, mu float64) float64 {
-	var s0, s1, s2, s3 float64
-	k := 0
+	k, s0 := sumSqDevFast(v, mu)
+	var s1, s2, s3 float64
 	for ; k+4 <= len(v); k += 4 {
 		w := v[k : k+4 : k+4]
 		d0 := float64(w[0]) - mu
@@ -71,8 +71,8 @@ func gradSums[T float](xr, gr []T, mu, a float64) (sg, sgx float64) {
 func gradSumsAffine[T float](xr, gr []T, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64) {
 	n := len(xr)
 	gr, gam, dgam, dbet = gr[:n], gam[:n], dgam[:n], dbet[:n]
-	var g0, g1, h0, h1 float64
-	k := 0
+	k, g0, h0 := gradSumsAffineFast(xr, gr, gam, mu, a, dgam, dbet)
+	var g1, h1 float64
 	for ; k+2 <= n; k += 2 {
 		x0 := (float64(xr[k]) - mu) * a
 		x1 := (float64(xr[k+1]) - mu) * a

@@ -1,0 +1,121 @@
+//go:build amd64 && !purego
+
+package norm
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX selects the AVX kernels of simd_amd64.s for float32 tensors. Go
+// does not vectorise, and one scalar float32→float64 pass costs more than a
+// whole memmove of the batch; the kernels do four lanes per instruction
+// with the same float64 arithmetic. Tests switch it off to compare.
+var useAVX = cpu.X86.HasAVX
+
+// The kernels; see simd_amd64.s. len(x) must be a multiple of 16 and the
+// other slices at least as long (the wrappers below make sure of both).
+
+//go:noescape
+func sum32AVX(x []float32) float64
+
+//go:noescape
+func sumSqDev32AVX(x []float32, mu float64) float64
+
+//go:noescape
+func lnWrite32AVX(x []float32, gam, bet []float64, mu, a float64, y []float32)
+
+//go:noescape
+func gradSumsAffine32AVX(x, g []float32, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64)
+
+//go:noescape
+func lnDx32AVX(x, g []float32, gam []float64, mu, a, mg, bc float64, dx []float32)
+
+//go:noescape
+func pnFwd32AVX(x []float32, sc float64, acc, a, gam, bet []float64, y []float32)
+
+//go:noescape
+func pnRowGroup32AVX(x, g []float32, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64
+
+//go:noescape
+func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
+
+// avxLen is how many leading elements of x the AVX kernels take: a
+// multiple of 16 when T is float32 and AVX is on, else 0.
+func avxLen[T float](x []T) int {
+	var z T
+	if !useAVX || unsafe.Sizeof(z) != 4 {
+		return 0
+	}
+	return len(x) &^ 15
+}
+
+// f32 views a float32-shaped slice as []float32 (only called when
+// avxLen > 0, i.e. T is float32).
+func f32[T float](v []T) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+// The wrappers run the kernels on the first k = avxLen(x) elements and
+// return k; the caller's Go loop does the rest (everything when k = 0).
+
+func sumOfFast[T float](x []T) (k int, s float64) {
+	if k = avxLen(x); k > 0 {
+		s = sum32AVX(f32(x)[:k])
+	}
+	return k, s
+}
+
+func sumSqDevFast[T float](x []T, mu float64) (k int, s float64) {
+	if k = avxLen(x); k > 0 {
+		s = sumSqDev32AVX(f32(x)[:k], mu)
+	}
+	return k, s
+}
+
+func lnWriteFast[T float](x []T, gam, bet []float64, mu, a float64, y []T) int {
+	k := avxLen(x)
+	if k > 0 {
+		lnWrite32AVX(f32(x)[:k], gam[:k], bet[:k], mu, a, f32(y)[:k])
+	}
+	return k
+}
+
+func gradSumsAffineFast[T float](x, g []T, gam []float64, mu, a float64, dgam, dbet []float64) (k int, sg, sgx float64) {
+	if k = avxLen(x); k > 0 {
+		sg, sgx = gradSumsAffine32AVX(f32(x)[:k], f32(g)[:k], gam[:k], mu, a, dgam[:k], dbet[:k])
+	}
+	return k, sg, sgx
+}
+
+func lnDxFast[T float](x, g []T, gam []float64, mu, a, mg, bc float64, dx []T) int {
+	k := avxLen(x)
+	if k > 0 {
+		lnDx32AVX(f32(x)[:k], f32(g)[:k], gam[:k], mu, a, mg, bc, f32(dx)[:k])
+	}
+	return k
+}
+
+func pnFwdFast[T float](x []T, sc float64, acc, a, gam, bet []float64, y []T) int {
+	k := avxLen(x)
+	if k > 0 {
+		pnFwd32AVX(f32(x)[:k], sc, acc[:k], a[:k], gam[:k], bet[:k], f32(y)[:k])
+	}
+	return k
+}
+
+func pnRowGroupFast[T float](x, g []T, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) (k int, dot float64) {
+	if k = avxLen(x); k > 0 {
+		dot = pnRowGroup32AVX(f32(x)[:k], f32(g)[:k], gam[:k], sc, a[:k], ab[:k], nu[:k], dgam[:k], dbet[:k], rb[:k])
+	}
+	return k, dot
+}
+
+func pnDxFast[T float](x []T, rb []float64, sc, c float64, dx []T) int {
+	k := avxLen(x)
+	if k > 0 {
+		pnDx32AVX(f32(x)[:k], rb[:k], sc, c, f32(dx)[:k])
+	}
+	return k
+}

@@ -1,0 +1,357 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// AVX kernels for the float32 hot loops. Each converts float32 to float64
+// four lanes at a time and does exactly the float64 operations of the Go
+// loop it replaces (no FMA), so element-wise results are bit-identical;
+// reductions differ from the Go loops only in summation order. Every
+// kernel requires len(x) to be a multiple of 16 (the Go wrappers in
+// simd.go run the rest); the other slices are at least as long as x.
+
+// func sum32AVX(x []float32) float64
+TEXT ·sum32AVX(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ $4, CX
+	JZ   sumdone
+
+sumloop:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	VADDPD    Y6, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	ADDQ      $64, SI
+	DECQ      CX
+	JNZ       sumloop
+
+sumdone:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+24(FP)
+	RET
+
+// func sumSqDev32AVX(x []float32, mu float64) float64
+TEXT ·sumSqDev32AVX(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSD mu+24(FP), Y8
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+	SHRQ         $4, CX
+	JZ           ssddone
+
+ssdloop:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VSUBPD    Y8, Y4, Y4
+	VSUBPD    Y8, Y5, Y5
+	VSUBPD    Y8, Y6, Y6
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y4, Y4, Y4
+	VMULPD    Y5, Y5, Y5
+	VMULPD    Y6, Y6, Y6
+	VMULPD    Y7, Y7, Y7
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	VADDPD    Y6, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	ADDQ      $64, SI
+	DECQ      CX
+	JNZ       ssdloop
+
+ssddone:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+32(FP)
+	RET
+
+// func lnWrite32AVX(x []float32, gam, bet []float64, mu, a float64, y []float32)
+// y = float32(γ·((x-μ)·a) + β)
+TEXT ·lnWrite32AVX(SB), NOSPLIT, $0-112
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         gam_base+24(FP), DX
+	MOVQ         bet_base+48(FP), R8
+	MOVQ         y_base+88(FP), DI
+	VBROADCASTSD mu+72(FP), Y14
+	VBROADCASTSD a+80(FP), Y15
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           lnwdone
+
+lnwloop:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VSUBPD     Y14, Y0, Y0
+	VMULPD     Y15, Y0, Y0
+	VMULPD     (DX)(AX*8), Y0, Y0
+	VADDPD     (R8)(AX*8), Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)(AX*4)
+	ADDQ       $4, AX
+	CMPQ       AX, CX
+	JB         lnwloop
+
+lnwdone:
+	VZEROUPPER
+	RET
+
+// func gradSumsAffine32AVX(x, g []float32, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64)
+// x̂ = (x-μ)·a; dγ += g·x̂; dβ += g; Σ γg; Σ γg·x̂
+TEXT ·gradSumsAffine32AVX(SB), NOSPLIT, $0-152
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         g_base+24(FP), BX
+	MOVQ         gam_base+48(FP), DX
+	MOVQ         dgam_base+88(FP), R9
+	MOVQ         dbet_base+112(FP), R10
+	VBROADCASTSD mu+72(FP), Y14
+	VBROADCASTSD a+80(FP), Y15
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           gsadone
+
+gsaloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    Y14, Y0, Y0
+	VMULPD    Y15, Y0, Y0
+	VCVTPS2PD (BX)(AX*4), Y1
+	VMULPD    Y1, Y0, Y2
+	VADDPD    (R9)(AX*8), Y2, Y2
+	VMOVUPD   Y2, (R9)(AX*8)
+	VADDPD    (R10)(AX*8), Y1, Y3
+	VMOVUPD   Y3, (R10)(AX*8)
+	VMULPD    (DX)(AX*8), Y1, Y1
+	VADDPD    Y1, Y8, Y8
+	VMULPD    Y0, Y1, Y1
+	VADDPD    Y1, Y9, Y9
+
+	VCVTPS2PD 16(SI)(AX*4), Y4
+	VSUBPD    Y14, Y4, Y4
+	VMULPD    Y15, Y4, Y4
+	VCVTPS2PD 16(BX)(AX*4), Y5
+	VMULPD    Y5, Y4, Y6
+	VADDPD    32(R9)(AX*8), Y6, Y6
+	VMOVUPD   Y6, 32(R9)(AX*8)
+	VADDPD    32(R10)(AX*8), Y5, Y7
+	VMOVUPD   Y7, 32(R10)(AX*8)
+	VMULPD    32(DX)(AX*8), Y5, Y5
+	VADDPD    Y5, Y10, Y10
+	VMULPD    Y4, Y5, Y5
+	VADDPD    Y5, Y11, Y11
+
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB   gsaloop
+
+gsadone:
+	VADDPD       Y10, Y8, Y8
+	VADDPD       Y11, Y9, Y9
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VEXTRACTF128 $1, Y9, X1
+	VADDPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VADDSD       X1, X9, X9
+	VZEROUPPER
+	MOVSD        X8, sg+136(FP)
+	MOVSD        X9, sgx+144(FP)
+	RET
+
+// func lnDx32AVX(x, g []float32, gam []float64, mu, a, mg, bc float64, dx []float32)
+// dx = float32(a·(γg - mg) - bc·(x-μ))
+TEXT ·lnDx32AVX(SB), NOSPLIT, $0-128
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         g_base+24(FP), BX
+	MOVQ         gam_base+48(FP), DX
+	MOVQ         dx_base+104(FP), DI
+	VBROADCASTSD mu+72(FP), Y14
+	VBROADCASTSD a+80(FP), Y15
+	VBROADCASTSD mg+88(FP), Y13
+	VBROADCASTSD bc+96(FP), Y12
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           lndxdone
+
+lndxloop:
+	VCVTPS2PD  (BX)(AX*4), Y0
+	VMULPD     (DX)(AX*8), Y0, Y0
+	VSUBPD     Y13, Y0, Y0
+	VMULPD     Y15, Y0, Y0
+	VCVTPS2PD  (SI)(AX*4), Y1
+	VSUBPD     Y14, Y1, Y1
+	VMULPD     Y12, Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)(AX*4)
+	ADDQ       $4, AX
+	CMPQ       AX, CX
+	JB         lndxloop
+
+lndxdone:
+	VZEROUPPER
+	RET
+
+// func pnFwd32AVX(x []float32, sc float64, acc, a, gam, bet []float64, y []float32)
+// xs = x·sc; acc += xs²; y = float32(γ·(xs·a) + β)
+TEXT ·pnFwd32AVX(SB), NOSPLIT, $0-152
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         acc_base+32(FP), R9
+	MOVQ         a_base+56(FP), R10
+	MOVQ         gam_base+80(FP), DX
+	MOVQ         bet_base+104(FP), R8
+	MOVQ         y_base+128(FP), DI
+	VBROADCASTSD sc+24(FP), Y15
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           pnfdone
+
+pnfloop:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VMULPD     Y15, Y0, Y0
+	VMULPD     Y0, Y0, Y1
+	VADDPD     (R9)(AX*8), Y1, Y1
+	VMOVUPD    Y1, (R9)(AX*8)
+	VMULPD     (R10)(AX*8), Y0, Y0
+	VMULPD     (DX)(AX*8), Y0, Y0
+	VADDPD     (R8)(AX*8), Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)(AX*4)
+	ADDQ       $4, AX
+	CMPQ       AX, CX
+	JB         pnfloop
+
+pnfdone:
+	VZEROUPPER
+	RET
+
+// func pnRowGroup32AVX(x, g []float32, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64
+// xs = x·sc; x̂ = xs·a; dγ += g·x̂; dβ += g; rb = (γg - ν·x̂)·ab; Σ rb·xs
+TEXT ·pnRowGroup32AVX(SB), NOSPLIT, $0-232
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         g_base+24(FP), BX
+	MOVQ         gam_base+48(FP), DX
+	VBROADCASTSD sc+72(FP), Y15
+	MOVQ         a_base+80(FP), R8
+	MOVQ         ab_base+104(FP), R9
+	MOVQ         nu_base+128(FP), R10
+	MOVQ         dgam_base+152(FP), R11
+	MOVQ         dbet_base+176(FP), R12
+	MOVQ         rb_base+200(FP), R13
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           pnrdone
+
+pnrloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VMULPD    Y15, Y0, Y0
+	VMULPD    (R8)(AX*8), Y0, Y1
+	VCVTPS2PD (BX)(AX*4), Y2
+	VMULPD    Y2, Y1, Y3
+	VADDPD    (R11)(AX*8), Y3, Y3
+	VMOVUPD   Y3, (R11)(AX*8)
+	VADDPD    (R12)(AX*8), Y2, Y4
+	VMOVUPD   Y4, (R12)(AX*8)
+	VMULPD    (DX)(AX*8), Y2, Y2
+	VMULPD    (R10)(AX*8), Y1, Y1
+	VSUBPD    Y1, Y2, Y2
+	VMULPD    (R9)(AX*8), Y2, Y2
+	VMOVUPD   Y2, (R13)(AX*8)
+	VMULPD    Y0, Y2, Y2
+	VADDPD    Y2, Y8, Y8
+
+	VCVTPS2PD 16(SI)(AX*4), Y0
+	VMULPD    Y15, Y0, Y0
+	VMULPD    32(R8)(AX*8), Y0, Y1
+	VCVTPS2PD 16(BX)(AX*4), Y2
+	VMULPD    Y2, Y1, Y3
+	VADDPD    32(R11)(AX*8), Y3, Y3
+	VMOVUPD   Y3, 32(R11)(AX*8)
+	VADDPD    32(R12)(AX*8), Y2, Y4
+	VMOVUPD   Y4, 32(R12)(AX*8)
+	VMULPD    32(DX)(AX*8), Y2, Y2
+	VMULPD    32(R10)(AX*8), Y1, Y1
+	VSUBPD    Y1, Y2, Y2
+	VMULPD    32(R9)(AX*8), Y2, Y2
+	VMOVUPD   Y2, 32(R13)(AX*8)
+	VMULPD    Y0, Y2, Y2
+	VADDPD    Y2, Y9, Y9
+
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB   pnrloop
+
+pnrdone:
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VZEROUPPER
+	MOVSD        X8, ret+224(FP)
+	RET
+
+// func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
+// dx = float32(sc·(rb - x·sc·c))
+TEXT ·pnDx32AVX(SB), NOSPLIT, $0-88
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         rb_base+24(FP), R8
+	MOVQ         dx_base+64(FP), DI
+	VBROADCASTSD sc+48(FP), Y15
+	VBROADCASTSD c+56(FP), Y14
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           pndxdone
+
+pndxloop:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VMULPD     Y15, Y0, Y0
+	VMULPD     Y14, Y0, Y0
+	VMOVUPD    (R8)(AX*8), Y1
+	VSUBPD     Y0, Y1, Y1
+	VMULPD     Y15, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (DI)(AX*4)
+	ADDQ       $4, AX
+	CMPQ       AX, CX
+	JB         pndxloop
+
+pndxdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,23 @@
+//go:build !amd64 || purego
+
+package norm
+
+// Without the amd64 kernels every loop runs in Go: the wrappers take no
+// leading elements (k = 0), so the callers' Go loops do all of them.
+
+var useAVX = false
+
+func sumOfFast[T float](x []T) (k int, s float64)                { return 0, 0 }
+func sumSqDevFast[T float](x []T, mu float64) (k int, s float64) { return 0, 0 }
+func lnWriteFast[T float](x []T, gam, bet []float64, mu, a float64, y []T) int {
+	return 0
+}
+func gradSumsAffineFast[T float](x, g []T, gam []float64, mu, a float64, dgam, dbet []float64) (k int, sg, sgx float64) {
+	return 0, 0, 0
+}
+func lnDxFast[T float](x, g []T, gam []float64, mu, a, mg, bc float64, dx []T) int { return 0 }
+func pnFwdFast[T float](x []T, sc float64, acc, a, gam, bet []float64, y []T) int  { return 0 }
+func pnRowGroupFast[T float](x, g []T, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) (k int, dot float64) {
+	return 0, 0
+}
+func pnDxFast[T float](x []T, rb []float64, sc, c float64, dx []T) int { return 0 }

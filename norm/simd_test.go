@@ -1,0 +1,194 @@
+package norm
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// withAVX runs f with the AVX kernels on or off and restores the setting.
+func withAVX(on bool, f func()) {
+	old := useAVX
+	useAVX = on
+	defer func() { useAVX = old }()
+	f()
+}
+
+func randF32(r *rand.Rand, n int, scale, shift float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64()*scale + shift)
+	}
+	return v
+}
+
+func sameBits32(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s[%d] = %v, want %v (bit-identical)", what, i, got[i], want[i])
+		}
+	}
+}
+
+func sameBits64(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s[%d] = %v, want %v (bit-identical)", what, i, got[i], want[i])
+		}
+	}
+}
+
+// closeSum compares two float64 sums of n terms of magnitude ≤ scale: they
+// differ only by summation order.
+func closeSum(t *testing.T, what string, got, want, scale float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-13*scale {
+		t.Fatalf("%s = %v, want %v (summation order only)", what, got, want)
+	}
+}
+
+// TestAVXKernelsMatchGo: every AVX kernel against the Go loop it replaces,
+// over lengths around the 16-element blocks (the Go tail does the rest).
+// Element-wise results must be bit-identical, sums equal up to order.
+func TestAVXKernelsMatchGo(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX kernels on this machine or build")
+	}
+	r := rand.New(rand.NewSource(3))
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 48, 64, 70, 512} {
+		x := randF32(r, n, 1.5, 0.4)
+		g := randF32(r, n, 1, 0)
+		gam := randSlice(r, n, 0.3, 1)
+		bet := randSlice(r, n, 0.3, 0)
+		nu := randSlice(r, n, 0.2, 0)
+		a := randSlice(r, n, 0.1, 1)
+		ab := randSlice(r, n, 0.1, 1)
+		acc0 := randSlice(r, n, 1, 2)
+		mu, ra, sc := 0.37, 0.81, 1.3
+		scale := float64(n + 1)
+
+		var goS, goQ, avS, avQ float64
+		withAVX(false, func() { goS, goQ = sumOf(x), sumSqDev(x, mu) })
+		withAVX(true, func() { avS, avQ = sumOf(x), sumSqDev(x, mu) })
+		closeSum(t, "sumOf", avS, goS, 4*scale)
+		closeSum(t, "sumSqDev", avQ, goQ, 16*scale)
+
+		// LayerNorm write and dx.
+		yw, dxw := make([]float32, n), make([]float32, n)
+		for k, v := range x {
+			yw[k] = float32(gam[k]*((float64(v)-mu)*ra) + bet[k])
+			dxw[k] = float32(ra*(gam[k]*float64(g[k])-0.2) - 0.05*(float64(v)-mu))
+		}
+		y, dx := make([]float32, n), make([]float32, n)
+		k := lnWriteFast(x, gam, bet, mu, ra, y)
+		sameBits32(t, "lnWrite", y[:k], yw[:k])
+		k = lnDxFast(x, g, gam, mu, ra, 0.2, 0.05, dx)
+		sameBits32(t, "lnDx", dx[:k], dxw[:k])
+
+		// LayerNorm parameter gradients and row sums.
+		var gsg, gsgx, asg, asgx float64
+		dgG, dbG := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		dgA, dbA := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		withAVX(false, func() { gsg, gsgx = gradSumsAffine(x, g, gam, mu, ra, dgG, dbG) })
+		withAVX(true, func() { asg, asgx = gradSumsAffine(x, g, gam, mu, ra, dgA, dbA) })
+		closeSum(t, "Σĝ", asg, gsg, 4*scale)
+		closeSum(t, "Σĝx̂", asgx, gsgx, 16*scale)
+		sameBits64(t, "dγ", dgA, dgG)
+		sameBits64(t, "dβ", dbA, dbG)
+
+		// PowerNorm forward after warmup.
+		accW := append([]float64(nil), acc0...)
+		for k, v := range x {
+			xs := float64(v) * sc
+			accW[k] += xs * xs
+			yw[k] = float32(gam[k]*(xs*a[k]) + bet[k])
+		}
+		acc := append([]float64(nil), acc0...)
+		k = pnFwdFast(x, sc, acc, a, gam, bet, y)
+		sameBits32(t, "pnFwd y", y[:k], yw[:k])
+		sameBits64(t, "pnFwd ψ²", acc[:k], accW[:k])
+
+		// PowerNorm backward of one group.
+		var gdot, adot float64
+		rbG, rbA := make([]float64, n), make([]float64, n)
+		dgG, dbG = append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		dgA, dbA = append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		withAVX(false, func() { gdot = pnRowGroup(x, g, gam, sc, a, ab, nu, dgG, dbG, rbG) })
+		withAVX(true, func() { adot = pnRowGroup(x, g, gam, sc, a, ab, nu, dgA, dbA, rbA) })
+		closeSum(t, "Σ dx̃⊙x̃", adot, gdot, 16*scale)
+		sameBits64(t, "pn dγ", dgA, dgG)
+		sameBits64(t, "pn dβ", dbA, dbG)
+		sameBits64(t, "pn dx̃", rbA, rbG)
+		for k, v := range x {
+			dxw[k] = float32(sc * (rbG[k] - float64(v)*sc*0.3))
+		}
+		k = pnDxFast(x, rbG, sc, 0.3, dx)
+		sameBits32(t, "pnDx", dx[:k], dxw[:k])
+	}
+}
+
+// TestAVXLayersMatchGo runs whole float32 layers whose kernels use AVX at
+// widths with and without a Go tail (d = 70, 128; PowerNorm groups of 64
+// and 35), with a mask, through warmup and after it, with the kernels on
+// and off: results may differ only by the summation order of the
+// statistics.
+func TestAVXLayersMatchGo(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX kernels on this machine or build")
+	}
+	const n = 9
+	mask := []bool{true, true, false, true, true, true, true, false, true}
+	for _, c := range []struct {
+		spec string
+		d    int
+	}{
+		{"layernorm", 70}, {"layernorm", 128}, {"layernorm:conv=c", 128}, {"rmsnorm", 70},
+		{"powernorm:warmup=2,groups=2", 128}, {"powernorm:warmup=2,groups=2", 70},
+		{"powernorm:warmup=1,groups=1,bwd=paper", 128},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			r := rand.New(rand.NewSource(5))
+			var ls [2]*Layer
+			var hs [2]*harness
+			gam := roundF32(randSlice(r, c.d, 0.3, 1))
+			bet := roundF32(randSlice(r, c.d, 0.3, 0))
+			for i := range ls {
+				ls[i] = mustLayer(t, c.spec, Site{Name: "a", D: c.d, Dtype: tensor.Float32})
+				setData(ls[i].gamma, gam)
+				setData(ls[i].beta, bet)
+				ls[i].SetMask(mask)
+				ls[i].SetTapMask(TapAll)
+				hs[i] = newHarness(t, ls[i], n, true)
+			}
+			for step := 0; step < 4; step++ {
+				x := roundF32(randSlice(r, n*c.d, 1.5, 0.5))
+				w := roundF32(lossWeights(r, n, c.d, mask))
+				var out [2][4][]float64
+				for i, on := range []bool{false, true} {
+					withAVX(on, func() {
+						y, _, dx, dg, db := hs[i].run(t, x, w)
+						out[i] = [4][]float64{y, dx, dg, db}
+					})
+				}
+				for j, what := range []string{"y", "dx", "dγ", "dβ"} {
+					if e := maxRelErr(out[1][j], out[0][j]); e > 1e-6 {
+						t.Fatalf("step %d: %s with AVX differs from Go by %g", step, what, e)
+					}
+				}
+			}
+			s0, s1 := ls[0].State(), ls[1].State()
+			assertClose(t, "state", append(s1.Psi2, s1.Nu...), append(s0.Psi2, s0.Nu...), 1e-9)
+			t0, t1 := ls[0].Taps(), ls[1].Taps()
+			for _, p := range [][2]float64{{t0.GMu, t1.GMu}, {t0.GVar, t1.GVar}, {t0.GPsi2, t1.GPsi2},
+				{t0.DxVar, t1.DxVar}, {t0.DyVar, t1.DyVar}, {t0.InStd, t1.InStd}} {
+				if !(relErr(p[0], p[1]) <= 1e-6) && !(math.IsNaN(p[0]) && math.IsNaN(p[1])) {
+					t.Fatalf("taps differ: Go %v, AVX %v", p[0], p[1])
+				}
+			}
+		})
+	}
+}
