@@ -30,10 +30,18 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 	s2 := in.acc1[:d]
 	zero(s2)
 	nonFinite := false
+	rowsFast := in.n > 0 && pnRowsFast(x[:d], m)
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
 		real := in.real(i)
+		if in.statPath && real && !batchDiv && rowsFast {
+			ss := pnFwdRowFast(xr, m, eps, in.gsA[i*G:(i+1)*G], s2, a, g64, b64, yr)
+			if !finite(ss) {
+				nonFinite = true
+			}
+			continue
+		}
 		for gi := 0; gi < G; gi++ {
 			blk := xr[gi*m : (gi+1)*m]
 			ss := sumSqDev(blk, 0)
@@ -131,6 +139,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	tap := in.training && in.tapGrad
 	rb := in.rowBuf[:d]
 	var gpsiSum, dxm, dxv, dym, dyv float64
+	rowsFast := in.n > 0 && pnRowsFast(x[:d], m)
 	for i := 0; i < in.n; i++ {
 		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
 		if !in.real(i) {
@@ -140,7 +149,13 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			continue
 		}
 		gp := 0.0
-		for gi := 0; gi < G; gi++ {
+		if sp && rowsFast {
+			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], g64, a, ab, nu, dgam, dbet, rb, dr)
+			if tap {
+				gp = pnGPsi2Row(xr, in.gsA[i*G:(i+1)*G], m, nu, a, ab)
+			}
+		}
+		for gi := 0; gi < G && !(sp && rowsFast); gi++ {
 			sc := in.gsA[i*G+gi]
 			lo, hi := gi*m, (gi+1)*m
 			xg := xr[lo:hi]
@@ -152,10 +167,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 				nug, abg := nu[lo:lo+n], ab[lo:lo+n]
 				dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, rbg)
 				if tap {
-					for k, v := range xg {
-						c := nug[k] * float64(v) * sc * ag[k] * abg[k]
-						gp += c * c
-					}
+					gp += pnGPsi2Group(xg, sc, nug, ag, abg)
 				}
 			} else {
 				for k, v := range xg {
@@ -262,4 +274,27 @@ func pnRowGroup[T float](xg, gg []T, gam []float64, sc float64, a, ab, nu, dgam,
 		dot0 += d0 * xs0
 	}
 	return dot0 + dot1
+}
+
+// pnGPsi2Group is Σ(ν⊙x̂/D_b)² over one group (x̂ = x·sc·a).
+func pnGPsi2Group[T float](xg []T, sc float64, nu, a, ab []float64) float64 {
+	n := len(xg)
+	nu, a, ab = nu[:n], a[:n], ab[:n]
+	gp := 0.0
+	for k, v := range xg {
+		c := nu[k] * float64(v) * sc * a[k] * ab[k]
+		gp += c * c
+	}
+	return gp
+}
+
+// pnGPsi2Row is pnGPsi2Group summed over the groups of one row, in the same
+// order as the per-group path.
+func pnGPsi2Row[T float](xr []T, gs []float64, m int, nu, a, ab []float64) float64 {
+	gp := 0.0
+	for gi, sc := range gs {
+		lo, hi := gi*m, (gi+1)*m
+		gp += pnGPsi2Group(xr[lo:hi], sc, nu[lo:hi], a[lo:hi], ab[lo:hi])
+	}
+	return gp
 }

@@ -39,6 +39,12 @@ func pnFwd32AVX(x []float32, sc float64, acc, a, gam, bet []float64, y []float32
 func pnRowGroup32AVX(x, g []float32, gam []float64, sc float64, a, ab, nu, dgam, dbet, rb []float64) float64
 
 //go:noescape
+func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []float64, y []float32) float64
+
+//go:noescape
+func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+
+//go:noescape
 func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
 
 // avxLen is how many leading elements of x the AVX kernels take: a
@@ -118,4 +124,31 @@ func pnDxFast[T float](x []T, rb []float64, sc, c float64, dx []T) int {
 		pnDx32AVX(f32(x)[:k], rb[:k], sc, c, f32(dx)[:k])
 	}
 	return k
+}
+
+// pnRowsFast reports whether the whole-row PowerNorm kernels apply: T is
+// float32, AVX is on and the groups are whole 16-element blocks.
+func pnRowsFast[T float](x []T, m int) bool {
+	return m > 0 && m%16 == 0 && avxLen(x) == len(x)
+}
+
+// pnFwdRowFast is PowerNorm's forward after warmup for one real row (see
+// pnFwdRow32AVX); it returns the row's Σx² over all groups. Only call it
+// when pnRowsFast holds.
+func pnFwdRowFast[T float](x []T, m int, eps float64, gs, acc, a, gam, bet []float64, y []T) float64 {
+	d := len(x)
+	if len(gs)*m != d {
+		panic("norm: pnFwdRowFast: groups do not tile the row")
+	}
+	return pnFwdRow32AVX(f32(x), m, float64(m), eps, gs, acc[:d], a[:d], gam[:d], bet[:d], f32(y)[:d])
+}
+
+// pnBwdRowFast is PowerNorm's training backward for one real row (see
+// pnBwdRow32AVX). Only call it when pnRowsFast holds.
+func pnBwdRowFast[T float](x, g []T, m int, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []T) {
+	d := len(x)
+	if len(gs)*m != d {
+		panic("norm: pnBwdRowFast: groups do not tile the row")
+	}
+	pnBwdRow32AVX(f32(x), f32(g)[:d], m, float64(m), gs, gam[:d], a[:d], ab[:d], nu[:d], dgam[:d], dbet[:d], rb[:d], f32(dx)[:d])
 }

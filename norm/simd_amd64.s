@@ -355,3 +355,198 @@ pndxloop:
 pndxdone:
 	VZEROUPPER
 	RET
+
+DATA one<>+0(SB)/8, $1.0
+GLOBL one<>(SB), RODATA|NOPTR, $8
+
+// func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []float64, y []float32) float64
+// PowerNorm's forward after warmup for one row of len(gs) groups of m
+// features (m a multiple of 16): per group ψ = Σx², gs = 1/√(ψ/m+ε), then
+// pnFwd32AVX's loop. Returns Σψ over the row (finite iff every ψ is).
+TEXT ·pnFwdRow32AVX(SB), NOSPLIT, $0-200
+	MOVQ  x_base+0(FP), SI
+	MOVQ  m+24(FP), R13
+	MOVSD fm+32(FP), X13
+	MOVSD eps+40(FP), X12
+	MOVQ  gs_base+48(FP), R12
+	MOVQ  gs_len+56(FP), R11
+	MOVQ  acc_base+72(FP), R9
+	MOVQ  a_base+96(FP), R10
+	MOVQ  gam_base+120(FP), DX
+	MOVQ  bet_base+144(FP), R8
+	MOVQ  y_base+168(FP), DI
+	VXORPD X11, X11, X11
+	XORQ  AX, AX
+	TESTQ R11, R11
+	JZ    pfrdone
+
+pfrgroup:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   R13, CX
+	SHRQ   $4, CX
+	MOVQ   AX, BX
+
+pfrss:
+	VCVTPS2PD (SI)(BX*4), Y4
+	VCVTPS2PD 16(SI)(BX*4), Y5
+	VCVTPS2PD 32(SI)(BX*4), Y6
+	VCVTPS2PD 48(SI)(BX*4), Y7
+	VMULPD    Y4, Y4, Y4
+	VMULPD    Y5, Y5, Y5
+	VMULPD    Y6, Y6, Y6
+	VMULPD    Y7, Y7, Y7
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	VADDPD    Y6, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	ADDQ      $16, BX
+	DECQ      CX
+	JNZ       pfrss
+
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VADDSD       X0, X11, X11
+	VDIVSD       X13, X0, X0
+	VADDSD       X12, X0, X0
+	VSQRTSD      X0, X0, X0
+	VMOVSD       one<>(SB), X1
+	VDIVSD       X0, X1, X0
+	VMOVSD       X0, (R12)
+	VBROADCASTSD (R12), Y15
+	ADDQ         $8, R12
+
+	MOVQ R13, CX
+	SHRQ $2, CX
+
+pfrwrite:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VMULPD     Y15, Y0, Y0
+	VMULPD     Y0, Y0, Y1
+	VADDPD     (R9)(AX*8), Y1, Y1
+	VMOVUPD    Y1, (R9)(AX*8)
+	VMULPD     (R10)(AX*8), Y0, Y0
+	VMULPD     (DX)(AX*8), Y0, Y0
+	VADDPD     (R8)(AX*8), Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)(AX*4)
+	ADDQ       $4, AX
+	DECQ       CX
+	JNZ        pfrwrite
+
+	DECQ R11
+	JNZ  pfrgroup
+
+pfrdone:
+	VZEROUPPER
+	MOVSD X11, ret+192(FP)
+	RET
+
+// func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+// PowerNorm's training backward for one row of groups of m features (m a
+// multiple of 16): per group pnRowGroup32AVX's loop, c = Σ dx̃⊙x̃ / m, then
+// pnDx32AVX's loop.
+TEXT ·pnBwdRow32AVX(SB), NOSPLIT, $0-280
+	MOVQ  x_base+0(FP), SI
+	MOVQ  g_base+24(FP), BX
+	MOVSD fm+56(FP), X13
+	MOVQ  gam_base+88(FP), DX
+	MOVQ  a_base+112(FP), R8
+	MOVQ  ab_base+136(FP), R9
+	MOVQ  nu_base+160(FP), R10
+	MOVQ  dgam_base+184(FP), R11
+	MOVQ  dbet_base+208(FP), R12
+	MOVQ  rb_base+232(FP), R13
+	MOVQ  dx_base+256(FP), DI
+	XORQ  AX, AX
+	CMPQ  AX, x_len+8(FP)
+	JAE   pbrdone
+
+pbrgroup:
+	MOVQ         gs_base+64(FP), CX
+	VBROADCASTSD (CX), Y15
+	ADDQ         $8, CX
+	MOVQ         CX, gs_base+64(FP)
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	MOVQ         m+48(FP), CX
+	SHRQ         $3, CX
+
+pbra:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VMULPD    Y15, Y0, Y0
+	VMULPD    (R8)(AX*8), Y0, Y1
+	VCVTPS2PD (BX)(AX*4), Y2
+	VMULPD    Y2, Y1, Y3
+	VADDPD    (R11)(AX*8), Y3, Y3
+	VMOVUPD   Y3, (R11)(AX*8)
+	VADDPD    (R12)(AX*8), Y2, Y4
+	VMOVUPD   Y4, (R12)(AX*8)
+	VMULPD    (DX)(AX*8), Y2, Y2
+	VMULPD    (R10)(AX*8), Y1, Y1
+	VSUBPD    Y1, Y2, Y2
+	VMULPD    (R9)(AX*8), Y2, Y2
+	VMOVUPD   Y2, (R13)(AX*8)
+	VMULPD    Y0, Y2, Y2
+	VADDPD    Y2, Y8, Y8
+
+	VCVTPS2PD 16(SI)(AX*4), Y0
+	VMULPD    Y15, Y0, Y0
+	VMULPD    32(R8)(AX*8), Y0, Y1
+	VCVTPS2PD 16(BX)(AX*4), Y2
+	VMULPD    Y2, Y1, Y3
+	VADDPD    32(R11)(AX*8), Y3, Y3
+	VMOVUPD   Y3, 32(R11)(AX*8)
+	VADDPD    32(R12)(AX*8), Y2, Y4
+	VMOVUPD   Y4, 32(R12)(AX*8)
+	VMULPD    32(DX)(AX*8), Y2, Y2
+	VMULPD    32(R10)(AX*8), Y1, Y1
+	VSUBPD    Y1, Y2, Y2
+	VMULPD    32(R9)(AX*8), Y2, Y2
+	VMOVUPD   Y2, 32(R13)(AX*8)
+	VMULPD    Y0, Y2, Y2
+	VADDPD    Y2, Y9, Y9
+
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  pbra
+
+	SUBQ         m+48(FP), AX
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VDIVSD       X13, X8, X8
+	VMOVDDUP     X8, X8
+	VINSERTF128  $1, X8, Y8, Y14
+
+	MOVQ m+48(FP), CX
+	SHRQ $2, CX
+
+pbrb:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VMULPD     Y15, Y0, Y0
+	VMULPD     Y14, Y0, Y0
+	VMOVUPD    (R13)(AX*8), Y1
+	VSUBPD     Y0, Y1, Y1
+	VMULPD     Y15, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (DI)(AX*4)
+	ADDQ       $4, AX
+	DECQ       CX
+	JNZ        pbrb
+
+	CMPQ AX, x_len+8(FP)
+	JB   pbrgroup
+
+pbrdone:
+	VZEROUPPER
+	RET

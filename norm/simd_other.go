@@ -21,3 +21,11 @@ func pnRowGroupFast[T float](x, g []T, gam []float64, sc float64, a, ab, nu, dga
 	return 0, 0
 }
 func pnDxFast[T float](x []T, rb []float64, sc, c float64, dx []T) int { return 0 }
+
+func pnRowsFast[T float](x []T, m int) bool { return false }
+func pnFwdRowFast[T float](x []T, m int, eps float64, gs, acc, a, gam, bet []float64, y []T) float64 {
+	panic("norm: pnFwdRowFast without AVX kernels")
+}
+func pnBwdRowFast[T float](x, g []T, m int, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []T) {
+	panic("norm: pnBwdRowFast without AVX kernels")
+}
