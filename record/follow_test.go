@@ -162,6 +162,9 @@ func TestSeekBeyondEndThenFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if last, ok := r.LastStep(); !ok || last != 1000 {
+		t.Fatalf("LastStep = %d, %v; want 1000", last, ok)
+	}
 	if err := r.Seek(1500); err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +172,9 @@ func TestSeekBeyondEndThenFollow(t *testing.T) {
 		t.Fatalf("Next before the target was written: step %d, %v", f.Step, err)
 	}
 	write(1001, 2000)
+	if last, ok := r.LastStep(); !ok || last != 2000 {
+		t.Fatalf("LastStep after more writes = %d, %v; want 2000", last, ok)
+	}
 	got := readAll(t, r)
 	want := all[2*1499:]
 	if len(got) != len(want) {

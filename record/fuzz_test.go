@@ -86,6 +86,7 @@ func fuzzReadFile(t *testing.T, dir string, counter *int, data []byte) {
 	_ = r.Damage()
 	_, _ = r.End()
 	_ = r.Stats()
+	_, _ = r.LastStep()
 	for _, s := range []int{0, 3, 1 << 30} {
 		if err := r.Seek(s); err != nil {
 			t.Fatal(err)

@@ -89,6 +89,23 @@ func TestRoundTripRandomFrames(t *testing.T) {
 	}
 }
 
+func TestLastStepEmpty(t *testing.T) {
+	path := tempRun(t)
+	w, err := Create(path, testMeta(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(End{})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if s, ok := r.LastStep(); ok {
+		t.Fatalf("LastStep of a file without frames = %d, true", s)
+	}
+}
+
 func TestCreateExisting(t *testing.T) {
 	path := tempRun(t)
 	w, err := Create(path, testMeta(1, 1))

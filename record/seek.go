@@ -224,26 +224,64 @@ func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
 			continue
 		}
 		if typ == recFrame {
-			for first := true; len(p) > 0; first = false {
-				n, k := binary.Uvarint(p)
-				if k <= 0 || n > uint64(len(p)-k) {
-					break
-				}
-				key, _, s, ok := peekFrame(p[k : k+int(n)])
-				p = p[k+int(n):]
-				if !ok {
-					break
-				}
+			frameHeads(p, func(first, key bool, step int) {
 				if first && key && running < target {
 					best = keyEntry{off: at, maxBefore: running}
 				}
-				if int64(s) > running {
-					running = int64(s)
-				}
-			}
+				running = max(running, int64(step))
+			})
 			if running >= target {
 				return best
 			}
+		}
+		at += recordHeaderSize + int64(size)
+	}
+}
+
+// frameHeads calls fn with the keyframe flag and step of each frame in a
+// frame record's payload, without decoding the frames.
+func frameHeads(p []byte, fn func(first, key bool, step int)) {
+	for first := true; len(p) > 0; first = false {
+		n, k := binary.Uvarint(p)
+		if k <= 0 || n > uint64(len(p)-k) {
+			return
+		}
+		key, _, step, ok := peekFrame(p[k : k+int(n)])
+		if !ok {
+			return
+		}
+		fn(first, key, step)
+		p = p[k+int(n):]
+	}
+}
+
+// LastStep returns the largest Step written so far, without decoding
+// frames: the index gives it up to the newest index record, the records
+// after that are scanned. With Seek(LastStep()) a follower starts at the
+// live edge instead of replaying the whole history. ok is false when the
+// file holds no frame yet.
+func (r *Reader) LastStep() (step int, ok bool) {
+	r.refreshIndex()
+	at, running := r.dataStart, int64(noStep)
+	if n := len(r.idx.keys); n > 0 {
+		at, running = r.idx.keys[n-1].off, r.idx.keys[n-1].maxBefore
+	}
+	for {
+		typ, p, st := r.readRecord(at)
+		size := len(p)
+		switch st {
+		case recIncomplete:
+			return int(running), running != noStep
+		case recBad, recTooLong:
+			next, found := r.scanSync(at + 1)
+			if !found {
+				return int(running), running != noStep
+			}
+			at = next
+			continue
+		}
+		if typ == recFrame {
+			frameHeads(p, func(_, _ bool, s int) { running = max(running, int64(s)) })
 		}
 		at += recordHeaderSize + int64(size)
 	}

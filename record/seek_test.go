@@ -87,6 +87,9 @@ func TestSeek(t *testing.T) {
 			if len(r.idx.keys) < 10 {
 				t.Fatalf("only %d indexed keyframes; the test needs several index records", len(r.idx.keys))
 			}
+			if last, ok := r.LastStep(); !ok || last != 3000 {
+				t.Fatalf("LastStep = %d, %v; want 3000", last, ok)
+			}
 			for _, s := range []int{-5, 0, 1, 2, 999, 1000, 1001, 1500, 2999, 3000, 3001, 1 << 40} {
 				checkSeek(t, r, all, s)
 			}
