@@ -359,3 +359,21 @@ func BenchmarkSeekColdNoTrailer(b *testing.B) {
 	b.ReportMetric(float64(seekFile.size)/1e6, "file-MB")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/seek")
 }
+
+// BenchmarkLastStepCold: Open and LastStep (index chain plus the tail after
+// the newest index record), as a follower starting at the live edge does.
+func BenchmarkLastStepCold(b *testing.B) {
+	makeSeekFile(b)
+	for i := 0; i < b.N; i++ {
+		r, err := Open(seekFile.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s, ok := r.LastStep(); !ok || s != seekFile.maxStep {
+			b.Fatalf("LastStep = %d, %v; want %d", s, ok, seekFile.maxStep)
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(seekFile.size)/1e6, "file-MB")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+}
