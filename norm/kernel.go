@@ -246,6 +246,9 @@ func paramNorms[T float](gam, bet []T) (drift, bnorm float64) {
 // the group's Σx and max|x| (NaN if it holds a NaN).
 func tapAccum[T float](xg []T, sc float64, mean, psi []float64) (sum, maxAbs float64) {
 	mean, psi = mean[:len(xg)], psi[:len(xg)]
+	k0, sum, maxAbs := tapAccumFast(xg, sc, mean, psi)
+	xg, mean, psi = xg[k0:], mean[k0:], psi[k0:]
+	mean, psi = mean[:len(xg)], psi[:len(xg)]
 	for k, v := range xg {
 		f := float64(v)
 		sum += f

@@ -249,6 +249,9 @@ func colAccum[T float](xg []T, sc float64, s1, s2 []float64) {
 
 func colAccumDev[T float](xg []T, sc float64, mean, vs []float64) {
 	mean, vs = mean[:len(xg)], vs[:len(xg)]
+	k0 := colAccumDevFast(xg, sc, mean, vs)
+	xg, mean, vs = xg[k0:], mean[k0:], vs[k0:]
+	mean, vs = mean[:len(xg)], vs[:len(xg)]
 	for k, v := range xg {
 		dv := float64(v)*sc - mean[k]
 		vs[k] += dv * dv

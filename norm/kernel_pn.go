@@ -280,7 +280,9 @@ func pnRowGroup[T float](xg, gg []T, gam []float64, sc float64, a, ab, nu, dgam,
 func pnGPsi2Group[T float](xg []T, sc float64, nu, a, ab []float64) float64 {
 	n := len(xg)
 	nu, a, ab = nu[:n], a[:n], ab[:n]
-	gp := 0.0
+	k0, gp := gpsiFast(xg, sc, nu, a, ab)
+	xg, nu, a, ab = xg[k0:], nu[k0:], a[k0:], ab[k0:]
+	nu, a, ab = nu[:len(xg)], a[:len(xg)], ab[:len(xg)]
 	for k, v := range xg {
 		c := nu[k] * float64(v) * sc * a[k] * ab[k]
 		gp += c * c

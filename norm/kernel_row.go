@@ -184,11 +184,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		if tap {
 			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(n_d·s'), ‖g_σ²,i‖ =
 			// ‖x̂_i‖·|Σĝx̂|/(n_d·s') with n_d·s' = d·D (P) or (d-1)·s (C).
-			sxx := 0.0
-			for _, v := range xr {
-				xh := (float64(v) - mu) * a
-				sxx += xh * xh
-			}
+			sxx := sumSqScaled(xr, mu, a)
 			den := fd / a
 			if cfg.Conv == ConvC {
 				den = (fd - 1) * s
@@ -237,4 +233,14 @@ func toF64s[T float](dst []float64, src []T) []float64 {
 		dst[k] = float64(v)
 	}
 	return dst
+}
+
+// sumSqScaled is Σ((x-μ)·a)² over one row, i.e. Σx̂².
+func sumSqScaled[T float](xr []T, mu, a float64) float64 {
+	k0, sxx := sumSqScaledFast(xr, mu, a)
+	for _, v := range xr[k0:] {
+		xh := (float64(v) - mu) * a
+		sxx += xh * xh
+	}
+	return sxx
 }

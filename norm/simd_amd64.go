@@ -3,6 +3,7 @@
 package norm
 
 import (
+	"math"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -43,6 +44,18 @@ func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []f
 
 //go:noescape
 func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+
+//go:noescape
+func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64, nan int)
+
+//go:noescape
+func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
+
+//go:noescape
+func sumSqScaled32AVX(x []float32, mu, a float64) float64
+
+//go:noescape
+func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
 
 //go:noescape
 func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
@@ -151,4 +164,39 @@ func pnBwdRowFast[T float](x, g []T, m int, gs, gam, a, ab, nu, dgam, dbet, rb [
 		panic("norm: pnBwdRowFast: groups do not tile the row")
 	}
 	pnBwdRow32AVX(f32(x), f32(g)[:d], m, float64(m), gs, gam[:d], a[:d], ab[:d], nu[:d], dgam[:d], dbet[:d], rb[:d], f32(dx)[:d])
+}
+
+// tapAccumFast returns maxAbs = NaN when the prefix holds a NaN, as the Go
+// loop does.
+func tapAccumFast[T float](x []T, sc float64, mean, psi []float64) (k int, sum, maxAbs float64) {
+	if k = avxLen(x); k > 0 {
+		var nan int
+		sum, maxAbs, nan = tapAccum32AVX(f32(x)[:k], sc, mean[:k], psi[:k])
+		if nan != 0 {
+			maxAbs = math.NaN()
+		}
+	}
+	return k, sum, maxAbs
+}
+
+func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int {
+	k := avxLen(x)
+	if k > 0 {
+		colAccumDev32AVX(f32(x)[:k], sc, mean[:k], vs[:k])
+	}
+	return k
+}
+
+func sumSqScaledFast[T float](x []T, mu, a float64) (k int, s float64) {
+	if k = avxLen(x); k > 0 {
+		s = sumSqScaled32AVX(f32(x)[:k], mu, a)
+	}
+	return k, s
+}
+
+func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64) {
+	if k = avxLen(x); k > 0 {
+		s = gpsi32AVX(f32(x)[:k], sc, nu[:k], a[:k], ab[:k])
+	}
+	return k, s
 }

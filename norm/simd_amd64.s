@@ -550,3 +550,154 @@ pbrb:
 pbrdone:
 	VZEROUPPER
 	RET
+
+DATA absmask<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $8
+
+// func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64, nan int)
+// Σx, max|x| (nan ≠ 0 when x holds a NaN), mean += x·sc, psi += (x·sc)².
+TEXT ·tapAccum32AVX(SB), NOSPLIT, $0-104
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         mean_base+32(FP), R9
+	MOVQ         psi_base+56(FP), R10
+	VBROADCASTSD sc+24(FP), Y15
+	VBROADCASTSD absmask<>(SB), Y13
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	VXORPD       Y10, Y10, Y10
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tapdone
+
+taploop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VADDPD    Y0, Y8, Y8
+	VANDPD    Y13, Y0, Y1
+	VMAXPD    Y1, Y9, Y9
+	VCMPPD    $3, Y0, Y0, Y2
+	VORPD     Y2, Y10, Y10
+	VMULPD    Y15, Y0, Y0
+	VADDPD    (R9)(AX*8), Y0, Y3
+	VMOVUPD   Y3, (R9)(AX*8)
+	VMULPD    Y0, Y0, Y0
+	VADDPD    (R10)(AX*8), Y0, Y0
+	VMOVUPD   Y0, (R10)(AX*8)
+	ADDQ      $4, AX
+	CMPQ      AX, CX
+	JB        taploop
+
+tapdone:
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VMAXSD       X1, X9, X9
+	VMOVMSKPD    Y10, BX
+	VZEROUPPER
+	MOVSD        X8, sum+80(FP)
+	MOVSD        X9, maxAbs+88(FP)
+	MOVQ         BX, nan+96(FP)
+	RET
+
+// func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
+// vs += (x·sc - mean)²
+TEXT ·colAccumDev32AVX(SB), NOSPLIT, $0-80
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         mean_base+32(FP), R9
+	MOVQ         vs_base+56(FP), R10
+	VBROADCASTSD sc+24(FP), Y15
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           caddone
+
+cadloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VMULPD    Y15, Y0, Y0
+	VSUBPD    (R9)(AX*8), Y0, Y0
+	VMULPD    Y0, Y0, Y0
+	VADDPD    (R10)(AX*8), Y0, Y0
+	VMOVUPD   Y0, (R10)(AX*8)
+	ADDQ      $4, AX
+	CMPQ      AX, CX
+	JB        cadloop
+
+caddone:
+	VZEROUPPER
+	RET
+
+// func sumSqScaled32AVX(x []float32, mu, a float64) float64
+// Σ((x-μ)·a)²
+TEXT ·sumSqScaled32AVX(SB), NOSPLIT, $0-48
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSD mu+24(FP), Y14
+	VBROADCASTSD a+32(FP), Y15
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y1, Y1, Y1
+	SHRQ         $3, CX
+	JZ           sssdone
+
+sssloop:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VSUBPD    Y14, Y4, Y4
+	VSUBPD    Y14, Y5, Y5
+	VMULPD    Y15, Y4, Y4
+	VMULPD    Y15, Y5, Y5
+	VMULPD    Y4, Y4, Y4
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	ADDQ      $32, SI
+	DECQ      CX
+	JNZ       sssloop
+
+sssdone:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+40(FP)
+	RET
+
+// func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
+// Σ(ν·x·sc·a·ab)²
+TEXT ·gpsi32AVX(SB), NOSPLIT, $0-112
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         nu_base+32(FP), R8
+	MOVQ         a_base+56(FP), R9
+	MOVQ         ab_base+80(FP), R10
+	VBROADCASTSD sc+24(FP), Y15
+	VXORPD       Y8, Y8, Y8
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           gpdone
+
+gploop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VMULPD    (R8)(AX*8), Y0, Y0
+	VMULPD    Y15, Y0, Y0
+	VMULPD    (R9)(AX*8), Y0, Y0
+	VMULPD    (R10)(AX*8), Y0, Y0
+	VMULPD    Y0, Y0, Y0
+	VADDPD    Y0, Y8, Y8
+	ADDQ      $4, AX
+	CMPQ      AX, CX
+	JB        gploop
+
+gpdone:
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VZEROUPPER
+	MOVSD        X8, ret+104(FP)
+	RET

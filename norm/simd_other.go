@@ -29,3 +29,12 @@ func pnFwdRowFast[T float](x []T, m int, eps float64, gs, acc, a, gam, bet []flo
 func pnBwdRowFast[T float](x, g []T, m int, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []T) {
 	panic("norm: pnBwdRowFast without AVX kernels")
 }
+
+func tapAccumFast[T float](x []T, sc float64, mean, psi []float64) (k int, sum, maxAbs float64) {
+	return 0, 0, 0
+}
+func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int { return 0 }
+func sumSqScaledFast[T float](x []T, mu, a float64) (k int, s float64)   { return 0, 0 }
+func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64) {
+	return 0, 0
+}

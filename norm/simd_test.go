@@ -128,6 +128,43 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		}
 		k = pnDxFast(x, rbG, sc, 0.3, dx)
 		sameBits32(t, "pnDx", dx[:k], dxw[:k])
+
+		// Tap kernels.
+		var gQ, aQ, gP, aP float64
+		withAVX(false, func() { gQ, gP = sumSqScaled(x, mu, ra), pnGPsi2Group(x, sc, nu, a, ab) })
+		withAVX(true, func() { aQ, aP = sumSqScaled(x, mu, ra), pnGPsi2Group(x, sc, nu, a, ab) })
+		closeSum(t, "Σx̂²", aQ, gQ, 16*scale)
+		closeSum(t, "Σ(ν⊙x̂/D_b)²", aP, gP, 16*scale)
+		mG, pG := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		mA, pA := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		vG, vA := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+		var gSum, gMax, aSum, aMax float64
+		withAVX(false, func() {
+			gSum, gMax = tapAccum(x, sc, mG, pG)
+			colAccumDev(x, sc, acc0, vG)
+		})
+		withAVX(true, func() {
+			aSum, aMax = tapAccum(x, sc, mA, pA)
+			colAccumDev(x, sc, acc0, vA)
+		})
+		closeSum(t, "tap Σx", aSum, gSum, 4*scale)
+		if aMax != gMax {
+			t.Fatalf("n=%d: max|x| = %v, want %v", n, aMax, gMax)
+		}
+		sameBits64(t, "tap mean", mA, mG)
+		sameBits64(t, "tap ψ²", pA, pG)
+		sameBits64(t, "tap var", vA, vG)
+		if n > 0 {
+			for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+				xb := append([]float32(nil), x...)
+				xb[n/2] = bad
+				withAVX(false, func() { gSum, gMax = tapAccum(xb, sc, mG, pG) })
+				withAVX(true, func() { aSum, aMax = tapAccum(xb, sc, mA, pA) })
+				if math.Float64bits(aMax) != math.Float64bits(gMax) && !(math.IsNaN(aMax) && math.IsNaN(gMax)) {
+					t.Fatalf("n=%d, x holds %v: max|x| = %v, want %v", n, bad, aMax, gMax)
+				}
+			}
+		}
 	}
 }
 
@@ -181,10 +218,13 @@ func TestAVXLayersMatchGo(t *testing.T) {
 				}
 			}
 			s0, s1 := ls[0].State(), ls[1].State()
-			assertClose(t, "state", append(s1.Psi2, s1.Nu...), append(s0.Psi2, s0.Nu...), 1e-9)
+			assertClose(t, "state", append(append([]float64(nil), s1.Psi2...), s1.Nu...),
+				append(append([]float64(nil), s0.Psi2...), s0.Nu...), 1e-9)
 			t0, t1 := ls[0].Taps(), ls[1].Taps()
+			assertClose(t, "batch stats", append(append(append([]float64(nil), t1.BatchMean...), t1.BatchVar...), t1.BatchPsi2...),
+				append(append(append([]float64(nil), t0.BatchMean...), t0.BatchVar...), t0.BatchPsi2...), 1e-9)
 			for _, p := range [][2]float64{{t0.GMu, t1.GMu}, {t0.GVar, t1.GVar}, {t0.GPsi2, t1.GPsi2},
-				{t0.DxVar, t1.DxVar}, {t0.DyVar, t1.DyVar}, {t0.InStd, t1.InStd}} {
+				{t0.DxVar, t1.DxVar}, {t0.DyVar, t1.DyVar}, {t0.InStd, t1.InStd}, {t0.InMaxAbs, t1.InMaxAbs}} {
 				if !(relErr(p[0], p[1]) <= 1e-6) && !(math.IsNaN(p[0]) && math.IsNaN(p[1])) {
 					t.Fatalf("taps differ: Go %v, AVX %v", p[0], p[1])
 				}
