@@ -46,10 +46,15 @@ type codec struct {
 // epoch grows by a constant fraction per step, so the prediction is within
 // a few ulps and the stored difference of bit patterns is a byte or two.
 // The float64 conversion forbids a fused multiply-add, so every platform
-// computes the same prediction.
+// computes the same prediction; a non-finite prediction (whose NaN bits
+// differ between CPUs) is replaced by 0.
 func (c *codec) predictEpoch(v int) float64 {
 	e := c.epochs[v]
-	return float64(2*e[0]) - e[1]
+	p := float64(2*e[0]) - e[1]
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return 0
+	}
+	return p
 }
 
 func (c *codec) pushEpoch(v int, x float64) { c.epochs[v] = [2]float64{x, c.epochs[v][0]} }
