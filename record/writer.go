@@ -85,19 +85,22 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 		}
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
-	if err := lockWriter(f); err != nil {
+	// The lock only tells readers that the run is alive (State). Where the
+	// file system has no OFD locks the run is still recorded; readers then
+	// see Unterminated instead of Writing while it runs.
+	_ = lockWriter(f)
+	fail := func(err error) (*Writer, error) {
 		f.Close()
-		return nil, fmt.Errorf("run file %s: cannot lock: %w", path, err)
+		os.Remove(path)
+		return nil, err
 	}
 	host, _ := os.Hostname()
 	hdr, err := json.Marshal(headerJSON{FormatVersion, meta, time.Now().UTC(), os.Getpid(), host})
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("run file %s: encoding header: %w", path, err)
+		return fail(fmt.Errorf("run file %s: encoding header: %w", path, err))
 	}
 	if len(hdr) > MaxRecordSize {
-		f.Close()
-		return nil, fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte record limit", path, len(hdr), MaxRecordSize)
+		return fail(fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte record limit", path, len(hdr), MaxRecordSize))
 	}
 	reg := newRegistry(meta)
 	w := &Writer{
@@ -110,8 +113,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	buf = appendRecord(buf, recRegistry, reg.encode())
 	w.put(buf)
 	if err := w.flushLocked(); err != nil {
-		f.Close()
-		return nil, err
+		return fail(err)
 	}
 	go w.flusher()
 	return w, nil
