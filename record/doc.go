@@ -3,13 +3,22 @@
 // of others while it grows.
 //
 // The writer (Create/Write/Close) never drops a Frame; it applies
-// back-pressure by writing synchronously. The reader (Open/Next/Seek) reads
-// what is complete, resynchronises past damaged bytes and reports them
-// (Damage), follows a file that is still being written (Next returns io.EOF
-// at the current end and later calls return what was appended since), and
-// seeks through index records without reading the whole file. Exports turn a
-// run file into CSV, JSON Lines or a Markdown summary table.
+// back-pressure by writing synchronously, shares one checksummed record
+// among frames written in a burst, and flushes in the background so that
+// followers see a frame within a fraction of a second. It holds an
+// open-file-description lock for its lifetime, which the kernel drops if it
+// dies, so readers can tell a run being written from one that was killed
+// (Reader.State).
+//
+// The reader (Open/Next/Seek) reads what is complete, leaves a partly
+// written record for later instead of calling it damage, resynchronises
+// past damaged bytes and reports them (Damage), follows a growing file
+// (Next returns io.EOF at the current end; later calls return what was
+// appended since), and seeks through index records without reading the
+// whole file (Seek, LastStep, Stats). Exports turn a run file into CSV,
+// JSON Lines or a Markdown summary table.
 //
 // The byte layout is documented in FORMAT.md next to this file; format.go
-// holds its constants. record depends on probes only.
+// holds its constants, codec.go and bits.go the value coding, index.go and
+// seek.go the index. record depends on probes only.
 package record
