@@ -108,6 +108,15 @@ func startCrashChild(t *testing.T, path string, flushEvery int, rng *rand.Rand) 
 		}
 		reported, started = n, true
 	}
+	// The writer is alive: another process sees its lock.
+	if r, err := Open(path); err != nil {
+		t.Fatal(err)
+	} else {
+		if st := r.State(); st != Writing {
+			t.Errorf("state %v while the child writes, want writing", st)
+		}
+		r.Close()
+	}
 wait:
 	for {
 		select {
