@@ -140,6 +140,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	rb := in.rowBuf[:d]
 	var gpsiSum, dxm, dxv, dym, dyv float64
 	rowsFast := in.n > 0 && pnRowsFast(x[:d], m)
+	cs := in.acc2[:G] // per-group GroupScaling correction of the fast path
 	for i := 0; i < in.n; i++ {
 		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
 		if !in.real(i) {
@@ -150,7 +151,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		}
 		gp := 0.0
 		if sp && rowsFast {
-			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], g64, a, ab, nu, dgam, dbet, rb, dr)
+			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], cs, g64, a, ab, nu, dgam, dbet, rb, dr)
 			if tap {
 				gp = pnGPsi2Row(xr, in.gsA[i*G:(i+1)*G], m, nu, a, ab)
 			}

@@ -361,8 +361,10 @@ GLOBL one<>(SB), RODATA|NOPTR, $8
 
 // func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []float64, y []float32) float64
 // PowerNorm's forward after warmup for one row of len(gs) groups of m
-// features (m a multiple of 16): per group ψ = Σx², gs = 1/√(ψ/m+ε), then
-// pnFwd32AVX's loop. Returns Σψ over the row (finite iff every ψ is).
+// features (m a multiple of 16): ψ = Σx² of every group first, then all the
+// scales gs = 1/√(ψ/m+ε) (independent, so their divisions and square roots
+// overlap instead of stalling each group), then pnFwd32AVX's loop over the
+// row. Returns Σψ over the row (finite iff every ψ is).
 TEXT ·pnFwdRow32AVX(SB), NOSPLIT, $0-200
 	MOVQ  x_base+0(FP), SI
 	MOVQ  m+24(FP), R13
@@ -387,13 +389,12 @@ pfrgroup:
 	VXORPD Y3, Y3, Y3
 	MOVQ   R13, CX
 	SHRQ   $4, CX
-	MOVQ   AX, BX
 
 pfrss:
-	VCVTPS2PD (SI)(BX*4), Y4
-	VCVTPS2PD 16(SI)(BX*4), Y5
-	VCVTPS2PD 32(SI)(BX*4), Y6
-	VCVTPS2PD 48(SI)(BX*4), Y7
+	VCVTPS2PD (SI)(AX*4), Y4
+	VCVTPS2PD 16(SI)(AX*4), Y5
+	VCVTPS2PD 32(SI)(AX*4), Y6
+	VCVTPS2PD 48(SI)(AX*4), Y7
 	VMULPD    Y4, Y4, Y4
 	VMULPD    Y5, Y5, Y5
 	VMULPD    Y6, Y6, Y6
@@ -402,7 +403,7 @@ pfrss:
 	VADDPD    Y5, Y1, Y1
 	VADDPD    Y6, Y2, Y2
 	VADDPD    Y7, Y3, Y3
-	ADDQ      $16, BX
+	ADDQ      $16, AX
 	DECQ      CX
 	JNZ       pfrss
 
@@ -414,17 +415,35 @@ pfrss:
 	VUNPCKHPD    X0, X0, X1
 	VADDSD       X1, X0, X0
 	VADDSD       X0, X11, X11
-	VDIVSD       X13, X0, X0
-	VADDSD       X12, X0, X0
-	VSQRTSD      X0, X0, X0
-	VMOVSD       one<>(SB), X1
-	VDIVSD       X0, X1, X0
 	VMOVSD       X0, (R12)
+	ADDQ         $8, R12
+	DECQ         R11
+	JNZ          pfrgroup
+
+	MOVQ   gs_base+48(FP), R12
+	MOVQ   gs_len+56(FP), R11
+	VMOVSD one<>(SB), X1
+
+pfrscale:
+	VMOVSD  (R12), X0
+	VDIVSD  X13, X0, X0
+	VADDSD  X12, X0, X0
+	VSQRTSD X0, X0, X0
+	VDIVSD  X0, X1, X0
+	VMOVSD  X0, (R12)
+	ADDQ    $8, R12
+	DECQ    R11
+	JNZ     pfrscale
+
+	MOVQ gs_base+48(FP), R12
+	MOVQ gs_len+56(FP), R11
+	XORQ AX, AX
+
+pfrwgroup:
 	VBROADCASTSD (R12), Y15
 	ADDQ         $8, R12
-
-	MOVQ R13, CX
-	SHRQ $2, CX
+	MOVQ         R13, CX
+	SHRQ         $2, CX
 
 pfrwrite:
 	VCVTPS2PD  (SI)(AX*4), Y0
@@ -442,38 +461,37 @@ pfrwrite:
 	JNZ        pfrwrite
 
 	DECQ R11
-	JNZ  pfrgroup
+	JNZ  pfrwgroup
 
 pfrdone:
 	VZEROUPPER
 	MOVSD X11, ret+192(FP)
 	RET
 
-// func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+// func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
 // PowerNorm's training backward for one row of groups of m features (m a
-// multiple of 16): per group pnRowGroup32AVX's loop, c = Σ dx̃⊙x̃ / m, then
-// pnDx32AVX's loop.
-TEXT ·pnBwdRow32AVX(SB), NOSPLIT, $0-280
+// multiple of 16): pnRowGroup32AVX's loop over every group with
+// cs = Σ dx̃⊙x̃ / m per group, then pnDx32AVX's loop over the row.
+TEXT ·pnBwdRow32AVX(SB), NOSPLIT, $0-304
 	MOVQ  x_base+0(FP), SI
 	MOVQ  g_base+24(FP), BX
 	MOVSD fm+56(FP), X13
-	MOVQ  gam_base+88(FP), DX
-	MOVQ  a_base+112(FP), R8
-	MOVQ  ab_base+136(FP), R9
-	MOVQ  nu_base+160(FP), R10
-	MOVQ  dgam_base+184(FP), R11
-	MOVQ  dbet_base+208(FP), R12
-	MOVQ  rb_base+232(FP), R13
-	MOVQ  dx_base+256(FP), DI
+	MOVQ  gam_base+112(FP), DX
+	MOVQ  a_base+136(FP), R8
+	MOVQ  ab_base+160(FP), R9
+	MOVQ  nu_base+184(FP), R10
+	MOVQ  dgam_base+208(FP), R11
+	MOVQ  dbet_base+232(FP), R12
+	MOVQ  rb_base+256(FP), R13
+	MOVQ  dx_base+280(FP), DI
 	XORQ  AX, AX
+	XORQ  R14, R14
 	CMPQ  AX, x_len+8(FP)
 	JAE   pbrdone
 
 pbrgroup:
 	MOVQ         gs_base+64(FP), CX
-	VBROADCASTSD (CX), Y15
-	ADDQ         $8, CX
-	MOVQ         CX, gs_base+64(FP)
+	VBROADCASTSD (CX)(R14*1), Y15
 	VXORPD       Y8, Y8, Y8
 	VXORPD       Y9, Y9, Y9
 	MOVQ         m+48(FP), CX
@@ -518,18 +536,29 @@ pbra:
 	DECQ CX
 	JNZ  pbra
 
-	SUBQ         m+48(FP), AX
 	VADDPD       Y9, Y8, Y8
 	VEXTRACTF128 $1, Y8, X0
 	VADDPD       X0, X8, X8
 	VUNPCKHPD    X8, X8, X0
 	VADDSD       X0, X8, X8
 	VDIVSD       X13, X8, X8
-	VMOVDDUP     X8, X8
-	VINSERTF128  $1, X8, Y8, Y14
+	MOVQ         cs_base+88(FP), CX
+	VMOVSD       X8, (CX)(R14*1)
+	ADDQ         $8, R14
+	CMPQ         AX, x_len+8(FP)
+	JB           pbrgroup
 
-	MOVQ m+48(FP), CX
-	SHRQ $2, CX
+	XORQ AX, AX
+	XORQ R14, R14
+
+pbrbgroup:
+	MOVQ         gs_base+64(FP), CX
+	VBROADCASTSD (CX)(R14*1), Y15
+	MOVQ         cs_base+88(FP), CX
+	VBROADCASTSD (CX)(R14*1), Y14
+	ADDQ         $8, R14
+	MOVQ         m+48(FP), CX
+	SHRQ         $2, CX
 
 pbrb:
 	VCVTPS2PD  (SI)(AX*4), Y0
@@ -545,7 +574,7 @@ pbrb:
 	JNZ        pbrb
 
 	CMPQ AX, x_len+8(FP)
-	JB   pbrgroup
+	JB   pbrbgroup
 
 pbrdone:
 	VZEROUPPER
