@@ -82,8 +82,9 @@ type Reader struct {
 	pendAt  int64 // offset and size of that record, for damage reports
 	pendLen int64
 
-	ignoreTrailer bool // benchmarks: find the index as in an unterminated file
-	needKey       bool // predictors unknown: skip frames until a keyframe
+	ioErr         error // the last read error (recIOError)
+	ignoreTrailer bool  // benchmarks: find the index as in an unterminated file
+	needKey       bool  // predictors unknown: skip frames until a keyframe
 
 	damage   []Damage
 	inDamage bool // damage[len-1] is still open (scanning for the next record)
@@ -114,7 +115,10 @@ func Open(path string) (*Reader, error) {
 }
 
 func (r *Reader) readHead() error {
-	p, _ := r.peek(0, preludeSize)
+	p, err := r.peek(0, preludeSize)
+	if err != nil {
+		return fmt.Errorf("run file %s: %w", r.path, err)
+	}
 	switch {
 	case len(p) == 0:
 		return fmt.Errorf("run file %s is empty: %w (the writer may not have started)", r.path, ErrIncompleteHeader)
@@ -133,6 +137,8 @@ func (r *Reader) readHead() error {
 	}
 	typ, hp, st := r.readRecord(preludeSize)
 	switch {
+	case st == recIOError:
+		return fmt.Errorf("run file %s: %w", r.path, r.ioErr)
 	case st == recIncomplete:
 		return fmt.Errorf("run file %s: header record is truncated: %w", r.path, ErrIncompleteHeader)
 	case st != recOK || typ != recHeader:
@@ -149,6 +155,8 @@ func (r *Reader) readHead() error {
 	at := preludeSize + recordHeaderSize + int64(len(hp))
 	typ, rp, st := r.readRecord(at)
 	switch {
+	case st == recIOError:
+		return fmt.Errorf("run file %s: %w", r.path, r.ioErr)
 	case st == recIncomplete:
 		return fmt.Errorf("run file %s: registry record is truncated: %w", r.path, ErrIncompleteHeader)
 	case st != recOK || typ != recRegistry:
@@ -224,6 +232,8 @@ func (r *Reader) Next() (probes.Frame, error) {
 		switch st {
 		case recIncomplete:
 			return probes.Frame{}, io.EOF
+		case recIOError:
+			return probes.Frame{}, fmt.Errorf("run file %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
 		case recBad:
 			r.markDamage(r.pos, "bad record")
 			next, found := r.scanSync(r.pos + 1)
@@ -307,13 +317,18 @@ const (
 	recIncomplete
 	recBad
 	recTooLong
+	recIOError // reading failed (r.ioErr); not a property of the bytes
 )
 
 // readRecord reads the record at off. recIncomplete means the bytes there
 // are a valid prefix of a record (the writer is still writing it, or was
 // killed while writing it).
 func (r *Reader) readRecord(off int64) (typ byte, payload []byte, st int) {
-	h, _ := r.peek(off, recordHeaderSize)
+	h, err := r.peek(off, recordHeaderSize)
+	if err != nil {
+		r.ioErr = err
+		return 0, nil, recIOError
+	}
 	if len(h) < recordHeaderSize {
 		n := min(len(h), 4)
 		if !bytes.Equal(h[:n], syncMarker[:n]) {
@@ -328,7 +343,11 @@ func (r *Reader) readRecord(off int64) (typ byte, payload []byte, st int) {
 	case hdrTooLong:
 		return 0, nil, recTooLong
 	}
-	p, _ := r.peek(off+recordHeaderSize, n)
+	p, err := r.peek(off+recordHeaderSize, n)
+	if err != nil {
+		r.ioErr = err
+		return 0, nil, recIOError
+	}
 	if len(p) < n {
 		return 0, nil, recIncomplete
 	}

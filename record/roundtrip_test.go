@@ -146,3 +146,23 @@ func TestWriteRejectsFramesOutsideTheRun(t *testing.T) {
 		t.Fatal("second Close accepted")
 	}
 }
+
+// TestReadErrorIsNotEOF: an I/O error is reported, not mistaken for the
+// end of the file (a follower would wait forever).
+func TestReadErrorIsNotEOF(t *testing.T) {
+	path := tempRun(t)
+	w, err := Create(path, testMeta(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(probes.Frame{Step: 1})
+	w.Close(End{})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := r.Next(); err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Next on a closed file: %v, want an I/O error naming the file", err)
+	}
+}

@@ -213,7 +213,7 @@ func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
 		typ, p, st := r.readRecord(at)
 		size := len(p)
 		switch st {
-		case recIncomplete:
+		case recIncomplete, recIOError:
 			return best
 		case recBad, recTooLong:
 			next, found := r.scanSync(at + 1)
@@ -270,7 +270,7 @@ func (r *Reader) LastStep() (step int, ok bool) {
 		typ, p, st := r.readRecord(at)
 		size := len(p)
 		switch st {
-		case recIncomplete:
+		case recIncomplete, recIOError:
 			return int(running), running != noStep
 		case recBad, recTooLong:
 			next, found := r.scanSync(at + 1)
