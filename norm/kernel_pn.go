@@ -140,7 +140,15 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	rb := in.rowBuf[:d]
 	var gpsiSum, dxm, dxv, dym, dyv float64
 	rowsFast := in.n > 0 && pnRowsFast(x[:d], m)
-	cs := in.acc2[:G] // per-group GroupScaling correction of the fast path
+	// The fast path's per-feature factors (see pnBwdRow32AVX) and per-group
+	// GroupScaling corrections.
+	cs, w1, w2 := in.acc2[:G], in.acc3[:d], in.acc4[:d]
+	if sp && rowsFast {
+		for k := range w1 {
+			w1[k] = g64[k] * ab[k]
+			w2[k] = nu[k] * a[k] * ab[k]
+		}
+	}
 	for i := 0; i < in.n; i++ {
 		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
 		if !in.real(i) {
@@ -151,7 +159,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		}
 		gp := 0.0
 		if sp && rowsFast {
-			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], cs, g64, a, ab, nu, dgam, dbet, rb, dr)
+			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], cs, w1, w2, dgam, dbet, rb, dr)
 			if tap {
 				gp = pnGPsi2Row(xr, in.gsA[i*G:(i+1)*G], m, nu, a, ab)
 			}
@@ -199,6 +207,11 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			mm, vv = rowMoments(gr)
 			dym += mm
 			dyv += vv
+		}
+	}
+	if sp && rowsFast {
+		for k := range dgam { // the fast path collected Σg·xs
+			dgam[k] *= a[k]
 		}
 	}
 	if !in.training {

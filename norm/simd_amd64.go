@@ -43,7 +43,7 @@ func pnRowGroup32AVX(x, g []float32, gam []float64, sc float64, a, ab, nu, dgam,
 func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []float64, y []float32) float64
 
 //go:noescape
-func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, w1, w2, dgxs, dbet, rb []float64, dx []float32)
 
 //go:noescape
 func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64, nan int)
@@ -157,14 +157,15 @@ func pnFwdRowFast[T float](x []T, m int, eps float64, gs, acc, a, gam, bet []flo
 }
 
 // pnBwdRowFast is PowerNorm's training backward for one real row (see
-// pnBwdRow32AVX); cs is scratch for one value per group. Only call it when
-// pnRowsFast holds.
-func pnBwdRowFast[T float](x, g []T, m int, gs, cs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []T) {
+// pnBwdRow32AVX: w1 = γ⊙ab, w2 = ν⊙a⊙ab, and dgxs collects Σg·xs, which the
+// caller multiplies by a for dγ); cs is scratch for one value per group.
+// Only call it when pnRowsFast holds.
+func pnBwdRowFast[T float](x, g []T, m int, gs, cs, w1, w2, dgxs, dbet, rb []float64, dx []T) {
 	d := len(x)
 	if len(gs)*m != d || len(cs) < len(gs) {
 		panic("norm: pnBwdRowFast: groups do not tile the row")
 	}
-	pnBwdRow32AVX(f32(x), f32(g)[:d], m, float64(m), gs, cs, gam[:d], a[:d], ab[:d], nu[:d], dgam[:d], dbet[:d], rb[:d], f32(dx)[:d])
+	pnBwdRow32AVX(f32(x), f32(g)[:d], m, float64(m), gs, cs, w1[:d], w2[:d], dgxs[:d], dbet[:d], rb[:d], f32(dx)[:d])
 }
 
 // tapAccumFast returns maxAbs = NaN when the prefix holds a NaN, as the Go

@@ -468,22 +468,24 @@ pfrdone:
 	MOVSD X11, ret+192(FP)
 	RET
 
-// func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []float32)
+// func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, w1, w2, dgxs, dbet, rb []float64, dx []float32)
 // PowerNorm's training backward for one row of groups of m features (m a
-// multiple of 16): pnRowGroup32AVX's loop over every group with
-// cs = Σ dx̃⊙x̃ / m per group, then pnDx32AVX's loop over the row.
-TEXT ·pnBwdRow32AVX(SB), NOSPLIT, $0-304
+// multiple of 16), with per-feature w1 = γ⊙ab and w2 = ν⊙a⊙ab prepared by
+// the caller: over every group xs = x·gs, dgxs += g·xs (the caller scales
+// by a once at the end: dγ = a⊙Σg·xs), dβ += g, rb = g·w1 - xs·w2 and
+// cs = Σ rb·xs / m; then dx = float32(gs·(rb - xs·cs)) over the row.
+// Two fewer multiplications and loads per element than pnRowGroup32AVX's
+// order, which rounds differently only in the last bit.
+TEXT ·pnBwdRow32AVX(SB), NOSPLIT, $0-256
 	MOVQ  x_base+0(FP), SI
 	MOVQ  g_base+24(FP), BX
 	MOVSD fm+56(FP), X13
-	MOVQ  gam_base+112(FP), DX
-	MOVQ  a_base+136(FP), R8
-	MOVQ  ab_base+160(FP), R9
-	MOVQ  nu_base+184(FP), R10
-	MOVQ  dgam_base+208(FP), R11
-	MOVQ  dbet_base+232(FP), R12
-	MOVQ  rb_base+256(FP), R13
-	MOVQ  dx_base+280(FP), DI
+	MOVQ  w1_base+112(FP), DX
+	MOVQ  w2_base+136(FP), R8
+	MOVQ  dgxs_base+160(FP), R11
+	MOVQ  dbet_base+184(FP), R12
+	MOVQ  rb_base+208(FP), R13
+	MOVQ  dx_base+232(FP), DI
 	XORQ  AX, AX
 	XORQ  R14, R14
 	CMPQ  AX, x_len+8(FP)
@@ -500,34 +502,30 @@ pbrgroup:
 pbra:
 	VCVTPS2PD (SI)(AX*4), Y0
 	VMULPD    Y15, Y0, Y0
-	VMULPD    (R8)(AX*8), Y0, Y1
 	VCVTPS2PD (BX)(AX*4), Y2
-	VMULPD    Y2, Y1, Y3
+	VMULPD    Y2, Y0, Y3
 	VADDPD    (R11)(AX*8), Y3, Y3
 	VMOVUPD   Y3, (R11)(AX*8)
 	VADDPD    (R12)(AX*8), Y2, Y4
 	VMOVUPD   Y4, (R12)(AX*8)
 	VMULPD    (DX)(AX*8), Y2, Y2
-	VMULPD    (R10)(AX*8), Y1, Y1
+	VMULPD    (R8)(AX*8), Y0, Y1
 	VSUBPD    Y1, Y2, Y2
-	VMULPD    (R9)(AX*8), Y2, Y2
 	VMOVUPD   Y2, (R13)(AX*8)
 	VMULPD    Y0, Y2, Y2
 	VADDPD    Y2, Y8, Y8
 
 	VCVTPS2PD 16(SI)(AX*4), Y0
 	VMULPD    Y15, Y0, Y0
-	VMULPD    32(R8)(AX*8), Y0, Y1
 	VCVTPS2PD 16(BX)(AX*4), Y2
-	VMULPD    Y2, Y1, Y3
+	VMULPD    Y2, Y0, Y3
 	VADDPD    32(R11)(AX*8), Y3, Y3
 	VMOVUPD   Y3, 32(R11)(AX*8)
 	VADDPD    32(R12)(AX*8), Y2, Y4
 	VMOVUPD   Y4, 32(R12)(AX*8)
 	VMULPD    32(DX)(AX*8), Y2, Y2
-	VMULPD    32(R10)(AX*8), Y1, Y1
+	VMULPD    32(R8)(AX*8), Y0, Y1
 	VSUBPD    Y1, Y2, Y2
-	VMULPD    32(R9)(AX*8), Y2, Y2
 	VMOVUPD   Y2, 32(R13)(AX*8)
 	VMULPD    Y0, Y2, Y2
 	VADDPD    Y2, Y9, Y9

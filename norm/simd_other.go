@@ -26,7 +26,7 @@ func pnRowsFast[T float](x []T, m int) bool { return false }
 func pnFwdRowFast[T float](x []T, m int, eps float64, gs, acc, a, gam, bet []float64, y []T) float64 {
 	panic("norm: pnFwdRowFast without AVX kernels")
 }
-func pnBwdRowFast[T float](x, g []T, m int, gs, cs, gam, a, ab, nu, dgam, dbet, rb []float64, dx []T) {
+func pnBwdRowFast[T float](x, g []T, m int, gs, cs, w1, w2, dgxs, dbet, rb []float64, dx []T) {
 	panic("norm: pnBwdRowFast without AVX kernels")
 }
 
