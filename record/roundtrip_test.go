@@ -161,7 +161,10 @@ func TestReadErrorIsNotEOF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
+	if got := readAll(t, r); len(got) != 1 {
+		t.Fatalf("read %d frames, want 1", len(got))
+	}
+	r.Close() // the next read (polling for more) fails
 	if _, err := r.Next(); err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Next on a closed file: %v, want an I/O error naming the file", err)
 	}
