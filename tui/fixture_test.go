@@ -161,6 +161,7 @@ type sliceSource struct {
 	limit  int
 	seeks  []int
 	nexts  int
+	eofs   int // Next calls answered with io.EOF
 }
 
 func (s *sliceSource) Meta() probes.RunMeta { return s.meta }
@@ -171,6 +172,7 @@ func (s *sliceSource) Next() (probes.Frame, error) {
 		n = min(n, s.limit)
 	}
 	if s.pos >= n {
+		s.eofs++
 		return probes.Frame{}, io.EOF
 	}
 	s.nexts++

@@ -20,13 +20,24 @@ type ReplaySource interface {
 	Seek(step int) error         // next Next returns the first frame with Step ≥ step
 }
 
+// Ender is optionally implemented by a ReplaySource that can tell a run
+// that has ended (its end record was read) from one still being written.
+// When Next returns io.EOF and Ended reports true, a followed run is not
+// polled any more. It is called only from the Cmd that read the EOF.
+type Ender interface {
+	Ended() bool
+}
+
 // Options configure a dashboard.
 type Options struct {
 	RunPath string  // the run file, shown in the header
 	Speed   float64 // replay speed multiplier (×1 = recorded wall-clock pace); ≤0 means 1
 	From    int     // replay: start at this step (the charts still show the steps before it)
-	Follow  bool    // replay: keep polling for frames appended to a file still being written
-	NoColor bool    // monochrome styles (NO_COLOR in the environment does the same)
+	// Follow (replay): watch a file still being written. With From 0 the
+	// frames already there are read at once, without pacing, and the
+	// dashboard then polls for appended ones (until an Ender source ends).
+	Follow  bool
+	NoColor bool // monochrome styles (NO_COLOR in the environment does the same)
 	// Dark selects the initial palette before the terminal reports its
 	// background colour (nil = dark).
 	Dark *bool
@@ -80,6 +91,8 @@ type Model struct {
 	inFlight  bool
 	eof       bool
 	following bool // follow mode caught up with the writer
+	catchUp   bool // follow mode reading the file's history without pacing
+	srcEnded  bool // the source reported Ended at EOF: nothing more will come
 	// tickPending / pollPending: a replay tick or follow poll is scheduled.
 	// At most one of each exists, so pausing and resuming quickly cannot
 	// start a second clock (which would double the replay speed).
@@ -88,6 +101,9 @@ type Model struct {
 	seeking                  int           // target step of the running seek, -1 none
 	pendSeek                 int           // a seek requested while a read was in flight, -1 none
 	err                      error
+	// schedule delivers msg after d: tea.Tick; tests swap it to see the
+	// timers the replay arms without sleeping through them.
+	schedule func(d time.Duration, msg tea.Msg) tea.Cmd
 
 	// rendering
 	dirty bool
@@ -114,6 +130,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		seeking:  -1,
 		pendSeek: -1,
 		dirty:    true,
+		schedule: tick,
 	}
 	m.help.Styles = m.styles.Help
 	return m
@@ -123,6 +140,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 func NewReplay(src ReplaySource, opt Options) tea.Model {
 	m := newModel(src.Meta(), opt, true)
 	m.rd = &reader{src: src}
+	m.catchUp = opt.Follow && opt.From <= 0 // so the first View says so
 	return m
 }
 
@@ -139,9 +157,12 @@ func (m *Model) Init() tea.Cmd {
 	if m.feed != nil {
 		cmds = append(cmds, waitFeed(m.feed))
 	} else if m.rd != nil {
-		if m.opt.From > 0 {
+		switch {
+		case m.opt.From > 0:
 			cmds = append(cmds, m.startSeek(m.opt.From))
-		} else {
+		case m.catchUp:
+			cmds = append(cmds, m.startCatchUp())
+		default:
 			cmds = append(cmds, m.readCmd(m.clock, -1))
 		}
 	}
@@ -155,6 +176,10 @@ func waitFeed(f feedSource) tea.Cmd {
 		<-f.Ready()
 		return feedReadyMsg{}
 	}
+}
+
+func tick(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
 func renderTick() tea.Cmd {
@@ -278,7 +303,7 @@ func (m *Model) startSeek(target int) tea.Cmd {
 	m.gen++ // drops the scheduled tick or poll of the old generation
 	m.tickPending, m.pollPending = false, false
 	m.seeking = target
-	m.eof, m.following = false, false
+	m.eof, m.following, m.catchUp = false, false, false
 	m.dirty = true
 	if target <= m.data.step {
 		m.data.reset()
@@ -288,13 +313,23 @@ func (m *Model) startSeek(target int) tea.Cmd {
 	return m.readCmd(math.MaxInt64, target)
 }
 
+// startCatchUp begins following a run: everything already in the source is
+// ingested without pacing, as a forward seek to no step in particular, in
+// batchMax-frame Cmds (keys are handled between them) and without drawing;
+// at EOF the dashboard draws once and follows the writer.
+func (m *Model) startCatchUp() tea.Cmd {
+	cmd := m.startSeek(math.MaxInt)
+	m.catchUp = true
+	return cmd
+}
+
 // resume restarts the replay clock after a pause or a seek.
 func (m *Model) resume() tea.Cmd {
 	if m.st.Paused || m.inFlight || m.seeking >= 0 {
 		return nil
 	}
 	if m.eof {
-		if m.opt.Follow {
+		if m.opt.Follow && !m.srcEnded {
 			return m.followCmd()
 		}
 		return nil
@@ -307,8 +342,7 @@ func (m *Model) replayTick() tea.Cmd {
 		return nil
 	}
 	m.tickPending = true
-	gen := m.gen
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return replayTickMsg{gen: gen} })
+	return m.schedule(frameInterval, replayTickMsg{gen: m.gen})
 }
 
 func (m *Model) followCmd() tea.Cmd {
@@ -316,8 +350,7 @@ func (m *Model) followCmd() tea.Cmd {
 		return nil
 	}
 	m.pollPending = true
-	gen := m.gen
-	return tea.Tick(followPoll, func(time.Time) tea.Msg { return followPollMsg{gen: gen} })
+	return m.schedule(followPoll, followPollMsg{gen: m.gen})
 }
 
 func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
@@ -335,20 +368,27 @@ func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
 			return nil
 		}
 		m.eof = msg.eof
-		if msg.eof && m.opt.Follow && m.seeking < 0 {
-			m.following = true
+		if msg.ended {
+			m.srcEnded = true
 			m.dirty = true
 		}
-		if m.seeking >= 0 {
+		if m.seeking >= 0 && m.pendSeek < 0 {
 			if !msg.reached {
 				return m.readCmd(math.MaxInt64, m.seeking)
 			}
-			m.seeking = -1
+			// Reached the target, or the end of what exists: a target past
+			// the end waits there (following) instead of reading on.
+			m.seeking, m.catchUp = -1, false
 			m.clock = m.rd.lastTime
+			m.dirty = true
+		}
+		if msg.eof && m.opt.Follow && m.seeking < 0 && !m.following {
+			m.following = true
 			m.dirty = true
 		}
 	}
 	if m.pendSeek >= 0 {
+		// A seek asked for during a long catch-up or seek replaces it.
 		t := m.pendSeek
 		m.pendSeek = -1
 		return m.startSeek(t)
@@ -420,6 +460,9 @@ func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
 			if errors.Is(err, io.EOF) {
 				msg.eof = true
 				msg.reached = true
+				if e, ok := r.src.(Ender); ok {
+					msg.ended = e.Ended()
+				}
 				return msg
 			}
 			if err != nil {

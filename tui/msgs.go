@@ -24,6 +24,7 @@ type replayBatchMsg struct {
 	gen    int
 	frames []probes.Frame
 	eof    bool  // the source has nothing more for now
+	ended  bool  // at EOF the source reported Ended: nothing more will come
 	err    error // a read error other than io.EOF
 	// reached: a seek batch read up to its target step (or EOF).
 	reached bool

@@ -77,8 +77,12 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	meta := &m.data.meta
 	mode := "live"
 	switch {
+	case m.rd != nil && m.following && m.srcEnded:
+		mode = "following (ended)"
 	case m.rd != nil && m.following:
 		mode = "following"
+	case m.rd != nil && m.catchUp:
+		mode = "catching up"
 	case m.rd != nil:
 		mode = fmt.Sprintf("replay ×%g", m.st.Speed)
 	case m.ended:
@@ -87,7 +91,7 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if m.st.Paused {
 		mode += " · paused"
 	}
-	if m.seeking >= 0 {
+	if m.seeking >= 0 && !m.catchUp {
 		mode += fmt.Sprintf(" · seeking → %d", m.seeking)
 	}
 	run := meta.RunID
