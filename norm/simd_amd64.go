@@ -12,8 +12,9 @@ import (
 // useAVX selects the AVX kernels of simd_amd64.s for float32 tensors. Go
 // does not vectorise, and one scalar float32→float64 pass costs more than a
 // whole memmove of the batch; the kernels do four lanes per instruction
-// with the same float64 arithmetic. Tests switch it off to compare.
-var useAVX = cpu.X86.HasAVX
+// with float64 arithmetic. Some use FMA (one rounding instead of two), so
+// both features are required. Tests switch it off to compare.
+var useAVX = cpu.X86.HasAVX && cpu.X86.HasFMA
 
 // The kernels; see simd_amd64.s. len(x) must be a multiple of 16 and the
 // other slices at least as long (the wrappers below make sure of both).

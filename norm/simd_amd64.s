@@ -3,11 +3,13 @@
 #include "textflag.h"
 
 // AVX kernels for the float32 hot loops. Each converts float32 to float64
-// four lanes at a time and does exactly the float64 operations of the Go
-// loop it replaces (no FMA), so element-wise results are bit-identical;
-// reductions differ from the Go loops only in summation order. Every
-// kernel requires len(x) to be a multiple of 16 (the Go wrappers in
-// simd.go run the rest); the other slices are at least as long as x.
+// four lanes at a time and does the float64 operations of the Go loop it
+// replaces. Reductions differ from the Go loops in summation order; where a
+// kernel uses FMA (fused multiply-add: one rounding instead of two, and the
+// add moves off the saturated add pipes) its results differ from the Go
+// loop in the last bit; kernels without FMA are bit-identical element-wise.
+// Every kernel requires len(x) to be a multiple of 16 (the Go wrappers in
+// simd_amd64.go run the rest); the other slices are at least as long as x.
 
 // func sum32AVX(x []float32) float64
 TEXT ·sum32AVX(SB), NOSPLIT, $0-32
@@ -62,21 +64,17 @@ ssdloop:
 	VCVTPS2PD 16(SI), Y5
 	VCVTPS2PD 32(SI), Y6
 	VCVTPS2PD 48(SI), Y7
-	VSUBPD    Y8, Y4, Y4
-	VSUBPD    Y8, Y5, Y5
-	VSUBPD    Y8, Y6, Y6
-	VSUBPD    Y8, Y7, Y7
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VMULPD    Y6, Y6, Y6
-	VMULPD    Y7, Y7, Y7
-	VADDPD    Y4, Y0, Y0
-	VADDPD    Y5, Y1, Y1
-	VADDPD    Y6, Y2, Y2
-	VADDPD    Y7, Y3, Y3
-	ADDQ      $64, SI
-	DECQ      CX
-	JNZ       ssdloop
+	VSUBPD      Y8, Y4, Y4
+	VSUBPD      Y8, Y5, Y5
+	VSUBPD      Y8, Y6, Y6
+	VSUBPD      Y8, Y7, Y7
+	VFMADD231PD Y4, Y4, Y0
+	VFMADD231PD Y5, Y5, Y1
+	VFMADD231PD Y6, Y6, Y2
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ        $64, SI
+	DECQ        CX
+	JNZ         ssdloop
 
 ssddone:
 	VADDPD       Y1, Y0, Y0
@@ -105,12 +103,12 @@ TEXT ·lnWrite32AVX(SB), NOSPLIT, $0-112
 	JZ           lnwdone
 
 lnwloop:
-	VCVTPS2PD  (SI)(AX*4), Y0
-	VSUBPD     Y14, Y0, Y0
-	VMULPD     Y15, Y0, Y0
-	VMULPD     (DX)(AX*8), Y0, Y0
-	VADDPD     (R8)(AX*8), Y0, Y0
-	VCVTPD2PSY Y0, X0
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VSUBPD      Y14, Y0, Y0
+	VMULPD      Y15, Y0, Y0
+	VMOVUPD     (DX)(AX*8), Y1
+	VFMADD213PD (R8)(AX*8), Y1, Y0
+	VCVTPD2PSY  Y0, X0
 	VMOVUPS    X0, (DI)(AX*4)
 	ADDQ       $4, AX
 	CMPQ       AX, CX
@@ -140,33 +138,31 @@ TEXT ·gradSumsAffine32AVX(SB), NOSPLIT, $0-152
 	JZ           gsadone
 
 gsaloop:
-	VCVTPS2PD (SI)(AX*4), Y0
-	VSUBPD    Y14, Y0, Y0
-	VMULPD    Y15, Y0, Y0
-	VCVTPS2PD (BX)(AX*4), Y1
-	VMULPD    Y1, Y0, Y2
-	VADDPD    (R9)(AX*8), Y2, Y2
-	VMOVUPD   Y2, (R9)(AX*8)
-	VADDPD    (R10)(AX*8), Y1, Y3
-	VMOVUPD   Y3, (R10)(AX*8)
-	VMULPD    (DX)(AX*8), Y1, Y1
-	VADDPD    Y1, Y8, Y8
-	VMULPD    Y0, Y1, Y1
-	VADDPD    Y1, Y9, Y9
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VSUBPD      Y14, Y0, Y0
+	VMULPD      Y15, Y0, Y0
+	VCVTPS2PD   (BX)(AX*4), Y1
+	VMOVUPD     (R9)(AX*8), Y2
+	VFMADD231PD Y0, Y1, Y2
+	VMOVUPD     Y2, (R9)(AX*8)
+	VADDPD      (R10)(AX*8), Y1, Y3
+	VMOVUPD     Y3, (R10)(AX*8)
+	VMULPD      (DX)(AX*8), Y1, Y1
+	VADDPD      Y1, Y8, Y8
+	VFMADD231PD Y0, Y1, Y9
 
-	VCVTPS2PD 16(SI)(AX*4), Y4
-	VSUBPD    Y14, Y4, Y4
-	VMULPD    Y15, Y4, Y4
-	VCVTPS2PD 16(BX)(AX*4), Y5
-	VMULPD    Y5, Y4, Y6
-	VADDPD    32(R9)(AX*8), Y6, Y6
-	VMOVUPD   Y6, 32(R9)(AX*8)
-	VADDPD    32(R10)(AX*8), Y5, Y7
-	VMOVUPD   Y7, 32(R10)(AX*8)
-	VMULPD    32(DX)(AX*8), Y5, Y5
-	VADDPD    Y5, Y10, Y10
-	VMULPD    Y4, Y5, Y5
-	VADDPD    Y5, Y11, Y11
+	VCVTPS2PD   16(SI)(AX*4), Y4
+	VSUBPD      Y14, Y4, Y4
+	VMULPD      Y15, Y4, Y4
+	VCVTPS2PD   16(BX)(AX*4), Y5
+	VMOVUPD     32(R9)(AX*8), Y6
+	VFMADD231PD Y4, Y5, Y6
+	VMOVUPD     Y6, 32(R9)(AX*8)
+	VADDPD      32(R10)(AX*8), Y5, Y7
+	VMOVUPD     Y7, 32(R10)(AX*8)
+	VMULPD      32(DX)(AX*8), Y5, Y5
+	VADDPD      Y5, Y10, Y10
+	VFMADD231PD Y4, Y5, Y11
 
 	ADDQ $8, AX
 	CMPQ AX, CX
@@ -205,15 +201,14 @@ TEXT ·lnDx32AVX(SB), NOSPLIT, $0-128
 	JZ           lndxdone
 
 lndxloop:
-	VCVTPS2PD  (BX)(AX*4), Y0
-	VMULPD     (DX)(AX*8), Y0, Y0
-	VSUBPD     Y13, Y0, Y0
-	VMULPD     Y15, Y0, Y0
-	VCVTPS2PD  (SI)(AX*4), Y1
-	VSUBPD     Y14, Y1, Y1
-	VMULPD     Y12, Y1, Y1
-	VSUBPD     Y1, Y0, Y0
-	VCVTPD2PSY Y0, X0
+	VCVTPS2PD   (BX)(AX*4), Y0
+	VMULPD      (DX)(AX*8), Y0, Y0
+	VSUBPD      Y13, Y0, Y0
+	VCVTPS2PD   (SI)(AX*4), Y1
+	VSUBPD      Y14, Y1, Y1
+	VMULPD      Y12, Y1, Y1
+	VFMSUB231PD Y15, Y0, Y1
+	VCVTPD2PSY  Y1, X0
 	VMOVUPS    X0, (DI)(AX*4)
 	ADDQ       $4, AX
 	CMPQ       AX, CX

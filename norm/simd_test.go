@@ -42,6 +42,28 @@ func sameBits64(t *testing.T, what string, got, want []float64) {
 	}
 }
 
+// nearBits32 compares float32 outputs of an FMA kernel with the Go loop's:
+// the float64 results differ in the last bit, which the rounding to float32
+// hides except at a tie, so at most one float32 ulp apart.
+func nearBits32(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if d := int64(math.Float32bits(got[i])) - int64(math.Float32bits(want[i])); d < -1 || d > 1 {
+			t.Fatalf("%s[%d] = %v, want %v (within one float32 ulp)", what, i, got[i], want[i])
+		}
+	}
+}
+
+// near64 compares float64 results that differ by one rounding per term.
+func near64(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-14*math.Max(1, math.Abs(want[i])) {
+			t.Fatalf("%s[%d] = %v, want %v (FMA rounding only)", what, i, got[i], want[i])
+		}
+	}
+}
+
 // closeSum compares two float64 sums of n terms of magnitude ≤ scale: they
 // differ only by summation order.
 func closeSum(t *testing.T, what string, got, want, scale float64) {
@@ -53,7 +75,8 @@ func closeSum(t *testing.T, what string, got, want, scale float64) {
 
 // TestAVXKernelsMatchGo: every AVX kernel against the Go loop it replaces,
 // over lengths around the 16-element blocks (the Go tail does the rest).
-// Element-wise results must be bit-identical, sums equal up to order.
+// Element-wise results must be bit-identical (within FMA rounding for the
+// kernels that use it), sums equal up to order.
 func TestAVXKernelsMatchGo(t *testing.T) {
 	if !useAVX {
 		t.Skip("no AVX kernels on this machine or build")
@@ -85,9 +108,9 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		}
 		y, dx := make([]float32, n), make([]float32, n)
 		k := lnWriteFast(x, gam, bet, mu, ra, y)
-		sameBits32(t, "lnWrite", y[:k], yw[:k])
+		nearBits32(t, "lnWrite", y[:k], yw[:k])
 		k = lnDxFast(x, g, gam, mu, ra, 0.2, 0.05, dx)
-		sameBits32(t, "lnDx", dx[:k], dxw[:k])
+		nearBits32(t, "lnDx", dx[:k], dxw[:k])
 
 		// LayerNorm parameter gradients and row sums.
 		var gsg, gsgx, asg, asgx float64
@@ -97,7 +120,7 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		withAVX(true, func() { asg, asgx = gradSumsAffine(x, g, gam, mu, ra, dgA, dbA) })
 		closeSum(t, "Σĝ", asg, gsg, 4*scale)
 		closeSum(t, "Σĝx̂", asgx, gsgx, 16*scale)
-		sameBits64(t, "dγ", dgA, dgG)
+		near64(t, "dγ", dgA, dgG)
 		sameBits64(t, "dβ", dbA, dbG)
 
 		// PowerNorm forward after warmup.
