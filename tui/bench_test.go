@@ -4,6 +4,7 @@ import (
 	"math"
 	"syscall"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
@@ -96,4 +97,44 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkFollowCatchUp: replay --follow reading a file's history at once
+// (8 variants × 12 layers, every probe, 2,000 steps = 16,000 frames) through
+// the model's own Cmd/Update round trips. ms-per-msg-max is the longest one
+// read+ingest message took: how long a key can wait during a catch-up.
+// Run: go test ./tui -run '^$' -bench FollowCatchUp -benchtime 5x
+func BenchmarkFollowCatchUp(b *testing.B) {
+	const nv, nl, steps = 8, 12, 2000
+	meta := fixtureMeta(nv, nl, steps)
+	frames := make([]probes.Frame, 0, nv*steps)
+	for t := 1; t <= steps; t++ {
+		for v := range nv {
+			f := probes.Frame{Variant: v, Step: t, TrainLoss: 1 / float64(t), Layers: make([]probes.LayerValues, nl)}
+			for l := range nl {
+				for p := range probes.NumProbes {
+					f.Layers[l][p] = float64(l+int(p)) + math.Sin(float64(t))
+				}
+			}
+			frames = append(frames, f)
+		}
+	}
+	var worst time.Duration
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		src := &sliceSource{meta: meta, frames: frames}
+		m := NewReplay(src, Options{Follow: true}).(*Model)
+		m.schedule = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+		for cmd := m.startCatchUp(); cmd != nil; {
+			t0 := time.Now()
+			_, cmd = m.Update(cmd())
+			worst = max(worst, time.Since(t0))
+		}
+		if !m.following || m.data.frames != len(frames) {
+			b.Fatalf("following=%v frames=%d", m.following, m.data.frames)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*len(frames)), "cpu-ns/frame")
+	b.ReportMetric(float64(worst)/1e6, "ms-per-msg-max")
 }
