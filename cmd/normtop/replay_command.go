@@ -72,7 +72,8 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 }
 
 // replayHeadless prints the run file's frames as log lines; with --follow it
-// waits for more until the end record arrives or the user interrupts.
+// waits for more until the end record arrives, the writer is found gone, or
+// the user interrupts.
 func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
 	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
@@ -90,6 +91,9 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 		}
 		if _, ended := r.End(); ended || !o.follow {
 			return nil
+		}
+		if r.State() == record.Unterminated {
+			return nil // the writer is gone without an end record: nothing more will come
 		}
 		select {
 		case <-ctx.Done():

@@ -191,7 +191,8 @@ func TestDamagedRunFilesReplayWithOneNote(t *testing.T) {
 		{cut, "no end record"},
 		{bad, "damaged"},
 	} {
-		for _, cmd := range [][]string{{"replay", tc.path, "--log-every", "100"}, {"export", tc.path, "--format", "jsonl"}} {
+		for _, cmd := range [][]string{{"replay", tc.path, "--log-every", "100"}, {"export", tc.path, "--format", "jsonl"},
+			{"replay", "--follow", tc.path, "--log-every", "100"}} { // no writer: --follow does not wait
 			res := normtop(t, dir, cmd...)
 			checkOneLine(t, filepath.Base(tc.path)+" "+cmd[0], res, exitOK, tc.want)
 			if len(res.stdout) == 0 {
