@@ -166,6 +166,9 @@ func TestCrashSIGKILL(t *testing.T) {
 		if st := r.State(); st != Unterminated {
 			t.Fatalf("iteration %d: state %v, want unterminated", it, st)
 		}
+		if !r.Ended() {
+			t.Fatalf("iteration %d: Ended() is false after the writer was killed", it)
+		}
 		st, _ := os.Stat(path)
 		t.Logf("iteration %d: flush every %d frames; child reported %d frames, read %d, file %d bytes", it, flushEvery, reported, len(got), st.Size())
 		r.Close()

@@ -55,6 +55,9 @@ func TestFollow(t *testing.T) {
 		if errors.Is(err, io.EOF) {
 			if r.State() == Writing {
 				sawWriting = true
+				if r.Ended() {
+					t.Fatal("Ended() is true while the writer holds the file")
+				}
 			}
 			time.Sleep(20 * time.Millisecond)
 			continue
@@ -86,6 +89,9 @@ func TestFollow(t *testing.T) {
 	}
 	if r.State() != Complete {
 		t.Fatalf("state %v after Close, want complete", r.State())
+	}
+	if !r.Ended() {
+		t.Fatal("Ended() is false after the end record was read")
 	}
 	if len(r.Damage()) > 0 {
 		t.Fatalf("damage while following: %v", r.Damage())

@@ -394,3 +394,8 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 		off += int64(len(w) - len(syncMarker) + 1)
 	}
 }
+
+// Ended reports whether nothing more will be appended: the end record has
+// been read, or the writer is gone without writing one. Followers (the TUI's
+// tui.Ender) stop polling once it is true and Next has returned io.EOF.
+func (r *Reader) Ended() bool { return r.State() != Writing }
