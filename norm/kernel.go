@@ -190,11 +190,19 @@ func statTaps[T float](in *instance, x, y []T) {
 		psi[k] /= nr
 	}
 	ss := 0.0
+	fused := tapDevFused(x, m)
 	for i := 0; i < in.n; i++ {
 		if !in.real(i) {
 			continue
 		}
 		xr := x[i*d : (i+1)*d]
+		if fused { // both sums in one pass over each group
+			for gi := 0; gi < G; gi++ {
+				lo, hi := gi*m, (gi+1)*m
+				ss += tapDevFast(xr[lo:hi], inMean, in.scale(i, gi), mean[lo:hi], vr[lo:hi])
+			}
+			continue
+		}
 		ss += sumSqDev(xr, inMean)
 		for gi := 0; gi < G; gi++ {
 			sc := 1.0

@@ -47,7 +47,10 @@ func pnFwdRow32AVX(x []float32, m int, fm, eps float64, gs, acc, a, gam, bet []f
 func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, w1, w2, dgxs, dbet, rb []float64, dx []float32)
 
 //go:noescape
-func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64, nan int)
+func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64)
+
+//go:noescape
+func tapDev32AVX(x []float32, mu, sc float64, mean, vs []float64) float64
 
 //go:noescape
 func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
@@ -170,16 +173,34 @@ func pnBwdRowFast[T float](x, g []T, m int, gs, cs, w1, w2, dgxs, dbet, rb []flo
 }
 
 // tapAccumFast returns maxAbs = NaN when the prefix holds a NaN, as the Go
-// loop does.
+// loop does: the kernel's Σx is then NaN, and only then is the prefix
+// rescanned here.
 func tapAccumFast[T float](x []T, sc float64, mean, psi []float64) (k int, sum, maxAbs float64) {
 	if k = avxLen(x); k > 0 {
-		var nan int
-		sum, maxAbs, nan = tapAccum32AVX(f32(x)[:k], sc, mean[:k], psi[:k])
-		if nan != 0 {
-			maxAbs = math.NaN()
+		sum, maxAbs = tapAccum32AVX(f32(x)[:k], sc, mean[:k], psi[:k])
+		if math.IsNaN(sum) {
+			maxAbs = 0
+			for _, v := range x[:k] {
+				if a := math.Abs(float64(v)); a > maxAbs || a != a {
+					maxAbs = a
+				}
+			}
 		}
 	}
 	return k, sum, maxAbs
+}
+
+// tapDevFused reports whether statTaps' second pass can run tapDevFast on
+// whole groups of m features.
+func tapDevFused[T float](x []T, m int) bool {
+	return m > 0 && len(x) >= m && avxLen(x[:m]) == m
+}
+
+// tapDevFast adds (x·sc - mean)² to vs and returns Σ(x-μ)² over one group.
+// Only call it when tapDevFused holds.
+func tapDevFast[T float](x []T, mu, sc float64, mean, vs []float64) float64 {
+	n := len(x)
+	return tapDev32AVX(f32(x), mu, sc, mean[:n], vs[:n])
 }
 
 func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int {

@@ -567,9 +567,10 @@ pbrdone:
 DATA absmask<>+0(SB)/8, $0x7fffffffffffffff
 GLOBL absmask<>(SB), RODATA|NOPTR, $8
 
-// func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64, nan int)
-// Σx, max|x| (nan ≠ 0 when x holds a NaN), mean += x·sc, psi += (x·sc)².
-TEXT ·tapAccum32AVX(SB), NOSPLIT, $0-104
+// func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64)
+// Σx, max|x| (meaningless when x holds a NaN: then Σx is NaN and the caller
+// rescans), mean += x·sc, psi += (x·sc)².
+TEXT ·tapAccum32AVX(SB), NOSPLIT, $0-96
 	MOVQ         x_base+0(FP), SI
 	MOVQ         x_len+8(FP), CX
 	MOVQ         mean_base+32(FP), R9
@@ -578,24 +579,21 @@ TEXT ·tapAccum32AVX(SB), NOSPLIT, $0-104
 	VBROADCASTSD absmask<>(SB), Y13
 	VXORPD       Y8, Y8, Y8
 	VXORPD       Y9, Y9, Y9
-	VXORPD       Y10, Y10, Y10
 	XORQ         AX, AX
 	TESTQ        CX, CX
 	JZ           tapdone
 
 taploop:
-	VCVTPS2PD (SI)(AX*4), Y0
-	VADDPD    Y0, Y8, Y8
-	VANDPD    Y13, Y0, Y1
-	VMAXPD    Y1, Y9, Y9
-	VCMPPD    $3, Y0, Y0, Y2
-	VORPD     Y2, Y10, Y10
-	VMULPD    Y15, Y0, Y0
-	VADDPD    (R9)(AX*8), Y0, Y3
-	VMOVUPD   Y3, (R9)(AX*8)
-	VMULPD    Y0, Y0, Y0
-	VADDPD    (R10)(AX*8), Y0, Y0
-	VMOVUPD   Y0, (R10)(AX*8)
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VADDPD      Y0, Y8, Y8
+	VANDPD      Y13, Y0, Y1
+	VMAXPD      Y1, Y9, Y9
+	VMULPD      Y15, Y0, Y0
+	VADDPD      (R9)(AX*8), Y0, Y3
+	VMOVUPD     Y3, (R9)(AX*8)
+	VMOVUPD     (R10)(AX*8), Y2
+	VFMADD231PD Y0, Y0, Y2
+	VMOVUPD     Y2, (R10)(AX*8)
 	ADDQ      $4, AX
 	CMPQ      AX, CX
 	JB        taploop
@@ -609,11 +607,9 @@ tapdone:
 	VMAXPD       X1, X9, X9
 	VUNPCKHPD    X9, X9, X1
 	VMAXSD       X1, X9, X9
-	VMOVMSKPD    Y10, BX
 	VZEROUPPER
 	MOVSD        X8, sum+80(FP)
 	MOVSD        X9, maxAbs+88(FP)
-	MOVQ         BX, nan+96(FP)
 	RET
 
 // func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
@@ -629,12 +625,12 @@ TEXT ·colAccumDev32AVX(SB), NOSPLIT, $0-80
 	JZ           caddone
 
 cadloop:
-	VCVTPS2PD (SI)(AX*4), Y0
-	VMULPD    Y15, Y0, Y0
-	VSUBPD    (R9)(AX*8), Y0, Y0
-	VMULPD    Y0, Y0, Y0
-	VADDPD    (R10)(AX*8), Y0, Y0
-	VMOVUPD   Y0, (R10)(AX*8)
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VMULPD      Y15, Y0, Y0
+	VSUBPD      (R9)(AX*8), Y0, Y0
+	VMOVUPD     (R10)(AX*8), Y1
+	VFMADD231PD Y0, Y0, Y1
+	VMOVUPD     Y1, (R10)(AX*8)
 	ADDQ      $4, AX
 	CMPQ      AX, CX
 	JB        cadloop
@@ -660,13 +656,11 @@ sssloop:
 	VCVTPS2PD 16(SI), Y5
 	VSUBPD    Y14, Y4, Y4
 	VSUBPD    Y14, Y5, Y5
-	VMULPD    Y15, Y4, Y4
-	VMULPD    Y15, Y5, Y5
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VADDPD    Y4, Y0, Y0
-	VADDPD    Y5, Y1, Y1
-	ADDQ      $32, SI
+	VMULPD      Y15, Y4, Y4
+	VMULPD      Y15, Y5, Y5
+	VFMADD231PD Y4, Y4, Y0
+	VFMADD231PD Y5, Y5, Y1
+	ADDQ        $32, SI
 	DECQ      CX
 	JNZ       sssloop
 
@@ -699,10 +693,9 @@ gploop:
 	VMULPD    (R8)(AX*8), Y0, Y0
 	VMULPD    Y15, Y0, Y0
 	VMULPD    (R9)(AX*8), Y0, Y0
-	VMULPD    (R10)(AX*8), Y0, Y0
-	VMULPD    Y0, Y0, Y0
-	VADDPD    Y0, Y8, Y8
-	ADDQ      $4, AX
+	VMULPD      (R10)(AX*8), Y0, Y0
+	VFMADD231PD Y0, Y0, Y8
+	ADDQ        $4, AX
 	CMPQ      AX, CX
 	JB        gploop
 
@@ -713,4 +706,50 @@ gpdone:
 	VADDSD       X0, X8, X8
 	VZEROUPPER
 	MOVSD        X8, ret+104(FP)
+	RET
+
+// func tapDev32AVX(x []float32, mu, sc float64, mean, vs []float64) float64
+// The second tap pass, fused: returns Σ(x-μ)² and adds (x·sc - mean)² to vs.
+TEXT ·tapDev32AVX(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         mean_base+40(FP), R9
+	MOVQ         vs_base+64(FP), R10
+	VBROADCASTSD mu+24(FP), Y14
+	VBROADCASTSD sc+32(FP), Y15
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tdvdone
+
+tdvloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VSUBPD      Y14, Y0, Y1
+	VFMADD231PD Y1, Y1, Y8
+	VMULPD      Y15, Y0, Y0
+	VSUBPD      (R9)(AX*8), Y0, Y0
+	VMOVUPD     (R10)(AX*8), Y1
+	VFMADD231PD Y0, Y0, Y1
+	VMOVUPD     Y1, (R10)(AX*8)
+	VCVTPS2PD   16(SI)(AX*4), Y2
+	VSUBPD      Y14, Y2, Y3
+	VFMADD231PD Y3, Y3, Y9
+	VMULPD      Y15, Y2, Y2
+	VSUBPD      32(R9)(AX*8), Y2, Y2
+	VMOVUPD     32(R10)(AX*8), Y3
+	VFMADD231PD Y2, Y2, Y3
+	VMOVUPD     Y3, 32(R10)(AX*8)
+	ADDQ        $8, AX
+	CMPQ        AX, CX
+	JB          tdvloop
+
+tdvdone:
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VZEROUPPER
+	MOVSD        X8, ret+88(FP)
 	RET

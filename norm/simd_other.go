@@ -38,3 +38,8 @@ func sumSqScaledFast[T float](x []T, mu, a float64) (k int, s float64)   { retur
 func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64) {
 	return 0, 0
 }
+
+func tapDevFused[T float](x []T, m int) bool { return false }
+func tapDevFast[T float](x []T, mu, sc float64, mean, vs []float64) float64 {
+	panic("norm: tapDevFast without AVX kernels")
+}
