@@ -50,11 +50,15 @@ func BenchmarkSteps(b *testing.B) {
 				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
 				trainStep(b, r, 1)
 				b.ReportAllocs()
+				ts := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
 					trainStep(b, r, i+2)
+					ts = append(ts, time.Since(t0))
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+				b.ReportMetric(1e9/median(ts), "median-steps/s")
 			})
 		}
 	}

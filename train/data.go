@@ -42,6 +42,9 @@ func loadSource(c Config) (*source, error) {
 		}
 		s.perEpoch = (imgs.Train.N + c.Batch - 1) / c.Batch
 		eb := min(c.Batch*16, 512)
+		if imgs.Val.N == 0 {
+			return nil, dataError{fmt.Errorf("%s: no validation images (the split takes the last 5,000 training images)", imgs.Name)}
+		}
 		s.val = imageBatches(&imgs.Val, min(c.EvalSize, imgs.Val.N), eb, s.pixels)
 		n := imgs.Test.N
 		if c.TestSize > 0 {

@@ -235,13 +235,15 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 			}
 			v.coll.AddEval(&f, e)
 		}
-		if end {
+		if end && len(r.src.test) > 0 {
 			e, err := r.evaluate(v, r.src.test, "test")
 			if err != nil {
 				stopped(step)
 				return err
 			}
 			v.coll.AddEval(&f, e)
+		}
+		if end {
 			v.coll.Finish(&f)
 		} else if ctx.Err() != nil {
 			v.coll.Finish(&f)
