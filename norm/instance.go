@@ -26,6 +26,7 @@ type instance struct {
 	forwarded bool
 
 	rowMu, rowA, rowS []float64 // per row: mean, 1/D, s (row family)
+	rowSS             []float64 // per row: Σ(x-μ)² of the forward (Σx̂² = rowSS·a²)
 	colMu, colA       []float64 // per feature: subtracted mean, 1/D of the forward
 	colAb             []float64 // powernorm: 1/D_b of the backward
 	colPsiB           []float64 // powernorm: ψ_B² of the batch (for Γ = ψ_B²/D_f²)
@@ -73,6 +74,7 @@ func (in *instance) prepare(n int) {
 		in.rowMu = grow(in.rowMu, n)
 		in.rowA = grow(in.rowA, n)
 		in.rowS = grow(in.rowS, n)
+		in.rowSS = grow(in.rowSS, n)
 	} else {
 		in.colMu = grow(in.colMu, d)
 		in.colA = grow(in.colA, d)

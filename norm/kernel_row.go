@@ -40,7 +40,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 				nonFinite = true
 			}
 			a := 1 / math.Sqrt(ss/fd+eps)
-			in.rowMu[i], in.rowA[i], in.rowS[i] = 0, a, 1/a
+			in.rowMu[i], in.rowA[i], in.rowS[i], in.rowSS[i] = 0, a, 1/a, ss
 			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
 			for k, v := range xr {
 				yr[k] = T(gam[k]*float64(v)*a + bet[k])
@@ -66,7 +66,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 			s = D
 		}
 		a := 1 / D
-		in.rowMu[i], in.rowA[i], in.rowS[i] = mu, a, s
+		in.rowMu[i], in.rowA[i], in.rowS[i], in.rowSS[i] = mu, a, s, ss
 		switch kind {
 		case LayerNorm:
 			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
@@ -184,7 +184,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		if tap {
 			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(n_d·s'), ‖g_σ²,i‖ =
 			// ‖x̂_i‖·|Σĝx̂|/(n_d·s') with n_d·s' = d·D (P) or (d-1)·s (C).
-			sxx := sumSqScaled(xr, mu, a)
+			sxx := in.rowSS[i] * a * a // Σx̂², from the forward's Σ(x-μ)²
 			den := fd / a
 			if cfg.Conv == ConvC {
 				den = (fd - 1) * s
@@ -233,14 +233,4 @@ func toF64s[T float](dst []float64, src []T) []float64 {
 		dst[k] = float64(v)
 	}
 	return dst
-}
-
-// sumSqScaled is Σ((x-μ)·a)² over one row, i.e. Σx̂².
-func sumSqScaled[T float](xr []T, mu, a float64) float64 {
-	k0, sxx := sumSqScaledFast(xr, mu, a)
-	for _, v := range xr[k0:] {
-		xh := (float64(v) - mu) * a
-		sxx += xh * xh
-	}
-	return sxx
 }

@@ -56,9 +56,6 @@ func tapDev32AVX(x []float32, mu, sc float64, mean, vs []float64) float64
 func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
 
 //go:noescape
-func sumSqScaled32AVX(x []float32, mu, a float64) float64
-
-//go:noescape
 func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
 
 //go:noescape
@@ -209,13 +206,6 @@ func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int {
 		colAccumDev32AVX(f32(x)[:k], sc, mean[:k], vs[:k])
 	}
 	return k
-}
-
-func sumSqScaledFast[T float](x []T, mu, a float64) (k int, s float64) {
-	if k = avxLen(x); k > 0 {
-		s = sumSqScaled32AVX(f32(x)[:k], mu, a)
-	}
-	return k, s
 }
 
 func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64) {

@@ -639,41 +639,6 @@ caddone:
 	VZEROUPPER
 	RET
 
-// func sumSqScaled32AVX(x []float32, mu, a float64) float64
-// Σ((x-μ)·a)²
-TEXT ·sumSqScaled32AVX(SB), NOSPLIT, $0-48
-	MOVQ         x_base+0(FP), SI
-	MOVQ         x_len+8(FP), CX
-	VBROADCASTSD mu+24(FP), Y14
-	VBROADCASTSD a+32(FP), Y15
-	VXORPD       Y0, Y0, Y0
-	VXORPD       Y1, Y1, Y1
-	SHRQ         $3, CX
-	JZ           sssdone
-
-sssloop:
-	VCVTPS2PD (SI), Y4
-	VCVTPS2PD 16(SI), Y5
-	VSUBPD    Y14, Y4, Y4
-	VSUBPD    Y14, Y5, Y5
-	VMULPD      Y15, Y4, Y4
-	VMULPD      Y15, Y5, Y5
-	VFMADD231PD Y4, Y4, Y0
-	VFMADD231PD Y5, Y5, Y1
-	ADDQ        $32, SI
-	DECQ      CX
-	JNZ       sssloop
-
-sssdone:
-	VADDPD       Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPD       X1, X0, X0
-	VUNPCKHPD    X0, X0, X1
-	VADDSD       X1, X0, X0
-	VZEROUPPER
-	MOVSD        X0, ret+40(FP)
-	RET
-
 // func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
 // Σ(ν·x·sc·a·ab)²
 TEXT ·gpsi32AVX(SB), NOSPLIT, $0-112

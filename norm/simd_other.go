@@ -34,7 +34,6 @@ func tapAccumFast[T float](x []T, sc float64, mean, psi []float64) (k int, sum, 
 	return 0, 0, 0
 }
 func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int { return 0 }
-func sumSqScaledFast[T float](x []T, mu, a float64) (k int, s float64)   { return 0, 0 }
 func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64) {
 	return 0, 0
 }
