@@ -35,12 +35,14 @@ func runReplay(args []string, st streams) error {
 		return dataError(err)
 	}
 	defer r.Close()
-	if o.from > 0 {
+	headlessMode := o.headless || !isTerminal(st.out)
+	// The dashboard handles --from itself (it reads the steps before it
+	// without pacing, so its charts show the past); headless starts there.
+	if o.from > 0 && headlessMode {
 		if err := r.Seek(o.from); err != nil {
 			return dataError(fmt.Errorf("%s: seeking to step %d: %w", o.path, o.from, err))
 		}
 	}
-	headlessMode := o.headless || !isTerminal(st.out)
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 	if headlessMode {
@@ -89,11 +91,8 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 		if !errors.Is(err, io.EOF) {
 			return dataError(fmt.Errorf("%s: %w", o.path, err))
 		}
-		if _, ended := r.End(); ended || !o.follow {
+		if !o.follow || r.Ended() { // end record read, or the writer gone without one
 			return nil
-		}
-		if r.State() == record.Unterminated {
-			return nil // the writer is gone without an end record: nothing more will come
 		}
 		select {
 		case <-ctx.Done():
