@@ -161,7 +161,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		if sp && rowsFast {
 			pnBwdRowFast(xr, gr, m, in.gsA[i*G:(i+1)*G], cs, w1, w2, dgam, dbet, rb, dr)
 			if tap {
-				gp = pnGPsi2Row(xr, in.gsA[i*G:(i+1)*G], m, nu, a, ab)
+				gp = pnGPsi2RowFast(xr, m, in.gsA[i*G:(i+1)*G], w2)
 			}
 		}
 		for gi := 0; gi < G && !(sp && rowsFast); gi++ {
@@ -300,17 +300,6 @@ func pnGPsi2Group[T float](xg []T, sc float64, nu, a, ab []float64) float64 {
 	for k, v := range xg {
 		c := nu[k] * float64(v) * sc * a[k] * ab[k]
 		gp += c * c
-	}
-	return gp
-}
-
-// pnGPsi2Row is pnGPsi2Group summed over the groups of one row, in the same
-// order as the per-group path.
-func pnGPsi2Row[T float](xr []T, gs []float64, m int, nu, a, ab []float64) float64 {
-	gp := 0.0
-	for gi, sc := range gs {
-		lo, hi := gi*m, (gi+1)*m
-		gp += pnGPsi2Group(xr[lo:hi], sc, nu[lo:hi], a[lo:hi], ab[lo:hi])
 	}
 	return gp
 }

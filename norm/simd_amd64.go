@@ -59,6 +59,9 @@ func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
 func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
 
 //go:noescape
+func gpsiRow32AVX(x []float32, m int, gs, w []float64) float64
+
+//go:noescape
 func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
 
 // avxLen is how many leading elements of x the AVX kernels take: a
@@ -213,4 +216,15 @@ func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64
 		s = gpsi32AVX(f32(x)[:k], sc, nu[:k], a[:k], ab[:k])
 	}
 	return k, s
+}
+
+// pnGPsi2RowFast is Σ over one row's groups of pnGPsi2Group, for the fast
+// backward, with w2 = ν⊙a⊙ab from pnBwdRowFast (so the products are formed
+// in a different order). Only call it when pnRowsFast holds.
+func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
+	d := len(x)
+	if len(gs)*m != d {
+		panic("norm: pnGPsi2RowFast: groups do not tile the row")
+	}
+	return gpsiRow32AVX(f32(x), m, gs, w2[:d])
 }

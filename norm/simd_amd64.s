@@ -718,3 +718,50 @@ tdvdone:
 	VZEROUPPER
 	MOVSD        X8, ret+88(FP)
 	RET
+
+// func gpsiRow32AVX(x []float32, m int, gs, w []float64) float64
+// Σ over the row's groups of Σ(x·gs·w)² (m a multiple of 16): PowerNorm's
+// g_ψ² tap with w = ν⊙a⊙ab, one call per row.
+TEXT ·gpsiRow32AVX(SB), NOSPLIT, $0-88
+	MOVQ   x_base+0(FP), SI
+	MOVQ   m+24(FP), R13
+	MOVQ   gs_base+32(FP), R12
+	MOVQ   gs_len+40(FP), R11
+	MOVQ   w_base+56(FP), R8
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	XORQ   AX, AX
+	TESTQ  R11, R11
+	JZ     gprdone
+
+gprgroup:
+	VBROADCASTSD (R12), Y15
+	ADDQ         $8, R12
+	MOVQ         R13, CX
+	SHRQ         $3, CX
+
+gprloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VCVTPS2PD   16(SI)(AX*4), Y1
+	VMULPD      Y15, Y0, Y0
+	VMULPD      Y15, Y1, Y1
+	VMULPD      (R8)(AX*8), Y0, Y0
+	VMULPD      32(R8)(AX*8), Y1, Y1
+	VFMADD231PD Y0, Y0, Y8
+	VFMADD231PD Y1, Y1, Y9
+	ADDQ        $8, AX
+	DECQ        CX
+	JNZ         gprloop
+
+	DECQ R11
+	JNZ  gprgroup
+
+gprdone:
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VZEROUPPER
+	MOVSD        X8, ret+80(FP)
+	RET

@@ -42,3 +42,6 @@ func tapDevFused[T float](x []T, m int) bool { return false }
 func tapDevFast[T float](x []T, mu, sc float64, mean, vs []float64) float64 {
 	panic("norm: tapDevFast without AVX kernels")
 }
+func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
+	panic("norm: pnGPsi2RowFast without AVX kernels")
+}
