@@ -166,11 +166,27 @@ func statTaps[T float](in *instance, x, y []T) {
 	zero(vr)
 	zero(psi)
 	sum, maxAbs := 0.0, 0.0
+	rows := tapRows(x, m)
+	one := []float64{1}
+	rowScales := func(i int) []float64 { // GroupScaling factors of row i
+		if useGS {
+			return in.gsA[i*G : (i+1)*G]
+		}
+		return one
+	}
 	for i := 0; i < in.n; i++ {
 		if !in.real(i) {
 			continue
 		}
 		xr := x[i*d : (i+1)*d]
+		if rows {
+			s, mx := tapAccumRowFast(xr, m, rowScales(i), mean, psi)
+			sum += s
+			if mx > maxAbs || mx != mx {
+				maxAbs = mx
+			}
+			continue
+		}
 		for gi := 0; gi < G; gi++ {
 			sc := 1.0
 			if useGS {
@@ -190,17 +206,13 @@ func statTaps[T float](in *instance, x, y []T) {
 		psi[k] /= nr
 	}
 	ss := 0.0
-	fused := tapDevFused(x, m)
 	for i := 0; i < in.n; i++ {
 		if !in.real(i) {
 			continue
 		}
 		xr := x[i*d : (i+1)*d]
-		if fused { // both sums in one pass over each group
-			for gi := 0; gi < G; gi++ {
-				lo, hi := gi*m, (gi+1)*m
-				ss += tapDevFast(xr[lo:hi], inMean, in.scale(i, gi), mean[lo:hi], vr[lo:hi])
-			}
+		if rows { // both sums in one pass over the row
+			ss += tapDevRowFast(xr, m, inMean, rowScales(i), mean, vr)
 			continue
 		}
 		ss += sumSqDev(xr, inMean)

@@ -50,7 +50,10 @@ func pnBwdRow32AVX(x, g []float32, m int, fm float64, gs, cs, w1, w2, dgxs, dbet
 func tapAccum32AVX(x []float32, sc float64, mean, psi []float64) (sum, maxAbs float64)
 
 //go:noescape
-func tapDev32AVX(x []float32, mu, sc float64, mean, vs []float64) float64
+func tapDevRow32AVX(x []float32, m int, mu float64, gs, mean, vs []float64) float64
+
+//go:noescape
+func tapAccumRow32AVX(x []float32, m int, gs, mean, psi []float64) (sum, maxAbs float64)
 
 //go:noescape
 func colAccumDev32AVX(x []float32, sc float64, mean, vs []float64)
@@ -190,17 +193,40 @@ func tapAccumFast[T float](x []T, sc float64, mean, psi []float64) (k int, sum, 
 	return k, sum, maxAbs
 }
 
-// tapDevFused reports whether statTaps' second pass can run tapDevFast on
-// whole groups of m features.
-func tapDevFused[T float](x []T, m int) bool {
+// tapRows reports whether statTaps can run its two passes one row at a
+// time in the kernels (groups of m features, whole 16-element blocks).
+func tapRows[T float](x []T, m int) bool {
 	return m > 0 && len(x) >= m && avxLen(x[:m]) == m
 }
 
-// tapDevFast adds (x·sc - mean)² to vs and returns Σ(x-μ)² over one group.
-// Only call it when tapDevFused holds.
-func tapDevFast[T float](x []T, mu, sc float64, mean, vs []float64) float64 {
-	n := len(x)
-	return tapDev32AVX(f32(x), mu, sc, mean[:n], vs[:n])
+// tapAccumRowFast is tapAccum over one row's groups (scales gs); maxAbs is
+// NaN when the row holds a NaN, as the Go loop gives. Only call it when
+// tapRows holds.
+func tapAccumRowFast[T float](x []T, m int, gs, mean, psi []float64) (sum, maxAbs float64) {
+	d := len(x)
+	if len(gs)*m != d {
+		panic("norm: tapAccumRowFast: groups do not tile the row")
+	}
+	sum, maxAbs = tapAccumRow32AVX(f32(x), m, gs, mean[:d], psi[:d])
+	if math.IsNaN(sum) { // a NaN, or +Inf and -Inf: rescan for max|x|
+		maxAbs = 0
+		for _, v := range x {
+			if a := math.Abs(float64(v)); a > maxAbs || a != a {
+				maxAbs = a
+			}
+		}
+	}
+	return sum, maxAbs
+}
+
+// tapDevRowFast adds (x·gs - mean)² to vs and returns Σ(x-μ)² over one row.
+// Only call it when tapRows holds.
+func tapDevRowFast[T float](x []T, m int, mu float64, gs, mean, vs []float64) float64 {
+	d := len(x)
+	if len(gs)*m != d {
+		panic("norm: tapDevRowFast: groups do not tile the row")
+	}
+	return tapDevRow32AVX(f32(x), m, mu, gs, mean[:d], vs[:d])
 }
 
 func colAccumDevFast[T float](x []T, sc float64, mean, vs []float64) int {

@@ -673,20 +673,28 @@ gpdone:
 	MOVSD        X8, ret+104(FP)
 	RET
 
-// func tapDev32AVX(x []float32, mu, sc float64, mean, vs []float64) float64
-// The second tap pass, fused: returns Σ(x-μ)² and adds (x·sc - mean)² to vs.
-TEXT ·tapDev32AVX(SB), NOSPLIT, $0-96
+// func tapDevRow32AVX(x []float32, m int, mu float64, gs, mean, vs []float64) float64
+// statTaps' second pass over one row of len(gs) groups of m features (m a
+// multiple of 16), fused: returns Σ(x-μ)² and adds (x·gs - mean)² to vs.
+TEXT ·tapDevRow32AVX(SB), NOSPLIT, $0-120
 	MOVQ         x_base+0(FP), SI
-	MOVQ         x_len+8(FP), CX
-	MOVQ         mean_base+40(FP), R9
-	MOVQ         vs_base+64(FP), R10
-	VBROADCASTSD mu+24(FP), Y14
-	VBROADCASTSD sc+32(FP), Y15
+	MOVQ         m+24(FP), R13
+	VBROADCASTSD mu+32(FP), Y14
+	MOVQ         gs_base+40(FP), R12
+	MOVQ         gs_len+48(FP), R11
+	MOVQ         mean_base+64(FP), R9
+	MOVQ         vs_base+88(FP), R10
 	VXORPD       Y8, Y8, Y8
 	VXORPD       Y9, Y9, Y9
 	XORQ         AX, AX
-	TESTQ        CX, CX
+	TESTQ        R11, R11
 	JZ           tdvdone
+
+tdvgroup:
+	VBROADCASTSD (R12), Y15
+	ADDQ         $8, R12
+	MOVQ         R13, CX
+	SHRQ         $3, CX
 
 tdvloop:
 	VCVTPS2PD   (SI)(AX*4), Y0
@@ -706,8 +714,11 @@ tdvloop:
 	VFMADD231PD Y2, Y2, Y3
 	VMOVUPD     Y3, 32(R10)(AX*8)
 	ADDQ        $8, AX
-	CMPQ        AX, CX
-	JB          tdvloop
+	DECQ        CX
+	JNZ         tdvloop
+
+	DECQ R11
+	JNZ  tdvgroup
 
 tdvdone:
 	VADDPD       Y9, Y8, Y8
@@ -716,7 +727,62 @@ tdvdone:
 	VUNPCKHPD    X8, X8, X0
 	VADDSD       X0, X8, X8
 	VZEROUPPER
-	MOVSD        X8, ret+88(FP)
+	MOVSD        X8, ret+112(FP)
+	RET
+
+// func tapAccumRow32AVX(x []float32, m int, gs, mean, psi []float64) (sum, maxAbs float64)
+// tapAccum32AVX over one row of len(gs) groups of m features (m a multiple
+// of 16), scale gs per group.
+TEXT ·tapAccumRow32AVX(SB), NOSPLIT, $0-120
+	MOVQ         x_base+0(FP), SI
+	MOVQ         m+24(FP), R13
+	MOVQ         gs_base+32(FP), R12
+	MOVQ         gs_len+40(FP), R11
+	MOVQ         mean_base+56(FP), R9
+	MOVQ         psi_base+80(FP), R10
+	VBROADCASTSD absmask<>(SB), Y13
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         AX, AX
+	TESTQ        R11, R11
+	JZ           tarowdone
+
+targroup:
+	VBROADCASTSD (R12), Y15
+	ADDQ         $8, R12
+	MOVQ         R13, CX
+	SHRQ         $2, CX
+
+tarloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VADDPD      Y0, Y8, Y8
+	VANDPD      Y13, Y0, Y1
+	VMAXPD      Y1, Y9, Y9
+	VMULPD      Y15, Y0, Y0
+	VADDPD      (R9)(AX*8), Y0, Y3
+	VMOVUPD     Y3, (R9)(AX*8)
+	VMOVUPD     (R10)(AX*8), Y2
+	VFMADD231PD Y0, Y0, Y2
+	VMOVUPD     Y2, (R10)(AX*8)
+	ADDQ        $4, AX
+	DECQ        CX
+	JNZ         tarloop
+
+	DECQ R11
+	JNZ  targroup
+
+tarowdone:
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VMAXSD       X1, X9, X9
+	VZEROUPPER
+	MOVSD        X8, sum+104(FP)
+	MOVSD        X9, maxAbs+112(FP)
 	RET
 
 // func gpsiRow32AVX(x []float32, m int, gs, w []float64) float64

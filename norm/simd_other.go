@@ -38,9 +38,12 @@ func gpsiFast[T float](x []T, sc float64, nu, a, ab []float64) (k int, s float64
 	return 0, 0
 }
 
-func tapDevFused[T float](x []T, m int) bool { return false }
-func tapDevFast[T float](x []T, mu, sc float64, mean, vs []float64) float64 {
-	panic("norm: tapDevFast without AVX kernels")
+func tapRows[T float](x []T, m int) bool { return false }
+func tapAccumRowFast[T float](x []T, m int, gs, mean, psi []float64) (sum, maxAbs float64) {
+	panic("norm: tapAccumRowFast without AVX kernels")
+}
+func tapDevRowFast[T float](x []T, m int, mu float64, gs, mean, vs []float64) float64 {
+	panic("norm: tapDevRowFast without AVX kernels")
 }
 func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
 	panic("norm: pnGPsi2RowFast without AVX kernels")

@@ -176,12 +176,20 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		sameBits64(t, "tap mean", mA, mG)
 		near64(t, "tap ψ²", pA, pG)
 		near64(t, "tap var", vA, vG)
-		if n%16 == 0 {
+		if n%16 == 0 && n > 0 {
 			vF := append([]float64(nil), acc0...)
 			var gDev float64
 			withAVX(false, func() { gDev = sumSqDev(x, mu) })
-			closeSum(t, "fused Σ(x-μ)²", tapDevFast(x, mu, sc, acc0, vF), gDev, 16*scale)
+			closeSum(t, "fused Σ(x-μ)²", tapDevRowFast(x, n, mu, []float64{sc}, acc0, vF), gDev, 16*scale)
 			near64(t, "fused tap var", vF, vG)
+			mR, pR := append([]float64(nil), acc0...), append([]float64(nil), acc0...)
+			rSum, rMax := tapAccumRowFast(x, n, []float64{sc}, mR, pR)
+			closeSum(t, "row tap Σx", rSum, gSum, 4*scale)
+			if rMax != gMax {
+				t.Fatalf("n=%d: row max|x| = %v, want %v", n, rMax, gMax)
+			}
+			near64(t, "row tap mean", mR, mG)
+			near64(t, "row tap ψ²", pR, pG)
 		}
 		if n > 0 {
 			for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
@@ -191,6 +199,12 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 				withAVX(true, func() { aSum, aMax = tapAccum(xb, sc, mA, pA) })
 				if math.Float64bits(aMax) != math.Float64bits(gMax) && !(math.IsNaN(aMax) && math.IsNaN(gMax)) {
 					t.Fatalf("n=%d, x holds %v: max|x| = %v, want %v", n, bad, aMax, gMax)
+				}
+				if n%16 == 0 {
+					_, rMax := tapAccumRowFast(xb, n, []float64{sc}, mA, pA)
+					if math.Float64bits(rMax) != math.Float64bits(gMax) && !(math.IsNaN(rMax) && math.IsNaN(gMax)) {
+						t.Fatalf("n=%d, x holds %v: row max|x| = %v, want %v", n, bad, rMax, gMax)
+					}
 				}
 			}
 		}
