@@ -163,9 +163,14 @@ type liveRun struct {
 	stderr bytes.Buffer
 }
 
+// startRun starts a long tiny-transformer run recording to record.
 func startRun(t *testing.T, dir, record string) *liveRun {
 	t.Helper()
-	args := append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", record}, tinyTransformer...)
+	return startNormtop(t, dir, append([]string{"train", "--steps", "1000000", "--log-every", "5", "--record", record}, tinyTransformer...)...)
+}
+
+func startNormtop(t *testing.T, dir string, args ...string) *liveRun {
+	t.Helper()
 	r := &liveRun{t: t, cmd: exec.Command(buildNormtop(t), args...), lines: make(chan string, 1000)}
 	r.cmd.Dir = dir
 	stdout, err := r.cmd.StdoutPipe()
@@ -222,7 +227,8 @@ func (r *liveRun) stop(sig syscall.Signal, path string) int {
 	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
 		t.Fatalf("after %v: %v, want exit %d\nstderr: %s", sig, err, 128+int(sig), r.stderr.String())
 	}
-	if !strings.Contains(r.stderr.String(), "run interrupted; run file "+filepath.Base(path)) || strings.Contains(r.stderr.String(), "goroutine") {
+	if errText := r.stderr.String(); !strings.Contains(errText, "run interrupted; run file ") || !strings.HasSuffix(strings.TrimSpace(errText), filepath.Base(path)) ||
+		strings.Contains(errText, "goroutine") {
 		t.Errorf("stderr:\n%s", r.stderr.String())
 	}
 	rd, err := record.Open(path)
@@ -271,4 +277,17 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	r := startRun(t, dir, "int.ntr")
 	r.waitSteps(1, "before SIGINT")
 	r.stop(syscall.SIGINT, filepath.Join(dir, "int.ntr"))
+}
+
+// The README's run command: no arguments, stdout not a terminal, so the
+// default run goes headless and is recorded under runs/.
+func TestNoArgumentsTrainsHeadlessWhenPiped(t *testing.T) {
+	dir := t.TempDir()
+	r := startNormtop(t, dir)
+	r.waitSteps(1, "the default run")
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*-transformer.ntr"))
+	if len(runs) != 1 {
+		t.Fatalf("run files %v, want one runs/*-transformer.ntr", runs)
+	}
+	r.stop(syscall.SIGTERM, runs[0])
 }
