@@ -261,6 +261,10 @@ func colAccumDev[T float](xg []T, sc float64, mean, vs []float64) {
 func colWrite[T float](xg []T, sc float64, mu, a, gam, bet []float64, yg []T) {
 	n := len(xg)
 	mu, a, gam, bet, yg = mu[:n], a[:n], gam[:n], bet[:n], yg[:n]
+	k0 := colWriteFast(xg, sc, mu, a, gam, bet, yg)
+	xg, mu, a, gam, bet, yg = xg[k0:], mu[k0:], a[k0:], gam[k0:], bet[k0:], yg[k0:]
+	n = len(xg)
+	mu, a, gam, bet, yg = mu[:n], a[:n], gam[:n], bet[:n], yg[:n]
 	for k, v := range xg {
 		yg[k] = T(gam[k]*((float64(v)*sc-mu[k])*a[k]) + bet[k])
 	}

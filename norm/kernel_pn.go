@@ -29,6 +29,8 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 	g64, b64 := in.gam64, in.bet64
 	s2 := in.acc1[:d]
 	zero(s2)
+	zeros := in.acc4[:d] // colAccumDev and colWrite subtract a mean; PowerNorm has none
+	zero(zeros)
 	nonFinite := false
 	rowsFast := in.n > 0 && pnRowsFast(x[:d], m)
 	for i := 0; i < in.n; i++ {
@@ -64,10 +66,7 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 					yg[k] = T(gg[k]*(xs*ag[k]) + bg[k])
 				}
 			case in.statPath && real: // warmup: y waits for ψ_B
-				for k, v := range blk {
-					xs := float64(v) * sc
-					acc[k] += xs * xs
-				}
+				colAccumDev(blk, sc, zeros[lo:lo+n], acc) // (x·sc - 0)² = (x·sc)²
 			case !batchDiv:
 				for k, v := range blk {
 					yg[k] = T(gg[k]*(float64(v)*sc*ag[k]) + bg[k])
@@ -104,8 +103,6 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 		}
 	}
 	if batchDiv {
-		zeros := in.acc4[:d] // colWrite subtracts a mean; PowerNorm has none
-		zero(zeros)
 		for i := 0; i < in.n; i++ {
 			xr := x[i*d : (i+1)*d]
 			yr := y[i*d : (i+1)*d]

@@ -65,6 +65,9 @@ func gpsi32AVX(x []float32, sc float64, nu, a, ab []float64) float64
 func gpsiRow32AVX(x []float32, m int, gs, w []float64) float64
 
 //go:noescape
+func colWrite32AVX(x []float32, sc float64, mu, a, gam, bet []float64, y []float32)
+
+//go:noescape
 func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
 
 // avxLen is how many leading elements of x the AVX kernels take: a
@@ -253,4 +256,12 @@ func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
 		panic("norm: pnGPsi2RowFast: groups do not tile the row")
 	}
 	return gpsiRow32AVX(f32(x), m, gs, w2[:d])
+}
+
+func colWriteFast[T float](x []T, sc float64, mu, a, gam, bet []float64, y []T) int {
+	k := avxLen(x)
+	if k > 0 {
+		colWrite32AVX(f32(x)[:k], sc, mu[:k], a[:k], gam[:k], bet[:k], f32(y)[:k])
+	}
+	return k
 }

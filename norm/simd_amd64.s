@@ -831,3 +831,36 @@ gprdone:
 	VZEROUPPER
 	MOVSD        X8, ret+80(FP)
 	RET
+
+// func colWrite32AVX(x []float32, sc float64, mu, a, gam, bet []float64, y []float32)
+// y = float32(γ·((x·sc - μ)·a) + β), the per-feature output pass
+// (BatchNorm, PN-V, PowerNorm in warmup), γ·t + β fused.
+TEXT ·colWrite32AVX(SB), NOSPLIT, $0-152
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSD sc+24(FP), Y15
+	MOVQ         mu_base+32(FP), R9
+	MOVQ         a_base+56(FP), R10
+	MOVQ         gam_base+80(FP), DX
+	MOVQ         bet_base+104(FP), R8
+	MOVQ         y_base+128(FP), DI
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           cwdone
+
+cwloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VMULPD      Y15, Y0, Y0
+	VSUBPD      (R9)(AX*8), Y0, Y0
+	VMULPD      (R10)(AX*8), Y0, Y0
+	VMOVUPD     (DX)(AX*8), Y1
+	VFMADD213PD (R8)(AX*8), Y1, Y0
+	VCVTPD2PSY  Y0, X0
+	VMOVUPS     X0, (DI)(AX*4)
+	ADDQ        $4, AX
+	CMPQ        AX, CX
+	JB          cwloop
+
+cwdone:
+	VZEROUPPER
+	RET

@@ -48,3 +48,4 @@ func tapDevRowFast[T float](x []T, m int, mu float64, gs, mean, vs []float64) fl
 func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
 	panic("norm: pnGPsi2RowFast without AVX kernels")
 }
+func colWriteFast[T float](x []T, sc float64, mu, a, gam, bet []float64, y []T) int { return 0 }

@@ -152,6 +152,13 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		k = pnDxFast(x, rbG, sc, 0.3, dx)
 		sameBits32(t, "pnDx", dx[:k], dxw[:k])
 
+		// Per-feature output pass (BatchNorm, PN-V, PowerNorm in warmup).
+		for k, v := range x {
+			yw[k] = float32(gam[k]*((float64(v)*sc-acc0[k])*a[k]) + bet[k])
+		}
+		k = colWriteFast(x, sc, acc0, a, gam, bet, y)
+		nearBits32(t, "colWrite", y[:k], yw[:k])
+
 		// Tap kernels.
 		var gP, aP float64
 		withAVX(false, func() { gP = pnGPsi2Group(x, sc, nu, a, ab) })
@@ -229,6 +236,7 @@ func TestAVXLayersMatchGo(t *testing.T) {
 		{"layernorm", 70}, {"layernorm", 128}, {"layernorm:conv=c", 128}, {"rmsnorm", 70},
 		{"powernorm:warmup=2,groups=2", 128}, {"powernorm:warmup=2,groups=2", 70},
 		{"powernorm:warmup=1,groups=1,bwd=paper", 128},
+		{"batchnorm", 128}, {"batchnorm:groups=2", 70}, {"pn-v", 128},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			r := rand.New(rand.NewSource(5))
