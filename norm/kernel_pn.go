@@ -198,12 +198,11 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 		}
 		if tap {
 			gpsiSum += math.Sqrt(gp)
-			mm, vv := rowMoments(dr)
-			dxm += mm
-			dxv += vv
-			mm, vv = rowMoments(gr)
-			dym += mm
-			dyv += vv
+			dm, dv, gm, gv := rowMoments2(dr, gr)
+			dxm += dm
+			dxv += dv
+			dym += gm
+			dyv += gv
 		}
 	}
 	if sp && rowsFast {

@@ -195,12 +195,11 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 				gmuSum += math.Abs(sg) * math.Sqrt(fd) / den
 				gvarSum += math.Sqrt(sxx) * math.Abs(sgx) / den
 			}
-			m, v := rowMoments(dr)
-			dxm += m
-			dxv += v
-			m, v = rowMoments(gr)
-			dym += m
-			dyv += v
+			dm, dv, gm, gv := rowMoments2(dr, gr)
+			dxm += dm
+			dxv += dv
+			dym += gm
+			dyv += gv
 		}
 	}
 	if in.training {
@@ -233,4 +232,15 @@ func toF64s[T float](dst []float64, src []T) []float64 {
 		dst[k] = float64(v)
 	}
 	return dst
+}
+
+// rowMoments2 is rowMoments of dx and g rows (the Theorem-1 taps), in one
+// kernel call where it can.
+func rowMoments2[T float](dr, gr []T) (dm, dv, gm, gv float64) {
+	if dm, dv, gm, gv, ok := rowMoments2Fast(dr, gr); ok {
+		return dm, dv, gm, gv
+	}
+	dm, dv = rowMoments(dr)
+	gm, gv = rowMoments(gr)
+	return dm, dv, gm, gv
 }

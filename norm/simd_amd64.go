@@ -68,6 +68,9 @@ func gpsiRow32AVX(x []float32, m int, gs, w []float64) float64
 func colWrite32AVX(x []float32, sc float64, mu, a, gam, bet []float64, y []float32)
 
 //go:noescape
+func moments2_32AVX(a, b []float32, fn float64) (ma, sa, mb, sb float64)
+
+//go:noescape
 func pnDx32AVX(x []float32, rb []float64, sc, c float64, dx []float32)
 
 // avxLen is how many leading elements of x the AVX kernels take: a
@@ -264,4 +267,16 @@ func colWriteFast[T float](x []T, sc float64, mu, a, gam, bet []float64, y []T) 
 		colWrite32AVX(f32(x)[:k], sc, mu[:k], a[:k], gam[:k], bet[:k], f32(y)[:k])
 	}
 	return k
+}
+
+// rowMoments2Fast is rowMoments of two rows of equal length in one kernel
+// call; ok is false (nothing done) unless the kernels take whole rows.
+func rowMoments2Fast[T float](a, b []T) (ma, va, mb, vb float64, ok bool) {
+	n := len(a)
+	if n == 0 || avxLen(a) != n || len(b) != n {
+		return 0, 0, 0, 0, false
+	}
+	fn := float64(n)
+	ma, sa, mb, sb := moments2_32AVX(f32(a), f32(b), fn)
+	return ma, sa / fn, mb, sb / fn, true
 }

@@ -864,3 +864,94 @@ cwloop:
 cwdone:
 	VZEROUPPER
 	RET
+
+// func moments2_32AVX(a, b []float32, fn float64) (ma, sa, mb, sb float64)
+// Two rows' means (Σ/fn) and sums of squared deviations from them, two
+// passes each, both rows per pass (len(a) = len(b), a multiple of 16).
+TEXT ·moments2_32AVX(SB), NOSPLIT, $0-88
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), DX
+	MOVQ   b_base+24(FP), BX
+	MOVSD  fn+48(FP), X13
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	XORQ   AX, AX
+	TESTQ  DX, DX
+	JZ     m2done
+
+m2sum:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VCVTPS2PD (BX)(AX*4), Y2
+	VCVTPS2PD 16(BX)(AX*4), Y3
+	VADDPD    Y0, Y8, Y8
+	VADDPD    Y1, Y9, Y9
+	VADDPD    Y2, Y10, Y10
+	VADDPD    Y3, Y11, Y11
+	ADDQ      $8, AX
+	CMPQ      AX, DX
+	JB        m2sum
+
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VDIVSD       X13, X8, X8
+	VMOVSD       X8, ma+56(FP)
+	VADDPD       Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X0
+	VADDPD       X0, X10, X10
+	VUNPCKHPD    X10, X10, X0
+	VADDSD       X0, X10, X10
+	VDIVSD       X13, X10, X10
+	VMOVSD       X10, mb+72(FP)
+	VBROADCASTSD ma+56(FP), Y14
+	VBROADCASTSD mb+72(FP), Y15
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	XORQ         AX, AX
+
+m2dev:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VCVTPS2PD   16(SI)(AX*4), Y1
+	VCVTPS2PD   (BX)(AX*4), Y2
+	VCVTPS2PD   16(BX)(AX*4), Y3
+	VSUBPD      Y14, Y0, Y0
+	VSUBPD      Y14, Y1, Y1
+	VSUBPD      Y15, Y2, Y2
+	VSUBPD      Y15, Y3, Y3
+	VFMADD231PD Y0, Y0, Y8
+	VFMADD231PD Y1, Y1, Y9
+	VFMADD231PD Y2, Y2, Y10
+	VFMADD231PD Y3, Y3, Y11
+	ADDQ        $8, AX
+	CMPQ        AX, DX
+	JB          m2dev
+
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VMOVSD       X8, sa+64(FP)
+	VADDPD       Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X0
+	VADDPD       X0, X10, X10
+	VUNPCKHPD    X10, X10, X0
+	VADDSD       X0, X10, X10
+	VMOVSD       X10, sb+80(FP)
+	VZEROUPPER
+	RET
+
+m2done:
+	VZEROUPPER
+	MOVQ $0, ma+56(FP)
+	MOVQ $0, sa+64(FP)
+	MOVQ $0, mb+72(FP)
+	MOVQ $0, sb+80(FP)
+	RET

@@ -49,3 +49,4 @@ func pnGPsi2RowFast[T float](x []T, m int, gs, w2 []float64) float64 {
 	panic("norm: pnGPsi2RowFast without AVX kernels")
 }
 func colWriteFast[T float](x []T, sc float64, mu, a, gam, bet []float64, y []T) int { return 0 }
+func rowMoments2Fast[T float](a, b []T) (ma, va, mb, vb float64, ok bool)           { return 0, 0, 0, 0, false }

@@ -152,6 +152,19 @@ func TestAVXKernelsMatchGo(t *testing.T) {
 		k = pnDxFast(x, rbG, sc, 0.3, dx)
 		sameBits32(t, "pnDx", dx[:k], dxw[:k])
 
+		// Theorem-1 moments of two rows in one call.
+		if n%16 == 0 && n > 0 {
+			var want [4]float64
+			withAVX(false, func() { want[0], want[1], want[2], want[3] = rowMoments2(x, g) })
+			dm, dv, gm, gv, ok := rowMoments2Fast(x, g)
+			if !ok {
+				t.Fatalf("n=%d: rowMoments2Fast declined", n)
+			}
+			for i, got := range []float64{dm, dv, gm, gv} {
+				closeSum(t, "moments", got, want[i], 16)
+			}
+		}
+
 		// Per-feature output pass (BatchNorm, PN-V, PowerNorm in warmup).
 		for k, v := range x {
 			yw[k] = float32(gam[k]*((float64(v)*sc-acc0[k])*a[k]) + bet[k])
