@@ -12,7 +12,11 @@
 // graph and on a forward-only evaluation graph that share them.
 //
 // Statistics are accumulated in float64 whatever the tensor dtype, and
-// variances are computed in two passes, as the spec demands.
+// variances are computed in two passes, as the spec demands. On amd64 with
+// AVX and FMA the float32 hot loops run in assembly kernels (simd_amd64.s)
+// that keep that float64 arithmetic four lanes at a time, because Go does not
+// vectorise and a scalar float32→float64 pass costs more than copying the
+// batch; `-tags purego` and other architectures run the Go loops.
 package norm
 
 import (
