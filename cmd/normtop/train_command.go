@@ -31,6 +31,10 @@ func runTrain(args []string, st streams) error {
 		return err
 	}
 	headlessMode := o.headless || !isTerminal(st.out)
+	// Signals are watched from here on, so that SIGHUP cannot kill a
+	// headless run even while its data loads.
+	sig := watchSignals(context.Background(), headlessMode)
+	defer sig.stop()
 
 	runner, err := train.NewRunner(o.cfg)
 	if err != nil {
@@ -39,26 +43,14 @@ func runTrain(args []string, st streams) error {
 		}
 		return err
 	}
+	if s := sig.signal(); s != nil { // stopped while loading: nothing to record
+		return &cliError{code: signalExitCode(s), err: errQuiet}
+	}
 	meta := runner.Meta()
-
-	path := o.record
-	if path == "" {
-		path = defaultRunPath(time.Now(), o.cfg.Model)
-	}
-	w, err := record.Create(path, meta)
-	if errors.Is(err, fs.ErrExist) {
-		return usageError(trainHelpHint, err)
-	}
+	w, path, err := createRunFile(o, meta, st)
 	if err != nil {
-		return fmt.Errorf("cannot create the run file: %w", err)
+		return err
 	}
-	if err := linkLatest(path); err != nil {
-		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %v\n", runsDir, err)
-	}
-	fmt.Fprintf(st.err, "normtop: recording to %s\n", path)
-
-	sig := watchSignals(context.Background(), headlessMode)
-	defer sig.stop()
 	rec := newRecorder(w, len(meta.Variants), sig.cancel)
 
 	var runErr error
@@ -85,6 +77,27 @@ func runTrain(args []string, st streams) error {
 		return &cliError{code: exitDiverged, err: fmt.Errorf("every variant diverged (see %s)", path)}
 	}
 	return nil
+}
+
+// createRunFile creates the run file (--record, or a new name under runs/),
+// points runs/latest at it and says where it is.
+func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Writer, string, error) {
+	path := o.record
+	if path == "" {
+		path = defaultRunPath(time.Now(), o.cfg.Model)
+	}
+	w, err := record.Create(path, meta)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, "", usageError(trainHelpHint, err)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot create the run file: %w", err)
+	}
+	if err := linkLatest(path); err != nil {
+		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %v\n", runsDir, err)
+	}
+	fmt.Fprintf(st.err, "normtop: recording to %s\n", path)
+	return w, path, nil
 }
 
 // runHeadless trains with log lines on stdout. A failing stdout (a closed
