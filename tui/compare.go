@@ -59,19 +59,8 @@ func (m *Model) compare(w, h int) []string {
 	}
 	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w))
 	rowsH := max(h-len(out), 1)
-	lfirst := window(l, rowsH, len(layers))
-	for li := lfirst; li < min(lfirst+rowsH, len(layers)); li++ {
-		var rb strings.Builder
-		name := fmt.Sprintf("%-*s", nameW, truncName(layers[li], nameW-1))
-		if li == l {
-			rb.WriteString(s.Selected.Render(name))
-		} else {
-			rb.WriteString(name)
-		}
-		for i := first; i < last; i++ {
-			rb.WriteString(m.cell(&m.data.variants[i], li, p))
-		}
-		out = append(out, rb.String())
-	}
+	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
+		return m.cell(&m.data.variants[v], li, p)
+	})...)
 	return out
 }

@@ -49,20 +49,9 @@ func (m *Model) gradients(w, h int) []string {
 		chartH = 0
 		rowsH = h - len(out)
 	}
-	lfirst := window(l, rowsH, len(layers))
-	for li := lfirst; li < min(lfirst+rowsH, len(layers)); li++ {
-		var rb strings.Builder
-		name := fmt.Sprintf("%-*s", nameW, truncName(layers[li], nameW-1))
-		if li == l {
-			rb.WriteString(s.Selected.Render(name))
-		} else {
-			rb.WriteString(name)
-		}
-		for i := first; i < last; i++ {
-			rb.WriteString(gradCell(&m.data.variants[i], li))
-		}
-		out = append(out, rb.String())
-	}
+	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
+		return gradCell(&m.data.variants[v], li)
+	})...)
 	if chartH > 0 {
 		v := &m.data.variants[vi]
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+

@@ -481,3 +481,26 @@ func window(sel, n, total int) int {
 	}
 	return min((sel/n)*n, total-n)
 }
+
+// layerRows renders the visible window of rowsH layer rows around the
+// selected layer sel: the layer's name (highlighted when selected) followed
+// by cell(variant, layer) for each variant in [first, last). The Compare and
+// Gradients screens share this table shape.
+func layerRows(s *Styles, layers []string, sel, rowsH, nameW, first, last int, cell func(v, li int) string) []string {
+	var out []string
+	lfirst := window(sel, rowsH, len(layers))
+	for li := lfirst; li < min(lfirst+rowsH, len(layers)); li++ {
+		var rb strings.Builder
+		name := fmt.Sprintf("%-*s", nameW, truncName(layers[li], nameW-1))
+		if li == sel {
+			rb.WriteString(s.Selected.Render(name))
+		} else {
+			rb.WriteString(name)
+		}
+		for i := first; i < last; i++ {
+			rb.WriteString(cell(i, li))
+		}
+		out = append(out, rb.String())
+	}
+	return out
+}
