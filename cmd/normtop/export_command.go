@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/normtop/normtop/record"
 )
@@ -20,6 +18,11 @@ func runExport(args []string, st streams) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+			return err
+		}
 	}
 	r, err := record.Open(o.path)
 	if err != nil {
@@ -42,13 +45,9 @@ func runExport(args []string, st streams) error {
 // exportToFile writes next to --out and renames, so a failed export never
 // leaves a file that looks complete.
 func exportToFile(o *exportOptions, r *record.Reader) error {
-	tmp, err := os.CreateTemp(filepath.Dir(o.out), "."+filepath.Base(o.out)+".*")
+	tmp, err := createBeside(o.out)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name would only confuse
-		}
-		return fmt.Errorf("--out %s: cannot create it: %w", o.out, err)
+		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := exporters[o.format](tmp, r); err != nil {
@@ -59,6 +58,10 @@ func exportToFile(o *exportOptions, r *record.Reader) error {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	if err := os.Rename(tmp.Name(), o.out); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	return nil

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// checkOut refuses an --out that would replace one of the command's inputs
+// (the same file by os.SameFile, so a symlink or hard link to it counts) or
+// that names a directory, before anything is read or written.
+func checkOut(out, hint string, inputs ...string) error {
+	ofi, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a new file cannot be an input
+	}
+	if err != nil {
+		return nil // the create below reports it in its own words
+	}
+	if ofi.IsDir() {
+		return usageErrorf(hint, "--out %s is a directory; give a file name", out)
+	}
+	for _, in := range inputs {
+		if ifi, err := os.Stat(in); err == nil && os.SameFile(ifi, ofi) {
+			return usageErrorf(hint, "--out %s is the run file %s itself; writing there would destroy the recording", out, in)
+		}
+	}
+	return nil
+}
+
+// createBeside creates a new, empty file next to path for writing it in
+// full and renaming it over path. Unlike os.CreateTemp (mode 0600) it asks
+// for 0666, so the umask decides the mode as it would for a shell
+// redirection (0644 under umask 022).
+func createBeside(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the temporary name would only confuse
+			}
+			return nil, fmt.Errorf("cannot create it: %w", err)
+		}
+		return f, nil
+	}
+}
