@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,7 +39,11 @@ const mnistClasses = 10
 // files (found or downloaded through the Go toolchain, checksum-verified,
 // cached); any other dir is read as an IDX directory with the standard file
 // names, each plain or gzipped. See the package documentation for the splits.
-func MNIST(dir string) (*Images, error) {
+func MNIST(dir string) (*Images, error) { return MNISTContext(context.Background(), dir) }
+
+// MNISTContext is MNIST that stops reading an IDX directory, with ctx's
+// error, when ctx is cancelled. (The GoMNIST files are local and small.)
+func MNISTContext(ctx context.Context, dir string) (*Images, error) {
 	if dir == "" {
 		return loadGoMNIST(userCacheDir())
 	}
@@ -62,7 +67,7 @@ func MNIST(dir string) (*Images, error) {
 		if name == trainLabelsFile || name == testLabelsFile {
 			magic = magicLabels
 		}
-		m, err := readIDXFile(path, magic)
+		m, err := readIDXFile(ctx, path, magic)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/normtop/normtop/datasets"
@@ -27,11 +28,13 @@ type evalBatch struct {
 	real    int // real predictions (rows with a target ≥ 0)
 }
 
-func loadSource(c Config) (*source, error) {
+// loadSource reads the data; cancelling ctx stops the reading with ctx's
+// error.
+func loadSource(ctx context.Context, c Config) (*source, error) {
 	s := &source{}
 	switch c.Model {
 	case "mlp", "cnn":
-		imgs, err := datasets.MNIST(c.DataPath)
+		imgs, err := datasets.MNISTContext(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
 		}
@@ -52,7 +55,7 @@ func loadSource(c Config) (*source, error) {
 		}
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case "transformer":
-		txt, err := datasets.LoadText(c.DataPath)
+		txt, err := datasets.LoadTextContext(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
 		}

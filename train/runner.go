@@ -47,11 +47,15 @@ type variant struct {
 // NewRunner loads the data and builds one model per variant, all from the
 // same initial weights (norm parameters aside, which start at γ=1, β=0).
 // Errors caused by the data satisfy errors.Is(err, ErrData).
-func NewRunner(cfg Config) (*Runner, error) {
+func NewRunner(cfg Config) (*Runner, error) { return NewRunnerContext(context.Background(), cfg) }
+
+// NewRunnerContext is NewRunner that stops loading the data when ctx is
+// cancelled; the error then satisfies errors.Is(err, ctx.Err()).
+func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	src, err := loadSource(cfg)
+	src, err := loadSource(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -227,23 +231,29 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		if c.Probes.Spectrum > 0 && (v.coll.WantSpectrum(step) || end) {
 			r.submitSpectrum(v, step)
 		}
+		evalErr := error(nil)
 		if step%c.EvalEvery == 0 || end {
-			e, err := r.evaluate(v, r.src.val, "val")
-			if err != nil {
-				stopped(step)
-				return err
+			var e probes.Eval
+			if e, evalErr = r.evaluate(ctx, v, r.src.val, "val"); evalErr == nil {
+				v.coll.AddEval(&f, e)
 			}
-			v.coll.AddEval(&f, e)
 		}
-		if end && len(r.src.test) > 0 {
-			e, err := r.evaluate(v, r.src.test, "test")
-			if err != nil {
-				stopped(step)
-				return err
+		if evalErr == nil && end && len(r.src.test) > 0 {
+			var e probes.Eval
+			if e, evalErr = r.evaluate(ctx, v, r.src.test, "test"); evalErr == nil {
+				v.coll.AddEval(&f, e)
 			}
-			v.coll.AddEval(&f, e)
 		}
-		if end {
+		if evalErr != nil && ctx.Err() == nil {
+			stopped(step)
+			return evalErr
+		}
+		if evalErr != nil {
+			// Cancelled between eval batches: this step's Frame is the
+			// last, without the unfinished evaluation.
+			v.coll.Finish(&f)
+			f.Status = probes.Stopped
+		} else if end {
 			v.coll.Finish(&f)
 		} else if ctx.Err() != nil {
 			v.coll.Finish(&f)
@@ -333,7 +343,10 @@ func (r *Runner) submitSpectrum(v *variant, step int) {
 // evaluate runs v's eval graph (norm layers in inference mode) over a fixed
 // evaluation set: loss as the mean over real predictions, and accuracy
 // (images) or bits per character (text).
-func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eval, error) {
+//
+// Cancelling ctx stops it between batches with ctx's error, so a long
+// evaluation does not hold up a Ctrl-C.
+func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, split string) (probes.Eval, error) {
 	for _, l := range v.layers {
 		l.SetTraining(false)
 	}
@@ -345,6 +358,9 @@ func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eva
 	var sum float64
 	var real, hits int
 	for _, b := range set {
+		if err := ctx.Err(); err != nil {
+			return probes.Eval{}, err
+		}
 		if b.images != nil {
 			v.eval.setImages(b.images)
 			copy(v.eval.b.targets, b.targets)
