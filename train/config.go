@@ -84,6 +84,19 @@ func MNISTConfig(model string) Config {
 	return c
 }
 
+// Upper bounds of the size options, checked by Validate before anything is
+// loaded or allocated (README "Size limits"). They keep every size product
+// far from overflow; whether a model within them fits in memory is checked
+// separately, from its estimated size, once the data's shape is known.
+const (
+	MaxSteps    = 1_000_000_000 // steps, and epochs × steps per epoch
+	MaxBatch    = 1 << 16
+	MaxDModel   = 1 << 15
+	MaxLayers   = 1 << 10
+	MaxSeqLen   = 1 << 16
+	MaxEvalSize = 1 << 24 // eval-size and test-size
+)
+
 // Validate reports the first problem in c as an error naming the option
 // and what is valid.
 func (c Config) Validate() error {
@@ -100,6 +113,12 @@ func (c Config) Validate() error {
 		}
 		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
 			add("transformer sizes layers=%d d-model=%d heads=%d seq-len=%d: each must be ≥ 1", c.Layers, c.DModel, c.Heads, c.SeqLen)
+		} else if c.DModel > MaxDModel {
+			add("d-model %d: want ≤ %d", c.DModel, MaxDModel)
+		} else if c.Layers > MaxLayers {
+			add("layers %d: want ≤ %d", c.Layers, MaxLayers)
+		} else if c.SeqLen > MaxSeqLen {
+			add("seq-len %d: want ≤ %d", c.SeqLen, MaxSeqLen)
 		} else if c.DModel%c.Heads != 0 {
 			add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
 		}
@@ -121,14 +140,14 @@ func (c Config) Validate() error {
 			add("variant-lr: %g for variant %d, want > 0", lr, i)
 		}
 	}
-	if c.Steps < 0 {
-		add("steps %d: want ≥ 0 (0 = use epochs)", c.Steps)
+	if c.Steps < 0 || c.Steps > MaxSteps {
+		add("steps %d: want 0 (= use epochs) to %d", c.Steps, MaxSteps)
 	}
-	if c.Steps == 0 && c.Epochs < 1 {
-		add("steps 0 and epochs %d: give steps ≥ 1 or epochs ≥ 1", c.Epochs)
+	if c.Steps == 0 && (c.Epochs < 1 || c.Epochs > MaxSteps) {
+		add("steps 0 and epochs %d: give steps ≥ 1 or epochs 1 to %d", c.Epochs, MaxSteps)
 	}
-	if c.Batch < 1 {
-		add("batch %d: want ≥ 1", c.Batch)
+	if c.Batch < 1 || c.Batch > MaxBatch {
+		add("batch %d: want 1 to %d", c.Batch, MaxBatch)
 	}
 	if !(c.LR > 0) {
 		add("lr %g: want > 0", c.LR)
@@ -145,11 +164,11 @@ func (c Config) Validate() error {
 	if c.EvalEvery < 1 {
 		add("eval-every %d: want ≥ 1", c.EvalEvery)
 	}
-	if c.EvalSize < 1 {
-		add("eval-size %d: want ≥ 1", c.EvalSize)
+	if c.EvalSize < 1 || c.EvalSize > MaxEvalSize {
+		add("eval-size %d: want 1 to %d", c.EvalSize, MaxEvalSize)
 	}
-	if c.TestSize < 0 {
-		add("test-size %d: want ≥ 0 (0 = the whole test split)", c.TestSize)
+	if c.TestSize < 0 || c.TestSize > MaxEvalSize {
+		add("test-size %d: want 0 (= the whole test split) to %d", c.TestSize, MaxEvalSize)
 	}
 	if c.LogEvery < 0 {
 		add("log-every %d: want ≥ 0", c.LogEvery)

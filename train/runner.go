@@ -70,7 +70,13 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
+		if cfg.Epochs > MaxSteps/src.perEpoch { // checked: the product must not wrap
+			return nil, fmt.Errorf("%w: epochs %d × %d steps per epoch is more than %d", ErrTooManySteps, cfg.Epochs, src.perEpoch, MaxSteps)
+		}
 		r.steps = cfg.Epochs * src.perEpoch
+	}
+	if err := checkMemory(cfg, r.model, src); err != nil { // before any weight is allocated
+		return nil, err
 	}
 	init := initWeights(r.model.Weights(), cfg.Seed)
 	for i, spec := range cfg.Variants {

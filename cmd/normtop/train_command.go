@@ -42,6 +42,9 @@ func runTrain(args []string, st streams) error {
 		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return dataError(err)
 		}
+		if errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps) {
+			return usageError(trainHelpHint, err)
+		}
 		return err
 	}
 	meta := runner.Meta()
