@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/normtop/normtop/norm"
@@ -136,8 +137,8 @@ func (c Config) Validate() error {
 	for i, lr := range c.VariantLR {
 		if i < 0 || i >= len(c.Variants) {
 			add("variant-lr: variant index %d outside 0..%d", i, len(c.Variants)-1)
-		} else if !(lr > 0) {
-			add("variant-lr: %g for variant %d, want > 0", lr, i)
+		} else if !(lr > 0) || math.IsInf(lr, 0) {
+			add("variant-lr: %g for variant %d, want a finite number > 0", lr, i)
 		}
 	}
 	if c.Steps < 0 || c.Steps > MaxSteps {
@@ -149,16 +150,18 @@ func (c Config) Validate() error {
 	if c.Batch < 1 || c.Batch > MaxBatch {
 		add("batch %d: want 1 to %d", c.Batch, MaxBatch)
 	}
-	if !(c.LR > 0) {
-		add("lr %g: want > 0", c.LR)
+	// Comparisons written so that NaN fails them, and Inf checked apart:
+	// a non-finite rate would make every variant diverge at step 1.
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		add("lr %g: want a finite number > 0", c.LR)
 	}
 	if c.Warmup < 0 {
 		add("warmup %d: want ≥ 0", c.Warmup)
 	}
-	if c.Clip < 0 {
-		add("clip %g: want ≥ 0 (0 = off)", c.Clip)
+	if !(c.Clip >= 0) || math.IsInf(c.Clip, 0) {
+		add("clip %g: want a finite number ≥ 0 (0 = off)", c.Clip)
 	}
-	if c.Dropout < 0 || c.Dropout >= 1 {
+	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		add("dropout %g: want 0 ≤ p < 1", c.Dropout)
 	}
 	if c.EvalEvery < 1 {
