@@ -89,8 +89,9 @@ type Reader struct {
 	damage   []Damage
 	inDamage bool // damage[len-1] is still open (scanning for the next record)
 
-	end    *End
-	target int64 // Next drops frames with Step < target (Seek)
+	end      *End
+	target   int64 // Next drops frames with Step < target (Seek)
+	lastRead bool  // Ended found the writer gone and granted one more read
 
 	idx index
 }
@@ -182,6 +183,9 @@ func (r *Reader) readHead() error {
 		return fmt.Errorf("run file %s: header record is truncated: %w", r.path, ErrIncompleteHeader)
 	case st != recOK || typ != recHeader:
 		return fmt.Errorf("run file %s: header record is damaged", r.path)
+	}
+	if len(hp) > MaxHeaderSize {
+		return fmt.Errorf("run file %s: header record is %d bytes, over the %d-byte limit (damaged or not written by normtop)", r.path, len(hp), MaxHeaderSize)
 	}
 	var h headerJSON
 	if err := json.Unmarshal(hp, &h); err != nil {
@@ -437,4 +441,25 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 // Ended reports whether nothing more will be appended: the end record has
 // been read, or the writer is gone without writing one. Followers (the TUI's
 // tui.Ender) stop polling once it is true and Next has returned io.EOF.
-func (r *Reader) Ended() bool { return r.State() != Writing }
+//
+// The writer may append its last frames and its end record and exit
+// between the caller's last Next (io.EOF) and this check. So the first time
+// the writer is found gone with bytes still unread, Ended reports false
+// once: the caller reads once more and gets them (and, with the end record,
+// State Complete). A second call after that read reports true even when
+// the bytes left are a record the writer never finished.
+func (r *Reader) Ended() bool {
+	switch r.State() {
+	case Writing:
+		return false
+	case Complete:
+		return true
+	}
+	if !r.lastRead {
+		r.lastRead = true
+		if st, err := r.f.Stat(); err == nil && st.Size() > r.pos || len(r.pend) > 0 {
+			return false
+		}
+	}
+	return true
+}

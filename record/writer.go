@@ -99,8 +99,8 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	if err != nil {
 		return fail(fmt.Errorf("run file %s: encoding header: %w", path, err))
 	}
-	if len(hdr) > MaxRecordSize {
-		return fail(fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte record limit", path, len(hdr), MaxRecordSize))
+	if len(hdr) > MaxHeaderSize {
+		return fail(fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte header limit", path, len(hdr), MaxHeaderSize))
 	}
 	reg := newRegistry(meta)
 	w := &Writer{
