@@ -89,9 +89,8 @@ type Reader struct {
 	damage   []Damage
 	inDamage bool // damage[len-1] is still open (scanning for the next record)
 
-	end      *End
-	target   int64 // Next drops frames with Step < target (Seek)
-	lastRead bool  // Ended found the writer gone and granted one more read
+	end    *End
+	target int64 // Next drops frames with Step < target (Seek)
 
 	idx index
 }
@@ -443,11 +442,11 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 // tui.Ender) stop polling once it is true and Next has returned io.EOF.
 //
 // The writer may append its last frames and its end record and exit
-// between the caller's last Next (io.EOF) and this check. So the first time
-// the writer is found gone with bytes still unread, Ended reports false
-// once: the caller reads once more and gets them (and, with the end record,
-// State Complete). A second call after that read reports true even when
-// the bytes left are a record the writer never finished.
+// between the caller's last Next (io.EOF) and this check. So a writer found
+// gone is not the end while a whole record (or damage to skip) still lies
+// after the read position: Ended reports false, the caller reads once more
+// and gets those frames (and, with the end record, State Complete). Only a
+// torn tail, a record the killed writer never finished, is left unread.
 func (r *Reader) Ended() bool {
 	switch r.State() {
 	case Writing:
@@ -455,11 +454,9 @@ func (r *Reader) Ended() bool {
 	case Complete:
 		return true
 	}
-	if !r.lastRead {
-		r.lastRead = true
-		if st, err := r.f.Stat(); err == nil && st.Size() > r.pos || len(r.pend) > 0 {
-			return false
-		}
+	if len(r.pend) > 0 {
+		return false
 	}
-	return true
+	_, _, st := r.readRecord(r.pos)
+	return st == recIncomplete || st == recIOError
 }
