@@ -84,3 +84,24 @@ func TestSignalWhileLoading(t *testing.T) {
 		})
 	}
 }
+
+// TestSIGTERMDuringLongEvaluation: SIGTERM while a long validation runs
+// (the whole validation split at d-model 128, one window per batch: seconds)
+// stops the run within a second, exit 143, with a complete run file that
+// says "interrupted".
+func TestSIGTERMDuringLongEvaluation(t *testing.T) {
+	dir := t.TempDir()
+	r := startNormtop(t, dir, "train", "--headless", "--steps", "100", "--log-every", "1", "--eval-every", "2",
+		"--eval-size", "1000000", "--layers", "2", "--d-model", "128", "--heads", "4", "--seq-len", "64", "--batch", "1",
+		"--variants", "layernorm", "--svd-every", "0", "--record", "eval.ntr")
+	r.waitSteps(1, "step 1")           // step 2 trains one window, then evaluates
+	time.Sleep(300 * time.Millisecond) // inside the evaluation
+	sent := time.Now()
+	r.stop(syscall.SIGTERM, filepath.Join(dir, "eval.ntr")) // exit 143, run file interrupted
+	// stop also reads the small run file back, well under 100 ms.
+	lag := time.Since(sent)
+	if lag > 1500*time.Millisecond {
+		t.Errorf("SIGTERM during the evaluation: stopped and checked after %v, want the process gone within 1 s", lag)
+	}
+	t.Logf("stopped and checked %v after SIGTERM", lag)
+}
