@@ -26,7 +26,7 @@ func checkOut(out, hint string, inputs ...string) error {
 	}
 	for _, in := range inputs {
 		if ifi, err := os.Stat(in); err == nil && os.SameFile(ifi, ofi) {
-			return usageErrorf(hint, "--out %s is the run file %s itself; writing there would destroy the recording", out, in)
+			return usageErrorf(hint, "--out %s is the same file as the run file %s; writing there would destroy the recording", out, in)
 		}
 	}
 	return nil
