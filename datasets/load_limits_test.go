@@ -105,3 +105,21 @@ func TestLoadCancelledOnStalledPipe(t *testing.T) {
 		})
 	}
 }
+
+// TestImagePixelLimit: an image set whose float32 pixels would exceed the
+// limit is refused with one message naming its size, before conversion.
+func TestImagePixelLimit(t *testing.T) {
+	old := maxImagePixels
+	defer func() { maxImagePixels = old }()
+	s := tinySet{nTrain: 24, nTest: 4, h: 64, w: 64} // 28·4096 pixels
+	dir := writeSet(t, s.files())
+	maxImagePixels = 28*4096 - 1
+	_, err := MNIST(dir)
+	if err == nil || !strings.Contains(err.Error(), "64×64 images, 24 train and 4 test") || !strings.Contains(err.Error(), "over the") {
+		t.Fatalf("MNIST over the pixel limit: %v", err)
+	}
+	maxImagePixels = 28 * 4096
+	if _, err := MNIST(dir); err != nil {
+		t.Fatalf("MNIST at the pixel limit: %v", err)
+	}
+}
