@@ -28,6 +28,11 @@ type Config struct {
 	Clip      float64 // global gradient-norm clipping; 0 = off
 	Dropout   float64
 	Seed      int64 // weights, batch order and dropout masks
+	// Seeds, when it holds more than one seed, trains every variant under
+	// every seed in one run (Seed is then ignored): each seed gives its own
+	// initial weights, batch order and dropout masks, shared by all the
+	// variants of that seed.
+	Seeds []int64
 
 	EvalEvery int // validation every N steps (and at the end)
 	EvalSize  int // fixed validation subset: images, or sequences of SeqLen
@@ -70,6 +75,19 @@ func DefaultConfig() Config {
 		SeqLen:    64,
 		Dtype:     "float32",
 	}
+}
+
+// MaxRuns bounds variants × seeds in one run: each is a full copy of the
+// model with its own goroutine, and the run file's series table grows with
+// it.
+const MaxRuns = 64
+
+// RunSeeds is the list of seeds the run trains: Seeds when given, else Seed.
+func (c Config) RunSeeds() []int64 {
+	if len(c.Seeds) > 0 {
+		return c.Seeds
+	}
+	return []int64{c.Seed}
 }
 
 // MNISTConfig is the image-model preset (model mlp or cnn): Adam 1e-3,
@@ -120,6 +138,16 @@ func (c Config) Validate() error {
 		} else if !(lr > 0) {
 			add("variant-lr: %g for variant %d, want > 0", lr, i)
 		}
+	}
+	seen := map[int64]bool{}
+	for _, sd := range c.Seeds {
+		if seen[sd] {
+			add("seeds: %d given twice; each seed once", sd)
+		}
+		seen[sd] = true
+	}
+	if n := len(c.Variants) * max(1, len(c.Seeds)); n > MaxRuns {
+		add("variants × seeds = %d trainings; at most %d in one run", n, MaxRuns)
 	}
 	if c.Steps < 0 {
 		add("steps %d: want ≥ 0 (0 = use epochs)", c.Steps)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ type Runner struct {
 type variant struct {
 	idx     int
 	spec    string
+	seed    int64
 	ncfg    norm.Config
 	lr      float64
 	layers  []*norm.Layer // one per model site, in site order
@@ -68,13 +70,21 @@ func NewRunner(cfg Config) (*Runner, error) {
 	if r.steps == 0 {
 		r.steps = cfg.Epochs * src.perEpoch
 	}
-	init := initWeights(r.model.Weights(), cfg.Seed)
+	// Variant-major order: every seed of the first variant, then the
+	// next, so that a variant's seeds sit side by side on every screen.
+	seeds := cfg.RunSeeds()
+	inits := make([][][]float64, len(seeds))
+	for k, sd := range seeds {
+		inits[k] = initWeights(r.model.Weights(), sd)
+	}
 	for i, spec := range cfg.Variants {
-		v, err := r.newVariant(i, spec, init)
-		if err != nil {
-			return nil, fmt.Errorf("variant %s: %w", spec, err)
+		for k, sd := range seeds {
+			v, err := r.newVariant(len(r.variants), i, spec, sd, inits[k])
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", spec, err)
+			}
+			r.variants = append(r.variants, v)
 		}
-		r.variants = append(r.variants, v)
 	}
 	r.meta = r.buildMeta()
 	return r, nil
@@ -87,14 +97,18 @@ func (r *Runner) dtype() tensor.Dtype {
 	return tensor.Float32
 }
 
-func (r *Runner) newVariant(i int, spec string, init [][]float64) (*variant, error) {
+// newVariant builds the idx-th training of the run: variant spec (the
+// specIdx-th of Config.Variants) under seed.
+func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
+	c.Seed = seed
 	ncfg, err := norm.Parse(spec)
 	if err != nil {
 		return nil, err
 	}
-	v := &variant{idx: i, spec: spec, ncfg: ncfg, lr: c.LR}
-	if lr, ok := c.VariantLR[i]; ok {
+	i := idx
+	v := &variant{idx: idx, spec: spec, seed: seed, ncfg: ncfg, lr: c.LR}
+	if lr, ok := c.VariantLR[specIdx]; ok {
 		v.lr = lr
 	}
 	for k, ws := range r.model.Weights() {
@@ -383,7 +397,11 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		m.Metric = "bpc"
 	}
 	for _, v := range r.variants {
-		m.Variants = append(m.Variants, probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()})
+		vm := probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()}
+		if len(c.Seeds) > 1 {
+			vm.Seed = v.seed
+		}
+		m.Variants = append(m.Variants, vm)
 	}
 	for _, s := range r.model.Sites() {
 		m.Layers = append(m.Layers, s.Name)
@@ -422,6 +440,14 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
+	}
+	if len(c.Seeds) > 1 {
+		var ss []string
+		for _, sd := range c.Seeds {
+			ss = append(ss, strconv.FormatInt(sd, 10))
+		}
+		kv["seeds"] = strings.Join(ss, ",")
+		kv["weight_seed"], kv["batch_seed"], kv["dropout_seed"] = "per variant (its seed)", "per variant (its seed)", "per variant (its seed + 1)"
 	}
 	for i, lr := range c.VariantLR {
 		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)

@@ -21,6 +21,7 @@ type trainOptions struct {
 	cfg        train.Config
 	data       string
 	variants   string
+	seeds      string
 	probeEvery int
 	svdEvery   int
 	record     string
@@ -60,6 +61,7 @@ func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
 	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "learning-rate warmup steps")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "gradient clipping norm (0 = off)")
 	fs.Int64Var(&c.Seed, "seed", c.Seed, "random seed (same seed, same run)")
+	fs.StringVar(&o.seeds, "seeds", "", "train every variant under each of these seeds, e.g. 1,2,3 (instead of --seed)")
 	fs.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "validation every N steps")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "headless: one line every N steps")
 	fs.IntVar(&o.probeEvery, "probe-every", o.probeEvery, "per-layer probes every N steps (0 = off)")
@@ -139,6 +141,21 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 			return usageErrorf(trainHelpHint, "--svd-every %d: want 0 (off) or more", o.svdEvery)
 		}
 		c.Probes.Spectrum = o.svdEvery
+	}
+	if set["seeds"] {
+		if set["seed"] {
+			return usageErrorf(trainHelpHint, "--seed and --seeds: give one of them")
+		}
+		seeds, err := parseSeeds(o.seeds)
+		if err != nil {
+			return usageError(trainHelpHint, err)
+		}
+		c.Seeds = nil
+		if len(seeds) == 1 {
+			c.Seed = seeds[0]
+		} else {
+			c.Seeds = seeds
+		}
 	}
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
