@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The special tokens every word vocabulary starts with.
@@ -81,7 +82,10 @@ func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, e
 		docs  []textDoc
 		err   error
 	)
-	if pkg := packageByName(name); pkg != nil && pkg.kind == kindCorpus {
+	if pkg := packageByName(name); pkg != nil {
+		if err := pkg.wantKind(name, kindCorpus); err != nil {
+			return nil, err
+		}
 		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
@@ -151,7 +155,11 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 	total := 0
 	for i, d := range docs {
 		sents[i] = Tokenize(d.text)
-		total += len(sents[i])
+		for _, s := range sents[i] {
+			if hasWord(s) {
+				total++
+			}
+		}
 	}
 	if total == 0 {
 		return nil, fmt.Errorf("%s: no sentence found (want text with words)", name)
@@ -174,7 +182,9 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 	for k, p := range parts {
 		for _, doc := range sents[p[0]:p[1]] {
 			for _, s := range doc {
-				*out[k] = appendPieces(*out[k], encode(s, ids), opt.MaxLen)
+				if hasWord(s) {
+					*out[k] = appendPieces(*out[k], encode(s, ids), opt.MaxLen)
+				}
 			}
 		}
 		if len(*out[k]) == 0 {
@@ -212,12 +222,26 @@ func appendPieces(dst [][]int32, s []int32, maxLen int) [][]int32 {
 	return append(dst, s)
 }
 
-// buildVocab counts the training words and keeps the most frequent (ties by
+// hasWord tells whether a sentence holds a word, not only punctuation and
+// symbols; a corpus drops the others ("* * *" separators, rules of dashes).
+func hasWord(s []string) bool {
+	for _, tok := range s {
+		if r, _ := utf8.DecodeRuneInString(tok); isWordRune(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildVocab counts the training words (of the sentences kept) and keeps the most frequent (ties by
 // string), after the special tokens.
 func buildVocab(train [][][]string, opt CorpusOptions) []string {
 	counts := make(map[string]int)
 	for _, doc := range train {
 		for _, s := range doc {
+			if !hasWord(s) {
+				continue
+			}
 			for _, w := range s {
 				counts[w]++
 			}

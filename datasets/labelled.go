@@ -51,7 +51,10 @@ func LoadLabelled(ctx context.Context, name string, opt CorpusOptions) (*Labelle
 		docs  []textDoc
 		err   error
 	)
-	if pkg := packageByName(name); pkg != nil && pkg.kind == kindLabelled {
+	if pkg := packageByName(name); pkg != nil {
+		if err := pkg.wantKind(name, kindLabelled); err != nil {
+			return nil, err
+		}
 		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {

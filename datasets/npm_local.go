@@ -80,7 +80,7 @@ func (p *npmPackage) wantKind(path string, kind datasetKind) error {
 			want = append(want, q.short)
 		}
 	}
-	return fmt.Errorf("%s: is %s (the %q data set), which does not fit here; want %s", path, p.id(), p.short, strings.Join(want, " or "))
+	return fmt.Errorf("%s: %s is %s, not %s (want %s)", path, p.id(), p.kind, kind, strings.Join(want, " or "))
 }
 
 // findUnpacked locates package.json in dir or dir/package and matches it to

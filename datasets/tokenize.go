@@ -132,7 +132,7 @@ func (t *tokenizer) run(s string) {
 				t.emit("...", false)
 			}
 			i = j
-		case unicode.IsPunct(r) || unicode.IsSymbol(r):
+		case r != utf8.RuneError && (unicode.IsPunct(r) || unicode.IsSymbol(r)):
 			tok := s[i : i+size]
 			t.emit(tok, r == '!' || r == '?')
 			i += size
