@@ -89,13 +89,21 @@ func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, e
 		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		label = filepath.Base(filepath.Clean(name))
+		// Errors name the path as given; the set is called by its base name.
+		label = name
 		docs, err = loadCorpusPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return buildCorpus(label, docs, opt)
+	c, err := buildCorpus(label, docs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if packageByName(name) == nil {
+		c.Name = filepath.Base(filepath.Clean(name))
+	}
+	return c, nil
 }
 
 // loadCorpusPath reads a package .tgz, an unpacked package or a text file.

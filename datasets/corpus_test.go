@@ -154,10 +154,10 @@ func TestCorpusBadInput(t *testing.T) {
 		opt        CorpusOptions
 		want       string
 	}{
-		{"empty text", writeText(t, ""), CorpusOptions{}, "corpus.txt: no sentence found"},
-		{"only punctuation", writeText(t, "!!!\n\n...\n\n* * *"), CorpusOptions{}, "corpus.txt: no sentence found"},
-		{"two paragraphs", writeText(t, "one.\n\ntwo."), CorpusOptions{}, "corpus.txt: 2 document(s), need at least 3"},
-		{"empty validation", writeText(t, "a b.\n\nc d.\n\n***\n\ne f."), CorpusOptions{}, "corpus.txt: the validation split (documents 3 to 3 of 4) has no sentence"},
+		{"empty text", writeText(t, ""), CorpusOptions{}, "PATH: no sentence found"},
+		{"only punctuation", writeText(t, "!!!\n\n...\n\n* * *"), CorpusOptions{}, "PATH: no sentence found"},
+		{"two paragraphs", writeText(t, "one.\n\ntwo."), CorpusOptions{}, "PATH: 2 document(s), need at least 3"},
+		{"empty validation", writeText(t, "a b.\n\nc d.\n\n***\n\ne f."), CorpusOptions{}, "PATH: the validation split (documents 3 to 3 of 4) has no sentence"},
 		{"not utf-8", latin1, CorpusOptions{}, latin1 + ": not UTF-8 at byte 3"},
 		{"missing", filepath.Join(dir, "nope.txt"), CorpusOptions{}, filepath.Join(dir, "nope.txt") + ": no such file"},
 		{"directory without package", dir, CorpusOptions{}, dir + ": a directory without package.json"},
@@ -168,8 +168,9 @@ func TestCorpusBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadCorpus(context.Background(), c.path, c.opt)
-			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
-				t.Fatalf("got %v, want an error starting %q", err, c.want)
+			want := strings.ReplaceAll(c.want, "PATH", c.path)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("got %v, want an error starting %q", err, want)
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("multi-line error %q", err)

@@ -58,13 +58,21 @@ func LoadLabelled(ctx context.Context, name string, opt CorpusOptions) (*Labelle
 		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		label = filepath.Base(filepath.Clean(name))
+		// Errors name the path as given; the set is called by its base name.
+		label = name
 		docs, err = loadLabelledPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return buildLabelled(label, docs, opt)
+	l, err := buildLabelled(label, docs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if packageByName(name) == nil {
+		l.Name = filepath.Base(filepath.Clean(name))
+	}
+	return l, nil
 }
 
 func loadLabelledPath(ctx context.Context, path string) ([]textDoc, error) {

@@ -23,10 +23,7 @@ type boundedReader struct {
 }
 
 func (b *boundedReader) Read(p []byte) (int, error) {
-	if b.n <= 0 {
-		return 0, errTooBig
-	}
-	if int64(len(p)) > b.n {
+	if int64(len(p)) > b.n+1 {
 		p = p[:b.n+1] // one byte more than allowed reveals an overrun
 	}
 	n, err := b.r.Read(p)
