@@ -64,7 +64,11 @@ func NewRunner(cfg Config) (*Runner, error) {
 	case "cnn":
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
 	case "transformer":
-		r.model = newTransformer(src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t.padded = src.corpus != nil
+		r.model = t
+	case "classifier":
+		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
@@ -137,10 +141,14 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 		// the same seed for every variant: the same dropout masks
 		rng: rand.New(rand.NewSource(c.Seed + 1))}
 	evalBatch := c.Batch
-	if r.src.images != nil {
+	padded := r.src.corpus != nil || r.src.labelled != nil
+	switch {
+	case r.src.images != nil:
 		evalBatch = len(r.src.val[0].targets)
-	} else {
-		spec1.rows = c.Batch * c.SeqLen
+	case r.src.labelled != nil:
+		spec1.tokens, spec1.padded = c.Batch*c.SeqLen, true
+	default:
+		spec1.rows, spec1.tokens, spec1.padded = c.Batch*c.SeqLen, c.Batch*c.SeqLen, padded
 	}
 	if v.train, err = buildNet(spec1); err != nil {
 		return nil, err
@@ -148,7 +156,10 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 	spec2 := spec1
 	spec2.train, spec2.rng, spec2.batch, spec2.rows = false, nil, evalBatch, evalBatch
 	if r.src.images == nil {
-		spec2.rows = evalBatch * c.SeqLen
+		spec2.tokens = evalBatch * c.SeqLen
+		if r.src.labelled == nil {
+			spec2.rows = evalBatch * c.SeqLen
+		}
 	}
 	if v.eval, err = buildNet(spec2); err != nil {
 		return nil, err
@@ -288,7 +299,10 @@ func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
 	for _, l := range v.layers {
 		l.SetTapMask(mask)
 	}
-	v.batches.next(v.train)
+	padding := v.batches.next(v.train)
+	for _, l := range v.layers {
+		l.SetMask(padding)
+	}
 	loss, err := v.train.run()
 	defer v.train.reset()
 	if err != nil {
@@ -363,7 +377,10 @@ func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eva
 			v.eval.setImages(b.images)
 			copy(v.eval.b.targets, b.targets)
 		} else {
-			v.eval.setTokens(b.tokens, b.targets)
+			v.eval.setTokens(b.tokens, b.targets, b.mask)
+		}
+		for _, l := range v.layers {
+			l.SetMask(b.mask)
 		}
 		loss, err := v.eval.run()
 		if err != nil {
@@ -376,9 +393,12 @@ func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eva
 		v.eval.reset()
 	}
 	e := probes.Eval{Split: split, Loss: sum / float64(real)}
-	if r.src.images != nil {
+	switch r.metric() {
+	case "accuracy":
 		e.Metric = float64(hits) / float64(real)
-	} else {
+	case "ppl":
+		e.Metric = math.Exp(e.Loss)
+	default:
 		e.Metric = e.Loss / math.Ln2
 	}
 	return e, nil
@@ -390,11 +410,8 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
 		Model:  c.Model,
 		Data:   r.src.desc,
-		Metric: "accuracy",
+		Metric: r.metric(),
 		Start:  time.Now(),
-	}
-	if r.src.text != nil {
-		m.Metric = "bpc"
 	}
 	for _, v := range r.variants {
 		vm := probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()}
@@ -433,7 +450,11 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"params":     strconv.Itoa(params),
 		"norm_sites": strconv.Itoa(len(m.Layers)),
 	}
-	if c.Model == "transformer" {
+	if r.src.corpus != nil || r.src.labelled != nil {
+		kv["vocab"] = strconv.Itoa(r.src.vocab)
+		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
+	}
+	if c.Model == "transformer" || c.Model == "classifier" {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
 	} else if c.Model == "mlp" {
@@ -454,6 +475,18 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	}
 	m.Config = kv
 	return m
+}
+
+// metric names the evaluation metric: accuracy for the classifiers, bits
+// per character for character text, perplexity for word-level text.
+func (r *Runner) metric() string {
+	switch {
+	case r.src.text != nil:
+		return "bpc"
+	case r.src.corpus != nil:
+		return "ppl"
+	}
+	return "accuracy"
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
