@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // shape is one product of the trainer: op(A) m×k, op(B) k×n.
@@ -48,17 +47,9 @@ func modelShapes() []shape {
 	return ss
 }
 
-type sgemmFunc func(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
-
-// impls are the implementations compared in one run; openblas_test.go adds
-// OpenBLAS under its build tag.
-var impls = []struct {
-	name string
-	f    sgemmFunc
-}{
-	{"gonum", gonum.Implementation{}.Sgemm},
-	{"normtop", Implementation{}.Sgemm},
-}
+// impls are the implementations compared in one run: gonum's, ours, and
+// OpenBLAS under -tags openblas.
+var impls = Available()
 
 func operandsFor(s shape) (a, b, c []float32, lda, ldb int) {
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -100,7 +91,7 @@ func BenchmarkSgemm(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				for j, im := range impls {
 					t0 := time.Now()
-					im.f(tr(s.tA), tr(s.tB), s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
+					im.BLAS.Sgemm(tr(s.tA), tr(s.tB), s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
 					ts[j] = append(ts[j], time.Since(t0))
 				}
 			}
@@ -131,7 +122,7 @@ func BenchmarkSgemmStep(b *testing.B) {
 			t0 := time.Now()
 			for q, s := range ss {
 				o := os[q]
-				im.f(tr(s.tA), tr(s.tB), s.m, s.n, s.k, 1, o.a, o.lda, o.b, o.ldb, 0, o.c, s.n)
+				im.BLAS.Sgemm(tr(s.tA), tr(s.tB), s.m, s.n, s.k, 1, o.a, o.lda, o.b, o.ldb, 0, o.c, s.n)
 			}
 			ts[j] = append(ts[j], time.Since(t0))
 		}
@@ -143,11 +134,11 @@ func reportGflops(b *testing.B, ts [][]time.Duration, flops float64) {
 	g := make([]float64, len(ts))
 	for j, t := range ts {
 		g[j] = flops / medianNs(t)
-		b.ReportMetric(g[j], impls[j].name+"-GFLOP/s")
+		b.ReportMetric(g[j], impls[j].Name+"-GFLOP/s")
 	}
 	last := len(impls) - 1
 	for j := 0; j < last; j++ {
-		b.ReportMetric(100*g[j]/g[last], impls[j].name+"-%-of-"+impls[last].name)
+		b.ReportMetric(100*g[j]/g[last], impls[j].Name+"-%-of-"+impls[last].Name)
 	}
 }
 
