@@ -41,6 +41,9 @@ func modelShapes() []shape {
 	for _, l := range [][2]int{{64, 192}, {64, 64}, {64, 256}, {256, 64}, {64, 80}} {
 		add(1024, l[0], l[1], true)
 	}
+	// causal attention per head (context 64, head width 16): QKᵀ and
+	// dO·Vᵀ, PV and dS·K, Pᵀ·dO and dSᵀ·Q
+	ss = append(ss, shape{64, 16, 64, false, true}, shape{64, 64, 16, false, false}, shape{64, 64, 16, true, false})
 	add(32, 784, 256, false)
 	add(32, 256, 256, true)
 	add(32, 256, 10, true)

@@ -25,14 +25,14 @@ func panelWidth[T float]() int {
 }
 
 // kernel runs the micro-kernel of T's width.
-func kernel[T float](kc int, a *T, rsa, csa int, b, c *T, ldc int, alpha T, add bool) {
+func kernel[T float](kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
 	var z T
 	if unsafe.Sizeof(z) == 4 {
-		kernel6x16(kc, (*float32)(unsafe.Pointer(a)), rsa, csa, (*float32)(unsafe.Pointer(b)),
+		kernel6x16(kc, (*float32)(unsafe.Pointer(a)), rsa, csa, (*float32)(unsafe.Pointer(b)), ldb,
 			(*float32)(unsafe.Pointer(c)), ldc, float32(alpha), add)
 		return
 	}
-	kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)),
+	kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
 		(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
 }
 
@@ -65,7 +65,7 @@ func getWork[T float]() *work[T] {
 
 // gemm is C = alpha·op(A)·op(B) + beta·C for row-major operands whose
 // arguments Sgemm/Dgemm have checked. Element (i, p) of op(A) is
-// a[i·rsa + p·csa]; the kernel reads A in place through those strides.
+// a[i·rsa + p·csa].
 func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1) {
 		return
@@ -86,54 +86,107 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	w := getWork[T]()
 	defer poolOf[T]().Put(w)
 	w.c = grow(w.c, mr*nr)
+	// k in equal blocks: 784 is four blocks of 196, not three of 256 and
+	// one of 16 that would load and store C for little work.
+	kcEven := (k + (k+kcBlock-1)/kcBlock - 1) / ((k + kcBlock - 1) / kcBlock)
 	for jc := 0; jc < n; jc += ncBlock {
 		nc := min(ncBlock, n-jc)
-		for pc := 0; pc < k; pc += kcBlock {
-			kc := min(kcBlock, k-pc)
-			w.b = grow(w.b, kc*roundUp(nc, nr))
-			packB(tB, b, ldb, pc, kc, jc, nc, nr, w.b)
+		for pc := 0; pc < k; pc += kcEven {
+			kc := min(kcEven, k-pc)
+			bs := bSource[T]{nc: nc, kc: kc, nr: nr}
+			if !tB && m <= inPlaceBRows {
+				// few rows to amortise packing over: the kernel reads B's
+				// full-width panels in place, only the last one is packed
+				bs.b, bs.ldb = b[pc*ldb+jc:], ldb
+				if tail := nc / nr * nr; tail < nc {
+					w.b = grow(w.b, kc*nr)
+					packB(false, b, ldb, pc, kc, jc+tail, nc-tail, nr, w.b)
+				}
+			} else {
+				w.b = grow(w.b, kc*roundUp(nc, nr))
+				packB(tB, b, ldb, pc, kc, jc, nc, nr, w.b)
+			}
+			bs.packed = w.b
 			// beta = 0: the first k block stores over C without reading it
 			add := beta != 0 || pc > 0
+			// a transposed A is worth packing when enough B panels reuse it
+			packA := tA && nc >= packARowsPanels*nr
 			for ic := 0; ic < m; ic += mcBlock {
 				mc := min(mcBlock, m-ic)
-				block(w, mc, nc, kc, alpha, a[ic*rsa+pc*csa:], rsa, csa, c[ic*ldc+jc:], ldc, add)
+				block(w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
 			}
 		}
 	}
 }
 
+// inPlaceBRows is the most rows of C for which an untransposed B is read
+// in place rather than packed: packing costs as much as a product with a
+// few dozen rows, and B's rows stream well enough from L2.
+const inPlaceBRows = 64
+
+// packARowsPanels is how many B panels must reuse a block of transposed A
+// for packing it to pay: measured, 4 panels (n = 64) run faster in place,
+// 12 (n = 192) packed.
+const packARowsPanels = 8
+
+// bSource is where the kernel finds the kc×nc block of op(B): the packed
+// panels, or B itself (b, ldb) with only a partial last panel packed.
+type bSource[T float] struct {
+	packed     []T
+	b          []T
+	ldb        int
+	nc, kc, nr int
+}
+
+// panel returns the kc×nr panel at column jr and its row stride.
+func (s *bSource[T]) panel(jr int) (*T, int) {
+	if s.b == nil {
+		return &s.packed[jr*s.kc], s.nr
+	}
+	if jr+s.nr <= s.nc {
+		return &s.b[jr], s.ldb
+	}
+	return &s.packed[0], s.nr
+}
+
 func roundUp(x, to int) int { return (x + to - 1) / to * to }
 
 // block multiplies an mc×kc block of A (at a, strides rsa/csa) by the
-// packed kc×nc block of B in w.b into the mc×nc block of C at c.
-func block[T float](w *work[T], mc, nc, kc int, alpha T, a []T, rsa, csa int, c []T, ldc int, add bool) {
-	nr := panelWidth[T]()
+// kc×nc block of B that bs describes into the mc×nc block of C at c. A
+// transposed A (rsa = 1) is packed first: its six elements per p sit in a
+// different cache line for every p, and kc lines of A beside B's panel
+// would crowd L1. Otherwise only a last partial row panel is packed.
+func block[T float](w *work[T], bs *bSource[T], mc int, alpha T, a []T, rsa, csa int, packAll bool, c []T, ldc int, add bool) {
+	nr, kc, nc := bs.nr, bs.kc, bs.nc
 	full := mc / mr * mr
+	if packAll {
+		full = 0
+	}
 	if full < mc {
-		w.a = grow(w.a, mr*kc)
-		packEdgeA(a[full*rsa:], rsa, csa, mc-full, kc, w.a)
+		w.a = grow(w.a, roundUp(mc-full, mr)*kc)
+		packA(a[full*rsa:], rsa, csa, mc-full, kc, w.a)
 	}
 	for jr := 0; jr < nc; jr += nr {
 		nw := min(nr, nc-jr)
-		bp := &w.b[jr*kc]
+		bp, ldb := bs.panel(jr)
 		for ir := 0; ir < mc; ir += mr {
 			var pa *T
 			rs, cs := rsa, csa
 			if ir < full {
 				pa = &a[ir*rsa]
 			} else {
-				pa, rs, cs = &w.a[0], 1, mr
+				pa, rs, cs = &w.a[(ir-full)*kc], 1, mr
 			}
 			ci := ir*ldc + jr
 			rows := min(mr, mc-ir)
 			if rows == mr && nw == nr {
-				kernel(kc, pa, rs, cs, bp, &c[ci], ldc, alpha, add)
+				kernel(kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
 				continue
 			}
 			// An edge tile: the kernel fills a full register block, and
 			// only the part inside C is written, with the kernel's
 			// rounding (alpha·AB rounded, then added).
-			kernel(kc, pa, rs, cs, bp, &w.c[0], nr, 1, false)
+			kernel(kc, pa, rs, cs, bp, ldb, &w.c[0], nr, 1, false)
 			for r := 0; r < rows; r++ {
 				cr := c[ci+r*ldc : ci+r*ldc+nw]
 				tr := w.c[r*nr : r*nr+nw]
@@ -182,15 +235,27 @@ func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
 	}
 }
 
-// packEdgeA copies the last rows (< mr) of an A block into an mr×kc panel,
-// element (i, p) at dst[p·mr + i], the missing rows zero.
-func packEdgeA[T float](a []T, rsa, csa, rows, kc int, dst []T) {
-	for p := 0; p < kc; p++ {
-		d := dst[p*mr : p*mr+mr]
-		for i := 0; i < rows; i++ {
-			d[i] = a[i*rsa+p*csa]
+// packA copies rows (any number) of an A block into panels of mr rows,
+// element (i, p) of a panel at dst[p·mr + i], a last partial panel zero
+// padded.
+func packA[T float](a []T, rsa, csa, rows, kc int, dst []T) {
+	for i0 := 0; i0 < rows; i0 += mr {
+		pan := dst[i0*kc : i0*kc+mr*kc]
+		n := min(mr, rows-i0)
+		if n == mr && rsa == 1 {
+			// op(A)'s six rows are contiguous for each p
+			for p := 0; p < kc; p++ {
+				*(*[mr]T)(pan[p*mr:]) = *(*[mr]T)(a[i0+p*csa:])
+			}
+			continue
 		}
-		clear(d[rows:])
+		for p := 0; p < kc; p++ {
+			d := pan[p*mr : p*mr+mr]
+			for i := 0; i < n; i++ {
+				d[i] = a[(i0+i)*rsa+p*csa]
+			}
+			clear(d[n:])
+		}
 	}
 }
 

@@ -5,19 +5,20 @@
 // The micro-kernels: C[0:6, 0:w] (+)= alpha · A[0:6, 0:kc] · Bp[0:kc, 0:w],
 // w = 16 float32 or 8 float64 columns, held in twelve Y accumulators
 // (two per row). Element (i, p) of A is at a + (i·rsa + p·csa) elements,
-// so A is read in place whatever its layout; Bp is a packed panel, row p
-// at b + p·64 bytes. Each p costs two B loads, six broadcasts and twelve
-// FMAs; the loop is unrolled four times.
+// so A is read in place whatever its layout; row p of B is at b + p·ldb
+// elements (a packed panel has ldb = w). Each p costs two B loads, six
+// broadcasts and twelve FMAs; the loop is unrolled four times.
 //
 // add = false stores alpha·AB over C (C is not read: beta = 0 ignores NaN
 // in C); add = true adds alpha·AB to C. The alpha product is rounded
 // before the add, as the Go edge code in sgemm.go does it.
 
 // STEP does one p for six rows: Y12, Y13 are B's row, Y14/Y15 the
-// broadcasts; R8 = rsa, R9 = 3·rsa, R10 = 5·rsa in bytes.
-#define STEP(BCAST, FMA, boff) \
-	VMOVUPS boff(BX), Y12 \
-	VMOVUPS boff+32(BX), Y13 \
+// broadcasts; R8 = rsa, R9 = 3·rsa, R10 = 5·rsa, R11 = csa, R12 = ldb in
+// bytes.
+#define STEP(BCAST, FMA) \
+	VMOVUPS (BX), Y12 \
+	VMOVUPS 32(BX), Y13 \
 	BCAST (AX), Y14 \
 	FMA   Y12, Y14, Y0 \
 	FMA   Y13, Y14, Y1 \
@@ -36,7 +37,8 @@
 	BCAST (AX)(R10*1), Y15 \
 	FMA   Y12, Y15, Y10 \
 	FMA   Y13, Y15, Y11 \
-	ADDQ  R11, AX
+	ADDQ  R11, AX \
+	ADDQ  R12, BX
 
 // ROW writes one row of C (two Y registers) at DI and moves DI on by DX.
 #define ROWADD(ADD, ya, yb) \
@@ -89,28 +91,29 @@
 	MOVQ csa+24(FP), R11 \
 	SHLQ $shift, R11 \
 	MOVQ b+32(FP), BX \
+	MOVQ ldb+40(FP), R12 \
+	SHLQ $shift, R12 \
 	LEAQ (R8)(R8*2), R9 \
 	LEAQ (R8)(R8*4), R10 \
-	MOVQ c+40(FP), DI \
-	MOVQ ldc+48(FP), DX \
+	MOVQ c+48(FP), DI \
+	MOVQ ldc+56(FP), DX \
 	SHLQ $shift, DX \
 	ZERO \
 	MOVQ CX, SI \
 	SHRQ $2, SI \
 	ANDQ $3, CX
 
-// func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, c *float32, ldc int, alpha float32, add bool)
-TEXT ·kernel6x16(SB), NOSPLIT, $0-61
+// func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+TEXT ·kernel6x16(SB), NOSPLIT, $0-69
 	SETUP(2)
 	TESTQ SI, SI
 	JZ    s_tail
 
 s_loop4:
-	STEP(VBROADCASTSS, VFMADD231PS, 0)
-	STEP(VBROADCASTSS, VFMADD231PS, 64)
-	STEP(VBROADCASTSS, VFMADD231PS, 128)
-	STEP(VBROADCASTSS, VFMADD231PS, 192)
-	ADDQ $256, BX
+	STEP(VBROADCASTSS, VFMADD231PS)
+	STEP(VBROADCASTSS, VFMADD231PS)
+	STEP(VBROADCASTSS, VFMADD231PS)
+	STEP(VBROADCASTSS, VFMADD231PS)
 	DECQ SI
 	JNZ  s_loop4
 
@@ -119,15 +122,14 @@ s_tail:
 	JZ    s_store
 
 s_loop1:
-	STEP(VBROADCASTSS, VFMADD231PS, 0)
-	ADDQ $64, BX
+	STEP(VBROADCASTSS, VFMADD231PS)
 	DECQ CX
 	JNZ  s_loop1
 
 s_store:
-	VBROADCASTSS alpha+56(FP), Y15
+	VBROADCASTSS alpha+64(FP), Y15
 	SCALE(VMULPS)
-	MOVBLZX      add+60(FP), SI
+	MOVBLZX      add+68(FP), SI
 	TESTQ        SI, SI
 	JZ           s_set
 	ROWADD(VADDPS, Y0, Y1)
@@ -149,18 +151,17 @@ s_set:
 	VZEROUPPER
 	RET
 
-// func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, c *float64, ldc int, alpha float64, add bool)
-TEXT ·kernel6x8(SB), NOSPLIT, $0-65
+// func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool)
+TEXT ·kernel6x8(SB), NOSPLIT, $0-73
 	SETUP(3)
 	TESTQ SI, SI
 	JZ    d_tail
 
 d_loop4:
-	STEP(VBROADCASTSD, VFMADD231PD, 0)
-	STEP(VBROADCASTSD, VFMADD231PD, 64)
-	STEP(VBROADCASTSD, VFMADD231PD, 128)
-	STEP(VBROADCASTSD, VFMADD231PD, 192)
-	ADDQ $256, BX
+	STEP(VBROADCASTSD, VFMADD231PD)
+	STEP(VBROADCASTSD, VFMADD231PD)
+	STEP(VBROADCASTSD, VFMADD231PD)
+	STEP(VBROADCASTSD, VFMADD231PD)
 	DECQ SI
 	JNZ  d_loop4
 
@@ -169,15 +170,14 @@ d_tail:
 	JZ    d_store
 
 d_loop1:
-	STEP(VBROADCASTSD, VFMADD231PD, 0)
-	ADDQ $64, BX
+	STEP(VBROADCASTSD, VFMADD231PD)
 	DECQ CX
 	JNZ  d_loop1
 
 d_store:
-	VBROADCASTSD alpha+56(FP), Y15
+	VBROADCASTSD alpha+64(FP), Y15
 	SCALE(VMULPD)
-	MOVBLZX      add+64(FP), SI
+	MOVBLZX      add+72(FP), SI
 	TESTQ        SI, SI
 	JZ           d_set
 	ROWADD(VADDPD, Y0, Y1)
