@@ -90,8 +90,8 @@ func WordConfig(data string) Config {
 	c.Data = data
 	c.Variants = []string{"layernorm", "batchnorm", "pn-v", "powernorm"}
 	c.Steps, c.Batch, c.LR, c.Warmup = 1000, 32, 1e-3, 100
-	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 2, 64, 4, 32, 4000
-	c.EvalEvery, c.EvalSize = 100, 512
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 2, 64, 4, 32, 2000
+	c.EvalEvery, c.EvalSize, c.TestSize = 100, 256, 1000
 	return c
 }
 
@@ -101,9 +101,9 @@ func WordConfig(data string) Config {
 func ClassifierConfig() Config {
 	c := DefaultConfig()
 	c.Model, c.Data = "classifier", "spam"
-	c.Variants = []string{"layernorm", "layernorm-simple", "adanorm", "detachnorm"}
+	c.Variants = []string{"layernorm", "layernorm-simple", "adanorm:c=0.3", "detachnorm"}
 	c.Steps, c.Epochs, c.Batch, c.LR, c.Warmup = 0, 8, 32, 1e-3, 50
-	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 1, 64, 4, 128, 8000
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 1, 64, 4, 64, 8000
 	c.EvalEvery, c.EvalSize = 50, 10000
 	return c
 }
