@@ -44,8 +44,8 @@ type Config struct {
 	Layers, DModel, Heads, SeqLen int
 	// Vocab caps the word vocabulary of word-level data (the rarest
 	// training words become <unk>); 0 keeps every word seen twice.
-	Vocab int
-	PostLN                        bool
+	Vocab  int
+	PostLN bool
 
 	Dtype string // float32 (default) | float64
 }
