@@ -135,17 +135,20 @@ func tail(g *Group, p probes.Probe) agg {
 	return aggregate(xs)
 }
 
-func tailCompare(a, b *Group, pa, pb probes.Probe) comparison {
-	return comparison{What: fmt.Sprintf("p99/median of %s vs %s (median over layers)", pa, pb),
-		A: a.Label(true) + " " + pa.String(), B: b.Label(true) + " " + pb.String(), a: tail(a, pa), b: tail(b, pb), Higher: true}
+// tailCompare compares the tails of probe pa in a with probe pb in b;
+// withModel names the models (for the CNN-vs-Transformer comparison).
+func tailCompare(a, b *Group, pa, pb probes.Probe, withModel bool) comparison {
+	return comparison{What: "p99/median after warm-up, median over layers",
+		A: a.Label(withModel) + " " + pa.String(), B: b.Label(withModel) + " " + pb.String(), a: tail(a, pa), b: tail(b, pb), Higher: true}
 }
 
+// ratioLine prints mean(a)/mean(b) of each tail comparison.
 func ratioLine(cs []comparison) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s ratio %s×", strings.SplitN(c.What, " (", 2)[0], fmtNum(c.a.Mean/c.b.Mean))
+		parts[i] = fmt.Sprintf("%s / %s = %s×", c.A, c.B, fmtNum(c.a.Mean/c.b.Mean))
 	}
-	return strings.Join(parts, "; ")
+	return "tail ratios: " + strings.Join(parts, "; ")
 }
 
 func findingTails(groups []*Group) Finding {
@@ -155,7 +158,7 @@ func findingTails(groups []*Group) Finding {
 		f.Verdict, f.Reason = NotMeasurable, "needs a transformer run and a cnn run, each with batchnorm, given together (normtop report T.ntr C.ntr)"
 		return f
 	}
-	cs := []comparison{tailCompare(t, c, probes.DistVar, probes.DistVar), tailCompare(t, c, probes.GVar, probes.GVar)}
+	cs := []comparison{tailCompare(t, c, probes.DistVar, probes.DistVar, true), tailCompare(t, c, probes.GVar, probes.GVar, true)}
 	f.Model = "transformer vs cnn"
 	f.Numbers = append(linesOf(cs), ratioLine(cs))
 	f.Verdict, f.Reason = ratioVerdict(cs, 3)
@@ -173,7 +176,7 @@ func findingPsi2(groups []*Group, models []string) Finding {
 		if bn == nil || pn == nil {
 			continue
 		}
-		cs := []comparison{tailCompare(bn, pn, probes.DistVar, probes.DistPsi2), tailCompare(bn, pn, probes.GVar, probes.GPsi2)}
+		cs := []comparison{tailCompare(bn, pn, probes.DistVar, probes.DistPsi2, false), tailCompare(bn, pn, probes.GVar, probes.GPsi2, false)}
 		f.Model = m
 		f.Numbers = append(linesOf(cs), ratioLine(cs))
 		rb, rp := bn.Warmup.Rate, pn.Warmup.Rate

@@ -71,14 +71,17 @@ type ProbeStats struct {
 	AlertsPer1k float64 // Alerts per 1,000 training steps after the window
 }
 
-// P99Med is p99/median, the tail heaviness PowerNorm's Figures 2-4 show.
+// P99Med is p99/median, the tail heaviness PowerNorm's Figures 2-4 show;
+// NaN unless the median is positive (a ratio to a signed probe's median,
+// such as dx_mean's, says nothing about its tail).
 func (s ProbeStats) P99Med() float64 { return ratio(s.P99, s.Median) }
 
-// MaxMed is max/median.
+// MaxMed is max/median, NaN unless the median is positive.
 func (s ProbeStats) MaxMed() float64 { return ratio(s.Max, s.Median) }
 
+// ratio is a/b for a positive b, else NaN.
 func ratio(a, b float64) float64 {
-	if b == 0 || math.IsNaN(a) || math.IsNaN(b) {
+	if !(b > 0) || math.IsNaN(a) {
 		return math.NaN()
 	}
 	return a / b

@@ -30,7 +30,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, n := range f.Numbers {
 			bw.WriteString("- " + mdEscape(n) + "\n")
 		}
-		bw.WriteString("- **verdict: " + f.Verdict + "** (" + mdEscape(f.Reason) + ")\n")
+		bw.WriteString("- **verdict: " + f.Verdict + ".** " + mdEscape(f.Reason) + "\n")
 	}
 	return bw.Flush()
 }

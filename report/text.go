@@ -31,7 +31,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, n := range f.Numbers {
 			bw.WriteString("    " + n + "\n")
 		}
-		bw.WriteString("    verdict: " + f.Verdict + " (" + f.Reason + ")\n")
+		bw.WriteString("    verdict: " + f.Verdict + ". " + f.Reason + "\n")
 	}
 	return bw.Flush()
 }

@@ -62,7 +62,7 @@ func theoremCheck(g *Group, l int) TheoremCheck {
 	case n == 0:
 		c.Verdict = "no gradient probes recorded"
 	case !tc.meanZero:
-		c.Verdict = "not measurable: ḡ/D and var(g)/D² need each row's D; the probes average over rows"
+		c.Verdict = "not measurable (needs each row's D)"
 	case worst <= meanZeroTol:
 		c.Measured, c.Verdict = true, "holds"
 	default:

@@ -62,7 +62,7 @@ func (c comparison) outcome() outcome {
 // noise; not measurable when a side is missing or has a single seed.
 func combine(cs []comparison) (verdict, reason string) {
 	if len(cs) == 0 {
-		return NotMeasurable, "the run has none of the variants the claim compares"
+		return NotMeasurable, "the runs have none of the variants the claim compares"
 	}
 	var nFor, nAgainst int
 	for _, c := range cs {
@@ -70,7 +70,7 @@ func combine(cs []comparison) (verdict, reason string) {
 		case missing:
 			return NotMeasurable, "no finite " + c.What + " for " + c.A + " or " + c.B + " (diverged or never evaluated)"
 		case oneSeed:
-			return NotMeasurable, "one seed: a difference cannot be separated from seed noise (train with --seeds 1,2,3)"
+			return NotMeasurable, "one seed: a difference cannot be separated from seed noise; train with --seeds 1,2,3"
 		case asClaimed:
 			nFor++
 		case against:
