@@ -11,12 +11,12 @@ import (
 // Finding is one paper claim, the numbers the run files give for it and the
 // verdict.
 type Finding struct {
-	ID      string   // "i" … "v"
-	Claim   string   // the claim, with its source
-	Model   string   // the model whose runs judged it ("" when none could)
-	Numbers []string // one line per measured quantity
-	Verdict string   // Supported, NotSupported, WithinNoise or NotMeasurable
-	Reason  string
+	ID      string   `json:"id"`      // "i" … "v"
+	Claim   string   `json:"claim"`   // the claim, with its source
+	Model   string   `json:"model"`   // the model whose runs judged it ("" when none could)
+	Numbers []string `json:"numbers"` // one line per measured quantity
+	Verdict string   `json:"verdict"` // Supported, NotSupported, WithinNoise or NotMeasurable
+	Reason  string   `json:"reason"`
 }
 
 // findings judges the five claims of issue 10 on the grouped runs.

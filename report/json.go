@@ -106,7 +106,13 @@ type jsonTheorem struct {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{Warmup: r.warmupLines(), Findings: r.Findings, Variants: []jsonVariant{}}
+	out := jsonReport{Warmup: r.warmupLines(), Variants: []jsonVariant{}}
+	for _, f := range r.Findings {
+		if f.Numbers == nil {
+			f.Numbers = []string{}
+		}
+		out.Findings = append(out.Findings, f)
+	}
 	for _, run := range r.Runs {
 		m := run.Meta
 		out.Files = append(out.Files, jsonFile{Path: run.Path, RunID: m.RunID, Model: m.Model, Data: m.Data,
