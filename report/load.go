@@ -2,7 +2,6 @@ package report
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -23,6 +22,9 @@ type Run struct {
 	End    *record.End // nil when the file has no end record
 	Damage []record.Damage
 	Reps   []*Replicate // one per variant, in header order
+	// Unparsed lists variant specs this normtop does not know: they are
+	// summarised without a warm-up window.
+	Unparsed []string
 }
 
 // Replicate is one variant of one run file: one seed of a variant.
@@ -130,7 +132,9 @@ func Read(path string) (*Run, error) {
 		}
 		w, err := probes.WarmupOf(spec)
 		if err != nil {
-			return nil, fmt.Errorf("run file %s: %v", path, err)
+			// A spec this normtop cannot parse (a newer file): summarise
+			// it without a window and say so.
+			run.Unparsed = append(run.Unparsed, spec)
 		}
 		warm[v] = w
 		accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
