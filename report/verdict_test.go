@@ -58,9 +58,9 @@ func TestCombine(t *testing.T) {
 }
 
 func TestRatioVerdict(t *testing.T) {
-	heavy := comparison{a: ag(9, 10, 11), b: ag(1, 1.1, 0.9), Higher: true} // ratio 10, beyond noise
+	heavy := comparison{a: ag(9, 10, 11), b: ag(1, 1.1, 0.9), Higher: true}   // ratio 10, beyond noise
 	light := comparison{a: ag(2, 2.1, 1.9), b: ag(1, 1.1, 0.9), Higher: true} // ratio 2
-	noisy := comparison{a: ag(1, 30, 59), b: ag(1, 1.1, 0.9), Higher: true} // ratio 30, 2SE ≈ 33
+	noisy := comparison{a: ag(1, 30, 59), b: ag(1, 1.1, 0.9), Higher: true}   // ratio 30, 2SE ≈ 33
 	single := comparison{a: ag(10), b: ag(1), Higher: true}
 	for _, tc := range []struct {
 		name string
