@@ -140,6 +140,14 @@ func Read(path string) (*Run, error) {
 		accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
 	}
+	// Size each series from the index's per-series counts (no frame is read
+	// for them), so a large file's values are not copied by append's growth.
+	for _, st := range r.Stats() {
+		p, ok := probes.ProbeByName(st.Probe)
+		if ok && st.Variant < len(accs) && st.Layer < nl && st.Count < 1<<31 {
+			accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(p)].vals = make([]float32, 0, st.Count)
+		}
+	}
 	spectra := make([]*probes.Spectrum, len(m.Variants))
 	for {
 		f, err := r.Next()
@@ -304,8 +312,8 @@ func summarise(s *seriesAcc, stepsAfter int) ProbeStats {
 	}
 	ps.Max = maxOf(s.vals)
 	ps.Trend = trend(s.vals) // before the whole-slice selections reorder it
-	ps.Median = median(s.vals)
-	ps.P99 = quantile(s.vals, 0.99)
+	q := quantiles(s.vals, 0.5, 0.99)
+	ps.Median, ps.P99 = q[0], q[1]
 	return ps
 }
 

@@ -12,29 +12,40 @@ import "math"
 // between the closest ranks (Hyndman and Fan's type 7, numpy's default): the
 // value at rank h = (n−1)q, interpolated between ⌊h⌋ and ⌊h⌋+1. It permutes
 // a. NaN when a is empty.
-func quantile(a []float32, q float64) float64 {
+func quantile(a []float32, q float64) float64 { return quantiles(a, q)[0] }
+
+// quantiles returns several quantiles of a, qs ascending, in one pass of
+// selections: each selection leaves the ranks below it to its left, so the
+// next one searches only the part to the right. It permutes a.
+func quantiles(a []float32, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
 	n := len(a)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := float64(n-1) * q
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		lo = n - 1
-	}
-	selectK(a, lo)
-	x := float64(a[lo])
-	if frac := h - float64(lo); frac > 0 && lo+1 < n {
-		// a[lo+1:] holds the values ≥ a[lo]; the next rank is their minimum.
-		next := a[lo+1]
-		for _, v := range a[lo+2:] {
-			if v < next {
-				next = v
-			}
+	from := 0
+	for i, q := range qs {
+		if n == 0 {
+			out[i] = math.NaN()
+			continue
 		}
-		x += frac * (float64(next) - x)
+		h := float64(n-1) * q
+		lo := min(int(math.Floor(h)), n-1)
+		if lo >= from {
+			selectK(a[from:], lo-from)
+			from = lo
+		}
+		x := float64(a[lo])
+		if frac := h - float64(lo); frac > 0 && lo+1 < n {
+			// a[lo+1:] holds the values ≥ a[lo]; the next rank is their minimum.
+			next := a[lo+1]
+			for _, v := range a[lo+2:] {
+				if v < next {
+					next = v
+				}
+			}
+			x += frac * (float64(next) - x)
+		}
+		out[i] = x
 	}
-	return x
+	return out
 }
 
 // median is quantile(a, 0.5).
