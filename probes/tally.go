@@ -124,3 +124,37 @@ func (t *Tally) DivergedSteps() map[int]int {
 	}
 	return m
 }
+
+// Merge folds in a Tally of the Frames that follow t's in the stream (the
+// next part of a run file read in parallel): the later part's newest state
+// wins, the first divergence stays, alert counts add up. Both must have
+// the same variants and layers.
+func (t *Tally) Merge(later *Tally) {
+	for i := range t.Variants {
+		if i >= len(later.Variants) {
+			return
+		}
+		v, l := &t.Variants[i], &later.Variants[i]
+		if l.Seen {
+			v.Seen, v.Step, v.Status = true, l.Step, l.Status
+			v.TrainLoss, v.StepsPerSec = l.TrainLoss, l.StepsPerSec
+		}
+		if l.Val != nil {
+			v.Val = l.Val
+		}
+		if l.Test != nil {
+			v.Test = l.Test
+		}
+		if v.DivergedAt == 0 {
+			v.DivergedAt = l.DivergedAt
+		}
+		for k := range v.Alerts {
+			v.Alerts[k] += l.Alerts[k]
+		}
+		for k := range v.Outliers {
+			if k < len(l.Outliers) {
+				v.Outliers[k] += l.Outliers[k]
+			}
+		}
+	}
+}

@@ -146,3 +146,52 @@ func TestLabels(t *testing.T) {
 		t.Error("LayerName")
 	}
 }
+
+// Folding a stream in two parts and merging equals folding it whole.
+func TestTallyMerge(t *testing.T) {
+	m := RunMeta{Variants: []VariantMeta{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Layers: []string{"l0", "l1"}}
+	var frames []Frame
+	for s := 1; s <= 10; s++ {
+		for v := 0; v < 3; v++ {
+			if v == 2 && s > 4 {
+				continue // c stops early: it is not seen in the second part
+			}
+			f := Frame{Variant: v, Step: s, TrainLoss: float64(s*10 + v), StepsPerSec: float64(s)}
+			if s%3 == 0 {
+				f.Eval = []Eval{{Split: "val", Loss: float64(s)}}
+			}
+			if s == 9 && v == 0 {
+				f.Eval = append(f.Eval, Eval{Split: "test", Loss: 99})
+			}
+			if s >= 7 && v == 1 {
+				f.Status = Diverged
+			}
+			if s%2 == 0 {
+				f.Alerts = []Alert{{Kind: AlertOutlier, Layer: s % 2, Step: s}}
+			}
+			frames = append(frames, f)
+		}
+	}
+	whole := NewTally(m)
+	for i := range frames {
+		whole.Add(&frames[i])
+	}
+	for cut := 0; cut <= len(frames); cut += 5 {
+		a, b := NewTally(m), NewTally(m)
+		for i := range frames[:cut] {
+			a.Add(&frames[i])
+		}
+		for i := range frames[cut:] {
+			b.Add(&frames[cut+i])
+		}
+		a.Merge(b)
+		for v := range whole.Variants {
+			w, g := whole.Variants[v], a.Variants[v]
+			if w.Seen != g.Seen || w.Step != g.Step || w.Status != g.Status || w.DivergedAt != g.DivergedAt ||
+				w.TrainLoss != g.TrainLoss || w.Alerts != g.Alerts || w.Outliers[0] != g.Outliers[0] ||
+				(w.Val == nil) != (g.Val == nil) || (w.Val != nil && *w.Val != *g.Val) || (w.Test == nil) != (g.Test == nil) {
+				t.Errorf("cut %d, variant %d: merged %+v, whole %+v", cut, v, g, w)
+			}
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"errors"
-	"io"
 	"math"
 	"runtime"
 	"strconv"
@@ -109,124 +107,6 @@ type repAcc struct {
 	meanR  []float64   // per layer: max |dx_mean|/√dx_var
 	train  []float32   // finite train losses, in step order
 	vals   []evalPoint
-}
-
-// Read reads one run file and summarises it. Errors are those of record's
-// reader (missing, not a run file, newer format, damaged header) and name the file.
-func Read(path string) (*Run, error) {
-	r, err := record.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	m := r.Meta()
-	run := &Run{Path: path, Meta: m}
-	nl := len(m.Layers)
-	accs := make([]repAcc, len(m.Variants))
-	tally := probes.NewTally(m)
-	warm := make([]probes.Warmup, len(m.Variants))
-	for v, vm := range m.Variants {
-		spec := vm.Spec
-		if spec == "" {
-			spec = vm.Name
-		}
-		w, err := probes.WarmupOf(spec)
-		if err != nil {
-			// A spec this normtop cannot parse (a newer file): summarise
-			// it without a window and say so.
-			run.Unparsed = append(run.Unparsed, spec)
-		}
-		warm[v] = w
-		accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
-			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
-	}
-	// Size each series from the index's per-series counts (no frame is read
-	// for them), so a large file's values are not copied by append's growth.
-	for _, st := range r.Stats() {
-		p, ok := probes.ProbeByName(st.Probe)
-		if ok && st.Variant < len(accs) && st.Layer < nl && st.Count < 1<<31 {
-			accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(p)].vals = make([]float32, 0, st.Count)
-		}
-	}
-	spectra := make([]*probes.Spectrum, len(m.Variants))
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if f.Variant < 0 || f.Variant >= len(accs) {
-			continue
-		}
-		tally.Add(&f)
-		a, w := &accs[f.Variant], &warm[f.Variant]
-		if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
-			a.train = append(a.train, float32(f.TrainLoss))
-		}
-		for _, e := range f.Eval {
-			if probes.Split(e.Split) == probes.SplitVal {
-				a.vals = append(a.vals, evalPoint{f.Step, e})
-			}
-		}
-		if f.Spectrum != nil {
-			spectra[f.Variant] = f.Spectrum
-		}
-		for _, al := range f.Alerts {
-			if al.Kind == probes.AlertOutlier && al.Layer >= 0 && al.Layer < nl && al.Probe < probes.NumProbes && !w.Skips(al.Probe, al.Step) {
-				a.series[al.Layer*int(probes.NumProbes)+int(al.Probe)].alerts++
-			}
-		}
-		for l := range f.Layers {
-			if l >= nl {
-				break
-			}
-			lv := &f.Layers[l]
-			ss := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
-			for p, x := range lv {
-				if math.IsNaN(x) {
-					continue // not measured at this step
-				}
-				s := &ss[p]
-				switch {
-				case w.Skips(probes.Probe(p), f.Step):
-					s.skipped++
-				case math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32:
-					s.nonFinite++
-				default:
-					s.vals = append(s.vals, float32(x))
-				}
-			}
-			if lv.Has(probes.DxMean) && lv.Has(probes.DxVar) && lv.Has(probes.DyVar) {
-				if r := math.Abs(lv[probes.DxMean]) / math.Sqrt(lv[probes.DxVar]); r > a.meanR[l] {
-					a.meanR[l] = r
-				}
-				if q := lv[probes.DxVar] / lv[probes.DyVar]; !math.IsNaN(q) && !math.IsInf(q, 0) {
-					a.ratios[l] = append(a.ratios[l], float32(q))
-				}
-			}
-		}
-	}
-	run.State, run.Damage = r.State(), r.Damage()
-	if end, ok := r.End(); ok {
-		run.End = &end
-		for v, step := range end.Diverged {
-			tally.MarkDiverged(v, step)
-		}
-	}
-	runSeed := parseSeed(m.Config["seed"])
-	for v := range m.Variants {
-		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
-			Tally: tally.Variants[v], Spectrum: spectra[v]}
-		if rep.Seed == 0 {
-			rep.Seed = runSeed
-		}
-		accs[v].finish(rep, nl)
-		accs[v] = repAcc{} // let the values go
-		run.Reps = append(run.Reps, rep)
-	}
-	return run, nil
 }
 
 func parseSeed(s string) int64 {
