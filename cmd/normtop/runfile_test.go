@@ -158,7 +158,7 @@ func TestBadRunFiles(t *testing.T) {
 		{"future version", write("future.ntr", future), []string{"future.ntr", "99", "1"}},
 		{"directory", dir, []string{dir}},
 	} {
-		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}} {
+		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}, {"report", tc.path}, {"report", good, tc.path, "--format", "md"}} {
 			res := normtop(t, dir, cmd...)
 			checkOneLine(t, tc.name+": "+cmd[0], res, exitData, tc.want...)
 		}
