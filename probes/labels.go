@@ -22,9 +22,9 @@ type Metric string
 // are per-token costs.
 const (
 	MetricAccuracy   Metric = "accuracy"
-	MetricBPC        Metric = "bpc"        // bits per character
-	MetricBPW        Metric = "bpw"        // bits per word
-	MetricPerplexity Metric = "perplexity" // per token
+	MetricBPC        Metric = "bpc" // bits per character
+	MetricBPW        Metric = "bpw" // bits per word
+	MetricPerplexity Metric = "ppl" // perplexity per token, exp(loss)
 )
 
 // Metric returns the run's metric.

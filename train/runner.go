@@ -482,9 +482,9 @@ func (r *Runner) buildMeta() probes.RunMeta {
 func (r *Runner) metric() string {
 	switch {
 	case r.src.text != nil:
-		return "bpc"
+		return string(probes.MetricBPC)
 	case r.src.corpus != nil:
-		return "ppl"
+		return string(probes.MetricPerplexity)
 	}
 	return "accuracy"
 }
