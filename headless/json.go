@@ -128,7 +128,7 @@ func (p *Printer) jsonSummary() {
 }
 
 // jsonMetric is a metric in the units of every output (accuracy in percent).
-func (p *Printer) jsonMetric(x float64) number { return number(probes.MetricValue(p.meta.Metric, x)) }
+func (p *Printer) jsonMetric(x float64) number { return number(p.meta.MetricKind().Value(x)) }
 
 func (p *Printer) jsonAlerts(as []probes.Alert) []jsonAlert {
 	var out []jsonAlert

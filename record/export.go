@@ -20,22 +20,9 @@ import (
 // shortest round-trip decimal, "+Inf"/"-Inf" and "NaN" for non-finite values.
 func exportNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func variantLabel(m probes.RunMeta, v int) string {
-	if v < 0 || v >= len(m.Variants) {
-		return "variant" + strconv.Itoa(v)
-	}
-	if m.Variants[v].Spec != "" {
-		return m.Variants[v].Spec
-	}
-	return m.Variants[v].Name
-}
+func variantLabel(m probes.RunMeta, v int) string { return m.VariantLabel(v) }
 
-func layerLabel(m probes.RunMeta, l int) string {
-	if l >= 0 && l < len(m.Layers) {
-		return m.Layers[l]
-	}
-	return "layer" + strconv.Itoa(l)
-}
+func layerLabel(m probes.RunMeta, l int) string { return m.LayerName(l) }
 
 func metricName(m probes.RunMeta) string {
 	if m.Metric == "" {
@@ -81,7 +68,7 @@ func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 // variant is the variant's full spec; unmeasured probes have no row. An
 // alert's series is alert_<kind>, then .<probe> when it concerns one probe;
 // its value row carries the message in text, its .threshold row the
-// threshold; its step is the row's. Metrics use probes.MetricValue's units.
+// threshold; its step is the row's. Metrics use probes.Metric.Value's units (accuracy in percent).
 func ExportCSV(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)
 	m := r.Meta()
@@ -114,7 +101,7 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		}
 		for _, e := range f.Eval {
 			num("", e.Split+"_loss", e.Loss)
-			num("", e.Split+"_"+metricName(m), probes.MetricValue(m.Metric, e.Metric))
+			num("", e.Split+"_"+metricName(m), m.MetricKind().Value(e.Metric))
 			if !math.IsNaN(e.TrainLoss) {
 				num("", e.Split+"_train_loss", e.TrainLoss)
 			}
@@ -248,7 +235,7 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = append(b, `,"loss":`...)
 				b = jsonNum(b, e.Loss)
 				b = append(b, `,"metric":`...)
-				b = jsonNum(b, probes.MetricValue(m.Metric, e.Metric))
+				b = jsonNum(b, m.MetricKind().Value(e.Metric))
 				b = append(b, `,"train_loss":`...)
 				b = jsonNum(b, e.TrainLoss)
 				b = append(b, '}')
@@ -307,39 +294,14 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 	return bw.Flush()
 }
 
-// variantSummary is what the Markdown table shows for one variant.
-type variantSummary struct {
-	lastStep   int
-	seen       bool
-	diverged   bool
-	divergedAt int
-	val, test  *probes.Eval
-}
-
 // ExportMarkdown writes a summary table in the papers' style: the final
 // validation metric per variant ("Diverge" where the variant diverged) and
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	sums := make([]variantSummary, len(m.Variants))
+	tally := probes.NewTally(m)
 	err := forEachFrame(r, func(f *probes.Frame) error {
-		if f.Variant < 0 || f.Variant >= len(sums) {
-			return nil
-		}
-		s := &sums[f.Variant]
-		s.seen, s.lastStep = true, f.Step
-		if f.Status == probes.Diverged && !s.diverged {
-			s.diverged, s.divergedAt = true, f.Step
-		}
-		for i := range f.Eval {
-			e := f.Eval[i]
-			switch e.Split {
-			case "val":
-				s.val = &e
-			case "test":
-				s.test = &e
-			}
-		}
+		tally.Add(f)
 		return nil
 	})
 	if err != nil {
@@ -348,14 +310,12 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 	end, ended := r.End()
 	if ended {
 		for v, step := range end.Diverged {
-			if v >= 0 && v < len(sums) && !sums[v].diverged {
-				sums[v].diverged, sums[v].divergedAt = true, step
-			}
+			tally.MarkDiverged(v, step)
 		}
 	}
 	hasTest := false
-	for _, s := range sums {
-		hasTest = hasTest || s.test != nil
+	for _, s := range tally.Variants {
+		hasTest = hasTest || s.Test != nil
 	}
 	metric := metricName(m)
 	bw := bufio.NewWriter(w)
@@ -383,22 +343,22 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		bw.WriteString("---:|")
 	}
 	bw.WriteString("\n")
-	for v, s := range sums {
+	for v, s := range tally.Variants {
 		steps := "—"
-		if s.seen {
-			steps = strconv.Itoa(s.lastStep)
+		if s.Seen {
+			steps = strconv.Itoa(s.Step)
 		}
 		val, test := "—", "—"
 		switch {
-		case s.diverged:
+		case s.Diverged():
 			val, test = "Diverge", "Diverge"
-			steps = strconv.Itoa(s.divergedAt)
+			steps = strconv.Itoa(s.DivergedAt)
 		default:
-			if s.val != nil {
-				val = formatMetric(metric, s.val.Metric)
+			if s.Val != nil {
+				val = formatMetric(metric, s.Val.Metric)
 			}
-			if s.test != nil {
-				test = formatMetric(metric, s.test.Metric)
+			if s.Test != nil {
+				test = formatMetric(metric, s.Test.Metric)
 			}
 		}
 		fmt.Fprintf(bw, "| %s | %s | %s |", mdEscape(variantLabel(m, v)), steps, val)
@@ -416,7 +376,7 @@ func formatMetric(metric string, v float64) string {
 	}
 	switch metric {
 	case "accuracy":
-		return strconv.FormatFloat(probes.MetricValue(metric, v), 'f', 2, 64)
+		return strconv.FormatFloat(probes.Metric(metric).Value(v), 'f', 2, 64)
 	case "bpc":
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}

@@ -48,9 +48,10 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 		}
 		p += n
 	}
-	e := memEstimate{variants: len(c.Variants), params: p,
+	seeds := float64(len(c.RunSeeds()))
+	e := memEstimate{variants: len(c.Variants) * len(c.RunSeeds()), params: p,
 		paramBytes:  p * (2*b + 16), // weight, gradient (dtype); Adam m, v (float64)
-		sharedBytes: p * 8,
+		sharedBytes: p * 8 * seeds,  // one float64 init per seed
 	}
 	batch := float64(c.Batch)
 	evalBatch := batch
@@ -69,16 +70,30 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 			20*25*h2*w2 + 2*50*h2*w2 + 50*h2*w2/4 + // conv2 likewise
 			6*float64(mm.hidden) + 2*float64(mm.classes)
 	case *transformer:
-		d, s, hd := float64(mm.d), float64(mm.seq), float64(mm.heads)
-		// per block: two norms, qkv, attention scores and softmax, attention
-		// output and projection, FFN up, ReLU and down, two residual sums
-		block := 18*d + 2*hd*s
-		perRow = 2*d + float64(mm.layers)*block + d + 2*float64(mm.vocab)
-		batch *= s
-		evalBatch *= s
+		perRow = transformerRow(mm)
+		batch *= float64(mm.seq)
+		evalBatch *= float64(mm.seq)
+	case *classifier:
+		perRow = transformerRow(mm.transformer)
+		batch *= float64(mm.seq)
+		evalBatch *= float64(mm.seq)
 	}
 	e.actBytes = b * perRow * (2*batch + evalBatch)
 	return e
+}
+
+// transformerRow is the activation values per token position: per block
+// two norms, qkv, attention scores and softmax, attention output and
+// projection, FFN up, ReLU and down, two residual sums; then the final norm
+// and the logits with their softmax.
+func transformerRow(m *transformer) float64 {
+	d, s, hd := float64(m.d), float64(m.seq), float64(m.heads)
+	block := 18*d + 2*hd*s
+	out := float64(m.out)
+	if out == 0 {
+		out = float64(m.vocab)
+	}
+	return 2*d + float64(m.layers)*block + d + 2*out
 }
 
 // checkMemory refuses a configuration whose estimate exceeds the memory
@@ -93,14 +108,14 @@ func checkMemory(c Config, m model, src *source) error {
 	if e.total() <= float64(avail) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s would need at least %s (%d variants × %s: %s weights with gradients and Adam state, %s activations) but %s of memory is available; reduce %s or the number of variants",
+	return fmt.Errorf("%w: %s would need at least %s (%d trainings (variants × seeds) × %s: %s weights with gradients and Adam state, %s activations) but %s of memory is available; reduce %s or the number of variants",
 		ErrTooLarge, m.Name(), bytesString(e.total()), e.variants, bytesString(e.paramBytes+e.actBytes),
 		bytesString(e.paramBytes), bytesString(e.actBytes), bytesString(float64(avail)), sizeFlags(m))
 }
 
 func sizeFlags(m model) string {
 	switch m.(type) {
-	case *transformer:
+	case *transformer, *classifier:
 		return "--d-model, --layers, --seq-len, --batch"
 	case *mlp, *cnn:
 		return "--batch, the image size"

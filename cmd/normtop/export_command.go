@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/normtop/normtop/record"
 )
@@ -42,27 +42,19 @@ func runExport(args []string, st streams) error {
 	return nil
 }
 
-// exportToFile writes next to --out and renames, so a failed export never
-// leaves a file that looks complete.
+// exportToFile writes the export through writeFileAtomic; an exporter's
+// error is a data error (the run file could not be read).
 func exportToFile(o *exportOptions, r *record.Reader) error {
-	tmp, err := createBeside(o.out)
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := exporters[o.format](tmp, r); err != nil {
-		tmp.Close()
-		return dataError(fmt.Errorf("%s: %w", o.path, err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
-	if err := os.Rename(tmp.Name(), o.out); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err
+	var readErr error
+	err := writeFileAtomic(o.out, func(w io.Writer) error {
+		if err := exporters[o.format](w, r); err != nil {
+			readErr = dataError(fmt.Errorf("%s: %w", o.path, err))
+			return readErr
 		}
-		return fmt.Errorf("--out %s: %w", o.out, err)
+		return nil
+	})
+	if readErr != nil {
+		return readErr
 	}
-	return nil
+	return err
 }

@@ -141,6 +141,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "a.ntr", "--from", "-1"}, []string{"--from -1"}},
 		{[]string{"export", "a.ntr", "--format", "xls"}, []string{`--format "xls"`, "csv, jsonl or md"}},
 		{[]string{"export"}, []string{"export needs a run file"}},
+		{[]string{"report"}, []string{"report needs one or more run files"}},
+		{[]string{"report", "a.ntr", "--format", "html"}, []string{`--format "html"`, "text, md or json"}},
+		{[]string{"report", "a.ntr", "--seeds", "1"}, []string{"unknown flag --seeds", "normtop report --help"}},
 		{[]string{"variants", "x"}, []string{`got "x"`}},
 		{[]string{"version", "--short"}, []string{"unknown flag --short"}},
 	} {
@@ -153,7 +156,7 @@ func TestHelp(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"--help"}, {"help"}, {"-h"}, {"help", "train"}, {"train", "--help"}, {"train", "--model", "mlp", "--help"},
-		{"replay", "--help"}, {"export", "-h"}, {"variants", "--help"}, {"version", "--help"},
+		{"replay", "--help"}, {"export", "-h"}, {"report", "--help"}, {"help", "report"}, {"variants", "--help"}, {"version", "--help"},
 	} {
 		res := normtop(t, dir, args...)
 		if res.code != 0 || res.stderr != "" || !strings.Contains(res.stdout, "Usage:") || !strings.Contains(res.stdout, "xample") {

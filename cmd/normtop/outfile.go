@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -15,11 +16,8 @@ import (
 // that names a directory, before anything is read or written.
 func checkOut(out, hint string, inputs ...string) error {
 	ofi, err := os.Stat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // a new file cannot be an input
-	}
 	if err != nil {
-		return nil // the create below reports it in its own words
+		return nil // a new file cannot be an input; other errors are the create's to report
 	}
 	if ofi.IsDir() {
 		return usageErrorf(hint, "--out %s is a directory; give a file name", out)
@@ -28,6 +26,32 @@ func checkOut(out, hint string, inputs ...string) error {
 		if ifi, err := os.Stat(in); err == nil && os.SameFile(ifi, ofi) {
 			return usageErrorf(hint, "--out %s is the same file as the run file %s; writing there would destroy the recording", out, in)
 		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes --out through a temporary file next to path and
+// renames it, so that a failed export or report never leaves a file that
+// looks complete. An error from write is returned as it is.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := createBeside(path)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err // the temporary name would only confuse
+		}
+		return fmt.Errorf("--out %s: %w", path, err)
 	}
 	return nil
 }

@@ -161,7 +161,7 @@ func TestBadRunFiles(t *testing.T) {
 		{"named pipe", fifo(t, filepath.Join(dir, "pipe.ntr")), []string{"pipe.ntr", "named pipe", "regular file"}},
 		{"character device", "/dev/zero", []string{"/dev/zero", "character device"}},
 	} {
-		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}} {
+		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}, {"report", tc.path}, {"report", good, tc.path, "--format", "md"}} {
 			res := normtop(t, dir, cmd...)
 			checkOneLine(t, tc.name+": "+cmd[0], res, exitData, tc.want...)
 		}
