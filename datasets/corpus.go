@@ -121,7 +121,7 @@ func loadCorpusPath(ctx context.Context, path string) ([]textDoc, error) {
 	if st.Size() > maxTextBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a corpus may have here", path, st.Size(), maxTextBytes>>20)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFileLimited(ctx, path, maxTextBytes) // a device or pipe says size 0
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,10 @@ func TestLoadTextCharDevice(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "over 256 MiB") {
 		t.Fatalf("LoadText(/dev/zero) = %v, want an \"over 256 MiB\" error", err)
 	}
+	_, err = LoadCorpus(context.Background(), "/dev/zero", CorpusOptions{})
+	if err == nil || !strings.Contains(err.Error(), "over 256 MiB") {
+		t.Fatalf("LoadCorpus(/dev/zero) = %v, want an \"over 256 MiB\" error", err)
+	}
 }
 
 func TestReadFileLimited(t *testing.T) {

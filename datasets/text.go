@@ -89,7 +89,7 @@ func readFileLimited(ctx context.Context, path string, limit int64) ([]byte, err
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: over %d MiB (not a regular file, read until the limit), more than a character-level corpus may have here", path, limit>>20)
+		return nil, fmt.Errorf("%s: over %d MiB (not a regular file, read until the limit), more than a text corpus may have here", path, limit>>20)
 	}
 	return data, nil
 }

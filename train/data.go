@@ -60,7 +60,7 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case "transformer", "classifier":
 		if IsWordData(c.Data) {
-			return loadWords(s, c)
+			return loadWords(ctx, s, c)
 		}
 		txt, err := datasets.LoadTextContext(ctx, c.DataPath)
 		if err != nil {
@@ -103,12 +103,11 @@ func wordOptions(c Config) datasets.CorpusOptions {
 
 // loadWords loads a word-level set: c.Data names a built-in package, or
 // "words"/"docs" with c.DataPath a file or directory of the user's.
-func loadWords(s *source, c Config) (*source, error) {
+func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 	name := c.Data
 	if c.DataPath != "" {
 		name = c.DataPath
 	}
-	ctx := context.Background()
 	if c.Model == "classifier" {
 		opt := wordOptions(c)
 		opt.MaxLen = c.SeqLen
