@@ -38,14 +38,18 @@ func trainStep(b *testing.B, r *Runner, step int) {
 	}
 }
 
+// benchConfigs are the models benchmarked: the default character
+// transformer, the mlp, and the findings' word-level language model (sotu)
+// and classifier (spam), whose data normtop fetches once into its cache.
 func benchConfigs() map[string]Config {
-	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp")}
+	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp"),
+		"words": WordConfig("sotu"), "classifier": ClassifierConfig()}
 }
 
-// BenchmarkSteps reports training steps per second of one variant of the
-// default transformer and of the mlp, default probes on.
+// BenchmarkSteps reports training steps per second of one variant of each
+// model, default probes on.
 func BenchmarkSteps(b *testing.B) {
-	for _, name := range []string{"transformer", "mlp"} {
+	for _, name := range []string{"transformer", "mlp", "words", "classifier"} {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
 			b.Run(name+"/"+variant, func(b *testing.B) {
 				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
