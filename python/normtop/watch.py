@@ -1,0 +1,480 @@
+"""watch(): hooks on a model's normalization layers, and the Run they feed."""
+
+import datetime
+import math
+import os
+import time
+import uuid
+
+import torch
+
+from . import probes as P
+from .sites import BATCHNORM, GROUPNORM, RMSNORM, find_sites
+from .stream import PROBES, StreamWriter, num, rfc3339
+
+DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
+
+
+class _LayerState:
+    """What one site of one variant carries between hooks and steps."""
+
+    def __init__(self, site, row):
+        self.site, self.row = site, row
+        self.shadow = None  # [3, C] EMAs of μ_B, σ_B², ψ_B²; NaN until the first batch
+        self.run_mean = self.run_var = None  # own running stats before this batch
+        self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
+        self.mean = self.var = self.n = None
+
+
+class _Variant:
+    """One model of the run: its sites, hooks, probe buffer and pending frame."""
+
+    def __init__(self, run, index, name, model, modules):
+        self.run, self.index, self.name, self.model = run, index, name, model
+        self.sites = find_sites(model, modules)
+        self.states = []
+        self.handles = []
+        self.due = False
+        self.touched = False  # a hook wrote probe values since the last take
+        self.bufs = {}  # device → [L, NUM_PROBES] tensor in run.acc
+        self.cols = {}  # (device, probe columns) → index tensor
+        self.pending = None
+        self.last_step = 0
+        self.last_time = None
+        self.losses_since_eval = []
+        self.mask = None
+
+    def attach(self, layer_index):
+        for s in self.sites:
+            st = _LayerState(s, layer_index[s.name])
+            self.states.append(st)
+            m = s.module
+            self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+            self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+            self.handles.append(m.register_full_backward_hook(self._bwd_hook(st)))
+
+    def detach(self):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+    def _active(self, module):
+        return self.due and module.training and torch.is_grad_enabled()
+
+    def _buf(self, device):
+        b = self.bufs.get(device)
+        if b is None:
+            b = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=self.run.acc, device=device)
+            self.bufs[device] = b
+        return b
+
+    def _put(self, st, device, cols, values):
+        # One index_copy_ per hook: the values stay on the device.
+        b = self._buf(device)
+        key = (device, tuple(cols))
+        idx = self.cols.get(key)
+        if idx is None:  # made once per device and probe set, never per step
+            idx = self.cols[key] = torch.tensor(cols, device=device)
+        b[st.row].index_copy_(0, idx, torch.stack(values).to(b.dtype))
+        self.touched = True
+
+    def _weights(self, st, x):
+        """Real-row weights for the per-feature view and the normalization
+        rows of x, from the mask the user set (None: every row is real)."""
+        m = self.mask
+        if m is None:
+            return None, None
+        s = st.site
+        m = m.reshape(-1).to(device=x.device, dtype=self.run.acc)
+        feat_rows = s.feature_view(x).shape[0]
+        norm_rows = s.row_view(x).shape[0]
+        if m.numel() == feat_rows and s.kind != GROUPNORM:
+            return m, m
+        if x.dim() > 0 and m.numel() == x.shape[0]:  # one flag per sample
+            return (m.repeat_interleave(feat_rows // x.shape[0]),
+                    m.repeat_interleave(norm_rows // x.shape[0]))
+        raise ValueError(f"normtop: layer {s.name}: the mask has {m.numel()} entries but the "
+                         f"layer's input has {feat_rows} positions ({x.shape[0]} samples)")
+
+    def _pre_hook(self, st):
+        def hook(module, inputs):
+            if not self._active(module) or not st.site.has_running:
+                return
+            st.run_mean = module.running_mean.detach().clone()
+            st.run_var = module.running_var.detach().clone()
+        return hook
+
+    def _fwd_hook(self, st):
+        def hook(module, inputs, output):
+            if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
+                return
+            with torch.no_grad():
+                self._forward(st, inputs[0].detach())
+        return hook
+
+    def _forward(self, st, x):
+        acc = self.run.acc
+        s = st.site
+        w_feat, w_row = self._weights(st, x)
+        xf = s.feature_view(x).to(acc)
+        mean, var, psi2, n, in_mean, in_std, maxabs = P.col_stats(xf, w_feat)
+        batch = torch.stack([mean, var, psi2])
+        if st.shadow is None or st.shadow.shape != batch.shape or st.shadow.device != batch.device:
+            st.shadow = torch.full_like(batch, math.nan)
+        ref = st.shadow
+        if st.run_mean is not None:
+            ref = torch.cat([torch.stack([st.run_mean.to(acc), st.run_var.to(acc)]), ref[2:]])
+        dists = P.dist_rows(batch, ref)
+        # Shadows start from the first batch's statistics; a statistic with
+        # a non-finite value (or n = 0) is not folded in (spec §5, §4).
+        ok = torch.isfinite(batch).all(dim=1, keepdim=True)
+        upd = torch.where(torch.isnan(st.shadow), batch, st.shadow.lerp(batch, self.run.momentum))
+        st.shadow = torch.where(ok, upd, st.shadow)
+        st.run_mean = st.run_var = None
+        cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
+        vals = [dists[0], dists[1], dists[2], in_mean, in_std, maxabs]
+        if s.weight is not None:
+            cols.append(P.GAMMA_DRIFT)
+            vals.append((s.weight.detach().to(acc) - 1).norm())
+        if s.bias is not None:
+            cols.append(P.BETA_NORM)
+            vals.append(s.bias.detach().to(acc).norm())
+        self._put(st, x.device, cols, vals)
+        st.x, st.w_feat, st.w_row = x, w_feat, w_row
+        st.mean, st.var, st.n = mean, var, n
+
+    def _bwd_hook(self, st):
+        def hook(module, grad_input, grad_output):
+            if st.x is None:
+                return
+            try:
+                g = grad_output[0] if grad_output else None
+                dx = grad_input[0] if grad_input else None
+                if isinstance(g, torch.Tensor) and g.shape == st.x.shape:
+                    with torch.no_grad():
+                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+            finally:
+                st.x = st.w_feat = st.w_row = st.mean = st.var = st.n = None
+        return hook
+
+    def _backward(self, st, g, dx):
+        acc = self.run.acc
+        s, x = st.site, st.x
+        cols, vals = [], []
+        if s.kind == BATCHNORM:
+            xf, gf = s.feature_view(x).to(acc), s.feature_view(g).to(acc)
+            gam = s.feature_gamma()
+            gh = gf if gam is None else gf * gam.to(acc)
+            w, n = st.w_feat, st.n
+            gmu, gvar = P.batchnorm_grad(xf, gh, w, n, st.mean, st.var, s.eps)
+            cols += [P.G_MU, P.G_VAR]
+            vals += [gmu, gvar]
+            rows_g = gf
+            rows_dx = None if dx is None else s.feature_view(dx).to(acc)
+        else:
+            xr, gr = s.row_view(x).to(acc), s.row_view(g).to(acc)
+            gam = s.row_gamma(x)
+            gh = gr if gam is None else (gr.reshape(-1, *gam.shape) * gam.to(acc)).reshape(gr.shape)
+            w = st.w_row
+            n = None if w is None else w.sum()
+            if s.kind == RMSNORM:
+                cols.append(P.G_PSI2)
+                vals.append(P.rmsnorm_grad(xr, gh, w, n, s.eps))
+            else:
+                gmu, gvar = P.layernorm_grad(xr, gh, w, n, s.eps)
+                cols += [P.G_MU, P.G_VAR]
+                vals += [gmu, gvar]
+            rows_g = gr
+            rows_dx = None if dx is None else s.row_view(dx).to(acc)
+        dym, dyv = P.row_moments(rows_g, w, n)
+        cols += [P.DY_MEAN, P.DY_VAR]
+        vals += [dym, dyv]
+        if rows_dx is not None:
+            dxm, dxv = P.row_moments(rows_dx, w, n)
+            cols += [P.DX_MEAN, P.DX_VAR]
+            vals += [dxm, dxv]
+        self._put(st, g.device, cols, vals)
+
+    def take(self, extra=None):
+        """The probe values of the step as host floats: one copy per device
+        holding a site (one in the usual case), then the buffers are reset.
+        extra: a tensor to bring back in the same copy (the train loss)."""
+        out = None
+        extra_val = None
+        if self.touched:
+            out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
+            for dev, b in self.bufs.items():
+                flat = b.reshape(-1)
+                if extra is not None and extra_val is None and extra.device == dev:
+                    flat = torch.cat([flat, extra.detach().reshape(1).to(b.dtype)])
+                host = flat.cpu().tolist()
+                if len(host) > b.numel():
+                    extra_val = host[-1]
+                for st in self.states:
+                    row = host[st.row * P.NUM_PROBES:(st.row + 1) * P.NUM_PROBES]
+                    if any(not math.isnan(v) for v in row):
+                        out[st.row] = row
+                b.fill_(math.nan)
+            self.touched = False
+        if extra is not None and extra_val is None:
+            extra_val = float(extra.detach())
+        return out, extra_val
+
+
+class Run:
+    """A watched training run: hooks on every variant's norm layers and the
+    stream they write. Call log() once per training step, close() at the end
+    (or use it as a context manager)."""
+
+    def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
+                 momentum=DEFAULT_MOMENTUM, precision="float64", run_id=None, model_name=None,
+                 data="", metric="", config=None, streams=None, rank=None):
+        if not isinstance(every, int) or every < 1:
+            raise ValueError(f"normtop: every={every!r}: want an integer ≥ 1")
+        if not isinstance(spectrum_every, int) or spectrum_every < 0:
+            raise ValueError(f"normtop: spectrum_every={spectrum_every!r}: want an integer ≥ 0 (0 = off)")
+        if not 0 < momentum <= 1:
+            raise ValueError(f"normtop: momentum={momentum!r}: want 0 < m ≤ 1")
+        accs = {"float64": torch.float64, "float32": torch.float32}
+        if precision not in accs:
+            raise ValueError(f"normtop: precision={precision!r}; valid: float64, float32")
+        self.acc, self.every, self.momentum = accs[precision], every, float(momentum)
+        self.spectrum_every = spectrum_every
+        if isinstance(models, torch.nn.Module):
+            models = {type(models).__name__: models}
+        if not models:
+            raise ValueError("normtop: no model to watch")
+        self.variants = [_Variant(self, i, str(k), m, modules) for i, (k, m) in enumerate(models.items())]
+        self.layers = []
+        for v in self.variants:
+            for s in v.sites:
+                if s.name not in self.layers:
+                    self.layers.append(s.name)
+        if not self.layers:
+            raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
+                             "RMSNorm); name yours with modules=[...]")
+        self.embeddings = [self._find_embedding(v.model, embedding) for v in self.variants]
+        self.start = time.time()
+        start = datetime.datetime.now(datetime.timezone.utc)
+        cfg = {"source": "pytorch", "torch": torch.__version__, "probe_every": str(every),
+               "spectrum_every": str(spectrum_every), "shadow_momentum": repr(self.momentum),
+               "precision": precision}
+        if rank is not None:
+            cfg["rank"] = str(rank)
+        for k, v in (config or {}).items():
+            cfg[str(k)] = str(v)
+        first = self.variants[0].model
+        meta = {
+            "RunID": run_id or start.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
+            "Model": model_name or "pytorch:" + type(first).__name__,
+            "Data": data,
+            "Metric": metric,
+            "Variants": [{"Name": v.name, "Spec": v.name} for v in self.variants],
+            "Layers": list(self.layers),
+            "Start": rfc3339(start),
+            "Config": cfg,
+        }
+        self.meta = meta
+        self.writer = StreamWriter(path, meta, streams)
+        self.path = path
+        index = {n: i for i, n in enumerate(self.layers)}
+        for v in self.variants:
+            v.attach(index)
+            v.due = self._due(1)
+        self.closed = False
+
+    @staticmethod
+    def _find_embedding(model, embedding):
+        if embedding is False:
+            return None
+        if isinstance(embedding, torch.Tensor):
+            return embedding
+        if isinstance(embedding, torch.nn.Module):
+            return embedding.weight
+        if isinstance(embedding, str):
+            return dict(model.named_modules())[embedding].weight
+        for m in model.modules():
+            if isinstance(m, torch.nn.Embedding):
+                return m.weight
+        return None
+
+    def _due(self, step):
+        return step % self.every == 0
+
+    def _variant(self, variant):
+        if variant is None:
+            if len(self.variants) != 1:
+                raise ValueError("normtop: this run watches several models; say which with variant=")
+            return self.variants[0]
+        for v in self.variants:
+            if v.name == variant or v.index == variant:
+                return v
+        raise ValueError(f"normtop: no variant {variant!r}; have {', '.join(v.name for v in self.variants)}")
+
+    def set_mask(self, mask, variant=None):
+        """Marks the real rows (True/1) of the next forward passes; padding
+        rows are left out of every statistic. The mask has one entry per
+        position of the normalization layers' inputs (e.g. [batch, seq] for
+        a [batch, seq, d] LayerNorm input) or one per sample. None clears it."""
+        vs = self.variants if variant is None else [self._variant(variant)]
+        for v in vs:
+            v.mask = None if mask is None else mask.detach()
+
+    def log(self, step, train_loss=None, val_loss=None, val_metric=None, test_loss=None,
+            test_metric=None, epoch=None, variant=None):
+        """Records step `step` of a variant: the probes measured since the
+        previous log() of that variant and the losses given. Tensors are
+        fine (the train loss is brought back in the probes' one copy). A
+        second log() with the same step (e.g. the evaluation) adds to it."""
+        if self.closed:
+            raise RuntimeError("normtop: log() after close()")
+        v = self._variant(variant)
+        step = int(step)
+        layers, tl = v.take(train_loss if isinstance(train_loss, torch.Tensor) else None)
+        if train_loss is not None and not isinstance(train_loss, torch.Tensor):
+            tl = float(train_loss)
+        p = v.pending
+        if p is None or p["step"] != step:
+            if p is not None:
+                self.writer.frame(self._line(v, p))
+            now = time.time()
+            rate = 0.0
+            if v.last_time is not None and step > v.last_step and now > v.last_time:
+                rate = (step - v.last_step) / (now - v.last_time)
+            v.last_time, v.last_step = now, step
+            p = v.pending = {"step": step, "epoch": 0.0, "train_loss": math.nan, "layers": None,
+                             "eval": None, "spectrum": None, "elapsed": now - self.start, "rate": rate}
+        if epoch is not None:
+            p["epoch"] = float(epoch)
+        if tl is not None:
+            p["train_loss"] = tl
+            if math.isfinite(tl):
+                v.losses_since_eval.append(tl)
+        if layers is not None:
+            p["layers"] = layers
+        for split, loss, metric in (("val", val_loss, val_metric), ("test", test_loss, test_metric)):
+            if loss is None and metric is None:
+                continue
+            ls = v.losses_since_eval
+            ev = {"split": split, "loss": num(_f(loss)), "metric": num(_f(metric)),
+                  "train_loss": num(sum(ls) / len(ls)) if ls else None}
+            if split == "val":
+                v.losses_since_eval = []
+            p["eval"] = (p["eval"] or []) + [ev]
+        emb = self.embeddings[v.index]
+        if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
+            sig, er = P.spectrum(emb)
+            p["spectrum"] = {"step": step, "sigma": [num(x) for x in sig.cpu().tolist()], "eff_rank": num(float(er))}
+        v.due = self._due(step + 1)
+
+    def _line(self, v, p, status="running"):
+        o = {"variant": v.name, "variant_index": v.index, "step": p["step"], "epoch": num(p["epoch"]),
+             "train_loss": num(p["train_loss"]), "status": status, "elapsed_s": num(p["elapsed"]),
+             "steps_per_sec": num(p["rate"])}
+        if p["layers"] is not None:
+            lay = {}
+            for name, row in zip(self.layers, p["layers"]):
+                vals = {PROBES[i]: num(x) for i, x in enumerate(row) if not math.isnan(x)}
+                if vals:
+                    lay[name] = vals
+            o["layers"] = lay
+        if p["eval"] is not None:
+            o["eval"] = p["eval"]
+        if p["spectrum"] is not None:
+            o["spectrum"] = p["spectrum"]
+        return o
+
+    def close(self, status="completed"):
+        """Writes each variant's last step (status done, or stopped when
+        status is "interrupted"), the end line, and removes the hooks."""
+        if self.closed:
+            return
+        self.closed = True
+        fs = {"completed": "done", "interrupted": "stopped", "diverged": "diverged"}
+        if status not in fs:
+            raise ValueError(f"normtop: close(status={status!r}); valid: {', '.join(fs)}")
+        diverged = {}
+        for v in self.variants:
+            v.detach()
+            if v.pending is not None:
+                self.writer.frame(self._line(v, v.pending, fs[status]))
+                if status == "diverged":
+                    diverged[v.index] = v.pending["step"]
+        self.writer.close(status, diverged)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.close("completed" if et is None else "interrupted")
+        return False
+
+
+def _f(x):
+    if x is None:
+        return math.nan
+    if isinstance(x, torch.Tensor):
+        return float(x.detach())
+    return float(x)
+
+
+class NullRun:
+    """What watch() returns on a rank that does not write: log() and close()
+    do nothing, so the training loop needs no rank test."""
+
+    path = None
+    variants = ()
+
+    def log(self, *a, **k):
+        pass
+
+    def set_mask(self, *a, **k):
+        pass
+
+    def close(self, *a, **k):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def rank_path(path, rank):
+    """runs/x.jsonl → runs/x.rank3.jsonl."""
+    root, ext = os.path.splitext(path)
+    return f"{root}.rank{rank}{ext}"
+
+
+def watch(model, path, every=1, modules=None, ranks=0, **kw):
+    """Watches the normalization layers of model (or of each model of a
+    dict {variant name: model}, shown side by side like normtop's variants)
+    and writes the stream of record/STREAM.md to path.
+
+    every: probes are measured at steps every, 2·every, ... (1 = each step).
+    modules: extra modules to watch (names or objects, or {name: kind}).
+    ranks: under torch.distributed, 0 (default) writes from rank 0 only and
+    the other ranks get a NullRun; "all" makes every rank write its own
+    stream (path with ".rank<r>" before the extension) and rank 0's stream
+    lists them, so `normtop replay path` shows the ranks side by side.
+    Other keywords: spectrum_every (100; 0 = off), embedding (module, name,
+    tensor or False), momentum (0.05), precision ("float64" | "float32"),
+    run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config.
+    """
+    rank, world = 0, 1
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        rank, world = dist.get_rank(), dist.get_world_size()
+    if world == 1:
+        return Run(model, path, every, modules, **kw)
+    if ranks == "all":
+        if rank == 0:
+            others = [os.path.basename(rank_path(path, r)) for r in range(1, world)]
+            return Run(model, path, every, modules, streams=others, rank=0, **kw)
+        return Run(model, rank_path(path, rank), every, modules, rank=rank, **kw)
+    if ranks != 0 and ranks != "0":
+        raise ValueError(f"normtop: ranks={ranks!r}; valid: 0 (rank 0 only) or \"all\"")
+    if rank == 0:
+        return Run(model, path, every, modules, rank=0, **kw)
+    return NullRun()
