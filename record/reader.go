@@ -93,11 +93,19 @@ type Reader struct {
 	target int64 // Next drops frames with Step < target (Seek)
 
 	idx index
+
+	js        *streamState // non-nil when the file is a stream (STREAM.md)
+	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
 
 // Open opens a run file for reading: it checks the prelude, the format
 // version, and reads the header and the registry. It reads no frames.
-func Open(path string) (*Reader, error) {
+//
+// A stream (STREAM.md: JSON Lines that any trainer can write) is told apart
+// from a run file by its content and read through the same methods.
+func Open(path string) (*Reader, error) { return open(path, true) }
+
+func open(path string, listRanks bool) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -105,12 +113,14 @@ func Open(path string) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
-	r := &Reader{path: path, f: f, target: noStep}
+	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks}
 	if err := r.readHead(); err != nil {
 		f.Close()
 		return nil, err
 	}
-	r.loadTrailer()
+	if r.js == nil {
+		r.loadTrailer()
+	}
 	return r, nil
 }
 
@@ -118,6 +128,9 @@ func (r *Reader) readHead() error {
 	p, err := r.peek(0, preludeSize)
 	if err != nil {
 		return fmt.Errorf("run file %s: %w", r.path, err)
+	}
+	if isStream(p) {
+		return r.readStreamHead(r.listRanks)
 	}
 	switch {
 	case len(p) == 0:
@@ -179,16 +192,30 @@ func (r *Reader) Meta() probes.RunMeta { return r.meta }
 // Path returns the file name given to Open.
 func (r *Reader) Path() string { return r.path }
 
-// Close closes the file.
-func (r *Reader) Close() error { return r.f.Close() }
+// Close closes the file (and the other ranks' streams a stream listed).
+func (r *Reader) Close() error {
+	if r.js != nil && r.js.ranks != nil {
+		r.js.ranks.close()
+	}
+	return r.f.Close()
+}
 
 // Damage returns the damaged regions met so far, in file order. A region
 // still being scanned at the current end is included with its length so far.
-func (r *Reader) Damage() []Damage { return append([]Damage(nil), r.damage...) }
+func (r *Reader) Damage() []Damage {
+	d := append([]Damage(nil), r.damage...)
+	if r.js != nil && r.js.ranks != nil {
+		d = append(d, r.js.ranks.damage()...)
+	}
+	return d
+}
 
 // End returns the end record once it has been read (or, for a file closed
 // normally, found through the trailer at Open).
 func (r *Reader) End() (End, bool) {
+	if r.js != nil {
+		return r.streamEnd()
+	}
 	if r.end == nil {
 		return End{}, false
 	}
@@ -201,6 +228,14 @@ func (r *Reader) End() (End, bool) {
 // ended without an end record (Unterminated). Call it after Next returned
 // io.EOF.
 func (r *Reader) State() State {
+	if r.js != nil {
+		return r.streamState()
+	}
+	return r.fileState()
+}
+
+// fileState is State for this file alone.
+func (r *Reader) fileState() State {
 	if r.end != nil {
 		return Complete
 	}
@@ -221,6 +256,9 @@ func (r *Reader) State() State {
 // A record only partly written is left for a later call and is not damage.
 // Damaged bytes are skipped and reported through Damage.
 func (r *Reader) Next() (probes.Frame, error) {
+	if r.js != nil {
+		return r.streamNext()
+	}
 	for {
 		if len(r.pend) > 0 {
 			if f, ok := r.nextPending(); ok {
