@@ -68,6 +68,19 @@ type streamEval struct {
 	TrainLoss jnum   `json:"train_loss"`
 }
 
+// UnmarshalJSON leaves a missing loss, metric or train loss NaN (unknown),
+// not 0.
+func (e *streamEval) UnmarshalJSON(b []byte) error {
+	type plain streamEval
+	nan := jnum(math.NaN())
+	p := plain{Loss: nan, Metric: nan, TrainLoss: nan}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = streamEval(p)
+	return nil
+}
+
 type streamAlert struct {
 	Kind      string  `json:"kind"`
 	Step      int     `json:"step"`
