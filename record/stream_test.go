@@ -280,7 +280,7 @@ func TestStreamDamagedLines(t *testing.T) {
 func TestStreamOpenErrors(t *testing.T) {
 	for _, c := range []struct {
 		name, body, want string
-		incomplete        bool
+		incomplete       bool
 	}{
 		{"export output", `{"variant":"ln","step":1}` + "\n", "not a normtop stream", false},
 		{"newer", `{"normtop_stream":9,"meta":{"Variants":[{"Name":"a"}]}}` + "\n", "version 9", false},
