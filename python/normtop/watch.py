@@ -21,9 +21,9 @@ class _LayerState:
     def __init__(self, site, row):
         self.site, self.row = site, row
         self.shadow = None  # [3, C] EMAs of μ_B, σ_B², ψ_B²; NaN until the first batch
-        self.run_mean = self.run_var = None  # own running stats before this batch
+        self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
         self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
-        self.mean = self.var = self.n = None
+        self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
 
 
 class _Variant:
@@ -36,8 +36,7 @@ class _Variant:
         self.handles = []
         self.due = False
         self.touched = False  # a hook wrote probe values since the last take
-        self.bufs = {}  # device → [L, NUM_PROBES] tensor in run.acc
-        self.cols = {}  # (device, probe columns) → index tensor
+        self.cols = {}  # (device, layer rows, probe columns) → index tensors
         self.pending = None
         self.last_step = 0
         self.last_time = None
@@ -61,23 +60,6 @@ class _Variant:
     def _active(self, module):
         return self.due and module.training and torch.is_grad_enabled()
 
-    def _buf(self, device):
-        b = self.bufs.get(device)
-        if b is None:
-            b = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=self.run.acc, device=device)
-            self.bufs[device] = b
-        return b
-
-    def _put(self, st, device, cols, values):
-        # One index_copy_ per hook: the values stay on the device.
-        b = self._buf(device)
-        key = (device, tuple(cols))
-        idx = self.cols.get(key)
-        if idx is None:  # made once per device and probe set, never per step
-            idx = self.cols[key] = torch.tensor(cols, device=device)
-        b[st.row].index_copy_(0, idx, torch.stack(values).to(b.dtype))
-        self.touched = True
-
     def _weights(self, st, x):
         """Real-row weights for the per-feature view and the normalization
         rows of x, from the mask the user set (None: every row is real)."""
@@ -100,8 +82,8 @@ class _Variant:
         def hook(module, inputs):
             if not self._active(module) or not st.site.has_running:
                 return
-            st.run_mean = module.running_mean.detach().clone()
-            st.run_var = module.running_var.detach().clone()
+            # The running statistics before this batch's update (§5).
+            st.own = torch.stack([module.running_mean.detach(), module.running_var.detach()])
         return hook
 
     def _fwd_hook(self, st):
@@ -112,36 +94,35 @@ class _Variant:
                 self._forward(st, inputs[0].detach())
         return hook
 
+    def _acc(self, x):
+        """The dtype statistics are taken in: the run's, or the input's own
+        (float32 at least) under precision="input"."""
+        if self.run.acc is not None:
+            return self.run.acc
+        return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
+
     def _forward(self, st, x):
-        acc = self.run.acc
+        # Only the passes over the activation happen here; the per-layer
+        # arithmetic on the resulting vectors runs batched over all layers
+        # in finish() (a handful of ops per step instead of dozens per layer).
         s = st.site
+        acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
-        xf = s.feature_view(x).to(acc)
-        mean, var, psi2, n, in_mean, in_std, maxabs = P.col_stats(xf, w_feat)
-        batch = torch.stack([mean, var, psi2])
-        if st.shadow is None or st.shadow.shape != batch.shape or st.shadow.device != batch.device:
-            st.shadow = torch.full_like(batch, math.nan)
-        ref = st.shadow
-        if st.run_mean is not None:
-            ref = torch.cat([torch.stack([st.run_mean.to(acc), st.run_var.to(acc)]), ref[2:]])
-        dists = P.dist_rows(batch, ref)
-        # Shadows start from the first batch's statistics; a statistic with
-        # a non-finite value (or n = 0) is not folded in (spec §5, §4).
-        ok = torch.isfinite(batch).all(dim=1, keepdim=True)
-        upd = torch.where(torch.isnan(st.shadow), batch, st.shadow.lerp(batch, self.run.momentum))
-        st.shadow = torch.where(ok, upd, st.shadow)
-        st.run_mean = st.run_var = None
-        cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
-        vals = [dists[0], dists[1], dists[2], in_mean, in_std, maxabs]
+        xf = s.feature_view(x)
+        if xf.dtype != acc:
+            xf = xf.to(acc)
+        mean, var, n = P.col_stats(xf, w_feat)
+        params = None
         if s.weight is not None:
-            cols.append(P.GAMMA_DRIFT)
-            vals.append((s.weight.detach().to(acc) - 1).norm())
-        if s.bias is not None:
-            cols.append(P.BETA_NORM)
-            vals.append(s.bias.detach().to(acc).norm())
-        self._put(st, x.device, cols, vals)
+            params = [s.weight.detach().reshape(-1)]
+            if s.bias is not None:
+                params.append(s.bias.detach().reshape(-1))
+            params = torch.cat(params).to(acc)  # a snapshot: the optimizer changes them in place
+        own = st.own
+        st.own = None
+        st.fwd = (mean, var, P.max_abs(xf, w_feat), n, own, params)
         st.x, st.w_feat, st.w_row = x, w_feat, w_row
-        st.mean, st.var, st.n = mean, var, n
+        self.touched = True
 
     def _bwd_hook(self, st):
         def hook(module, grad_input, grad_output):
@@ -154,56 +135,145 @@ class _Variant:
                     with torch.no_grad():
                         self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
             finally:
-                st.x = st.w_feat = st.w_row = st.mean = st.var = st.n = None
+                st.x = st.w_feat = st.w_row = None
         return hook
 
     def _backward(self, st, g, dx):
-        acc = self.run.acc
         s, x = st.site, st.x
-        cols, vals = [], []
+        acc = self._acc(x)
         if s.kind == BATCHNORM:
             xf, gf = s.feature_view(x).to(acc), s.feature_view(g).to(acc)
+            dxr = None if dx is None else s.feature_view(dx).to(acc)
             gam = s.feature_gamma()
             gh = gf if gam is None else gf * gam.to(acc)
-            w, n = st.w_feat, st.n
-            gmu, gvar = P.batchnorm_grad(xf, gh, w, n, st.mean, st.var, s.eps)
-            cols += [P.G_MU, P.G_VAR]
-            vals += [gmu, gvar]
-            rows_g = gf
-            rows_dx = None if dx is None else s.feature_view(dx).to(acc)
+            mean, var, _, n, _, _ = st.fwd
+            gmu, rows = P.batchnorm_grad_rows(xf, gh, st.w_feat, n, mean, var, s.eps)
+            vecs = [rows]
+            gr, w = gf, st.w_feat
         else:
             xr, gr = s.row_view(x).to(acc), s.row_view(g).to(acc)
+            dxr = None if dx is None else s.row_view(dx).to(acc)
             gam = s.row_gamma(x)
             gh = gr if gam is None else (gr.reshape(-1, *gam.shape) * gam.to(acc)).reshape(gr.shape)
-            w = st.w_row
-            n = None if w is None else w.sum()
-            if s.kind == RMSNORM:
-                cols.append(P.G_PSI2)
-                vals.append(P.rmsnorm_grad(xr, gh, w, n, s.eps))
+            vecs = P.row_grad_sums(xr, gh, s.kind == RMSNORM)
+            gmu, w = None, st.w_row
+        vecs += P.moment_sums(gr)
+        if dxr is not None:
+            vecs += P.moment_sums(dxr)
+        st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
+        self.touched = True
+
+    def finish(self):
+        """This step's probe values, [L, NUM_PROBES] on each device (NaN where
+        not measured): the per-layer arithmetic, batched over the layers."""
+        out = {}
+        fw = [st for st in self.states if st.fwd is not None]
+        bw = [st for st in self.states if st.bwd is not None]
+        for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
+            self._finish_stats(group, out)
+        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
+                                             st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
+            self._finish_grads(group, out)
+        for st in fw + bw:
+            st.fwd = st.bwd = None
+        return out
+
+    def _buf_for(self, out, device, dtype):
+        b = out.get(device)
+        if b is None:
+            b = out[device] = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=dtype, device=device)
+        return b
+
+    def _scatter(self, out, group, cols, vals):
+        """Writes vals [S, len(cols)] into the rows of the group's sites."""
+        dev = vals.device
+        key = (dev, tuple(st.row for st in group), tuple(cols))
+        idx = self.cols.get(key)
+        if idx is None:  # made once per layer set and probe set, never per step
+            r = torch.tensor([st.row for st in group], device=dev)
+            c = torch.tensor(cols, device=dev)
+            idx = self.cols[key] = (r[:, None], c[None, :])
+        b = self._buf_for(out, dev, vals.dtype)
+        b[idx] = vals.to(b.dtype)
+
+    def _finish_stats(self, group, out):
+        m = self.run.momentum
+        mean = torch.stack([st.fwd[0] for st in group])  # [S, C]
+        var = torch.stack([st.fwd[1] for st in group])
+        batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
+        shadows = []
+        for st in group:
+            if st.shadow is None or st.shadow.shape != batch.shape[1:] or st.shadow.device != batch.device:
+                st.shadow = torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device)
+            shadows.append(st.shadow)
+        sh = torch.stack(shadows)
+        ref = sh
+        if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
+            own = torch.stack([sh[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
+            ref = torch.cat([own, sh[:, 2:]], 1)
+        dists = (batch - ref).norm(dim=2) / batch.shape[2]
+        # Shadows start from the first batch's statistics; one rate m for
+        # all; a statistic with a non-finite value (or n = 0) is not folded in.
+        ok = torch.isfinite(batch).all(dim=2, keepdim=True)
+        new = torch.where(ok, torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
+        for st, s in zip(group, new.unbind(0)):
+            st.shadow = s
+        in_mean = mean.mean(1)
+        in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
+        maxabs = torch.stack([st.fwd[2] for st in group]).to(in_mean.dtype)
+        cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
+        vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
+        self._scatter(out, group, cols, vals)
+        for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
+            p = torch.stack([st.fwd[5] for st in sub])
+            c = mean.shape[1]
+            if p.shape[1] == 2 * c:
+                vals = torch.stack([(p[:, :c] - 1).norm(dim=1), p[:, c:].norm(dim=1)], 1)
+                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals.to(dists.dtype))
             else:
-                gmu, gvar = P.layernorm_grad(xr, gh, w, n, s.eps)
+                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None].to(dists.dtype))
+
+    def _finish_grads(self, group, out):
+        first = group[0]
+        kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
+        v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
+        w = None if w0 is None else torch.stack([st.bwd[2] for st in group]).to(v.dtype)  # [S, R]
+        n = None if w is None else w.sum(1)
+
+        def wmean(r):  # mean over the real rows: [S, R] → [S]
+            return r.mean(1) if w is None else (r * w).sum(1) / n
+        cols, vals = [], []
+        if kind == BATCHNORM:
+            cols += [P.G_MU, P.G_VAR]
+            vals += [torch.stack([st.bwd[1] for st in group]).to(v.dtype), wmean(v[:, 0])]
+            k = 1
+        else:
+            eps = torch.tensor([st.site.eps for st in group], dtype=v.dtype, device=v.device)[:, None]
+            if kind == RMSNORM:
+                cols.append(P.G_PSI2)
+                vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))
+                k = 2
+            else:
+                gmu, gvar = P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)
                 cols += [P.G_MU, P.G_VAR]
-                vals += [gmu, gvar]
-            rows_g = gr
-            rows_dx = None if dx is None else s.row_view(dx).to(acc)
-        dym, dyv = P.row_moments(rows_g, w, n)
-        cols += [P.DY_MEAN, P.DY_VAR]
-        vals += [dym, dyv]
-        if rows_dx is not None:
-            dxm, dxv = P.row_moments(rows_dx, w, n)
-            cols += [P.DX_MEAN, P.DX_VAR]
-            vals += [dxm, dxv]
-        self._put(st, g.device, cols, vals)
+                vals += [wmean(gmu), wmean(gvar)]
+                k = 3
+        for c_mean, c_var in ((P.DY_MEAN, P.DY_VAR), (P.DX_MEAN, P.DX_VAR))[:2 if has_dx else 1]:
+            m, var = P.moments(v[:, k], v[:, k + 1], d)
+            cols += [c_mean, c_var]
+            vals += [wmean(m), wmean(var)]
+            k += 2
+        self._scatter(out, group, cols, torch.stack(vals, 1))
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
-        holding a site (one in the usual case), then the buffers are reset.
-        extra: a tensor to bring back in the same copy (the train loss)."""
+        holding a site (one in the usual case). extra: a tensor to bring back
+        in the same copy (the train loss)."""
         out = None
         extra_val = None
         if self.touched:
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
-            for dev, b in self.bufs.items():
+            for dev, b in self.finish().items():
                 flat = b.reshape(-1)
                 if extra is not None and extra_val is None and extra.device == dev:
                     flat = torch.cat([flat, extra.detach().reshape(1).to(b.dtype)])
@@ -214,11 +284,18 @@ class _Variant:
                     row = host[st.row * P.NUM_PROBES:(st.row + 1) * P.NUM_PROBES]
                     if any(not math.isnan(v) for v in row):
                         out[st.row] = row
-                b.fill_(math.nan)
             self.touched = False
         if extra is not None and extra_val is None:
             extra_val = float(extra.detach())
         return out, extra_val
+
+
+def _groups(items, key):
+    """items grouped by key, in first-seen order."""
+    d = {}
+    for it in items:
+        d.setdefault(key(it), []).append(it)
+    return list(d.values())
 
 
 class Run:
@@ -227,7 +304,7 @@ class Run:
     (or use it as a context manager)."""
 
     def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
-                 momentum=DEFAULT_MOMENTUM, precision="float64", run_id=None, model_name=None,
+                 momentum=DEFAULT_MOMENTUM, precision="input", run_id=None, model_name=None,
                  data="", metric="", config=None, streams=None, rank=None):
         if not isinstance(every, int) or every < 1:
             raise ValueError(f"normtop: every={every!r}: want an integer ≥ 1")
@@ -235,9 +312,9 @@ class Run:
             raise ValueError(f"normtop: spectrum_every={spectrum_every!r}: want an integer ≥ 0 (0 = off)")
         if not 0 < momentum <= 1:
             raise ValueError(f"normtop: momentum={momentum!r}: want 0 < m ≤ 1")
-        accs = {"float64": torch.float64, "float32": torch.float32}
+        accs = {"float64": torch.float64, "float32": torch.float32, "input": None}
         if precision not in accs:
-            raise ValueError(f"normtop: precision={precision!r}; valid: float64, float32")
+            raise ValueError(f"normtop: precision={precision!r}; valid: input, float64, float32")
         self.acc, self.every, self.momentum = accs[precision], every, float(momentum)
         self.spectrum_every = spectrum_every
         if isinstance(models, torch.nn.Module):
@@ -459,7 +536,9 @@ def watch(model, path, every=1, modules=None, ranks=0, **kw):
     stream (path with ".rank<r>" before the extension) and rank 0's stream
     lists them, so `normtop replay path` shows the ranks side by side.
     Other keywords: spectrum_every (100; 0 = off), embedding (module, name,
-    tensor or False), momentum (0.05), precision ("float64" | "float32"),
+    tensor or False), momentum (0.05), precision ("input": statistics in the
+    input's dtype, float32 at least; "float64": always float64, as NORMS.md §0
+    asks of normtop's kernels, several times slower on CPU),
     run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config.
     """
     rank, world = 0, 1
