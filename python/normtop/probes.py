@@ -1,11 +1,12 @@
 """The probe arithmetic of spec/NORMS.md §5 on torch tensors.
 
-Everything here runs on the tensors' own device and returns 0-dim tensors:
-no value is moved to the host, so a layer's hook never waits for the
-device. Statistics are taken in `acc` (float64 by default, as the spec asks,
-even for float32 models). Weights `w` are 1 for real rows and 0 for padding
-(None: every row is real); means divide by n = Σw, so an all-padding batch
-gives NaN (not measured), never a made-up number.
+Everything here runs on the tensors' own device: no value is moved to the
+host, so a layer's hook never waits for the device. The hooks make the
+passes over the activations (per-feature and per-row sums); the formulas of
+§5 then run on those vectors for all layers at once (watch.finish). Weights
+`w` are 1 for real rows and 0 for padding (None: every row is real); means
+divide by n = Σw, so an all-padding batch gives NaN (not measured), never a
+made-up number.
 """
 
 import torch
@@ -18,83 +19,73 @@ NUM_PROBES = 18
 
 
 def col_stats(xf, w):
-    """Per-feature batch statistics of xf [rows, C] over the real rows:
-    (μ_B, σ_B² biased, ψ_B², n), and the input's mean/std/max|x|."""
+    """Per-feature batch statistics of xf [rows, C] over the real rows, two
+    passes: (μ_B, σ_B² biased, n)."""
     if w is None:
-        n = float(xf.shape[0])
-        var, mean = torch.var_mean(xf, 0, unbiased=False)
-        maxabs = xf.abs().amax()
-    else:
-        n = w.sum()
-        wc = w[:, None]
-        mean = (xf * wc).sum(0) / n
-        var = ((xf - mean) * wc).square().sum(0) / n
-        maxabs = (xf.abs() * wc).amax()
-    psi2 = var + mean.square()
-    # The input's overall moments follow from the per-feature ones (every
-    # feature has the same n): Σ(x−m)² = Σ_k [Σ_i(x_ik−μ_k)² + n(μ_k−m)²].
-    in_mean = mean.mean()
-    in_std = (var.mean() + (mean - in_mean).square().mean()).sqrt()
-    return mean, var, psi2, n, in_mean, in_std, maxabs
+        mean = xf.mean(0)
+        return mean, (xf - mean).square().mean(0), float(xf.shape[0])
+    n = w.sum()
+    wc = w[:, None].to(xf.dtype)
+    mean = (xf * wc).sum(0) / n
+    return mean, ((xf - mean) * wc).square().sum(0) / n, n
 
 
-def dist_rows(batch, ref):
-    """spec §5's dist(a, b) = ‖a − b‖₂/d for each of the rows of [k, d]."""
-    return (batch - ref).norm(dim=1) / batch.shape[1]
-
-
-def row_moments(r, w, n):
-    """Theorem 1: per-row mean and (biased) variance of r [rows, d],
-    averaged over the real rows."""
-    v, m = torch.var_mean(r, 1, unbiased=False)
+def max_abs(xf, w):
+    """max |x| over the real rows."""
     if w is None:
-        return m.mean(), v.mean()
-    return (m * w).sum() / n, (v * w).sum() / n
+        return xf.abs().amax()
+    return (xf.abs() * w[:, None].to(xf.dtype)).amax()
 
 
-def wmean(v, w, n):
-    return v.mean() if w is None else (v * w).sum() / n
+def row_grad_sums(xr, gh, rms):
+    """Per normalization row: ‖x−μ‖ (‖x‖ for RMSNorm), Σĝ, Σĝ⊙(x−μ) (for
+    RMSNorm Σĝ⊙x): the passes over the data the row family's gradient
+    probes need. The rest is arithmetic on these [R] vectors."""
+    if rms:
+        return [torch.linalg.vector_norm(xr, dim=1), (gh * xr).sum(1)]
+    xc = xr - xr.mean(1, keepdim=True)
+    return [torch.linalg.vector_norm(xc, dim=1), gh.sum(1), (gh * xc).sum(1)]
 
 
-def layernorm_grad(xr, gh, w, n, eps):
-    """§5 LayerNorm analogue per row (convention P, the one PyTorch uses):
-    ‖g_μ,i‖ = |Σ_k ĝ_ik|·√d/(d·D_i), ‖g_σ²,i‖ = ‖x̂_i‖·|Σ_k ĝ_ik x̂_ik|/(d·D_i),
-    averaged over real rows. gh is ĝ = γ⊙g."""
-    d = xr.shape[1]
-    var, mu = torch.var_mean(xr, 1, unbiased=False)
-    D = (var + eps).sqrt()
-    xh = (xr - mu[:, None]) / D[:, None]
-    sg = gh.sum(1)
-    sgx = (gh * xh).sum(1)
+def moment_sums(r):
+    """Σ_k r_ik and ‖r_i‖ per row (Theorem-1 moments, one pass)."""
+    return [r.sum(1), torch.linalg.vector_norm(r, dim=1)]
+
+
+def moments(s, q, d):
+    """Per-row mean and biased variance from Σr and ‖r‖ (d values a row)."""
+    m = s / d
+    return m, (q.square() / d - m.square()).clamp(min=0)
+
+
+def ln_grad_norms(q, sg, sgxc, d, eps):
+    """§5 LayerNorm analogue per row (convention P, PyTorch's) from
+    q = ‖x−μ‖, Σĝ, Σĝ(x−μ): with v = q²/d and D = √(v+ε),
+    ‖g_μ,i‖ = |Σĝ|·√d/(d·D) and ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·D), where
+    ‖x̂_i‖ = q/D and Σĝx̂ = Σĝ(x−μ)/D."""
+    v = q.square() / d
+    D = (v + eps).sqrt()
     den = d * D
-    gmu = sg.abs() * (d ** 0.5) / den
-    gvar = xh.square().sum(1).sqrt() * sgx.abs() / den
-    return wmean(gmu, w, n), wmean(gvar, w, n)
+    return sg.abs() * (d ** 0.5) / den, (q / D) * (sgxc.abs() / D) / den
 
 
-def rmsnorm_grad(xr, gh, w, n, eps):
-    """RMSNorm's only statistic term: ‖g_ψ²,i‖ = ‖x̂_i‖·|Σ_k ĝ_ik x̂_ik|/(d·r_i)."""
-    d = xr.shape[1]
-    r = (xr.square().mean(1) + eps).sqrt()
-    xh = xr / r[:, None]
-    sgx = (gh * xh).sum(1)
-    gpsi = xh.square().sum(1).sqrt() * sgx.abs() / (d * r)
-    return wmean(gpsi, w, n)
+def rms_grad_norms(q, sgx, d, eps):
+    """RMSNorm's statistic term: r = √(‖x‖²/d + ε), x̂ = x/r,
+    ‖g_ψ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·r)."""
+    r = (q.square() / d + eps).sqrt()
+    return (q / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad(xf, gh, w, n, mean, var, eps):
+def batchnorm_grad_rows(xf, gh, w, n, mean, var, eps):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
-    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i; returns ‖g_μ‖ and (1/n)Σ_R‖g_σ²,i‖."""
-    D = (var + eps).sqrt()
-    xh = (xf - mean) / D
+    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i; returns ‖g_μ‖ and ‖g_σ²,i‖ per row."""
+    a = (var + eps).rsqrt()
+    xh = (xf - mean) * a
     if w is not None:
-        gh = gh * w[:, None]
+        gh = gh * w[:, None].to(gh.dtype)
     s1 = gh.sum(0)
     s2 = (gh * xh).sum(0)
-    gmu = (s1 / (n * D)).norm()
-    cvar = s2 / (n * D)
-    rows = (xh * cvar).norm(dim=1)
-    return gmu, wmean(rows, w, n)
+    return (s1 * a / n).norm(), torch.linalg.vector_norm(xh * (s2 * a / n), dim=1)
 
 
 def spectrum(weight):
