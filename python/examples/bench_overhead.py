@@ -32,7 +32,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    ap.add_argument("--precision", default="float64")
+    ap.add_argument("--precision", default="input")
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)

@@ -14,6 +14,13 @@ from .stream import PROBES, StreamWriter, num, rfc3339
 
 DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
 
+# Modules whose output is made by one autograd node whose first input is the
+# module's input, so that a hook on that node sees ∂L/∂y and ∂L/∂x.
+_NATIVE_MODULES = (torch.nn.LayerNorm, torch.nn.BatchNorm1d, torch.nn.BatchNorm2d, torch.nn.BatchNorm3d,
+                   torch.nn.GroupNorm)
+_NATIVE_NODES = {"NativeLayerNormBackward0", "NativeBatchNormBackward0", "CudnnBatchNormBackward0",
+                 "MiopenBatchNormBackward0", "NativeGroupNormBackward0"}
+
 
 class _LayerState:
     """What one site of one variant carries between hooks and steps."""
@@ -24,6 +31,8 @@ class _LayerState:
         self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
         self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
         self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
+        self.native = isinstance(site.module, _NATIVE_MODULES)  # heard through its autograd node
+        self.full_hook = None  # the full backward hook while due, for the others
 
 
 class _Variant:
@@ -50,12 +59,28 @@ class _Variant:
             m = s.module
             self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
             self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
-            self.handles.append(m.register_full_backward_hook(self._bwd_hook(st)))
 
     def detach(self):
+        self.set_due(False)
         for h in self.handles:
             h.remove()
         self.handles = []
+
+    def set_due(self, due):
+        """Probes are measured on the next training step or not. A module
+        whose output comes from one autograd node of its own (nn.LayerNorm,
+        BatchNorm, GroupNorm) is heard through a hook on that node, which
+        costs nothing when it does not fire. Any other module needs a full
+        backward hook, whose wrapping of the module's inputs and outputs
+        costs on every pass, so it is registered only for due steps."""
+        self.due = due
+        for st in self.states:
+            want = due and not st.native
+            if want and st.full_hook is None:
+                st.full_hook = st.site.module.register_full_backward_hook(self._bwd_hook(st))
+            elif not want and st.full_hook is not None:
+                st.full_hook.remove()
+                st.full_hook = None
 
     def _active(self, module):
         return self.due and module.training and torch.is_grad_enabled()
@@ -90,8 +115,31 @@ class _Variant:
         def hook(module, inputs, output):
             if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
+            x = inputs[0].detach()
             with torch.no_grad():
-                self._forward(st, inputs[0].detach())
+                self._forward(st, x)
+            fn = getattr(output, "grad_fn", None)
+            if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES:
+                fn.register_hook(self._node_hook(st, x, st.w_feat, st.w_row))
+                st.x = None
+            elif st.native:
+                # Not one native node after all (a subclass, autocast, ...):
+                # from the next due step on, a full backward hook.
+                st.native = False
+                st.x = None
+        return hook
+
+    def _node_hook(self, st, x, w_feat, w_row):
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[0] if grad_outputs else None
+            dx = grad_inputs[0] if grad_inputs else None
+            if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
+                st.x, st.w_feat, st.w_row = x, w_feat, w_row
+                try:
+                    with torch.no_grad():
+                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+                finally:
+                    st.x = st.w_feat = st.w_row = None
         return hook
 
     def _acc(self, x):
@@ -357,7 +405,7 @@ class Run:
         index = {n: i for i, n in enumerate(self.layers)}
         for v in self.variants:
             v.attach(index)
-            v.due = self._due(1)
+            v.set_due(self._due(1))
         self.closed = False
 
     @staticmethod
@@ -442,7 +490,7 @@ class Run:
         if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
             sig, er = P.spectrum(emb)
             p["spectrum"] = {"step": step, "sigma": [num(x) for x in sig.cpu().tolist()], "eff_rank": num(float(er))}
-        v.due = self._due(step + 1)
+        v.set_due(self._due(step + 1))
 
     def _line(self, v, p, status="running"):
         o = {"variant": v.name, "variant_index": v.index, "step": p["step"], "epoch": num(p["epoch"]),
