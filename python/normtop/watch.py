@@ -296,7 +296,14 @@ class _Variant:
             vals += [torch.stack([st.bwd[1] for st in group]).to(v.dtype), wmean(v[:, 0])]
             k = 1
         else:
-            eps = torch.tensor([st.site.eps for st in group], dtype=v.dtype, device=v.device)[:, None]
+            eps = [st.site.eps for st in group]
+            if len(set(eps)) == 1:
+                eps = eps[0]
+            else:  # a tensor made once, not per step (a copy to the device would wait for it)
+                key = ("eps", v.device, v.dtype, tuple(eps))
+                if key not in self.cols:
+                    self.cols[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.cols[key]
             if kind == RMSNORM:
                 cols.append(P.G_PSI2)
                 vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))

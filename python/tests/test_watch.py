@@ -269,3 +269,27 @@ def test_refuses_existing_file_and_bad_mask(tmp_path):
     with pytest.raises(ValueError, match="mask has 7 entries"):
         ln(torch.randn(2, 4, 3))
     run.close()
+
+
+def test_layers_batched_together_match_layers_alone(tmp_path):
+    """The §5 arithmetic runs batched over layers of one shape: two RMSNorm
+    layers with different ε give, together, what each gives alone."""
+    torch.manual_seed(6)
+    x = torch.randn(10, 5, dtype=torch.float64)
+    g = torch.randn(10, 5, dtype=torch.float64)
+
+    def probes(mods, name):
+        p = tmp_path / f"{name}.jsonl"
+        run = normtop.watch(nn.Sequential(*mods), str(p), spectrum_every=0)
+        for m in mods:
+            xi = x.clone().requires_grad_()
+            (m(xi) * g).sum().backward()
+        run.log(1)
+        run.close()
+        return read_stream(p)[1][0]["layers"]
+    a, b = RMSNorm(5).double(), RMSNorm(5).double()
+    a.eps, b.eps = 1e-6, 0.5
+    both = probes([a, b], "both")
+    assert both["0"] == probes([a], "a")["0"]
+    assert both["1"] == probes([b], "b")["0"]
+    assert both["0"]["g_psi2"] != both["1"]["g_psi2"]
