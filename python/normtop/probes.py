@@ -22,8 +22,10 @@ def col_stats(xf, w):
     """Per-feature batch statistics of xf [rows, C] over the real rows, two
     passes: (μ_B, σ_B² biased, n)."""
     if w is None:
-        mean = xf.mean(0)
-        return mean, (xf - mean).square().mean(0), float(xf.shape[0])
+        # sum/n, not mean(): CPU mean() of float32 copies its input first.
+        n = float(xf.shape[0])
+        mean = xf.sum(0) / n
+        return mean, (xf - mean).square().sum(0) / n, n
     n = w.sum()
     wc = w[:, None].to(xf.dtype)
     mean = (xf * wc).sum(0) / n
@@ -38,42 +40,43 @@ def max_abs(xf, w):
 
 
 def row_grad_sums(xr, gh, rms):
-    """Per normalization row: ‖x−μ‖ (‖x‖ for RMSNorm), Σĝ, Σĝ⊙(x−μ) (for
+    """Per normalization row: ‖x−μ‖² (‖x‖² for RMSNorm), Σĝ, Σĝ⊙(x−μ) (for
     RMSNorm Σĝ⊙x): the passes over the data the row family's gradient
-    probes need. The rest is arithmetic on these [R] vectors."""
+    probes need. The rest is arithmetic on these [R] vectors. (Squares and
+    sums, not torch.linalg.vector_norm, which makes four passes on CPU.)"""
     if rms:
-        return [torch.linalg.vector_norm(xr, dim=1), (gh * xr).sum(1)]
-    xc = xr - xr.mean(1, keepdim=True)
-    return [torch.linalg.vector_norm(xc, dim=1), gh.sum(1), (gh * xc).sum(1)]
+        return [xr.square().sum(1), (gh * xr).sum(1)]
+    xc = xr - xr.sum(1, keepdim=True) / xr.shape[1]
+    return [xc.square().sum(1), gh.sum(1), (gh * xc).sum(1)]
 
 
 def moment_sums(r):
-    """Σ_k r_ik and ‖r_i‖ per row (Theorem-1 moments, one pass)."""
-    return [r.sum(1), torch.linalg.vector_norm(r, dim=1)]
+    """Σ_k r_ik and Σ_k r_ik² per row (Theorem-1 moments)."""
+    return [r.sum(1), r.square().sum(1)]
 
 
-def moments(s, q, d):
-    """Per-row mean and biased variance from Σr and ‖r‖ (d values a row)."""
+def moments(s, q2, d):
+    """Per-row mean and biased variance from Σr and Σr² (d values a row)."""
     m = s / d
-    return m, (q.square() / d - m.square()).clamp(min=0)
+    return m, (q2 / d - m.square()).clamp(min=0)
 
 
-def ln_grad_norms(q, sg, sgxc, d, eps):
+def ln_grad_norms(q2, sg, sgxc, d, eps):
     """§5 LayerNorm analogue per row (convention P, PyTorch's) from
-    q = ‖x−μ‖, Σĝ, Σĝ(x−μ): with v = q²/d and D = √(v+ε),
+    q2 = ‖x−μ‖², Σĝ, Σĝ(x−μ): with v = q2/d and D = √(v+ε),
     ‖g_μ,i‖ = |Σĝ|·√d/(d·D) and ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·D), where
-    ‖x̂_i‖ = q/D and Σĝx̂ = Σĝ(x−μ)/D."""
-    v = q.square() / d
+    ‖x̂_i‖ = √q2/D and Σĝx̂ = Σĝ(x−μ)/D."""
+    v = q2 / d
     D = (v + eps).sqrt()
     den = d * D
-    return sg.abs() * (d ** 0.5) / den, (q / D) * (sgxc.abs() / D) / den
+    return sg.abs() * (d ** 0.5) / den, (q2.sqrt() / D) * (sgxc.abs() / D) / den
 
 
-def rms_grad_norms(q, sgx, d, eps):
+def rms_grad_norms(q2, sgx, d, eps):
     """RMSNorm's statistic term: r = √(‖x‖²/d + ε), x̂ = x/r,
     ‖g_ψ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·r)."""
-    r = (q.square() / d + eps).sqrt()
-    return (q / r) * (sgx.abs() / r) / (d * r)
+    r = (q2 / d + eps).sqrt()
+    return (q2.sqrt() / r) * (sgx.abs() / r) / (d * r)
 
 
 def batchnorm_grad_rows(xf, gh, w, n, mean, var, eps):
@@ -85,7 +88,7 @@ def batchnorm_grad_rows(xf, gh, w, n, mean, var, eps):
         gh = gh * w[:, None].to(gh.dtype)
     s1 = gh.sum(0)
     s2 = (gh * xh).sum(0)
-    return (s1 * a / n).norm(), torch.linalg.vector_norm(xh * (s2 * a / n), dim=1)
+    return (s1 * a / n).norm(), (xh * (s2 * a / n)).square().sum(1).sqrt()
 
 
 def spectrum(weight):

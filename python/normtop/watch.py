@@ -156,16 +156,14 @@ class _Variant:
         s = st.site
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
-        xf = s.feature_view(x)
-        if xf.dtype != acc:
-            xf = xf.to(acc)
+        xf = _as(s.feature_view(x), acc)
         mean, var, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
             params = [s.weight.detach().reshape(-1)]
             if s.bias is not None:
                 params.append(s.bias.detach().reshape(-1))
-            params = torch.cat(params).to(acc)  # a snapshot: the optimizer changes them in place
+            params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
         st.fwd = (mean, var, P.max_abs(xf, w_feat), n, own, params)
@@ -190,19 +188,24 @@ class _Variant:
         s, x = st.site, st.x
         acc = self._acc(x)
         if s.kind == BATCHNORM:
-            xf, gf = s.feature_view(x).to(acc), s.feature_view(g).to(acc)
-            dxr = None if dx is None else s.feature_view(dx).to(acc)
+            xf, gf = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
+            dxr = None if dx is None else _as(s.feature_view(dx), acc)
             gam = s.feature_gamma()
-            gh = gf if gam is None else gf * gam.to(acc)
+            gh = gf if gam is None else gf * _as(gam, acc)
             mean, var, _, n, _, _ = st.fwd
             gmu, rows = P.batchnorm_grad_rows(xf, gh, st.w_feat, n, mean, var, s.eps)
             vecs = [rows]
             gr, w = gf, st.w_feat
         else:
-            xr, gr = s.row_view(x).to(acc), s.row_view(g).to(acc)
-            dxr = None if dx is None else s.row_view(dx).to(acc)
+            xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
+            dxr = None if dx is None else _as(s.row_view(dx), acc)
             gam = s.row_gamma(x)
-            gh = gr if gam is None else (gr.reshape(-1, *gam.shape) * gam.to(acc)).reshape(gr.shape)
+            if gam is None:
+                gh = gr
+            elif gam.dim() == 1:
+                gh = gr * _as(gam, acc)
+            else:  # GroupNorm: γ per channel, laid out as [groups, d]
+                gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
             vecs = P.row_grad_sums(xr, gh, s.kind == RMSNORM)
             gmu, w = None, st.w_row
         vecs += P.moment_sums(gr)
@@ -343,6 +346,10 @@ class _Variant:
         if extra is not None and extra_val is None:
             extra_val = float(extra.detach())
         return out, extra_val
+
+
+def _as(t, dtype):
+    return t if t.dtype == dtype else t.to(dtype)
 
 
 def _groups(items, key):
