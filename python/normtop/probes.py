@@ -32,11 +32,12 @@ def col_stats(xf, w):
     return mean, ((xf - mean) * wc).square().sum(0) / n, n
 
 
-def max_abs(xf, w):
-    """max |x| over the real rows."""
-    if w is None:
-        return xf.abs().amax()
-    return (xf.abs() * w[:, None].to(xf.dtype)).amax()
+def min_max(xf, w):
+    """[min x, max x] over the real rows (max |x| is the larger magnitude);
+    two reductions without a temporary |x|."""
+    if w is not None:
+        xf = xf * w[:, None].to(xf.dtype)  # padding becomes 0, which changes neither max |x|
+    return torch.stack([xf.amin(), xf.amax()])
 
 
 def row_grad_sums(xr, gh, rms):

@@ -57,7 +57,8 @@ class _Variant:
             st = _LayerState(s, layer_index[s.name])
             self.states.append(st)
             m = s.module
-            self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+            if s.has_running:  # only BatchNorm's running stats need a look before the forward
+                self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
             self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
 
     def detach(self):
@@ -166,7 +167,7 @@ class _Variant:
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
-        st.fwd = (mean, var, P.max_abs(xf, w_feat), n, own, params)
+        st.fwd = (mean, var, P.min_max(xf, w_feat), n, own, params)
         st.x, st.w_feat, st.w_row = x, w_feat, w_row
         self.touched = True
 
@@ -271,7 +272,7 @@ class _Variant:
             st.shadow = s
         in_mean = mean.mean(1)
         in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
-        maxabs = torch.stack([st.fwd[2] for st in group]).to(in_mean.dtype)
+        maxabs = torch.stack([st.fwd[2] for st in group]).abs().amax(1).to(in_mean.dtype)
         cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
         vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
         self._scatter(out, group, cols, vals)
