@@ -1,5 +1,6 @@
 """watch(): hooks on a model's normalization layers, and the Run they feed."""
 
+import atexit
 import datetime
 import math
 import os
@@ -422,6 +423,16 @@ class Run:
             v.attach(index)
             v.set_due(self._due(1))
         self.closed = False
+        # A script that ends without close() still writes its last step and
+        # an end line (status interrupted: it did not say it finished).
+        atexit.register(self._at_exit)
+
+    def _at_exit(self):
+        if not self.closed:
+            try:
+                self.close("interrupted")
+            except Exception:  # the interpreter is going away; never mask its own error
+                pass
 
     @staticmethod
     def _find_embedding(model, embedding):
@@ -529,10 +540,11 @@ class Run:
         status is "interrupted"), the end line, and removes the hooks."""
         if self.closed:
             return
-        self.closed = True
         fs = {"completed": "done", "interrupted": "stopped", "diverged": "diverged"}
         if status not in fs:
             raise ValueError(f"normtop: close(status={status!r}); valid: {', '.join(fs)}")
+        self.closed = True
+        atexit.unregister(self._at_exit)
         diverged = {}
         for v in self.variants:
             v.detach()

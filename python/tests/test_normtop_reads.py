@@ -133,3 +133,14 @@ def test_distributed_ranks(tmp_path, go_tool, ranks):
     r0 = [json.loads(l) for l in out.splitlines() if "@rank0" in l]
     r1 = [json.loads(l) for l in out.splitlines() if "@rank1" in l]
     assert r0[0]["layers"]["1"]["in_mean"] != r1[0]["layers"]["1"]["in_mean"]
+
+
+def test_script_without_close(tmp_path):
+    """A script that never calls close() still leaves its last step and an
+    end line (interrupted) when the interpreter exits."""
+    path = str(tmp_path / "noclose.jsonl")
+    code = TRAIN.format(pkg=PKG).replace("run.close()", "pass")
+    subprocess.run([sys.executable, "-c", code, path, "4"], check=True, capture_output=True)
+    _, frames, end = read_stream(path)
+    assert [f["step"] for f in frames] == [1, 2, 3, 4]
+    assert frames[-1]["status"] == "stopped" and end == {"end": {"status": "interrupted"}}
