@@ -46,8 +46,14 @@ func untarPackage(ctx context.Context, tgz []byte, keep func(rel string) bool) (
 	if err != nil {
 		return nil, fmt.Errorf("not a gzip-compressed tarball: %v", err)
 	}
-	tr := tar.NewReader(&boundedReader{r: zr, n: maxUnpackedBytes})
+	return untar(ctx, zr, keep)
+}
+
+// untar reads an uncompressed tar stream for untarPackage.
+func untar(ctx context.Context, r io.Reader, keep func(rel string) bool) (map[string][]byte, error) {
+	tr := tar.NewReader(&boundedReader{r: r, n: maxUnpackedBytes})
 	files := make(map[string][]byte)
+	var kept int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -63,11 +69,18 @@ func untarPackage(ctx context.Context, tgz []byte, keep func(rel string) bool) (
 		if err != nil {
 			return nil, err
 		}
+		if isSparse(hdr) {
+			// A few bytes of sparse map can stand for megabytes of zeros.
+			return nil, fmt.Errorf("archive entry %q is a sparse file, which npm never packs", hdr.Name)
+		}
 		if hdr.Typeflag != tar.TypeReg || rel == "" || !keep(rel) {
 			continue
 		}
 		if hdr.Size > maxEntryBytes {
 			return nil, fmt.Errorf("archive entry %q is %d bytes, more than the %d MiB allowed", hdr.Name, hdr.Size, maxEntryBytes>>20)
+		}
+		if kept += hdr.Size; kept > maxUnpackedBytes {
+			return nil, errTooBig
 		}
 		if _, dup := files[rel]; dup {
 			return nil, fmt.Errorf("archive holds %q twice", rel)
@@ -79,6 +92,20 @@ func untarPackage(ctx context.Context, tgz []byte, keep func(rel string) bool) (
 		files[rel] = b
 	}
 	return files, nil
+}
+
+// isSparse tells whether a header describes a sparse file (old GNU or PAX
+// format).
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // archiveError names a failure to read the archive in one line.
