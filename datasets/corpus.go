@@ -259,20 +259,52 @@ func buildVocab(train [][][]string, opt CorpusOptions) []string {
 }
 
 func vocabFromCounts(counts map[string]int, opt CorpusOptions) []string {
-	words := make([]string, 0, len(counts))
+	type wc struct {
+		w string
+		c int
+	}
+	ws := make([]wc, 0, len(counts))
 	for w, c := range counts {
 		if c >= opt.MinCount {
-			words = append(words, w)
+			ws = append(ws, wc{w, c})
 		}
 	}
-	slices.SortFunc(words, func(a, b string) int {
-		if ca, cb := counts[a], counts[b]; ca != cb {
-			return cb - ca
+	slices.SortFunc(ws, func(a, b wc) int {
+		if a.c != b.c {
+			return b.c - a.c
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.w, b.w)
 	})
-	if opt.VocabSize > 0 && len(words) > opt.VocabSize-NumSpecials {
-		words = words[:opt.VocabSize-NumSpecials]
+	if opt.VocabSize > 0 && len(ws) > opt.VocabSize-NumSpecials {
+		ws = ws[:opt.VocabSize-NumSpecials]
 	}
-	return append(slices.Clone(specialTokens), words...)
+	vocab := append(make([]string, 0, NumSpecials+len(ws)), specialTokens...)
+	for _, x := range ws {
+		vocab = append(vocab, x.w)
+	}
+	return vocab
+}
+
+// Summary describes the corpus in one line: documents, sentences and tokens
+// per split, the vocabulary, and the share of <unk> tokens in training and
+// validation (how much of the Zipf tail the vocabulary cut).
+func (c *Corpus) Summary() string {
+	stats := func(split [][]int32) (tokens, unk int) {
+		for _, s := range split {
+			tokens += len(s)
+			for _, id := range s {
+				if id == UnkID {
+					unk++
+				}
+			}
+		}
+		return tokens, unk
+	}
+	trainTok, trainUnk := stats(c.Train)
+	valTok, valUnk := stats(c.Val)
+	testTok, _ := stats(c.Test)
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	return fmt.Sprintf("%s: documents %d/%d/%d, sentences %d/%d/%d, tokens %d/%d/%d (train/val/test); vocabulary %d; <unk> %.1f%% of training and %.1f%% of validation tokens",
+		c.Name, c.Docs.Train, c.Docs.Val, c.Docs.Test, len(c.Train), len(c.Val), len(c.Test),
+		trainTok, valTok, testTok, len(c.Vocab), pct(trainUnk, trainTok), pct(valUnk, valTok))
 }
