@@ -72,7 +72,8 @@ type textDoc struct {
 // path to such a package's .tgz or unpacked directory; or a path to a UTF-8
 // text file whose documents are its paragraphs (blocks separated by blank
 // lines). Documents keep their order and the last 5% (at least one) are the
-// test split, the 5% before them validation, the rest training.
+// test split, the 5% before them validation, the rest training. The names
+// win over files: a file called sotu is ./sotu.
 func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, error) {
 	if err := opt.check(); err != nil {
 		return nil, err

@@ -209,6 +209,7 @@ func TestNPMFetchAndCache(t *testing.T) {
 
 func TestNPMFetchErrors(t *testing.T) {
 	good := buildTgz(t, tinySOTU(3))
+	traversal := buildTgz(t, append(tinySOTU(3), tarEntry{name: "package/../../evil.json", body: "{}"}))
 	ctx := context.Background()
 	for _, c := range []struct {
 		name     string
@@ -230,6 +231,7 @@ func TestNPMFetchErrors(t *testing.T) {
 		{"corrupt gzip", []byte("this is not gzip"), []byte("this is not gzip"), "", []string{"@test/datasets-tiny@1.0.0: not a gzip-compressed tarball"}},
 		{"truncated gzip", good[:len(good)/2], good[:len(good)/2], "", []string{"@test/datasets-tiny@1.0.0: corrupt archive"}},
 		{"gzip of garbage", gzipBytes(t, bytes.Repeat([]byte("junk"), 300)), gzipBytes(t, bytes.Repeat([]byte("junk"), 300)), "", []string{"corrupt archive"}},
+		{"traversal entry", traversal, traversal, "", []string{`@test/datasets-tiny@1.0.0: archive entry "package/../../evil.json" climbs out of the package directory`}},
 		{"missing documents", buildTgz(t, tinySOTU(2)), buildTgz(t, tinySOTU(2)), "", []string{"2 documents, want the 3 of @test/datasets-tiny@1.0.0 (incomplete copy?)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
