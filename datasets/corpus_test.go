@@ -90,7 +90,7 @@ func threeDocs(train string) []textDoc {
 }
 
 func TestCorpusVocab(t *testing.T) {
-	const train = "bb bb aa. aa cc bb. cc dd. zz"
+	const train = "Bb bb aa. Aa cc bb. Cc dd. Zz"
 	for _, c := range []struct {
 		name  string
 		opt   CorpusOptions

@@ -52,6 +52,10 @@ func TestTokenize(t *testing.T) {
 		{"apostrophe at end", "the boys' toys.", "the boys ' toys ."},
 		{"number comma not between digits", "1, 2, 3.", "1 , 2 , 3 ."},
 		{"cjk letters", "東京は大きい。", "東京は大きい 。"},
+		{"lower-case word continues", `"Stop!" he said. Then he left.`, `" stop ! " he said . | then he left .`},
+		{"unknown abbreviation before lower case", "It cost approx. five dollars. Cheap.", "it cost approx . five dollars . | cheap ."},
+		{"lower case after a blank line still splits", "the end.\n\nand more.", "the end . | and more ."},
+		{"capital I initial", "I. Newton wrote it.", "i . | newton wrote it ."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := sents(c.in); got != c.want {
