@@ -85,9 +85,13 @@ func untar(ctx context.Context, r io.Reader, keep func(rel string) bool) (map[st
 		if _, dup := files[rel]; dup {
 			return nil, fmt.Errorf("archive holds %q twice", rel)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
+		// Read what is there rather than allocating what the header claims.
+		b, err := io.ReadAll(tr)
+		if err != nil {
 			return nil, archiveError(err)
+		}
+		if int64(len(b)) != hdr.Size {
+			return nil, errors.New("corrupt archive: truncated")
 		}
 		files[rel] = b
 	}
