@@ -7,21 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
-
-// The special tokens every word vocabulary starts with.
-const (
-	PadID = 0 // padding; never inside a sentence
-	UnkID = 1 // a word outside the vocabulary
-	SepID = 2 // "<s>": sentence start (input) and end (target) marker
-	// NumSpecials is the number of special tokens before the first word.
-	NumSpecials = 3
-)
-
-var specialTokens = []string{"<pad>", "<unk>", "<s>"}
 
 // Corpus is a word-level text split into sentences, grouped by document.
 type Corpus struct {
@@ -202,18 +190,6 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 
 var splitNames = [3]string{"training", "validation", "test"}
 
-func encode(words []string, ids map[string]int32) []int32 {
-	out := make([]int32, len(words))
-	for i, w := range words {
-		if id, ok := ids[w]; ok {
-			out[i] = id
-		} else {
-			out[i] = UnkID
-		}
-	}
-	return out
-}
-
 // appendPieces appends s cut into consecutive pieces of at most maxLen
 // tokens (whole when maxLen is 0).
 func appendPieces(dst [][]int32, s []int32, maxLen int) [][]int32 {
@@ -236,50 +212,6 @@ func hasWord(s []string) bool {
 		}
 	}
 	return false
-}
-
-// buildVocab counts the training words (of the sentences kept) and keeps the most frequent (ties by
-// string), after the special tokens.
-func buildVocab(train [][][]string, opt CorpusOptions) []string {
-	counts := make(map[string]int)
-	for _, doc := range train {
-		for _, s := range doc {
-			if !hasWord(s) {
-				continue
-			}
-			for _, w := range s {
-				counts[w]++
-			}
-		}
-	}
-	return vocabFromCounts(counts, opt)
-}
-
-func vocabFromCounts(counts map[string]int, opt CorpusOptions) []string {
-	type wc struct {
-		w string
-		c int
-	}
-	ws := make([]wc, 0, len(counts))
-	for w, c := range counts {
-		if c >= opt.MinCount {
-			ws = append(ws, wc{w, c})
-		}
-	}
-	slices.SortFunc(ws, func(a, b wc) int {
-		if a.c != b.c {
-			return b.c - a.c
-		}
-		return strings.Compare(a.w, b.w)
-	})
-	if opt.VocabSize > 0 && len(ws) > opt.VocabSize-NumSpecials {
-		ws = ws[:opt.VocabSize-NumSpecials]
-	}
-	vocab := append(make([]string, 0, NumSpecials+len(ws)), specialTokens...)
-	for _, x := range ws {
-		vocab = append(vocab, x.w)
-	}
-	return vocab
 }
 
 // Summary describes the corpus in one line: documents, sentences and tokens
