@@ -16,6 +16,7 @@ const (
 
 var specialTokens = []string{"<pad>", "<unk>", "<s>"}
 
+// encode maps words to their ids, <unk> for those outside the vocabulary.
 func encode(words []string, ids map[string]int32) []int32 {
 	out := make([]int32, len(words))
 	for i, w := range words {
@@ -28,8 +29,8 @@ func encode(words []string, ids map[string]int32) []int32 {
 	return out
 }
 
-// buildVocab counts the training words (of the sentences kept) and keeps the most frequent (ties by
-// string), after the special tokens.
+// buildVocab counts the training words (of the sentences kept) and keeps
+// the most frequent (ties by string), after the special tokens.
 func buildVocab(train [][][]string, opt CorpusOptions) []string {
 	counts := make(map[string]int)
 	for _, doc := range train {
