@@ -55,9 +55,9 @@ func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
 //     other characters (spaces, controls) separate tokens;
 //   - a sentence ends after '.', '!' or '?' together with any further
 //     terminators and closing quotes or brackets written right after it,
-//     unless the next word starts with a lower-case letter ("'Stop!' he
-//     said", "approx. five"); at a blank line (two line breaks with only
-//     spaces between); and at the end of the text.
+//     unless such a closer is followed by a word that starts with a
+//     lower-case letter (`"Stop!" he said`); at a blank line (two line
+//     breaks with only spaces between); and at the end of the text.
 //
 // Words holding ’ are rewritten with '.
 func Tokenize(text string) [][]string {
@@ -70,6 +70,7 @@ type tokenizer struct {
 	sents    [][]string
 	cur      []string
 	pending  bool // the current sentence has seen its terminator
+	closed   bool // and a closing quote or bracket after it
 	adjacent bool // no separator since the last token
 }
 
@@ -78,20 +79,29 @@ func (t *tokenizer) endSentence() {
 		t.sents = append(t.sents, t.cur)
 		t.cur = nil
 	}
-	t.pending = false
+	t.pending, t.closed = false, false
 }
 
-// emit adds a token. After a terminator, the sentence goes on with further
-// terminators and closers written right after it, and with a word that
-// starts with a lower-case letter (`"Stop!" he said`, `approx. five`).
+// emit adds a token. After a terminator the sentence goes on with further
+// terminators and closers written right after it and, once a closer came,
+// with a word that starts with a lower-case letter (`"Stop!" he said`).
+// Without a closer a terminator ends the sentence whatever follows, so that
+// lower-cased text ("the cat sat. the dog ran.") still splits.
 func (t *tokenizer) emit(tok string, terminator, lowerWord bool) {
-	if t.pending && !lowerWord && !(t.adjacent && (isTerminator(tok) || isCloser(tok))) {
-		t.endSentence()
+	if t.pending {
+		switch {
+		case t.adjacent && (isTerminator(tok) || isCloser(tok)):
+			t.closed = t.closed || isCloser(tok)
+			terminator = false // still the same sentence end
+		case lowerWord && t.closed:
+			t.pending, t.closed = false, false
+		default:
+			t.endSentence()
+		}
 	}
-	t.pending = t.pending && !lowerWord
 	t.cur = append(t.cur, tok)
 	if terminator {
-		t.pending = true
+		t.pending, t.closed = true, false
 	}
 	t.adjacent = true
 }
