@@ -62,10 +62,19 @@ func readParts(path string, parts int) (*Run, error) {
 		bounds[k] = 1 + k*last/parts
 	}
 	bounds[parts] = math.MaxInt
+	// The index's per-series counts (read without decoding a frame) size
+	// each part's series for its share of the steps, so that append's
+	// growth does not leave a large file's values in memory twice.
+	counts := r.Stats()
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
 		ps[k] = newPart(m, warm)
+		share := 1.0
+		if parts > 1 {
+			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
+		}
+		ps[k].presize(counts, share)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -149,6 +158,20 @@ func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
 	}
 	return p
+}
+
+// presize reserves room for share of each series' count.
+func (p *part) presize(counts []record.SeriesStat, share float64) {
+	nl := len(p.meta.Layers)
+	for _, st := range counts {
+		pr, ok := probes.ProbeByName(st.Probe)
+		if !ok || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl {
+			continue
+		}
+		if n := float64(st.Count)*share + 64; n < 1<<31 {
+			p.accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(pr)].vals = make([]float32, 0, int(n))
+		}
+	}
 }
 
 // read folds the frames of rd with Step < end. Each variant's steps
