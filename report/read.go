@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -59,13 +60,13 @@ func readParts(path string, parts int) (*Run, error) {
 	// Part k reads steps [bounds[k], bounds[k+1]); the last one to the end.
 	bounds := make([]int, parts+1)
 	for k := range bounds {
-		bounds[k] = 1 + k*last/parts
+		bounds[k] = 1 + k*(last/parts) // last/parts first: a forged step cannot overflow
 	}
 	bounds[parts] = math.MaxInt
 	// The index's per-series counts (read without decoding a frame) size
 	// each part's series for its share of the steps, so that append's
 	// growth does not leave a large file's values in memory twice.
-	counts := r.Stats()
+	counts := plausibleCounts(r.Stats(), path)
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
@@ -158,6 +159,24 @@ func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
 	}
 	return p
+}
+
+// plausibleCounts returns the index's counts, or nil when they claim more
+// values than the file has bytes: presizing is only an optimisation, and a
+// damaged or forged index must not make the report allocate gigabytes.
+func plausibleCounts(st []record.SeriesStat, path string) []record.SeriesStat {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	var total uint64
+	for _, s := range st {
+		total += min(s.Count, 1<<40)
+	}
+	if total > uint64(fi.Size()) {
+		return nil
+	}
+	return st
 }
 
 // presize reserves room for share of each series' count.
