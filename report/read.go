@@ -125,11 +125,15 @@ func readParts(path string, parts int) (*Run, error) {
 			whole.tally.MarkDiverged(v, step)
 		}
 	}
+	// A file that trained several seeds names each variant's; an older
+	// (single-seed) file has 0 there and its seed in the header's config.
+	// Only then is the config's seed used: a --seeds list may include 0.
+	seeded := slices.ContainsFunc(m.Variants, func(vm probes.VariantMeta) bool { return vm.Seed != 0 })
 	runSeed := parseSeed(m.Config["seed"])
 	for v := range m.Variants {
 		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
 			Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
-		if rep.Seed == 0 {
+		if !seeded {
 			rep.Seed = runSeed
 		}
 		acc := joinVariant(ps, v, nl)
