@@ -22,9 +22,9 @@ type Metric string
 // are per-token costs.
 const (
 	MetricAccuracy   Metric = "accuracy"
-	MetricBPC        Metric = "bpc"        // bits per character
-	MetricBPW        Metric = "bpw"        // bits per word
-	MetricPerplexity Metric = "perplexity" // per token
+	MetricBPC        Metric = "bpc" // bits per character
+	MetricBPW        Metric = "bpw" // bits per word
+	MetricPerplexity Metric = "ppl" // perplexity per token, exp(loss)
 )
 
 // Metric returns the run's metric.
@@ -61,7 +61,7 @@ func (m Metric) Format(v float64) string {
 	}
 	switch m {
 	case MetricAccuracy:
-		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+		return strconv.FormatFloat(m.Value(v), 'f', 2, 64) + "%"
 	case MetricBPC, MetricBPW:
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	case MetricPerplexity:

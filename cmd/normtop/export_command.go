@@ -19,6 +19,11 @@ func runExport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	if o.out != "" {
+		if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+			return err
+		}
+	}
 	r, err := record.Open(o.path)
 	if err != nil {
 		return dataError(err)

@@ -21,6 +21,11 @@ func runReport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	if o.out != "" {
+		if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
+			return err
+		}
+	}
 	// The report keeps every probe value (float32, pointer-free) while the
 	// decoder makes garbage frame by frame: collecting more often costs
 	// little (nothing to scan) and keeps a 1 GB run's memory near the values.
