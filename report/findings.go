@@ -188,6 +188,15 @@ func findingPsi2(groups []*Group, models []string) Finding {
 			rates += ": same rate"
 		}
 		f.Numbers = append(f.Numbers, rates)
+		// The same inputs at the same rate: batchnorm's own σ² (momentum
+		// m) against the shadow ψ² the probes keep on its layers (rate
+		// DefaultShadowMomentum, from the first batch). Shown, not judged:
+		// the claim is about PN-V's own ψ².
+		if math.Abs(rb-probes.DefaultShadowMomentum) < 1e-12 && tail(bn, probes.DistPsi2).N > 0 {
+			same := tailCompare(bn, bn, probes.DistVar, probes.DistPsi2, false)
+			f.Numbers = append(f.Numbers, "same rate, same inputs (shown, not judged): "+same.line(),
+				fmt.Sprintf("  batchnorm's own dist_var / its shadow dist_psi2 = %s×", fmtNum(same.a.Mean/same.b.Mean)))
+		}
 		f.Verdict, f.Reason = ratioVerdict(cs, 2)
 		if mismatched {
 			f.Reason += "; dist comparison rate-mismatched (g_var vs g_psi2 does not depend on the rate)"
