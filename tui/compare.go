@@ -18,33 +18,42 @@ func (m *Model) compare(w, h int) []string {
 	}
 	p := m.st.Probe
 	l := clamp(m.st.Layer, 0, len(layers)-1)
-	out := []string{s.Heading.Render(p.String()) + s.Dim.Render(" · "+probeDoc[p]+" (p: next probe)")}
+	out := []string{withHint(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
+		s.Dim.Render(m.windowNote()), w)}
 
-	var legend strings.Builder
-	legend.WriteString(s.Dim.Render(layers[l] + ": "))
-	series := make([][]float64, nv)
-	colors := make([]int, nv)
-	glyphs := make([]string, nv)
+	var series []chartSeries
+	var legend []string
+	var shown []int
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
-		series[i] = m.aligned(v.probe(l, p), w)
-		colors[i] = i
-		glyphs[i] = m.glyph(i)
-		mark := legendMark(glyphs[i]) + " "
-		if v.probe(l, p) == nil {
-			mark = "(none) "
+		h := v.probe(l, p)
+		switch {
+		case m.hidden(i):
+			legend = append(legend, s.Dim.Render("("+v.label+" hidden)"))
+			continue
+		case h == nil:
+			legend = append(legend, s.Dim.Render(v.label+": not measured"))
+			continue
 		}
-		legend.WriteString(s.seriesStyle(i).Render(mark+v.label) + "  ")
+		bs := m.buckets(h)
+		shown = append(shown, i)
+		series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: bs})
+		legend = append(legend, m.legendEntry(i, v.label, "─", m.readout(bs)))
 	}
+	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
+		series = raise(series, m.data.variants[sel].label)
+	}
+	warm := m.chartWarmup(shown...)
+	if warm > 0 {
+		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))
+	}
+	legendLines := joinLegend(legend, w, 2)
 	gridH := len(layers) + 1
-	chartH := max(h-len(out)-1-gridH, (h-2)/2)
-	if chartH >= 4 {
-		out = append(out, m.chart(series, colors, glyphs, w, chartH, m.st.Log)...)
-		for len(out) < 1+chartH {
-			out = append(out, "")
-		}
+	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
+	if chartH >= 5 {
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm))...)
 	}
-	out = append(out, legend.String())
+	out = append(out, legendLines...)
 
 	// Grid: layers × variants.
 	nameW := m.layerNameWidth()

@@ -49,7 +49,11 @@ func runScreen(t *testing.T, m *Model, w, h int, keys ...string) string {
 	for _, k := range keys {
 		tm.Send(keyPress(k))
 	}
-	tm.Send(keyPress("q"))
+	// The fixture is a live run still going, where q asks first: end the
+	// program directly so that the screen is the keys' result.
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 	return fm.View().Content
 }

@@ -54,13 +54,18 @@ func (m *Model) gradients(w, h int) []string {
 	})...)
 	if chartH > 0 {
 		v := &m.data.variants[vi]
-		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("• var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
-		series := [][]float64{
-			m.aligned(v.probe(l, probes.DxVar), w),
-			m.aligned(v.probe(l, probes.DyVar), w),
+		dx, dy := m.buckets(v.probe(l, probes.DxVar)), m.buckets(v.probe(l, probes.DyVar))
+		gx, gy := "─", "─"
+		if s.NoColor {
+			gx, gy = "x", "y"
 		}
-		out = append(out, m.chart(series, []int{0, 1}, []string{"", "•"}, w, chartH, m.st.Log)...)
+		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
+			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+m.readout(dx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+m.readout(dy))+s.Dim.Render(logNote(m.st.Log)))
+		series := []chartSeries{
+			{label: "dx", color: 0, glyph: "x", bs: dx},
+			{label: "dy", color: 1, glyph: "y", bs: dy},
+		}
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup))...)
 	}
 	return out
 }

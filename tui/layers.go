@@ -165,9 +165,14 @@ func (m *Model) layersView(w, h int) []string {
 	if detailH > 0 && m.st.Layer < len(layers) {
 		l := m.st.Layer
 		p := m.st.Probe
-		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
-		series := [][]float64{m.aligned(v.probe(l, p), w)}
-		out = append(out, m.chart(series, []int{vi}, nil, w, detailH, m.st.Log)...)
+		bs := m.buckets(v.probe(l, p))
+		cap := fmt.Sprintf("%s · %s = %s: %s", layers[l], p, m.readout(bs), probeDoc[p])
+		if v.warmup > 0 {
+			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", v.warmup)
+		}
+		out = append(out, withHint(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
+		series := []chartSeries{{label: v.label, color: vi, bs: bs}}
+		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup))...)
 	}
 	return out
 }

@@ -160,8 +160,9 @@ func TestLiveFeedClosed(t *testing.T) {
 	}
 }
 
-// TestLivePauseFreezesDisplay: while paused, frames are still ingested but
-// the tick does not redraw; a key does.
+// TestLivePauseFreezesDisplay: while paused the feed is left alone (it
+// coalesces), so neither the tick nor a key that changes the screen shows
+// new data; space takes the frames and redraws.
 func TestLivePauseFreezesDisplay(t *testing.T) {
 	meta := fixtureMeta(1, 1, 50)
 	feed := newFakeFeed()
@@ -175,10 +176,15 @@ func TestLivePauseFreezesDisplay(t *testing.T) {
 	if m.View().Content != frozen {
 		t.Fatal("paused display changed on a render tick")
 	}
-	if m.data.frames != 50 {
-		t.Fatalf("paused dashboard dropped frames: %d", m.data.frames)
+	m.Update(keyPress("7"))
+	m.Update(keyPress("1"))
+	if m.View().Content != frozen || m.data.frames != 0 {
+		t.Fatalf("paused display took new data on a screen change (frames %d)", m.data.frames)
 	}
 	m.Update(keyPress("space"))
+	if m.data.frames != 50 {
+		t.Fatalf("unpausing ingested %d frames, want 50", m.data.frames)
+	}
 	if m.View().Content == frozen {
 		t.Fatal("unpausing did not redraw")
 	}

@@ -84,6 +84,8 @@ type Model struct {
 	buf       []probes.Frame
 	tickArmed bool
 	ended     bool // the feed was closed
+	feedHeld  bool // the feed signalled while paused; drained on resume
+	landed    bool // the finished run was shown on the Summary screen once
 
 	// replay
 	rd        *reader
@@ -236,13 +238,27 @@ func (m *Model) bounds() Bounds {
 	if stride == 0 {
 		stride = max(m.data.step/20, 10)
 	}
+	var measured []probes.Probe
+	if m.st.Screen == ScreenCompare {
+		vs := make([]*variantData, len(m.data.variants))
+		for i := range vs {
+			vs[i] = &m.data.variants[i]
+		}
+		measured = visibleProbes(vs...)
+	} else if m.st.Screen == ScreenLayers && len(m.data.variants) > 0 {
+		measured = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, len(m.data.variants)-1)])
+	}
 	return Bounds{
 		Variants:   len(m.data.variants),
 		Layers:     len(m.data.meta.Layers),
-		EventSteps: m.data.eventSteps(),
+		EventSteps: rowSteps(eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)),
 		Step:       m.data.step,
 		LastStep:   max(m.data.total, m.data.step),
 		SeekStride: stride,
+		Probes:     measured,
+		CellSteps:  m.cellSteps(m.w),
+		Running:    m.feed != nil && !m.ended,
+		SortCols:   len(summaryCols),
 	}
 }
 
@@ -254,6 +270,11 @@ func (m *Model) onKey(k string) tea.Cmd {
 		return tea.Quit
 	}
 	if m.rd == nil {
+		if wasPaused && !m.st.Paused && m.feedHeld {
+			// Frames arrived while paused: take them now.
+			m.feedHeld = false
+			return m.onFeed()
+		}
 		return nil
 	}
 	if m.st.SeekTo >= 0 {
@@ -274,6 +295,13 @@ func (m *Model) onKey(k string) tea.Cmd {
 // onFeed drains the live feed. The render tick is armed only here, so with
 // no frames arriving nothing but the blocked waitFeed is outstanding.
 func (m *Model) onFeed() tea.Cmd {
+	if m.st.Paused && !m.feed.Closed() {
+		// Paused: leave the frames in the feed (it coalesces plain frames
+		// and keeps alerts, evals and status changes), so the screen stays
+		// exactly as it was, whatever key is pressed, until space.
+		m.feedHeld = true
+		return nil
+	}
 	m.buf = m.feed.Drain(m.buf[:0])
 	for i := range m.buf {
 		m.data.add(&m.buf[i])
@@ -290,10 +318,21 @@ func (m *Model) onFeed() tea.Cmd {
 		// is drained, stop waiting.
 		m.ended = true
 		m.dirty = true
+		m.landOnSummary()
 	} else {
 		cmds = append(cmds, waitFeed(m.feed))
 	}
 	return tea.Batch(cmds...)
+}
+
+// landOnSummary switches to the Summary screen once, when the run ends
+// (the live feed closes, or a replay reads the end record).
+func (m *Model) landOnSummary() {
+	if m.landed || m.st.Help {
+		return
+	}
+	m.landed = true
+	m.st.Screen = ScreenSummary
 }
 
 // startSeek moves the replay to target: backward resets the histories and
@@ -371,6 +410,9 @@ func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
 		if msg.ended {
 			m.srcEnded = true
 			m.dirty = true
+			if m.seeking < 0 || msg.reached {
+				m.landOnSummary()
+			}
 		}
 		if m.seeking >= 0 && m.pendSeek < 0 {
 			if !msg.reached {

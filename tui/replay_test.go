@@ -115,8 +115,13 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 	// Events: outlier @120, overfit @180 (no adanorm with 3 variants).
 	_, cmd := m.Update(keyPress("enter"))
 	drive(t, m, cmd, 1000, nil)
-	if m.data.step != 119 {
-		t.Fatalf("enter on the event at step 120 left the replay at step %d", m.data.step)
+	if m.data.step != 120 || !m.st.Paused {
+		t.Fatalf("enter on the event at step 120 left the replay at step %d (paused %v)", m.data.step, m.st.Paused)
+	}
+	for i := range m.data.variants {
+		if s := m.data.variants[i].step; s != 120 && m.data.variants[i].status == probes.Running {
+			t.Fatalf("variant %d at step %d, want 120", i, s)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/guptarohit/asciigraph"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -58,6 +57,8 @@ func (m *Model) render() string {
 			body = m.gradients(m.w, bodyH)
 		case ScreenEvents:
 			body = m.eventsView(m.w, bodyH)
+		case ScreenSummary:
+			body = m.summary(m.w, bodyH)
 		}
 	}
 	for i := range bodyH {
@@ -68,7 +69,11 @@ func (m *Model) render() string {
 		b.WriteString(fit(line, m.w))
 		b.WriteByte('\n')
 	}
-	b.WriteString(fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.w))
+	if m.st.Confirm {
+		b.WriteString(fit(m.styles.Bad.Render("stop the live run and quit? q or y: yes · any other key: no"), m.w))
+	} else {
+		b.WriteString(fit(m.help.ShortHelpView(m.keys.shortHelp(m.st.Screen)), m.w))
+	}
 	return b.String()
 }
 
@@ -120,8 +125,14 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if path == "" {
 		path = "(not recorded)"
 	}
-	path = shortenPath(path, max(m.w/2, m.w-ansi.StringWidth(facts)-1))
-	b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(path), m.w))
+	// The facts come first; the path gets what is left, its end (the file
+	// name) kept, and goes when too little is left to mean anything.
+	room := m.w - ansi.StringWidth(facts) - 1
+	if room < 12 {
+		b.WriteString(fit(s.Header.Render(facts), m.w))
+	} else {
+		b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(shortenPath(path, room)), m.w))
+	}
 	b.WriteByte('\n')
 
 	var tabs strings.Builder
@@ -234,27 +245,8 @@ func fmtDuration(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", h, mnt, sec)
 }
 
-// fmtVal prints a probe value in at most 8 cells.
-func fmtVal(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
-		return "0"
-	}
-	a := math.Abs(v)
-	if a >= 1e3 && a < 1e5 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	if a >= 1e-3 && a < 1e3 {
-		return trimFloat(fmt.Sprintf("%.4g", v))
-	}
-	return fmt.Sprintf("%.2e", v)
-}
+// fmtVal prints a probe value in at most 8 cells, 3 significant digits.
+func fmtVal(v float64) string { return fmt3(v) }
 
 func trimFloat(s string) string {
 	if strings.ContainsAny(s, "e") || !strings.Contains(s, ".") {
@@ -264,46 +256,8 @@ func trimFloat(s string) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// seriesOf turns a History into at most w chart points (bucket last values),
-// optionally EMA-smoothed and log10-scaled (non-positive values become gaps).
-func seriesOf(h *probes.History, w int, smooth, logScale bool) []float64 {
-	if h == nil {
-		return nil
-	}
-	return valuesOf(h.View(w), smooth, logScale)
-}
-
-// alignedOf resamples a History onto w columns spanning steps [lo, hi], so
-// that series of different density (train loss every step, val loss every
-// eval, a variant that diverged early) share one x axis. Each column holds
-// the latest value at or before its last step (NaN before the first point).
-// Cost: one View(w) and O(w).
-func alignedOf(h *probes.History, w, lo, hi int, smooth, logScale bool) []float64 {
-	if h == nil || w <= 0 {
-		return nil
-	}
-	bs := h.View(w)
-	vals := valuesOf(bs, smooth, logScale)
-	if hi < lo {
-		hi = lo
-	}
-	out := make([]float64, w)
-	span := float64(hi - lo + 1)
-	j := -1
-	for i := range out {
-		end := lo + int(math.Ceil(float64(i+1)*span/float64(w))) - 1
-		for j+1 < len(bs) && bs[j+1].LastStep <= end {
-			j++
-		}
-		if j < 0 {
-			out[i] = math.NaN()
-		} else {
-			out[i] = vals[j]
-		}
-	}
-	return out
-}
-
+// valuesOf is the last value of each bucket, optionally EMA-smoothed and
+// log10-scaled (non-positive values become gaps): sparklines.
 func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
 	out := make([]float64, len(bs))
 	ema, have := 0.0, false
@@ -333,7 +287,10 @@ const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkline draws w cells from a History (min–max scaled over what is shown).
 func sparkline(h *probes.History, w int, smooth, logScale bool) string {
-	return sparkValues(seriesOf(h, w, smooth, logScale), w)
+	if h == nil {
+		return sparkValues(nil, w)
+	}
+	return sparkValues(valuesOf(h.View(w), smooth, logScale), w)
 }
 
 func sparkValues(vals []float64, w int) string {
@@ -362,15 +319,6 @@ func sparkValues(vals []float64, w int) string {
 	return b.String() + strings.Repeat(" ", w-len(vals))
 }
 
-// aligned is alignedOf over the run's steps so far with the current
-// smoothing and scale. The chart's data width is w minus the axis labels,
-// so the series is sampled at that width.
-func (m *Model) aligned(h *probes.History, w int) []float64 {
-	return alignedOf(h, max(w-chartLabelW-1, 1), 1, max(m.data.step, 1), m.st.Smooth, m.st.Log)
-}
-
-const chartLabelW = 8 // formatter width 7 plus asciigraph's leading space
-
 // variantGlyphs tell variants apart without colour (NO_COLOR): series i of
 // a multi-variant chart is drawn with glyph i ("" = box drawing).
 var variantGlyphs = []string{"", "•", "+", "x", "*", "o", "#", "="}
@@ -390,79 +338,6 @@ func legendMark(g string) string {
 		return "─"
 	}
 	return g
-}
-
-// chart draws series overlaid with asciigraph into exactly h lines of width
-// w (labels included). colors[i] is series i's palette index, glyphs[i] its
-// line character ("" = box drawing). Series with fewer than two finite
-// points are skipped.
-func (m *Model) chart(series [][]float64, colors []int, glyphs []string, w, h int, logScale bool) []string {
-	dataW := w - chartLabelW - 1
-	if dataW < 4 || h < 2 {
-		return nil
-	}
-	var data [][]float64
-	var cols []asciigraph.AnsiColor
-	var chars []asciigraph.CharSet
-	anyGlyph := false
-	palette := m.styles.seriesColors(len(m.data.variants) + 2)
-	for i, s := range series {
-		if finite(s) < 2 {
-			continue
-		}
-		clean := make([]float64, len(s))
-		for j, v := range s {
-			if math.IsInf(v, 0) {
-				v = math.NaN()
-			}
-			clean[j] = v
-		}
-		data = append(data, clean)
-		if palette != nil && i < len(colors) {
-			cols = append(cols, palette[colors[i]%len(palette)])
-		}
-		cs := asciigraph.DefaultCharSet
-		if i < len(glyphs) && glyphs[i] != "" {
-			cs = asciigraph.CreateCharSet(glyphs[i])
-			anyGlyph = true
-		}
-		chars = append(chars, cs)
-	}
-	if len(data) == 0 {
-		out := make([]string, h)
-		out[h/2] = m.styles.Dim.Render(center("no data yet", w))
-		return out
-	}
-	opts := []asciigraph.Option{
-		asciigraph.Width(dataW), asciigraph.Height(h - 1), asciigraph.Offset(2),
-		asciigraph.YAxisValueFormatter(func(v float64) string {
-			if logScale {
-				return fmt.Sprintf("%7s", "1e"+trimFloat(fmt.Sprintf("%.1f", v)))
-			}
-			return fmt.Sprintf("%7s", fmtVal(v))
-		}),
-	}
-	if cols != nil {
-		opts = append(opts, asciigraph.SeriesColors(cols...))
-	}
-	if anyGlyph {
-		opts = append(opts, asciigraph.SeriesChars(chars...))
-	}
-	lines := strings.Split(asciigraph.PlotMany(data, opts...), "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	return lines
-}
-
-func finite(s []float64) int {
-	n := 0
-	for _, v := range s {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			n++
-		}
-	}
-	return n
 }
 
 func center(s string, w int) string {
