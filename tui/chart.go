@@ -130,10 +130,9 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	multi := len(series) > 1
 	for si, s := range series {
 		spans = downsample(s.bs, spec.lo, spec.hi, n, spans)
-		prev := -1
+		prev, prevX := -1, -1
 		for x, sp := range spans {
 			if sp.N == 0 || math.IsNaN(sp.Max) {
-				prev = -1
 				continue
 			}
 			if s.points {
@@ -144,6 +143,18 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 				cv.mark(x/2, ydot(sp.Last)/4, r, s.color)
 				continue
 			}
+			// Points further apart than a column (a probe measured every k
+			// steps, a spectrum's 32 values) are joined by a straight line.
+			if prev >= 0 && x-prevX > 1 {
+				to := ydot((sp.Min + sp.Max) / 2)
+				for xi := prevX + 1; xi < x; xi++ {
+					yi := prev + (to-prev)*(xi-prevX)/(x-prevX)
+					for y := min(yi, prev); y <= max(yi, prev); y++ {
+						cv.set(xi, y, s.color)
+					}
+					prev = yi
+				}
+			}
 			y0, y1 := ydot(sp.Max), ydot(nanMin(sp.Min, sp.Max))
 			if prev >= 0 {
 				y0, y1 = min(y0, prev), max(y1, prev)
@@ -151,7 +162,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 			for y := y0; y <= y1; y++ {
 				cv.set(x, y, s.color)
 			}
-			prev = ydot(sp.Last)
+			prev, prevX = ydot(sp.Last), x
 			// Without colour, lines are told apart by their glyph repeated
 			// along them, staggered so that overlapping lines show both.
 			if m.styles.NoColor && multi && s.glyph != "" && x&1 == 1 && (x/2+3*si)%14 == 0 {

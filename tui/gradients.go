@@ -95,14 +95,11 @@ func gradCell(v *variantData, l int) string {
 	return fmt.Sprintf("%-9s%-9s%-9s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
 }
 
-// fmtSci prints a gradient statistic compactly in scientific notation (they
-// span many decades, the point of the view).
+// fmtSci prints a gradient statistic in exponent notation, 3 significant
+// digits, every row alike (they span many decades, the point of the view).
 func fmtSci(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
+	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
+		return fmt3(v)
 	}
-	if v == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%.1e", v)
+	return fmtExp(v)
 }

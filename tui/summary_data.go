@@ -23,12 +23,12 @@ type standing struct {
 	step    int
 	// Final values (mean over seeds) and their spread (sd, 0 for one seed).
 	metric, metricSD float64
-	best            float64 // best val metric over the run (mean over seeds)
-	val, train, gap float64
-	stepsPerSec     float64
-	haveVal         bool
-	test            float64 // latest test metric (mean over seeds), NaN when none
-	alerts          []int // outlier alerts per layer group (layerGroups order)
+	best             float64 // best val metric over the run (mean over seeds)
+	val, train, gap  float64
+	stepsPerSec      float64
+	haveVal          bool
+	test             float64 // latest test metric (mean over seeds), NaN when none
+	alerts           []int   // outlier alerts per layer group (layerGroups order)
 }
 
 // layerGroup names the kind of site a layer is, its block index dropped:

@@ -321,7 +321,7 @@ func sparkValues(vals []float64, w int) string {
 
 // variantGlyphs tell variants apart without colour (NO_COLOR): series i of
 // a multi-variant chart is drawn with glyph i ("" = box drawing).
-var variantGlyphs = []string{"", "•", "+", "x", "*", "o", "#", "="}
+var variantGlyphs = []string{"*", "+", "x", "o", "#", "=", "%", "@"}
 
 // glyph is the line glyph of variant i: box drawing when colours tell the
 // variants apart, a distinct character otherwise.
