@@ -25,6 +25,9 @@ type chartSpec struct {
 	log    bool
 	warmup int // steps ≤ warmup are marked (running statistics warming up); 0 none
 	cursor int // step of the cursor column, -1 none
+	// row is the screen row of the chart's first line: the plot is
+	// recorded as a mouse zone there. 0: not clickable.
+	row int
 }
 
 // braille dot bits: column 0 rows 0..3, then column 1 rows 0..3.
@@ -192,6 +195,10 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 				cv.over[i] = '│'
 			}
 		}
+	}
+
+	if spec.row > 0 {
+		m.zones = append(m.zones, zone{kind: zoneChart, x0: lw + 1, x1: lw + 1 + pw, y0: spec.row, y1: spec.row + ph, lo: spec.lo, hi: spec.hi})
 	}
 
 	// Tick labels sit on the row holding the tick's dot.

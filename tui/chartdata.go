@@ -35,10 +35,11 @@ func (m *Model) buckets(h *probes.History) []probes.Bucket {
 // hidden reports whether variant i is toggled off the charts (v).
 func (m *Model) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) != 0 }
 
-// stepSpec is the chart spec of a step chart of w×h over the zoom window.
-func (m *Model) stepSpec(w, h, warmup int) chartSpec {
+// stepSpec is the chart spec of a step chart of w×h over the zoom window
+// whose first line is body line `line` (its mouse zone).
+func (m *Model) stepSpec(w, h, warmup, line int) chartSpec {
 	lo, hi := m.xRange()
-	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.st.Log, warmup: warmup, cursor: m.cursorStep()}
+	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.st.Log, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
 }
 
 // cursorStep is the cursor's step clamped into the window, -1 when off.

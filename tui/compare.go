@@ -51,7 +51,7 @@ func (m *Model) compare(w, h int) []string {
 	gridH := len(layers) + 1
 	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
 	if chartH >= 5 {
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
 	}
 	out = append(out, legendLines...)
 
@@ -68,6 +68,7 @@ func (m *Model) compare(w, h int) []string {
 	}
 	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w))
 	rowsH := max(h-len(out), 1)
+	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return m.cell(&m.data.variants[v], li, p)
 	})...)

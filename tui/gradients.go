@@ -49,6 +49,7 @@ func (m *Model) gradients(w, h int) []string {
 		chartH = 0
 		rowsH = h - len(out)
 	}
+	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return gradCell(&m.data.variants[v], li)
 	})...)
@@ -65,7 +66,7 @@ func (m *Model) gradients(w, h int) []string {
 			{label: "dx", color: 0, glyph: "x", bs: dx},
 			{label: "dy", color: 1, glyph: "y", bs: dy},
 		}
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup, len(out)))...)
 	}
 	return out
 }

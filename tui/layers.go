@@ -148,6 +148,7 @@ func (m *Model) layersView(w, h int) []string {
 		detailH = 0
 		rowsH = h - len(out)
 	}
+	m.layerZones(len(out), m.st.Layer, rowsH, nameW)
 	lfirst := window(m.st.Layer, rowsH, len(layers))
 	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
 		var rb strings.Builder
@@ -172,7 +173,7 @@ func (m *Model) layersView(w, h int) []string {
 		}
 		out = append(out, withHint(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
 		series := []chartSeries{{label: v.label, color: vi, bs: bs}}
-		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
 	}
 	return out
 }

@@ -110,6 +110,7 @@ type Model struct {
 	// rendering
 	dirty bool
 	cache string
+	zones []zone // clickable regions of the cached screen
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -201,6 +202,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.dirty = true
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg.String())
+	case tea.MouseClickMsg:
+		if msg.Button == tea.MouseLeft {
+			return m, m.onState(Click(m.st, m.zones, msg.X, msg.Y))
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp, tea.MouseWheelDown:
+			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
+		}
 	case feedReadyMsg:
 		return m, m.onFeed()
 	case renderTickMsg:
@@ -263,8 +273,14 @@ func (m *Model) bounds() Bounds {
 }
 
 func (m *Model) onKey(k string) tea.Cmd {
+	return m.onState(Navigate(m.st, k, m.bounds()))
+}
+
+// onState applies the state a key or the mouse produced: quit, seek,
+// resume.
+func (m *Model) onState(next State) tea.Cmd {
 	wasPaused := m.st.Paused
-	m.st = Navigate(m.st, k, m.bounds())
+	m.st = next
 	m.dirty = true
 	if m.st.Quit {
 		return tea.Quit

@@ -48,10 +48,10 @@ func (m *Model) overview(w, h int) []string {
 	legendLines := joinLegend(legend, w, 2)
 	chartH := h - len(out) - len(legendLines) - tableRows - 1
 	if chartH >= 5 {
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...)
 	}
 	out = append(out, legendLines...)
-	return append(out, m.rankTable(st, order, w, h-len(out))...)
+	return append(out, m.rankTable(st, order, w, h-len(out), len(out))...)
 }
 
 // raise moves the series of one label to the end (drawn last, on top).
@@ -70,7 +70,7 @@ func raise(series []chartSeries, label string) []chartSeries {
 
 // rankTable is the overview's ranking: rank, variant, val metric, val and
 // train loss, gap, step, speed, status, in at most h lines.
-func (m *Model) rankTable(st []standing, order []int, w, h int) []string {
+func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
 	metric := m.data.meta.Metric
 	cols := []column{
@@ -134,6 +134,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h int) []string {
 		default:
 			line = s.seriesStyle(i).Render(line)
 		}
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
 		out = append(out, line)
 	}
 	if hint := pageHint("variants", first, last, len(order), "←/→"); hint != "" {

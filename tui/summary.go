@@ -65,6 +65,11 @@ func (m *Model) summary(w, h int) []string {
 	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants ranked by final val %s, then val loss, then train loss · ★ best",
 		len(st), metricName(metric)))
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
+	x := 0
+	for _, i := range keep {
+		m.zones = append(m.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
+		x += cols[i].w + 1
+	}
 	out = append(out, s.Heading.Render(tableLine(cols, keep, heads)))
 	fv := make([]float64, 0, 3*len(st))
 	for _, x := range st {
@@ -113,6 +118,7 @@ func (m *Model) summary(w, h int) []string {
 		default:
 			line = s.seriesStyle(i).Render(line)
 		}
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
 		out = append(out, line)
 	}
 	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {

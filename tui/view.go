@@ -20,6 +20,7 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(m.cache)
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "normtop"
 	return v
 }
@@ -32,8 +33,9 @@ func (m *Model) render() string {
 	if m.w < minW || m.h < minH {
 		return fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minW, minH, m.w, m.h)
 	}
-	const headerH, footerH = 3, 1
+	const footerH = 1
 	bodyH := m.h - headerH - footerH
+	m.zones = m.zones[:0]
 	var b strings.Builder
 	b.Grow(m.w * m.h * 4)
 	m.writeHeader(&b)
@@ -136,8 +138,12 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	b.WriteByte('\n')
 
 	var tabs strings.Builder
+	x := 0
 	for i := range numScreens {
 		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		tw := ansi.StringWidth(t)
+		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
+		x += tw
 		if Screen(i) == m.st.Screen {
 			tabs.WriteString(s.ActiveTab.Render(t))
 		} else {
@@ -200,6 +206,9 @@ func withHint(line, hint string, w int) string {
 	}
 	return joinLR(line, hint, w)
 }
+
+// headerH is the header's height: the screen body starts on this row.
+const headerH = 3
 
 // fit truncates or pads a styled line to exactly w cells.
 func fit(s string, w int) string {
@@ -355,6 +364,17 @@ func window(sel, n, total int) int {
 		return 0
 	}
 	return min((sel/n)*n, total-n)
+}
+
+// layerZones records the mouse zones of the layer rows that layerRows (or
+// the layers screen) draws from body line `line`.
+func (m *Model) layerZones(line, sel, rowsH, nameW int) {
+	n := len(m.data.meta.Layers)
+	first := window(sel, rowsH, n)
+	for li := first; li < min(first+rowsH, n); li++ {
+		y := headerH + line + li - first
+		m.zones = append(m.zones, zone{kind: zoneLayer, x0: 0, x1: nameW, y0: y, y1: y + 1, val: li})
+	}
 }
 
 // layerRows renders the visible window of rowsH layer rows around the
