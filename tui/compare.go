@@ -18,7 +18,7 @@ func (m *Model) compare(w, h int) []string {
 	}
 	p := m.st.Probe
 	l := clamp(m.st.Layer, 0, len(layers)-1)
-	out := []string{withHint(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
+	out := []string{withNote(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
 		s.Dim.Render(m.windowNote()), w)}
 
 	var series []chartSeries
@@ -66,11 +66,20 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w))
+	if hint := pageHint("variants", first, last, nv, "←/→"); hint != "" {
+		// The hint must show: the names give way to it.
+		out = append(out, joinLR(hb.String(), s.Dim.Render(hint), w))
+	} else {
+		out = append(out, hb.String())
+	}
+	fms := make([]func(float64) string, nv)
+	for i := first; i < last; i++ {
+		fms[i] = m.columnFormat(&m.data.variants[i], p)
+	}
 	rowsH := max(h-len(out), 1)
 	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
-		return m.cell(&m.data.variants[v], li, p)
+		return m.cell(&m.data.variants[v], li, p, fms[v])
 	})...)
 	return out
 }

@@ -41,7 +41,11 @@ func (m *Model) gradients(w, h int) []string {
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
 		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
 	}
-	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w), sb.String())
+	head := hb.String()
+	if hint := pageHint("variants", first, last, nv, "←/→"); hint != "" {
+		head = joinLR(head, s.Dim.Render(hint), w)
+	}
+	out = append(out, head, sb.String())
 
 	rowsH := len(layers)
 	chartH := h - len(out) - rowsH - 1

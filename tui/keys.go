@@ -32,12 +32,15 @@ func (s Screen) Title() string {
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
-	"Overview: train and val loss per variant on one step axis; gap = val loss − train loss smoothed since the " +
-		"last eval. Xu et al.: LayerNorm's bias and gain raise the risk of over-fitting (LayerNorm-simple often " +
-		"generalises better); AdaNorm aims to fix it. Status and steps/s per variant.",
+	"Overview: every variant's train loss (line) and val loss (• markers) on one axis, and the variants ranked " +
+		"by their latest val metric. c puts a cursor on the chart (←/→ move it, or click): the legend reads every " +
+		"variant at that step. z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the " +
+		"selected variant. gap = val loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias " +
+		"and gain raise the risk of over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
 	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
 		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
-	"Compare: one probe (p) for every variant, per layer. PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
+	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
+		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
 		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
 		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4).",
 	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +

@@ -71,7 +71,8 @@ func isOutlier(alerted bool, bs []probes.Bucket) bool {
 
 // cell renders one sparkline + latest value, highlighted when an outlier.
 // It reads one View of sparkW buckets from the series: O(capacity) once.
-func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
+// fm is the column's number format (colFormat over the column).
+func (m *Model) cell(v *variantData, l int, p probes.Probe, fm func(float64) string) string {
 	h := v.probe(l, p)
 	if h == nil {
 		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
@@ -79,11 +80,25 @@ func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
 	bs := h.View(sparkW)
 	_, last, _ := h.Last()
 	spark := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW)
-	val := fmt.Sprintf("%-*s", valueW, fmtVal(last))
+	val := fmt.Sprintf("%-*s", valueW, fm(last))
 	if isOutlier(v.outlier[l][p] > 0, bs) {
 		return m.styles.Outlier.Render(spark+"!"+val) + " "
 	}
 	return spark + " " + val + " "
+}
+
+// columnFormat is the number format of probe p's latest values over
+// every layer of v: one exponent style for the whole column.
+func (m *Model) columnFormat(v *variantData, p probes.Probe) func(float64) string {
+	vals := make([]float64, 0, len(m.data.meta.Layers))
+	for l := range m.data.meta.Layers {
+		if h := v.probe(l, p); h != nil {
+			if _, x, ok := h.Last(); ok {
+				vals = append(vals, x)
+			}
+		}
+	}
+	return colFormat(vals)
 }
 
 // visibleProbes lists the probes variant v measured, in probe order.
@@ -149,6 +164,10 @@ func (m *Model) layersView(w, h int) []string {
 		rowsH = h - len(out)
 	}
 	m.layerZones(len(out), m.st.Layer, rowsH, nameW)
+	var fms [probes.NumProbes]func(float64) string
+	for _, p := range ps[first:last] {
+		fms[p] = m.columnFormat(v, p)
+	}
 	lfirst := window(m.st.Layer, rowsH, len(layers))
 	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
 		var rb strings.Builder
@@ -159,7 +178,7 @@ func (m *Model) layersView(w, h int) []string {
 			rb.WriteString(name)
 		}
 		for _, p := range ps[first:last] {
-			rb.WriteString(m.cell(v, l, p))
+			rb.WriteString(m.cell(v, l, p, fms[p]))
 		}
 		out = append(out, rb.String())
 	}
@@ -171,7 +190,7 @@ func (m *Model) layersView(w, h int) []string {
 		if v.warmup > 0 {
 			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", v.warmup)
 		}
-		out = append(out, withHint(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
+		out = append(out, withNote(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
 		series := []chartSeries{{label: v.label, color: vi, bs: bs}}
 		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
 	}

@@ -24,7 +24,7 @@ func (m *Model) overview(w, h int) []string {
 		scale = "loss (log axis)"
 	}
 	title := s.Heading.Render(scale) + s.Dim.Render(" · train ─ and val • of every variant on one axis")
-	out := []string{withHint(title, s.Dim.Render(m.windowNote()), w)}
+	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w)}
 
 	var series []chartSeries
 	var legend []string

@@ -199,6 +199,15 @@ func pageHint(what string, first, last, total int, key string) string {
 	return fmt.Sprintf("%s %d–%d of %d (%s)", what, first+1, last, total, key)
 }
 
+// withNote right-aligns a note that must stay visible (the zoom, the
+// cursor), truncating line instead.
+func withNote(line, note string, w int) string {
+	if note == "" {
+		return line
+	}
+	return joinLR(line, note, w)
+}
+
 // withHint right-aligns hint on line when both fit in w, else drops it.
 func withHint(line, hint string, w int) string {
 	if hint == "" || ansi.StringWidth(line)+2+ansi.StringWidth(hint) > w {
