@@ -231,7 +231,7 @@ func TestValueAt(t *testing.T) {
 
 // TestCursorReadout: the legend reads every variant's value at the cursor.
 func TestCursorReadout(t *testing.T) {
-	m := fixtureModel(3, 2, 200, Options{NoColor: true})
+	m := fixtureModel(4, 2, 200, Options{NoColor: true})
 	m.w, m.h = 120, 40
 	m.st.Cursor = 100
 	for i := range m.data.variants {
@@ -245,6 +245,21 @@ func TestCursorReadout(t *testing.T) {
 	bs := m.buckets(m.data.variants[0].series(probes.SeriesTrainLoss))
 	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 0, 200, 200).TrainLoss); got != want {
 		t.Errorf("no cursor: %s, want the latest %s", got, want)
+	}
+	// Evaluations: between two (every 20 steps) the earlier holds, and
+	// past the last one too, while a step series has nothing there.
+	m.st.Cursor = 115
+	va := m.buckets(m.data.variants[0].series(probes.SeriesValLoss))
+	if got, want := m.evalReadout(va), fmt3(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
+		t.Errorf("val at 115: %s, want the step-100 eval %s", got, want)
+	}
+	ada := m.data.variants[3]
+	m.st.Cursor = 170 // adanorm diverged at 150: its last eval was at 140
+	if got, want := m.evalReadout(m.buckets(ada.series(probes.SeriesValLoss))), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
+		t.Errorf("adanorm val at 170: %s, want %s", got, want)
+	}
+	if got := m.readout(m.buckets(ada.series(probes.SeriesTrainLoss))); got != "–" {
+		t.Errorf("adanorm train at 170 (after it diverged): %s, want –", got)
 	}
 	// On a log axis the readout is the value, not its logarithm.
 	m.st.Log, m.st.Cursor = true, 50

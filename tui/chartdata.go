@@ -70,12 +70,25 @@ func (m *Model) windowNote() string {
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
 func (m *Model) readout(bs []probes.Bucket) string {
+	return m.readoutAt(bs, false)
+}
+
+// evalReadout is readout for an evaluation series: past its last
+// evaluation it holds that value (the next one has not happened yet).
+func (m *Model) evalReadout(bs []probes.Bucket) string {
+	return m.readoutAt(bs, true)
+}
+
+func (m *Model) readoutAt(bs []probes.Bucket, hold bool) string {
 	step := m.cursorStep()
 	if step < 0 {
 		if len(bs) == 0 {
 			return "–"
 		}
 		return fmtAxisVal(bs[len(bs)-1].Last, m.st.Log)
+	}
+	if hold && len(bs) > 0 {
+		step = min(step, bs[len(bs)-1].LastStep)
 	}
 	v, _, ok := valueAt(bs, step)
 	if !ok {

@@ -39,7 +39,7 @@ func (m *Model) overview(w, h int) []string {
 		series = append(series,
 			chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: tr},
 			chartSeries{label: v.label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
-		legend = append(legend, m.legendEntry(i, v.label, "─", m.readout(tr)+" • "+m.readout(va)))
+		legend = append(legend, m.legendEntry(i, v.label, "─", m.readout(tr)+" • "+m.evalReadout(va)))
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
