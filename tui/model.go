@@ -440,6 +440,11 @@ func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
 			m.clock = m.rd.lastTime
 			m.dirty = true
 		}
+		if msg.eof && !m.opt.Follow && m.seeking < 0 && m.finished() {
+			// A plain replay read the whole run and every variant stopped:
+			// the result is what is left to look at.
+			m.landOnSummary()
+		}
 		if msg.eof && m.opt.Follow && m.seeking < 0 && !m.following {
 			m.following = true
 			m.dirty = true

@@ -73,13 +73,17 @@ func raise(series []chartSeries, label string) []chartSeries {
 func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
 	metric := m.data.meta.Metric
+	nameW := 8
+	for _, x := range st {
+		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+	}
 	cols := []column{
 		{head: "#", w: 2, right: true},
-		{head: "variant", w: 22},
+		{head: "variant", w: min(nameW, 24)},
 		{head: "val " + metricName(metric), w: 8, right: true},
 		{head: "val loss", w: 8, right: true, drop: 2},
-		{head: "train", w: 7, right: true},
-		{head: "gap", w: 7, right: true, drop: 3},
+		{head: "train", w: 8, right: true},
+		{head: "gap", w: 8, right: true, drop: 3},
 		{head: "step", w: 7, right: true, drop: 4},
 		{head: "steps/s", w: 7, right: true, drop: 5},
 		{head: "status", w: 16, drop: 1},

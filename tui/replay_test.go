@@ -54,6 +54,22 @@ func newReplayFixture(steps int, opt Options) (*Model, *sliceSource) {
 	return m, src
 }
 
+// TestReplayLandsOnSummary: a replay that reads the whole of a finished
+// run shows its Summary, once: the screen can be left again.
+func TestReplayLandsOnSummary(t *testing.T) {
+	m, _ := newReplayFixture(200, Options{Speed: 64})
+	drive(t, m, m.Init(), 1000, nil)
+	if m.st.Screen != ScreenSummary {
+		t.Fatalf("finished replay on %s, want Summary", m.st.Screen.Title())
+	}
+	m.Update(keyPress("1"))
+	_, cmd := m.Update(keyPress("G"))
+	drive(t, m, cmd, 1000, nil)
+	if m.st.Screen != ScreenOverview {
+		t.Fatalf("landed twice: %s", m.st.Screen.Title())
+	}
+}
+
 func TestReplayPlaysToEndThenIdles(t *testing.T) {
 	m, src := newReplayFixture(200, Options{Speed: 64})
 	left := drive(t, m, m.Init(), 1000, nil)

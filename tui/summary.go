@@ -36,18 +36,25 @@ func (m *Model) summary(w, h int) []string {
 	if seeds {
 		mw = 15
 	}
+	// Names and statuses are as wide as the longest; the numbers give way
+	// on a narrow screen, the least telling first (speed, gap, test ...).
+	nameW, statusW := 8, 6
+	for _, x := range st {
+		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+		statusW = max(statusW, len(m.statusText(&x)))
+	}
 	cols := []column{
 		{head: "#", w: 2, right: true},
-		{head: "variant", w: 22},
+		{head: "variant", w: min(nameW, 26)},
 		{head: "final " + metricName(metric), w: mw, right: true},
-		{head: "best", w: 8, right: true, drop: 3},
-		{head: "test", w: 8, right: true, drop: 5},
+		{head: "best", w: 8, right: true, drop: 5},
+		{head: "test", w: 8, right: true, drop: 7},
 		{head: "val loss", w: 8, right: true, drop: 4},
-		{head: "train", w: 7, right: true},
-		{head: "gap", w: 7, right: true, drop: 6},
-		{head: "steps/s", w: 7, right: true, drop: 7},
-		{head: "alerts " + strings.Join(gnames, "/"), w: max(8, 7+4*len(gnames)), drop: 2},
-		{head: "status", w: 16, drop: 1},
+		{head: "train", w: 8, right: true, drop: 2},
+		{head: "gap", w: 8, right: true, drop: 8},
+		{head: "steps/s", w: 7, right: true, drop: 9},
+		{head: "alerts " + strings.Join(gnames, "/"), w: max(8, 7+4*len(gnames)), drop: 6},
+		{head: "status", w: statusW, drop: 3},
 	}
 	sorted := m.summaryOrder(st, rankOf)
 	keep := fitColumns(cols, w)
