@@ -209,7 +209,7 @@ if ! pane | grep -q 'live (ended)'; then
 	key q
 	wait_for 'stop the live run and quit\?' 10 "the question before stopping a live run"
 	key x
-	wait_for 'c chart cursor' 10 "another key to cancel the question"
+	wait_for '\? help • q quit' 10 "another key to cancel the question"
 	[[ -s "$TMP/status" ]] && fail "q then x quit the live run"
 fi
 log "cursor, zoom, filter, help and quit question ok"

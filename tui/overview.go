@@ -79,7 +79,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	}
 	cols := []column{
 		{head: "#", w: 2, right: true},
-		{head: "variant", w: min(nameW, 24)},
+		{head: "variant", w: min(nameW, max(16, w/4))},
 		{head: "val " + metricName(metric), w: 8, right: true},
 		{head: "val loss", w: 8, right: true, drop: 2},
 		{head: "train", w: 8, right: true},

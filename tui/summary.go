@@ -45,7 +45,7 @@ func (m *Model) summary(w, h int) []string {
 	}
 	cols := []column{
 		{head: "#", w: 2, right: true},
-		{head: "variant", w: min(nameW, 26)},
+		{head: "variant", w: min(nameW, max(16, w/4))},
 		{head: "final " + metricName(metric), w: mw, right: true},
 		{head: "best", w: 8, right: true, drop: 5},
 		{head: "test", w: 8, right: true, drop: 7},
@@ -69,7 +69,7 @@ func (m *Model) summary(w, h int) []string {
 			heads[i] = c.head + arrow
 		}
 	}
-	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants ranked by final val %s, then val loss, then train loss · ★ best",
+	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, ranked by final val %s (then val loss) · ★ best",
 		len(st), metricName(metric)))
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
 	x := 0

@@ -74,7 +74,7 @@ func (m *Model) render() string {
 	if m.st.Confirm {
 		b.WriteString(fit(m.styles.Bad.Render("stop the live run and quit? q or y: yes · any other key: no"), m.w))
 	} else {
-		b.WriteString(fit(m.help.ShortHelpView(m.keys.shortHelp(m.st.Screen)), m.w))
+		b.WriteString(fit(m.helpBar(), m.w))
 	}
 	return b.String()
 }
@@ -159,6 +159,21 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	}
 	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
 	b.WriteByte('\n')
+}
+
+// helpBar is the one-line help of the mode and screen; "? help" and
+// "q quit" always show at its end, the other keys give way from the right.
+func (m *Model) helpBar() string {
+	keys := m.keys.shortHelp(m.st.Screen)
+	tail := m.help.ShortHelpView(keys[len(keys)-2:])
+	room := max(m.w-ansi.StringWidth(tail)-3, 10)
+	h := m.help
+	h.SetWidth(room)
+	head := h.ShortHelpView(keys[:len(keys)-2])
+	if ansi.StringWidth(head) > room {
+		head = ansi.Truncate(head, room-1, "…")
+	}
+	return head + m.styles.Help.ShortSeparator.Render(" • ") + tail
 }
 
 // wrapWords breaks plain text into lines of at most w cells.
