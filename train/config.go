@@ -28,6 +28,11 @@ type Config struct {
 	Clip      float64 // global gradient-norm clipping; 0 = off
 	Dropout   float64
 	Seed      int64 // weights, batch order and dropout masks
+	// Seeds, when it holds more than one seed, trains every variant under
+	// every seed in one run (Seed is then ignored): each seed gives its own
+	// initial weights, batch order and dropout masks, shared by all the
+	// variants of that seed.
+	Seeds []int64
 
 	EvalEvery int // validation every N steps (and at the end)
 	EvalSize  int // fixed validation subset: images, or sequences of SeqLen
@@ -35,8 +40,11 @@ type Config struct {
 	LogEvery  int // headless log interval (read by cmd)
 	Probes    probes.Intervals
 
-	// transformer sizes
+	// transformer (and classifier) sizes
 	Layers, DModel, Heads, SeqLen int
+	// Vocab caps the word vocabulary of word-level data (the rarest
+	// training words become <unk>); 0 keeps every word seen twice.
+	Vocab int
 	PostLN                        bool
 
 	Dtype string // float32 (default) | float64
@@ -72,6 +80,47 @@ func DefaultConfig() Config {
 	}
 }
 
+// WordConfig is the preset for a word-level language model on sentence
+// batches (--data sotu, moby-dick or words:FILE): every sentence one row,
+// right-padded, the padding masked out of every statistic. Sized to show
+// batch statistics as they behave in NLP (PowerNorm §3) and still train on
+// 2 cores.
+func WordConfig(data string) Config {
+	c := DefaultConfig()
+	c.Data = data
+	c.Variants = []string{"layernorm", "batchnorm", "pn-v", "powernorm"}
+	c.Steps, c.Batch, c.LR, c.Warmup = 1000, 32, 1e-3, 100
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 2, 64, 4, 32, 4000
+	c.EvalEvery, c.EvalSize = 100, 512
+	return c
+}
+
+// ClassifierConfig is the preset for the text classifier (--model
+// classifier, --data spam): Xu et al.'s classification rows, where the gain
+// and bias of LayerNorm can over-fit. Several epochs over a small set.
+func ClassifierConfig() Config {
+	c := DefaultConfig()
+	c.Model, c.Data = "classifier", "spam"
+	c.Variants = []string{"layernorm", "layernorm-simple", "adanorm", "detachnorm"}
+	c.Steps, c.Epochs, c.Batch, c.LR, c.Warmup = 0, 8, 32, 1e-3, 50
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 1, 64, 4, 128, 8000
+	c.EvalEvery, c.EvalSize = 50, 10000
+	return c
+}
+
+// MaxRuns bounds variants × seeds in one run: each is a full copy of the
+// model with its own goroutine, and the run file's series table grows with
+// it.
+const MaxRuns = 64
+
+// RunSeeds is the list of seeds the run trains: Seeds when given, else Seed.
+func (c Config) RunSeeds() []int64 {
+	if len(c.Seeds) > 0 {
+		return c.Seeds
+	}
+	return []int64{c.Seed}
+}
+
 // MNISTConfig is the image-model preset (model mlp or cnn): Adam 1e-3,
 // batch 32 as in Xu et al.'s MNIST setting, one epoch.
 func MNISTConfig(model string) Config {
@@ -94,17 +143,26 @@ func (c Config) Validate() error {
 		if c.Data != "mnist" {
 			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
 		}
-	case "transformer":
-		if c.Data != "text" {
-			add("data %q: model transformer trains on text (a UTF-8 file)", c.Data)
+	case "transformer", "classifier":
+		switch {
+		case c.Model == "transformer" && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
+			add("data %q: model transformer trains on text (characters of a UTF-8 file), sotu, moby-dick or words:FILE (sentences)", c.Data)
+		case c.Model == "classifier" && c.Data != "spam" && c.Data != "docs":
+			add("data %q: model classifier trains on spam or a directory of class subdirectories", c.Data)
 		}
 		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
 			add("transformer sizes layers=%d d-model=%d heads=%d seq-len=%d: each must be ≥ 1", c.Layers, c.DModel, c.Heads, c.SeqLen)
 		} else if c.DModel%c.Heads != 0 {
 			add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
 		}
+		if IsWordData(c.Data) && c.SeqLen < 2 {
+			add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)
+		}
+		if c.Vocab < 0 || (c.Vocab > 0 && c.Vocab < 8) {
+			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
+		}
 	default:
-		add("model %q: want mlp, cnn or transformer", c.Model)
+		add("model %q: want mlp, cnn, transformer or classifier", c.Model)
 	}
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
@@ -120,6 +178,16 @@ func (c Config) Validate() error {
 		} else if !(lr > 0) {
 			add("variant-lr: %g for variant %d, want > 0", lr, i)
 		}
+	}
+	seen := map[int64]bool{}
+	for _, sd := range c.Seeds {
+		if seen[sd] {
+			add("seeds: %d given twice; each seed once", sd)
+		}
+		seen[sd] = true
+	}
+	if n := len(c.Variants) * max(1, len(c.Seeds)); n > MaxRuns {
+		add("variants × seeds = %d trainings; at most %d in one run", n, MaxRuns)
 	}
 	if c.Steps < 0 {
 		add("steps %d: want ≥ 0 (0 = use epochs)", c.Steps)
