@@ -19,7 +19,8 @@ const seriesCapacity = 256
 
 // variantData is everything drawn for one variant.
 type variantData struct {
-	label string // spec when it carries options, else the name
+	label string // spec when it carries options, else the name; " s<seed>" added in a multi-seed run
+	group string // the spec without the seed: the variants of one spec over seeds share it
 	// warmup is the warm-up window of the variant's own running
 	// statistics (norm.Config.WarmupSteps), 0 when it keeps none.
 	warmup int
@@ -88,13 +89,17 @@ func (s *store) reset() {
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
 		v.idx, v.hs = i, s.hs
-		v.label = vm.Name
+		v.group = vm.Name
 		if vm.Spec != "" {
-			v.label = vm.Spec
+			v.group = vm.Spec
+		}
+		v.label = v.group
+		if vm.Seed != 0 {
+			v.label += " s" + strconv.FormatInt(vm.Seed, 10)
 		}
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
 		v.outliers = make([]int, len(s.meta.Layers))
-		if c, err := norm.Parse(v.label); err == nil {
+		if c, err := norm.Parse(v.group); err == nil {
 			v.warmup = c.WarmupSteps()
 		}
 	}

@@ -58,19 +58,19 @@ func layerGroups(layers []string) (names []string, of []int) {
 	return names, of
 }
 
-// standings groups the variants by label (runs of one spec over several
-// seeds share it) and summarises each group.
+// standings groups the variants by spec (a multi-seed run trains each spec
+// under every seed: VariantMeta.Seed) and summarises each group.
 func (s *store) standings() []standing {
 	gnames, gof := layerGroups(s.meta.Layers)
 	var out []standing
 	byLabel := map[string]int{}
 	for i := range s.variants {
 		v := &s.variants[i]
-		j, ok := byLabel[v.label]
+		j, ok := byLabel[v.group]
 		if !ok {
 			j = len(out)
-			byLabel[v.label] = j
-			out = append(out, standing{label: v.label, alerts: make([]int, len(gnames))})
+			byLabel[v.group] = j
+			out = append(out, standing{label: v.group, alerts: make([]int, len(gnames))})
 		}
 		out[j].idx = append(out[j].idx, i)
 	}

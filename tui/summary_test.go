@@ -13,7 +13,7 @@ import (
 // best metric first and a diverged variant last.
 func TestStandingsSeeds(t *testing.T) {
 	meta := probes.RunMeta{Metric: "accuracy", Layers: []string{"block0.ln1", "block0.ln2", "block1.ln1"},
-		Variants: []probes.VariantMeta{{Name: "layernorm"}, {Name: "layernorm"}, {Name: "batchnorm"}, {Name: "rmsnorm"}}}
+		Variants: []probes.VariantMeta{{Name: "layernorm", Seed: 1}, {Name: "layernorm", Seed: 2}, {Name: "batchnorm"}, {Name: "rmsnorm"}}}
 	s := newStore(meta)
 	val := []float64{0.80, 0.84, 0.90, 0.95}
 	for v := range meta.Variants {
@@ -33,7 +33,10 @@ func TestStandingsSeeds(t *testing.T) {
 		}
 	}
 	st := s.standings()
-	if len(st) != 3 || len(st[0].idx) != 2 {
+	if s.variants[1].label != "layernorm s2" {
+		t.Fatalf("seed label %q", s.variants[1].label)
+	}
+	if len(st) != 3 || len(st[0].idx) != 2 || st[0].label != "layernorm" {
 		t.Fatalf("standings: %+v", st)
 	}
 	if math.Abs(st[0].metric-0.82) > 1e-12 || math.Abs(st[0].metricSD-math.Sqrt(0.0008)) > 1e-12 {
@@ -63,7 +66,9 @@ func TestStandingsSeeds(t *testing.T) {
 // mean±sd and marks the best.
 func TestSummaryScreenSeeds(t *testing.T) {
 	meta := fixtureMeta(3, 2, 40)
-	meta.Variants[1] = meta.Variants[0] // two seeds of layernorm
+	// Two seeds of layernorm, as train --seeds 1,2 names them.
+	meta.Variants[1] = meta.Variants[0]
+	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
 	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
 	for _, f := range fixtureFrames(meta, 40) {
 		m.data.add(&f)
