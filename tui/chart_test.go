@@ -352,3 +352,24 @@ func TestColFormat(t *testing.T) {
 		t.Fatalf("plain column: %q %q", g(1.6), g(2.604))
 	}
 }
+
+func TestFitColumns(t *testing.T) {
+	cols := []column{
+		{head: "a", w: 10},
+		{head: "wide", w: 30, drop: 1},
+		{head: "b", w: 8, drop: 2},
+		{head: "c", w: 8, drop: 3},
+	}
+	// 11 + 31 + 9 + 9 = 60 cells with the separators (the last one is not
+	// drawn): everything fits in 59.
+	if got := fitColumns(cols, 59); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Fatalf("wide: %v", got)
+	}
+	// In 40 the wide column goes but both narrow ones still fit.
+	if got := fitColumns(cols, 40); !slices.Equal(got, []int{0, 2, 3}) {
+		t.Fatalf("narrow: %v", got)
+	}
+	if got := fitColumns(cols, 5); !slices.Equal(got, []int{0}) {
+		t.Fatalf("tiny: %v", got)
+	}
+}

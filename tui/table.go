@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -15,9 +16,11 @@ type column struct {
 	drop  int
 }
 
-// fitColumns widens each column to its heading (and a sort arrow), keeps
-// the columns that fit in w, dropping by priority, and returns the kept
-// indices.
+// fitColumns widens each column to its heading (and a sort arrow) and
+// keeps the columns that fit in w: every column of drop 0, then the others
+// by ascending drop while they fit, so a narrow column of low priority
+// still fills the room a wide one left. It returns the kept indices in
+// column order.
 func fitColumns(cols []column, w int) []int {
 	for i := range cols {
 		cols[i].w = max(cols[i].w, ansi.StringWidth(cols[i].head)+1)
@@ -25,21 +28,23 @@ func fitColumns(cols []column, w int) []int {
 	keep := make([]bool, len(cols))
 	total := 0
 	for i, c := range cols {
-		keep[i] = true
-		total += c.w + 1
+		if c.drop == 0 {
+			keep[i] = true
+			total += c.w + 1
+		}
 	}
-	for total > w {
-		worst := -1
-		for i, c := range cols {
-			if keep[i] && c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
-				worst = i
-			}
+	order := make([]int, 0, len(cols))
+	for i, c := range cols {
+		if c.drop > 0 {
+			order = append(order, i)
 		}
-		if worst < 0 {
-			break
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cols[order[a]].drop < cols[order[b]].drop })
+	for _, i := range order {
+		if total+cols[i].w+1 <= w+1 {
+			keep[i] = true
+			total += cols[i].w + 1
 		}
-		keep[worst] = false
-		total -= cols[worst].w + 1
 	}
 	var out []int
 	for i, k := range keep {
