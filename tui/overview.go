@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -174,14 +173,6 @@ func (m *Model) statusText(x *standing) string {
 		return "waiting"
 	}
 	return "running"
-}
-
-// specLine shows a variant's options on their own line.
-func (v *variantData) specLine(vm probes.VariantMeta) string {
-	if _, opts, ok := strings.Cut(vm.Spec, ":"); ok && opts != "" {
-		return "opts  " + opts
-	}
-	return ""
 }
 
 func metricName(metric string) string {

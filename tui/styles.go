@@ -28,9 +28,9 @@ type Styles struct {
 	Heading   lipgloss.Style // column headings
 	Help      help.Styles
 
-	// Series are the colours of the variants' lines (asciigraph colours, as
-	// charts are drawn by asciigraph) and the matching lipgloss colours for
-	// legends. Empty when NoColor.
+	// Series are the variants' colours (256-colour indices, named by
+	// asciigraph's palette, which headless plots share) and their lipgloss
+	// styles for lines, legends and rows. Empty when NoColor.
 	Series      []asciigraph.AnsiColor
 	SeriesStyle []lipgloss.Style
 
@@ -124,18 +124,6 @@ func (s *Styles) cellSGR(cs cellStyle) (pre, post string) {
 	}
 	s.sgr[cs] = [2]string{pre, post}
 	return pre, post
-}
-
-// series returns the chart colour of series i, or nil without colour.
-func (s *Styles) seriesColors(n int) []asciigraph.AnsiColor {
-	if s.NoColor || len(s.Series) == 0 {
-		return nil
-	}
-	out := make([]asciigraph.AnsiColor, n)
-	for i := range out {
-		out[i] = s.Series[i%len(s.Series)]
-	}
-	return out
 }
 
 func (s *Styles) seriesStyle(i int) lipgloss.Style {

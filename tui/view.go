@@ -252,24 +252,6 @@ func joinLR(left, right string, w int) string {
 	return fit(left, w-rw-1) + " " + right
 }
 
-// hcat joins blocks of lines side by side, each block padded to its width.
-func hcat(blocks [][]string, widths []int, h int) []string {
-	out := make([]string, h)
-	var b strings.Builder
-	for i := range h {
-		b.Reset()
-		for j, blk := range blocks {
-			line := ""
-			if i < len(blk) {
-				line = blk[i]
-			}
-			b.WriteString(fit(line, widths[j]))
-		}
-		out[i] = b.String()
-	}
-	return out
-}
-
 func fmtDuration(d time.Duration) string {
 	d = d.Round(time.Second)
 	h := int(d / time.Hour)
@@ -280,14 +262,6 @@ func fmtDuration(d time.Duration) string {
 
 // fmtVal prints a probe value in at most 8 cells, 3 significant digits.
 func fmtVal(v float64) string { return fmt3(v) }
-
-func trimFloat(s string) string {
-	if strings.ContainsAny(s, "e") || !strings.Contains(s, ".") {
-		return s
-	}
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
 
 // valuesOf is the last value of each bucket, optionally EMA-smoothed and
 // log10-scaled (non-positive values become gaps): sparklines.
@@ -363,14 +337,6 @@ func (m *Model) glyph(i int) string {
 		return ""
 	}
 	return variantGlyphs[i%len(variantGlyphs)]
-}
-
-// legendMark is the legend's sample of a glyph.
-func legendMark(g string) string {
-	if g == "" {
-		return "─"
-	}
-	return g
 }
 
 func center(s string, w int) string {
