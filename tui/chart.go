@@ -51,15 +51,26 @@ func newCanvas(w, h int) *canvas {
 	return c
 }
 
-// set lights dot (x, y), x in [0, 2w), y in [0, 4h) from the top.
-func (c *canvas) set(x, y int, color int) {
-	cx, cy := x/2, y/4
-	if cx < 0 || cx >= c.w || cy < 0 || cy >= c.h {
+// column lights dots y0..y1 (inclusive, y0 ≤ y1) of dot column x: a whole
+// cell's share at a time, as long runs (a noisy series' min–max bar) are
+// the common case.
+func (c *canvas) column(x, y0, y1 int, color int) {
+	cx := x / 2
+	if cx < 0 || cx >= c.w {
 		return
 	}
-	i := cy*c.w + cx
-	c.dots[i] |= brailleBits[x&1][y&3]
-	c.color[i] = int8(color)
+	y0, y1 = max(y0, 0), min(y1, 4*c.h-1)
+	bits := &brailleBits[x&1]
+	for cy := y0 / 4; cy <= y1/4; cy++ {
+		lo, hi := max(y0-4*cy, 0), min(y1-4*cy, 3)
+		var m uint8
+		for r := lo; r <= hi; r++ {
+			m |= bits[r]
+		}
+		i := cy*c.w + cx
+		c.dots[i] |= m
+		c.color[i] = int8(color)
+	}
 }
 
 func (c *canvas) mark(cx, cy int, r rune, color int) {
@@ -152,9 +163,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 				to := ydot((sp.Min + sp.Max) / 2)
 				for xi := prevX + 1; xi < x; xi++ {
 					yi := prev + (to-prev)*(xi-prevX)/(x-prevX)
-					for y := min(yi, prev); y <= max(yi, prev); y++ {
-						cv.set(xi, y, s.color)
-					}
+					cv.column(xi, min(yi, prev), max(yi, prev), s.color)
 					prev = yi
 				}
 			}
@@ -162,9 +171,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 			if prev >= 0 {
 				y0, y1 = min(y0, prev), max(y1, prev)
 			}
-			for y := y0; y <= y1; y++ {
-				cv.set(x, y, s.color)
-			}
+			cv.column(x, y0, y1, s.color)
 			prev, prevX = ydot(sp.Last), x
 			// Without colour, lines are told apart by their glyph repeated
 			// along them, staggered so that overlapping lines show both.

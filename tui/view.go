@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -236,11 +237,48 @@ const headerH = 3
 
 // fit truncates or pads a styled line to exactly w cells.
 func fit(s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// cellWidth is ansi.StringWidth, fast for the lines the dashboard draws
+// most (braille charts, box drawing, ASCII, SGR escapes): runes of those
+// blocks are one cell each and are counted without grapheme segmentation;
+// any other rune, or any other escape, hands the line to ansi.StringWidth.
+func cellWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			// CSI: ESC [ parameters, final byte 0x40–0x7E.
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return ansi.StringWidth(s)
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+			continue
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+			continue
+		case c < 0x80:
+			return ansi.StringWidth(s)
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !(r >= 0x2500 && r <= 0x259f) && !(r >= 0x2800 && r <= 0x28ff) {
+			return ansi.StringWidth(s)
+		}
+		n++
+		i += size
+	}
+	return n
 }
 
 // joinLR puts left and right on one line of width w, truncating left first.

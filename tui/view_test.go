@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/normtop/normtop/probes"
 )
 
@@ -80,6 +82,19 @@ func TestShortenPath(t *testing.T) {
 		}
 		if tc.w >= 2 && len([]rune(got)) > tc.w {
 			t.Errorf("%q longer than %d", got, tc.w)
+		}
+	}
+}
+
+// TestCellWidth: the fast path agrees with ansi.StringWidth, and other
+// text falls back to it.
+func TestCellWidth(t *testing.T) {
+	for _, s := range []string{
+		"", "abc", "\x1b[1;38;5;117m⣿⣀⠀\x1b[m│┤└─┬┄ 1.5", "\x1b[7m 1 Overview \x1b[m",
+		"σ_i/σ_1 … ★ 漢字", "tab\there", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "é",
+	} {
+		if got, want := cellWidth(s), ansi.StringWidth(s); got != want {
+			t.Errorf("cellWidth(%q) = %d, want %d", s, got, want)
 		}
 	}
 }
