@@ -66,17 +66,12 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	if hint := pageHint("variants", first, last, nv, "←/→"); hint != "" {
-		// The hint must show: the names give way to it.
-		out = append(out, joinLR(hb.String(), s.Dim.Render(hint), w))
-	} else {
-		out = append(out, hb.String())
-	}
+	rowsH := max(h-len(out)-1, 1)
+	out = append(out, m.gridHead(hb.String(), len(out), nameW, cellW, first, last, rowsH, w))
 	fms := make([]func(float64) string, nv)
 	for i := first; i < last; i++ {
 		fms[i] = m.columnFormat(&m.data.variants[i], p)
 	}
-	rowsH := max(h-len(out), 1)
 	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return m.cell(&m.data.variants[v], li, p, fms[v])

@@ -41,11 +41,8 @@ func (m *Model) gradients(w, h int) []string {
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
 		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
 	}
-	head := hb.String()
-	if hint := pageHint("variants", first, last, nv, "←/→"); hint != "" {
-		head = joinLR(head, s.Dim.Render(hint), w)
-	}
-	out = append(out, head, sb.String())
+	headAt := len(out)
+	out = append(out, hb.String(), sb.String())
 
 	rowsH := len(layers)
 	chartH := h - len(out) - rowsH - 1
@@ -53,6 +50,7 @@ func (m *Model) gradients(w, h int) []string {
 		chartH = 0
 		rowsH = h - len(out)
 	}
+	out[headAt] = m.gridHead(out[headAt], headAt, nameW, gradCellW, first, last, rowsH, w)
 	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return gradCell(&m.data.variants[v], li)

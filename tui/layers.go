@@ -169,6 +169,13 @@ func (m *Model) layersView(w, h int) []string {
 		fms[p] = m.columnFormat(v, p)
 	}
 	lfirst := window(m.st.Layer, rowsH, len(layers))
+	if hint := pageHint("layers", lfirst, min(lfirst+rowsH, len(layers)), len(layers), "↑/↓"); hint != "" {
+		out[1] = joinLR(out[1], s.Dim.Render(hint), w)
+	}
+	for k, p := range ps[first:last] {
+		x := nameW + k*cellW
+		m.zones = append(m.zones, zone{kind: zoneProbe, x0: x, x1: x + cellW, y0: headerH + 1, y1: headerH + 2, val: int(p)})
+	}
 	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
 		var rb strings.Builder
 		name := fmt.Sprintf("%-*s", nameW, truncName(layers[l], nameW-1))

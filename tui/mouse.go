@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/normtop/normtop/probes"
+
 // zoneKind is what a clickable region of the screen selects.
 type zoneKind uint8
 
@@ -9,6 +11,7 @@ const (
 	zoneVariant                 // val: a variant index
 	zoneLayer                   // val: a layer index
 	zoneSort                    // val: a summary column
+	zoneProbe                   // val: a probes.Probe
 )
 
 // zone is a clickable rectangle of the last drawn screen, cells [x0, x1) ×
@@ -62,6 +65,8 @@ func Click(s State, zs []zone, x, y int) State {
 		s.Variant = z.val
 	case zoneLayer:
 		s.Layer = z.val
+	case zoneProbe:
+		s.Probe = probes.Probe(z.val)
 	case zoneSort:
 		if s.SortCol == z.val {
 			s.SortRev = !s.SortRev

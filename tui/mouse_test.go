@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/normtop/normtop/probes"
 )
 
 func TestClickWheel(t *testing.T) {
@@ -15,6 +16,7 @@ func TestClickWheel(t *testing.T) {
 		{kind: zoneVariant, x0: 0, x1: 80, y0: 16, y1: 17, val: 3},
 		{kind: zoneLayer, x0: 0, x1: 12, y0: 18, y1: 19, val: 5},
 		{kind: zoneSort, x0: 20, x1: 28, y0: 15, y1: 16, val: 2},
+		{kind: zoneProbe, x0: 30, x1: 48, y0: 3, y1: 4, val: int(probes.GVar)},
 	}
 	s := NewState(false, 1)
 	if got := Click(s, zs, 12, 2); got.Screen != ScreenCompare {
@@ -28,6 +30,9 @@ func TestClickWheel(t *testing.T) {
 	}
 	if got := Click(s, zs, 3, 18); got.Layer != 5 {
 		t.Errorf("layer click: %d", got.Layer)
+	}
+	if got := Click(s, zs, 31, 3); got.Probe != probes.GVar {
+		t.Errorf("probe click: %v", got.Probe)
 	}
 	got := Click(s, zs, 21, 15)
 	if got.SortCol != 2 || got.SortRev {

@@ -394,6 +394,30 @@ func window(sel, n, total int) int {
 	return min((sel/n)*n, total-n)
 }
 
+// gridHead finishes the heading line of a layers × variants grid drawn at
+// body line `line`: each variant's column is a click zone, and what is
+// paged (variants, layers) is said on the right, the names giving way.
+func (m *Model) gridHead(head string, line, nameW, colW, first, last, rowsH, w int) string {
+	y := headerH + line
+	for i := first; i < last; i++ {
+		x := nameW + (i-first)*colW
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: x, x1: x + colW, y0: y, y1: y + 1, val: i})
+	}
+	nl := len(m.data.meta.Layers)
+	lf := window(clamp(m.st.Layer, 0, max(nl-1, 0)), rowsH, nl)
+	var hints []string
+	if h := pageHint("layers", lf, min(lf+rowsH, nl), nl, "↑/↓"); h != "" {
+		hints = append(hints, h)
+	}
+	if h := pageHint("variants", first, last, len(m.data.variants), "←/→"); h != "" {
+		hints = append(hints, h)
+	}
+	if len(hints) == 0 {
+		return head
+	}
+	return joinLR(head, m.styles.Dim.Render(strings.Join(hints, " · ")), w)
+}
+
 // layerZones records the mouse zones of the layer rows that layerRows (or
 // the layers screen) draws from body line `line`.
 func (m *Model) layerZones(line, sel, rowsH, nameW int) {
