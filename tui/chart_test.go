@@ -250,12 +250,12 @@ func TestCursorReadout(t *testing.T) {
 	// past the last one too, while a step series has nothing there.
 	m.st.Cursor = 115
 	va := m.buckets(m.data.variants[0].series(probes.SeriesValLoss))
-	if got, want := m.evalReadout(va), fmt3(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
+	if got, want := fmt3(m.readoutVal(va, true)), fmt3(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
 		t.Errorf("val at 115: %s, want the step-100 eval %s", got, want)
 	}
 	ada := m.data.variants[3]
 	m.st.Cursor = 170 // adanorm diverged at 150: its last eval was at 140
-	if got, want := m.evalReadout(m.buckets(ada.series(probes.SeriesValLoss))), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
+	if got, want := fmt3(m.readoutVal(m.buckets(ada.series(probes.SeriesValLoss)), true)), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
 		t.Errorf("adanorm val at 170: %s, want %s", got, want)
 	}
 	if got := m.readout(m.buckets(ada.series(probes.SeriesTrainLoss))); got != "–" {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -70,39 +71,33 @@ func (m *Model) windowNote() string {
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
 func (m *Model) readout(bs []probes.Bucket) string {
-	return m.readoutAt(bs, false)
+	return fmt3(m.readoutVal(bs, false))
 }
 
-// evalReadout is readout for an evaluation series: past its last
-// evaluation it holds that value (the next one has not happened yet).
-func (m *Model) evalReadout(bs []probes.Bucket) string {
-	return m.readoutAt(bs, true)
-}
-
-func (m *Model) readoutAt(bs []probes.Bucket, hold bool) string {
+// readoutVal is the value readout shows, in data units (the log scale
+// undone), NaN when the series has none there. hold (evaluations): past
+// the series' last point its last value holds, the next evaluation not
+// having happened yet. Legends of several series format these together
+// (colFormat) so that they read alike.
+func (m *Model) readoutVal(bs []probes.Bucket, hold bool) float64 {
+	if len(bs) == 0 {
+		return math.NaN()
+	}
 	step := m.cursorStep()
-	if step < 0 {
-		if len(bs) == 0 {
-			return "–"
+	v := bs[len(bs)-1].Last
+	if step >= 0 {
+		if hold {
+			step = min(step, bs[len(bs)-1].LastStep)
 		}
-		return fmtAxisVal(bs[len(bs)-1].Last, m.st.Log)
+		var ok bool
+		if v, _, ok = valueAt(bs, step); !ok {
+			return math.NaN()
+		}
 	}
-	if hold && len(bs) > 0 {
-		step = min(step, bs[len(bs)-1].LastStep)
-	}
-	v, _, ok := valueAt(bs, step)
-	if !ok {
-		return "–"
-	}
-	return fmtAxisVal(v, m.st.Log)
-}
-
-// fmtAxisVal undoes the log scale of a plotted value for reading.
-func fmtAxisVal(v float64, logScale bool) string {
-	if logScale {
+	if m.st.Log {
 		v = pow10(v)
 	}
-	return fmt3(v)
+	return v
 }
 
 // chartWarmup is the widest warm-up window of the shown variants.

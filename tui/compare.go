@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -22,23 +23,30 @@ func (m *Model) compare(w, h int) []string {
 		s.Dim.Render(m.windowNote()), w)}
 
 	var series []chartSeries
-	var legend []string
 	var shown []int
+	vals := make([]float64, nv)
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
-		h := v.probe(l, p)
+		vals[i] = math.NaN()
+		if h := v.probe(l, p); h != nil && !m.hidden(i) {
+			bs := m.buckets(h)
+			shown = append(shown, i)
+			series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: bs})
+			vals[i] = m.readoutVal(bs, false)
+		}
+	}
+	fm := colFormat(vals)
+	var legend []string
+	for i := range m.data.variants {
+		v := &m.data.variants[i]
 		switch {
 		case m.hidden(i):
 			legend = append(legend, s.Dim.Render("("+v.label+" hidden)"))
-			continue
-		case h == nil:
+		case v.probe(l, p) == nil:
 			legend = append(legend, s.Dim.Render(v.label+": not measured"))
-			continue
+		default:
+			legend = append(legend, m.legendEntry(i, v.label, "─", fm(vals[i])))
 		}
-		bs := m.buckets(h)
-		shown = append(shown, i)
-		series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: bs})
-		legend = append(legend, m.legendEntry(i, v.label, "─", m.readout(bs)))
 	}
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
 		series = raise(series, m.data.variants[sel].label)

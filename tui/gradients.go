@@ -58,12 +58,14 @@ func (m *Model) gradients(w, h int) []string {
 	if chartH > 0 {
 		v := &m.data.variants[vi]
 		dx, dy := m.buckets(v.probe(l, probes.DxVar)), m.buckets(v.probe(l, probes.DyVar))
+		vx, vy := m.readoutVal(dx, false), m.readoutVal(dy, false)
+		fm := colFormat([]float64{vx, vy})
 		gx, gy := "─", "─"
 		if s.NoColor {
 			gx, gy = "x", "y"
 		}
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+m.readout(dx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+m.readout(dy))+s.Dim.Render(logNote(m.st.Log)))
+			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.st.Log)))
 		series := []chartSeries{
 			{label: "dx", color: 0, glyph: "x", bs: dx},
 			{label: "dy", color: 1, glyph: "y", bs: dy},

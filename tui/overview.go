@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -26,11 +27,11 @@ func (m *Model) overview(w, h int) []string {
 	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w)}
 
 	var series []chartSeries
-	var legend []string
+	vals := make([]float64, 0, 2*nv) // train, val of each variant
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
 		if m.hidden(i) {
-			legend = append(legend, s.Dim.Render("("+v.label+" hidden: v)"))
+			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
 		tr := m.buckets(v.series(probes.SeriesTrainLoss))
@@ -38,7 +39,16 @@ func (m *Model) overview(w, h int) []string {
 		series = append(series,
 			chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: tr},
 			chartSeries{label: v.label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
-		legend = append(legend, m.legendEntry(i, v.label, "─", m.readout(tr)+" • "+m.evalReadout(va)))
+		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
+	}
+	fm := colFormat(vals)
+	var legend []string
+	for i := range m.data.variants {
+		if m.hidden(i) {
+			legend = append(legend, s.Dim.Render("("+m.data.variants[i].label+" hidden: v)"))
+			continue
+		}
+		legend = append(legend, m.legendEntry(i, m.data.variants[i].label, "─", fm(vals[2*i])+" • "+fm(vals[2*i+1])))
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
