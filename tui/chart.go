@@ -307,29 +307,44 @@ func (m *Model) legendEntry(i int, label, mark, value string) string {
 	return e
 }
 
-// joinLegend lays legend entries on as few lines as fit w, at most maxLines;
-// entries that do not fit are counted ("+2").
+// joinLegend lays legend entries on as few lines as fit w, at most
+// maxLines; the entries that do not fit are counted at the end ("+2").
 func joinLegend(entries []string, w, maxLines int) []string {
-	var lines []string
-	line := ""
+	widths := make([]int, len(entries))
 	for i, e := range entries {
-		add := e
-		if line != "" {
-			add = "  " + e
-		}
-		if ansi.StringWidth(line)+ansi.StringWidth(add) <= w {
-			line += add
-			continue
-		}
-		if len(lines)+1 == maxLines {
-			lines = append(lines, line+" +"+strconv.Itoa(len(entries)-i))
-			return lines
-		}
-		lines = append(lines, line)
-		line = e
+		widths[i] = ansi.StringWidth(e)
 	}
-	if line != "" {
+	var lines []string
+	i := 0
+	for i < len(entries) && len(lines) < maxLines {
+		last := len(lines) == maxLines-1
+		line, lw := "", 0
+		j := i
+		for ; j < len(entries); j++ {
+			add := widths[j]
+			if lw > 0 {
+				add += 2
+			}
+			// The last line keeps room for the count of what is left.
+			rest := 0
+			if last && j+1 < len(entries) {
+				rest = len(" +") + len(strconv.Itoa(len(entries)-j-1))
+			}
+			if lw+add+rest > w && lw > 0 {
+				break
+			}
+			if lw > 0 {
+				line += "  "
+			}
+			line += entries[j]
+			lw += add
+		}
+		if last && j < len(entries) {
+			line += " +" + strconv.Itoa(len(entries)-j)
+			j = len(entries)
+		}
 		lines = append(lines, line)
+		i = j
 	}
 	return lines
 }

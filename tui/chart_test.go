@@ -373,3 +373,22 @@ func TestFitColumns(t *testing.T) {
 		t.Fatalf("tiny: %v", got)
 	}
 }
+
+func TestJoinLegend(t *testing.T) {
+	e := []string{"aaaa", "bbbb", "cccc", "dddd", "eeee"}
+	if got := joinLegend(e, 10, 3); !slices.Equal(got, []string{"aaaa  bbbb", "cccc  dddd", "eeee"}) {
+		t.Fatalf("fits in 3: %q", got)
+	}
+	// Two lines of 10: the second keeps room for the count.
+	if got := joinLegend(e, 10, 2); !slices.Equal(got, []string{"aaaa  bbbb", "cccc +2"}) {
+		t.Fatalf("counted: %q", got)
+	}
+	for _, l := range joinLegend(e, 10, 2) {
+		if len(l) > 10 {
+			t.Fatalf("line %q wider than 10", l)
+		}
+	}
+	if got := joinLegend(nil, 10, 2); len(got) != 0 {
+		t.Fatalf("empty: %q", got)
+	}
+}

@@ -18,7 +18,8 @@ func (m *Model) overview(w, h int) []string {
 	}
 	st := m.data.standings()
 	order := rank(st, m.data.meta.Metric)
-	tableRows := min(len(st), max(2, h/2-2))
+	// The chart gets two thirds of the height; the ranking pages beyond.
+	tableRows := min(len(st), max(3, (h-4)/3))
 	scale := "loss"
 	if m.st.Log {
 		scale = "loss (log axis)"
@@ -48,13 +49,19 @@ func (m *Model) overview(w, h int) []string {
 			legend = append(legend, s.Dim.Render("("+m.data.variants[i].label+" hidden: v)"))
 			continue
 		}
-		legend = append(legend, m.legendEntry(i, m.data.variants[i].label, "─", fm(vals[2*i])+" • "+fm(vals[2*i+1])))
+		// The table below has every variant's latest values: the legend
+		// reads them only at the cursor.
+		value := ""
+		if m.st.Cursor >= 0 {
+			value = fm(vals[2*i]) + " • " + fm(vals[2*i+1])
+		}
+		legend = append(legend, m.legendEntry(i, m.data.variants[i].label, "─", value))
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
 		series = raise(series, m.data.variants[sel].label)
 	}
-	legendLines := joinLegend(legend, w, 2)
+	legendLines := joinLegend(legend, w, 2+min(m.st.Cursor+1, 1))
 	chartH := h - len(out) - len(legendLines) - tableRows - 1
 	if chartH >= 5 {
 		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...)
@@ -104,6 +111,9 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	}
 	out := []string{s.Heading.Render(tableLine(cols, keep, heads))}
 	rows := max(h-1, 1)
+	if rows < len(order) {
+		rows = max(rows-1, 1) // a line for "n of m"
+	}
 	sel := 0
 	for r, j := range order {
 		for _, i := range st[j].idx {
@@ -151,7 +161,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 		out = append(out, line)
 	}
 	if hint := pageHint("variants", first, last, len(order), "←/→"); hint != "" {
-		out[0] = withHint(out[0], s.Dim.Render(hint), w)
+		out = append(out, s.Dim.Render(hint))
 	}
 	return out
 }
