@@ -55,8 +55,11 @@ func TestLogAxis(t *testing.T) {
 		{-3, 1, []string{"1e-3", "0.01", "0.1", "1", "10"}},
 		{-2.7, 0.3, []string{"1e-3", "0.01", "0.1", "1", "10"}},
 		{-12, 0, []string{"1e-12", "1e-9", "1e-6", "1e-3", "1"}},
-		// 0.6 decades: round linear values, never "1e0.6".
+		// 0.5 decades: round linear values, never "1e0.6".
 		{math.Log10(1.45), math.Log10(4.56), []string{"1", "2", "3", "4", "5"}},
+		// 0.95 decades: the 1-2-5 values, formatted alike.
+		{math.Log10(0.3), math.Log10(2.7), []string{"0.5", "1.0", "2.0"}},
+		{math.Log10(0.015), math.Log10(0.25), []string{"0.02", "0.05", "0.10", "0.20"}},
 		{-0.1, 0, []string{"0.78", "0.80", "0.82", "0.84", "0.86", "0.88", "0.90", "0.92", "0.94", "0.96", "0.98", "1.00"}[0:0]},
 	}
 	for _, tc := range tests {

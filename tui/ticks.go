@@ -98,8 +98,9 @@ func tickLabels(ticks []float64, step float64) []string {
 // logAxis chooses ticks for values plotted as log10 (lo, hi are log10 of
 // the data range). Spanning 1.5 decades or more, the ticks are whole
 // decades (every 2nd or 3rd when many) and the bounds expand to decades;
-// over a narrower range they are round linear values, so a label is always
-// a real value (1e-3, 0.01, 0.1, 1, 10, or 2, 3, 4), never "1e0.6".
+// over a narrower range they are the 1-2-5 values of each decade, or
+// round linear values, so a label is always a real value (1e-3, 0.01, 0.1,
+// 1, 10; 0.5 1.0 2.0; 2 3 4), never "1e0.6".
 func logAxis(lo, hi float64, maxTicks int) axis {
 	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		lo, hi = 0, 1
@@ -118,6 +119,25 @@ func logAxis(lo, hi float64, maxTicks int) axis {
 		for k := k0; k <= k1; k += float64(every) {
 			a.ticks = append(a.ticks, k)
 			a.labels = append(a.labels, decadeLabel(int(k)))
+		}
+		return a
+	}
+	// Under 1.5 decades: 1-2-5 values of each decade when three or more
+	// fall in the range (a log axis's own rhythm: 0.5 1 2), else round
+	// linear values.
+	var cand []float64
+	for k := math.Floor(lo) - 1; k <= math.Ceil(hi); k++ {
+		for _, m := range niceSteps {
+			if t := math.Log10(m) + k; t >= lo-1e-9 && t <= hi+1e-9 {
+				cand = append(cand, t)
+			}
+		}
+	}
+	if len(cand) >= 3 && len(cand) <= maxTicks {
+		a := axis{lo: lo, hi: hi, ticks: cand}
+		dec := max(0, int(-math.Floor(cand[0]+1e-9)))
+		for _, t := range cand {
+			a.labels = append(a.labels, strconv.FormatFloat(math.Pow(10, t), 'f', dec, 64))
 		}
 		return a
 	}
