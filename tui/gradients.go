@@ -8,7 +8,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-const gradCellW = 27
+const gradCellW = 30
 
 // gradients: the Theorem-1 view of Xu et al. For each layer and variant,
 // the mean of ∂ℓ/∂x next to the mean of ∂ℓ/∂y (normalization re-centres
@@ -39,7 +39,7 @@ func (m *Model) gradients(w, h int) []string {
 			st = s.Selected
 		}
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
-		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
+		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-10s%-10s%-10s", "mean∂x", "mean∂y", "var x/y")))
 	}
 	headAt := len(out)
 	out = append(out, hb.String(), sb.String())
@@ -97,7 +97,8 @@ func gradCell(v *variantData, l int) string {
 	if dyv != 0 && !math.IsNaN(dyv) {
 		ratio = dxv / dyv
 	}
-	return fmt.Sprintf("%-9s%-9s%-9s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
+	// Ten cells a value: -6.60e-10 is nine.
+	return fmt.Sprintf("%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
 }
 
 // fmtSci prints a gradient statistic in exponent notation, 3 significant

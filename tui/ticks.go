@@ -3,6 +3,7 @@ package tui
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // axis is a chart's value axis: the bounds the plot spans (expanded to the
@@ -64,7 +65,8 @@ func linearAxis(lo, hi float64, maxTicks int) axis {
 }
 
 // tickLabels formats linear ticks alike: the decimals the step needs, or,
-// for very large or very small values, one shared exponent ("2e-4").
+// for very large or very small values, scientific notation with the same
+// mantissa digits ("2.0e-4", "1.0e-3").
 func tickLabels(ticks []float64, step float64) []string {
 	big := 0.0
 	for _, t := range ticks {
@@ -73,15 +75,22 @@ func tickLabels(ticks []float64, step float64) []string {
 	out := make([]string, len(ticks))
 	stepExp := int(math.Floor(math.Log10(step) + 1e-9))
 	if big >= 1e5 || step < 1e-3 {
-		// One exponent, the step's, so every label has the same shape.
-		e := stepExp
-		scale := math.Pow(10, float64(e))
+		// Scientific notation, every label with the mantissa digits the
+		// step needs at the largest exponent: 5.0e-7 1.0e-6 1.5e-6.
+		dec := 0
+		for _, t := range ticks {
+			if t != 0 {
+				dec = max(dec, int(math.Floor(math.Log10(math.Abs(t))+1e-9))-stepExp)
+			}
+		}
 		for i, t := range ticks {
-			if t == 0 {
+			if math.Abs(t) < step*1e-6 {
 				out[i] = "0"
 				continue
 			}
-			out[i] = strconv.FormatFloat(t/scale, 'f', 0, 64) + "e" + strconv.Itoa(e)
+			mant, exp, _ := strings.Cut(strconv.FormatFloat(t, 'e', dec, 64), "e")
+			e, _ := strconv.Atoi(exp)
+			out[i] = mant + "e" + strconv.Itoa(e)
 		}
 		return out
 	}
