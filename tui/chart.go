@@ -136,6 +136,14 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	cv := newCanvas(pw, ph)
 	dotsH := 4 * ph
 	ydot := func(v float64) int {
+		// ±Inf (a diverging series) pins to the top or bottom row rather
+		// than through an undefined float-to-int conversion.
+		switch {
+		case math.IsInf(v, 1):
+			return 0
+		case math.IsInf(v, -1):
+			return dotsH - 1
+		}
 		f := (ax.hi - v) / (ax.hi - ax.lo)
 		return min(max(int(math.Round(f*float64(dotsH-1))), 0), dotsH-1)
 	}

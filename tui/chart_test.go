@@ -396,3 +396,32 @@ func TestJoinLegend(t *testing.T) {
 		t.Fatalf("empty: %q", got)
 	}
 }
+
+// TestChartInfinities: a series that reaches ±Inf draws to the plot's
+// edge, and a flat series still gets an axis.
+func TestChartInfinities(t *testing.T) {
+	m := fixtureModel(1, 1, 10, Options{NoColor: true})
+	bs := []probes.Bucket{
+		{FirstStep: 1, LastStep: 1, Min: 1, Max: 1, Last: 1, Count: 1},
+		{FirstStep: 2, LastStep: 2, Min: 2, Max: 2, Last: 2, Count: 1},
+		{FirstStep: 3, LastStep: 3, Min: math.Inf(1), Max: math.Inf(1), Last: math.Inf(1), Count: 1},
+		{FirstStep: 4, LastStep: 4, Min: math.Inf(-1), Max: math.Inf(-1), Last: math.Inf(-1), Count: 1},
+	}
+	lines := m.drawChart([]chartSeries{{label: "a", bs: bs}}, chartSpec{w: 40, h: 8, lo: 1, hi: 4, cursor: -1})
+	if len(lines) != 8 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	plot := func(l string) string {
+		_, after, _ := strings.Cut(strings.ReplaceAll(l, "┤", "│"), "│")
+		return after
+	}
+	top, bottom := plot(lines[0]), plot(lines[5])
+	if strings.Trim(top, "\u2800") == "" || strings.Trim(bottom, "\u2800") == "" {
+		t.Fatalf("±Inf not drawn at the edges:\n%s", strings.Join(lines, "\n"))
+	}
+	flat := []probes.Bucket{{FirstStep: 1, LastStep: 5, Min: 3, Max: 3, Last: 3, Count: 5}}
+	lines = m.drawChart([]chartSeries{{label: "f", bs: flat}}, chartSpec{w: 40, h: 8, lo: 1, hi: 5, cursor: -1})
+	if !strings.Contains(strings.Join(lines, "\n"), "3.0┤") {
+		t.Fatalf("flat series axis:\n%s", strings.Join(lines, "\n"))
+	}
+}
