@@ -27,7 +27,7 @@ var screenGuide = [numScreens]string{
 		"in replay, enter seeks to the selected event's step and pauses there.",
 	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
 		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
-		"O reverses. alerts counts outlier alerts per layer group. A finished run lands here.",
+		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
 }
 
 // keyMap feeds the bubbles help view; the bindings mirror Navigate.

@@ -342,9 +342,11 @@ func (m *Model) onFeed() tea.Cmd {
 }
 
 // landOnSummary switches to the Summary screen once, when the run ends
-// (the live feed closes, or a replay reads the end record).
+// (the live feed closes, or a replay reads to the end of a finished run),
+// from the Overview only: a screen the user chose stays put (the end can
+// come just after the key that chose it).
 func (m *Model) landOnSummary() {
-	if m.landed || m.st.Help {
+	if m.landed || m.st.Help || m.st.Screen != ScreenOverview {
 		return
 	}
 	m.landed = true

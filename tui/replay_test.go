@@ -68,6 +68,13 @@ func TestReplayLandsOnSummary(t *testing.T) {
 	if m.st.Screen != ScreenOverview {
 		t.Fatalf("landed twice: %s", m.st.Screen.Title())
 	}
+	// A screen the user chose is not taken away at the end.
+	m, _ = newReplayFixture(200, Options{Speed: 64})
+	m.Update(keyPress("5"))
+	drive(t, m, m.Init(), 1000, nil)
+	if m.st.Screen != ScreenGradients {
+		t.Fatalf("the end moved the user from Gradients to %s", m.st.Screen.Title())
+	}
 }
 
 func TestReplayPlaysToEndThenIdles(t *testing.T) {
