@@ -248,3 +248,16 @@ func TestReplayOneClock(t *testing.T) {
 		t.Fatal("stale tick acted")
 	}
 }
+
+// TestReplayHelpFits: at 80×24 the full help of a replay shows every key,
+// its columns in bands rather than cut at the right edge.
+func TestReplayHelpFits(t *testing.T) {
+	m, _ := newReplayFixture(50, Options{NoColor: true})
+	m.Update(keyPress("?"))
+	out := m.View().Content
+	for _, want := range []string{"filter kind/variant", "sort/reverse", "start/end", "jump to event", "next/prev screen"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+}

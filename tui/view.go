@@ -42,7 +42,7 @@ func (m *Model) render() string {
 	m.writeHeader(&b)
 	var body []string
 	if m.st.Help {
-		body = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+		body = m.fullHelpLines()
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
 		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
@@ -160,6 +160,33 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	}
 	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
 	b.WriteByte('\n')
+}
+
+// fullHelpLines lays the full help's columns side by side, in as many
+// bands as the width needs: no key is cut off at 80 columns.
+func (m *Model) fullHelpLines() []string {
+	cols := m.keys.FullHelp()
+	var out []string
+	for len(cols) > 0 {
+		n := len(cols)
+		for n > 1 && maxWidth(m.help.FullHelpView(cols[:n])) > m.w {
+			n--
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(m.help.FullHelpView(cols[:n]), "\n")...)
+		cols = cols[n:]
+	}
+	return out
+}
+
+func maxWidth(block string) int {
+	w := 0
+	for _, l := range strings.Split(block, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
 }
 
 // helpBar is the one-line help of the mode and screen; "? help" and
