@@ -30,16 +30,24 @@ type trainOptions struct {
 	noColor    bool
 }
 
-// baseConfig is the configuration flags start from: train.DefaultConfig()
-// (the character Transformer), or the MNIST preset for --model mlp and cnn.
+// baseConfig is the configuration flags start from: for the transformer
+// (the default model) the word-level preset on State of the Union
+// sentences unless --data names a character text (text or a file); the
+// MNIST preset for --model mlp and cnn; the classifier preset for --model
+// classifier.
 func baseConfig(model, data string) train.Config {
 	switch {
 	case model == "mlp" || model == "cnn":
 		return train.MNISTConfig(model)
 	case model == "classifier":
 		return train.ClassifierConfig()
-	case train.IsWordData(data) || strings.HasPrefix(data, "words:"):
+	case data == "" || train.IsWordData(data):
+		if data == "" {
+			data = "sotu"
+		}
 		return train.WordConfig(data)
+	case strings.HasPrefix(data, "words:"):
+		return train.WordConfig("words")
 	}
 	return train.DefaultConfig()
 }

@@ -18,7 +18,7 @@ import (
 
 // tinyTransformer are flags for a transformer small enough to train many
 // steps a second on a loaded 2-core machine.
-var tinyTransformer = []string{"--model", "transformer", "--layers", "1", "--d-model", "16", "--heads", "2",
+var tinyTransformer = []string{"--model", "transformer", "--data", "text", "--layers", "1", "--d-model", "16", "--heads", "2",
 	"--seq-len", "16", "--batch", "4", "--eval-every", "25", "--eval-size", "4", "--variants", "layernorm,rmsnorm"}
 
 func TestDataErrors(t *testing.T) {
