@@ -18,6 +18,11 @@
 // whole file (Seek, LastStep, Stats). Exports turn a run file into CSV,
 // JSON Lines or a Markdown summary table.
 //
+// The same Reader also reads a stream (STREAM.md): the run as JSON Lines,
+// written by trainers outside normtop (the PyTorch hook in python/), told
+// apart from a run file by its content (stream.go, stream_reader.go; the
+// streams of several ranks side by side: stream_ranks.go).
+//
 // The byte layout is documented in FORMAT.md next to this file; format.go
 // holds its constants, codec.go and bits.go the value coding, index.go and
 // seek.go the index. record depends on probes only.

@@ -93,16 +93,24 @@ type Reader struct {
 	target int64 // Next drops frames with Step < target (Seek)
 
 	idx index
+
+	js        *streamState // non-nil when the file is a stream (STREAM.md)
+	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
 
 // Open opens a run file for reading: it checks the prelude, the format
 // version, and reads the header and the registry. It reads no frames.
 //
+// A stream (STREAM.md: JSON Lines that any trainer can write) is told apart
+// from a run file by its content and read through the same methods.
+//
 // The reader reads at offsets (it seeks, follows and reads the trailing
 // index), so a run file must be a regular file: a named pipe, a device or a
 // socket is refused before it is opened — opening a FIFO that has no writer
 // would otherwise block with no message, and /dev/zero would never end.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return open(path, true) }
+
+func open(path string, listRanks bool) (*Reader, error) {
 	if err := checkRegular(path); err != nil {
 		return nil, err
 	}
@@ -117,12 +125,14 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, notRegular(path, st.Mode())
 	}
-	r := &Reader{path: path, f: f, target: noStep}
+	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks}
 	if err := r.readHead(); err != nil {
 		f.Close()
 		return nil, err
 	}
-	r.loadTrailer()
+	if r.js == nil {
+		r.loadTrailer()
+	}
 	return r, nil
 }
 
@@ -157,6 +167,9 @@ func (r *Reader) readHead() error {
 	p, err := r.peek(0, preludeSize)
 	if err != nil {
 		return fmt.Errorf("run file %s: %w", r.path, err)
+	}
+	if isStream(p) {
+		return r.readStreamHead(r.listRanks)
 	}
 	switch {
 	case len(p) == 0:
@@ -221,16 +234,30 @@ func (r *Reader) Meta() probes.RunMeta { return r.meta }
 // Path returns the file name given to Open.
 func (r *Reader) Path() string { return r.path }
 
-// Close closes the file.
-func (r *Reader) Close() error { return r.f.Close() }
+// Close closes the file (and the other ranks' streams a stream listed).
+func (r *Reader) Close() error {
+	if r.js != nil && r.js.ranks != nil {
+		r.js.ranks.close()
+	}
+	return r.f.Close()
+}
 
 // Damage returns the damaged regions met so far, in file order. A region
 // still being scanned at the current end is included with its length so far.
-func (r *Reader) Damage() []Damage { return append([]Damage(nil), r.damage...) }
+func (r *Reader) Damage() []Damage {
+	d := append([]Damage(nil), r.damage...)
+	if r.js != nil && r.js.ranks != nil {
+		d = append(d, r.js.ranks.damage()...)
+	}
+	return d
+}
 
 // End returns the end record once it has been read (or, for a file closed
 // normally, found through the trailer at Open).
 func (r *Reader) End() (End, bool) {
+	if r.js != nil {
+		return r.streamEnd()
+	}
 	if r.end == nil {
 		return End{}, false
 	}
@@ -243,6 +270,14 @@ func (r *Reader) End() (End, bool) {
 // ended without an end record (Unterminated). Call it after Next returned
 // io.EOF.
 func (r *Reader) State() State {
+	if r.js != nil {
+		return r.streamState()
+	}
+	return r.fileState()
+}
+
+// fileState is State for this file alone.
+func (r *Reader) fileState() State {
 	if r.end != nil {
 		return Complete
 	}
@@ -263,6 +298,9 @@ func (r *Reader) State() State {
 // A record only partly written is left for a later call and is not damage.
 // Damaged bytes are skipped and reported through Damage.
 func (r *Reader) Next() (probes.Frame, error) {
+	if r.js != nil {
+		return r.streamNext()
+	}
 	for {
 		if len(r.pend) > 0 {
 			if f, ok := r.nextPending(); ok {

@@ -188,6 +188,10 @@ func (x *index) lastKeyOff() int64 {
 // < step, then scans forward only through the part of the file written
 // after the newest index record.
 func (r *Reader) Seek(step int) error {
+	if r.js != nil {
+		r.streamSeek(step)
+		return nil
+	}
 	target := int64(step)
 	r.refreshIndex()
 	start := keyEntry{off: r.dataStart, maxBefore: noStep}
@@ -261,6 +265,9 @@ func frameHeads(p []byte, fn func(first, key bool, step int)) {
 // live edge instead of replaying the whole history. ok is false when the
 // file holds no frame yet.
 func (r *Reader) LastStep() (step int, ok bool) {
+	if r.js != nil {
+		return r.streamLastStep()
+	}
 	r.refreshIndex()
 	at, running := r.dataStart, int64(noStep)
 	if n := len(r.idx.keys); n > 0 {
@@ -298,7 +305,12 @@ type SeriesStat struct {
 
 // Stats returns per-series count, minimum and maximum from the index
 // records, without reading the frames. Series with no values are omitted.
+//
+// A stream (STREAM.md) has no index records: Stats returns nil for it.
 func (r *Reader) Stats() []SeriesStat {
+	if r.js != nil {
+		return nil
+	}
 	r.refreshIndex()
 	for ; r.idx.statsRead < len(r.idx.statsAt); r.idx.statsRead++ {
 		if typ, p, rs := r.readExact(r.idx.statsAt[r.idx.statsRead]); rs == recOK && typ == recStats {

@@ -1,0 +1,634 @@
+"""watch(): hooks on a model's normalization layers, and the Run they feed."""
+
+import atexit
+import datetime
+import math
+import os
+import time
+import uuid
+
+import torch
+
+from . import probes as P
+from .sites import BATCHNORM, GROUPNORM, RMSNORM, find_sites
+from .stream import PROBES, StreamWriter, num, rfc3339
+
+DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
+
+# Modules whose output is made by one autograd node whose first input is the
+# module's input, so that a hook on that node sees ∂L/∂y and ∂L/∂x.
+_NATIVE_MODULES = (torch.nn.LayerNorm, torch.nn.BatchNorm1d, torch.nn.BatchNorm2d, torch.nn.BatchNorm3d,
+                   torch.nn.GroupNorm)
+_NATIVE_NODES = {"NativeLayerNormBackward0", "NativeBatchNormBackward0", "CudnnBatchNormBackward0",
+                 "MiopenBatchNormBackward0", "NativeGroupNormBackward0"}
+
+
+class _LayerState:
+    """What one site of one variant carries between hooks and steps."""
+
+    def __init__(self, site, row):
+        self.site, self.row = site, row
+        self.shadow = None  # [3, C] EMAs of μ_B, σ_B², ψ_B²; NaN until the first batch
+        self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
+        self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
+        self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
+        self.native = isinstance(site.module, _NATIVE_MODULES)  # heard through its autograd node
+        self.full_hook = None  # the full backward hook while due, for the others
+
+
+class _Variant:
+    """One model of the run: its sites, hooks, probe buffer and pending frame."""
+
+    def __init__(self, run, index, name, model, modules):
+        self.run, self.index, self.name, self.model = run, index, name, model
+        self.sites = find_sites(model, modules)
+        self.states = []
+        self.handles = []
+        self.due = False
+        self.touched = False  # a hook wrote probe values since the last take
+        self.cols = {}  # (device, layer rows, probe columns) → index tensors
+        self.pending = None
+        self.last_step = 0
+        self.last_time = None
+        self.losses_since_eval = []
+        self.mask = None
+
+    def attach(self, layer_index):
+        for s in self.sites:
+            st = _LayerState(s, layer_index[s.name])
+            self.states.append(st)
+            m = s.module
+            if s.has_running:  # only BatchNorm's running stats need a look before the forward
+                self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+            self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+
+    def detach(self):
+        self.set_due(False)
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+    def set_due(self, due):
+        """Probes are measured on the next training step or not. A module
+        whose output comes from one autograd node of its own (nn.LayerNorm,
+        BatchNorm, GroupNorm) is heard through a hook on that node, which
+        costs nothing when it does not fire. Any other module needs a full
+        backward hook, whose wrapping of the module's inputs and outputs
+        costs on every pass, so it is registered only for due steps."""
+        self.due = due
+        for st in self.states:
+            want = due and not st.native
+            if want and st.full_hook is None:
+                st.full_hook = st.site.module.register_full_backward_hook(self._bwd_hook(st))
+            elif not want and st.full_hook is not None:
+                st.full_hook.remove()
+                st.full_hook = None
+
+    def _active(self, module):
+        return self.due and module.training and torch.is_grad_enabled()
+
+    def _weights(self, st, x):
+        """Real-row weights for the per-feature view and the normalization
+        rows of x, from the mask the user set (None: every row is real)."""
+        m = self.mask
+        if m is None:
+            return None, None
+        s = st.site
+        m = m.reshape(-1).to(device=x.device, dtype=self.run.acc)
+        feat_rows = s.feature_view(x).shape[0]
+        norm_rows = s.row_view(x).shape[0]
+        if m.numel() == feat_rows and s.kind != GROUPNORM:
+            return m, m
+        if x.dim() > 0 and m.numel() == x.shape[0]:  # one flag per sample
+            return (m.repeat_interleave(feat_rows // x.shape[0]),
+                    m.repeat_interleave(norm_rows // x.shape[0]))
+        raise ValueError(f"normtop: layer {s.name}: the mask has {m.numel()} entries but the "
+                         f"layer's input has {feat_rows} positions ({x.shape[0]} samples)")
+
+    def _pre_hook(self, st):
+        def hook(module, inputs):
+            if not self._active(module) or not st.site.has_running:
+                return
+            # The running statistics before this batch's update (§5).
+            st.own = torch.stack([module.running_mean.detach(), module.running_var.detach()])
+        return hook
+
+    def _fwd_hook(self, st):
+        def hook(module, inputs, output):
+            if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
+                return
+            x = inputs[0].detach()
+            with torch.no_grad():
+                self._forward(st, x)
+            fn = getattr(output, "grad_fn", None)
+            if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES:
+                fn.register_hook(self._node_hook(st, x, st.w_feat, st.w_row))
+                st.x = None
+            elif st.native:
+                # Not one native node after all (a subclass, autocast, ...):
+                # from the next due step on, a full backward hook.
+                st.native = False
+                st.x = None
+        return hook
+
+    def _node_hook(self, st, x, w_feat, w_row):
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[0] if grad_outputs else None
+            dx = grad_inputs[0] if grad_inputs else None
+            if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
+                st.x, st.w_feat, st.w_row = x, w_feat, w_row
+                try:
+                    with torch.no_grad():
+                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+                finally:
+                    st.x = st.w_feat = st.w_row = None
+        return hook
+
+    def _acc(self, x):
+        """The dtype statistics are taken in: the run's, or the input's own
+        (float32 at least) under precision="input"."""
+        if self.run.acc is not None:
+            return self.run.acc
+        return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
+
+    def _forward(self, st, x):
+        # Only the passes over the activation happen here; the per-layer
+        # arithmetic on the resulting vectors runs batched over all layers
+        # in finish() (a handful of ops per step instead of dozens per layer).
+        s = st.site
+        acc = self._acc(x)
+        w_feat, w_row = self._weights(st, x)
+        xf = _as(s.feature_view(x), acc)
+        mean, var, n = P.col_stats(xf, w_feat)
+        params = None
+        if s.weight is not None:
+            params = [s.weight.detach().reshape(-1)]
+            if s.bias is not None:
+                params.append(s.bias.detach().reshape(-1))
+            params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
+        own = st.own
+        st.own = None
+        st.fwd = (mean, var, P.min_max(xf, w_feat), n, own, params)
+        st.x, st.w_feat, st.w_row = x, w_feat, w_row
+        self.touched = True
+
+    def _bwd_hook(self, st):
+        def hook(module, grad_input, grad_output):
+            if st.x is None:
+                return
+            try:
+                g = grad_output[0] if grad_output else None
+                dx = grad_input[0] if grad_input else None
+                if isinstance(g, torch.Tensor) and g.shape == st.x.shape:
+                    with torch.no_grad():
+                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+            finally:
+                st.x = st.w_feat = st.w_row = None
+        return hook
+
+    def _backward(self, st, g, dx):
+        s, x = st.site, st.x
+        acc = self._acc(x)
+        if s.kind == BATCHNORM:
+            xf, gf = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
+            dxr = None if dx is None else _as(s.feature_view(dx), acc)
+            gam = s.feature_gamma()
+            gh = gf if gam is None else gf * _as(gam, acc)
+            mean, var, _, n, _, _ = st.fwd
+            gmu, rows = P.batchnorm_grad_rows(xf, gh, st.w_feat, n, mean, var, s.eps)
+            vecs = [rows]
+            gr, w = gf, st.w_feat
+        else:
+            xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
+            dxr = None if dx is None else _as(s.row_view(dx), acc)
+            gam = s.row_gamma(x)
+            if gam is None:
+                gh = gr
+            elif gam.dim() == 1:
+                gh = gr * _as(gam, acc)
+            else:  # GroupNorm: γ per channel, laid out as [groups, d]
+                gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
+            vecs = P.row_grad_sums(xr, gh, s.kind == RMSNORM)
+            gmu, w = None, st.w_row
+        vecs += P.moment_sums(gr)
+        if dxr is not None:
+            vecs += P.moment_sums(dxr)
+        st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
+        self.touched = True
+
+    def finish(self):
+        """This step's probe values, [L, NUM_PROBES] on each device (NaN where
+        not measured): the per-layer arithmetic, batched over the layers."""
+        out = {}
+        fw = [st for st in self.states if st.fwd is not None]
+        bw = [st for st in self.states if st.bwd is not None]
+        for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
+            self._finish_stats(group, out)
+        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
+                                             st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
+            self._finish_grads(group, out)
+        for st in fw + bw:
+            st.fwd = st.bwd = None
+        return out
+
+    def _buf_for(self, out, device, dtype):
+        b = out.get(device)
+        if b is None:
+            b = out[device] = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=dtype, device=device)
+        return b
+
+    def _scatter(self, out, group, cols, vals):
+        """Writes vals [S, len(cols)] into the rows of the group's sites."""
+        dev = vals.device
+        key = (dev, tuple(st.row for st in group), tuple(cols))
+        idx = self.cols.get(key)
+        if idx is None:  # made once per layer set and probe set, never per step
+            r = torch.tensor([st.row for st in group], device=dev)
+            c = torch.tensor(cols, device=dev)
+            idx = self.cols[key] = (r[:, None], c[None, :])
+        b = self._buf_for(out, dev, vals.dtype)
+        b[idx] = vals.to(b.dtype)
+
+    def _finish_stats(self, group, out):
+        m = self.run.momentum
+        mean = torch.stack([st.fwd[0] for st in group])  # [S, C]
+        var = torch.stack([st.fwd[1] for st in group])
+        batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
+        shadows = []
+        for st in group:
+            if st.shadow is None or st.shadow.shape != batch.shape[1:] or st.shadow.device != batch.device:
+                st.shadow = torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device)
+            shadows.append(st.shadow)
+        sh = torch.stack(shadows)
+        ref = sh
+        if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
+            own = torch.stack([sh[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
+            ref = torch.cat([own, sh[:, 2:]], 1)
+        dists = (batch - ref).norm(dim=2) / batch.shape[2]
+        # Shadows start from the first batch's statistics; one rate m for
+        # all; a statistic with a non-finite value (or n = 0) is not folded in.
+        ok = torch.isfinite(batch).all(dim=2, keepdim=True)
+        new = torch.where(ok, torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
+        for st, s in zip(group, new.unbind(0)):
+            st.shadow = s
+        in_mean = mean.mean(1)
+        in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
+        maxabs = torch.stack([st.fwd[2] for st in group]).abs().amax(1).to(in_mean.dtype)
+        cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
+        vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
+        self._scatter(out, group, cols, vals)
+        for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
+            p = torch.stack([st.fwd[5] for st in sub])
+            c = mean.shape[1]
+            if p.shape[1] == 2 * c:
+                vals = torch.stack([(p[:, :c] - 1).norm(dim=1), p[:, c:].norm(dim=1)], 1)
+                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals.to(dists.dtype))
+            else:
+                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None].to(dists.dtype))
+
+    def _finish_grads(self, group, out):
+        first = group[0]
+        kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
+        v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
+        w = None if w0 is None else torch.stack([st.bwd[2] for st in group]).to(v.dtype)  # [S, R]
+        n = None if w is None else w.sum(1)
+
+        def wmean(r):  # mean over the real rows: [S, R] → [S]
+            return r.mean(1) if w is None else (r * w).sum(1) / n
+        cols, vals = [], []
+        if kind == BATCHNORM:
+            cols += [P.G_MU, P.G_VAR]
+            vals += [torch.stack([st.bwd[1] for st in group]).to(v.dtype), wmean(v[:, 0])]
+            k = 1
+        else:
+            eps = [st.site.eps for st in group]
+            if len(set(eps)) == 1:
+                eps = eps[0]
+            else:  # a tensor made once, not per step (a copy to the device would wait for it)
+                key = ("eps", v.device, v.dtype, tuple(eps))
+                if key not in self.cols:
+                    self.cols[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.cols[key]
+            if kind == RMSNORM:
+                cols.append(P.G_PSI2)
+                vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))
+                k = 2
+            else:
+                gmu, gvar = P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)
+                cols += [P.G_MU, P.G_VAR]
+                vals += [wmean(gmu), wmean(gvar)]
+                k = 3
+        for c_mean, c_var in ((P.DY_MEAN, P.DY_VAR), (P.DX_MEAN, P.DX_VAR))[:2 if has_dx else 1]:
+            m, var = P.moments(v[:, k], v[:, k + 1], d)
+            cols += [c_mean, c_var]
+            vals += [wmean(m), wmean(var)]
+            k += 2
+        self._scatter(out, group, cols, torch.stack(vals, 1))
+
+    def take(self, extra=None):
+        """The probe values of the step as host floats: one copy per device
+        holding a site (one in the usual case). extra: a tensor to bring back
+        in the same copy (the train loss)."""
+        out = None
+        extra_val = None
+        if self.touched:
+            out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
+            for dev, b in self.finish().items():
+                flat = b.reshape(-1)
+                if extra is not None and extra_val is None and extra.device == dev:
+                    flat = torch.cat([flat, extra.detach().reshape(1).to(b.dtype)])
+                host = flat.cpu().tolist()
+                if len(host) > b.numel():
+                    extra_val = host[-1]
+                for st in self.states:
+                    row = host[st.row * P.NUM_PROBES:(st.row + 1) * P.NUM_PROBES]
+                    if any(not math.isnan(v) for v in row):
+                        out[st.row] = row
+            self.touched = False
+        if extra is not None and extra_val is None:
+            extra_val = float(extra.detach())
+        return out, extra_val
+
+
+def _as(t, dtype):
+    return t if t.dtype == dtype else t.to(dtype)
+
+
+def _groups(items, key):
+    """items grouped by key, in first-seen order."""
+    d = {}
+    for it in items:
+        d.setdefault(key(it), []).append(it)
+    return list(d.values())
+
+
+class Run:
+    """A watched training run: hooks on every variant's norm layers and the
+    stream they write. Call log() once per training step, close() at the end
+    (or use it as a context manager)."""
+
+    def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
+                 momentum=DEFAULT_MOMENTUM, precision="input", run_id=None, model_name=None,
+                 data="", metric="", config=None, streams=None, rank=None):
+        if not isinstance(every, int) or every < 1:
+            raise ValueError(f"normtop: every={every!r}: want an integer ≥ 1")
+        if not isinstance(spectrum_every, int) or spectrum_every < 0:
+            raise ValueError(f"normtop: spectrum_every={spectrum_every!r}: want an integer ≥ 0 (0 = off)")
+        if not 0 < momentum <= 1:
+            raise ValueError(f"normtop: momentum={momentum!r}: want 0 < m ≤ 1")
+        accs = {"float64": torch.float64, "float32": torch.float32, "input": None}
+        if precision not in accs:
+            raise ValueError(f"normtop: precision={precision!r}; valid: input, float64, float32")
+        self.acc, self.every, self.momentum = accs[precision], every, float(momentum)
+        self.spectrum_every = spectrum_every
+        if isinstance(models, torch.nn.Module):
+            models = {type(models).__name__: models}
+        if not models:
+            raise ValueError("normtop: no model to watch")
+        self.variants = [_Variant(self, i, str(k), m, modules) for i, (k, m) in enumerate(models.items())]
+        self.layers = []
+        for v in self.variants:
+            for s in v.sites:
+                if s.name not in self.layers:
+                    self.layers.append(s.name)
+        if not self.layers:
+            raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
+                             "RMSNorm); name yours with modules=[...]")
+        self.embeddings = [self._find_embedding(v.model, embedding) for v in self.variants]
+        self.start = time.time()
+        start = datetime.datetime.now(datetime.timezone.utc)
+        cfg = {"source": "pytorch", "torch": torch.__version__, "probe_every": str(every),
+               "spectrum_every": str(spectrum_every), "shadow_momentum": repr(self.momentum),
+               "precision": precision}
+        if rank is not None:
+            cfg["rank"] = str(rank)
+        for k, v in (config or {}).items():
+            cfg[str(k)] = str(v)
+        first = self.variants[0].model
+        meta = {
+            "RunID": run_id or start.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
+            "Model": model_name or "pytorch:" + type(first).__name__,
+            "Data": data,
+            "Metric": metric,
+            "Variants": [{"Name": v.name, "Spec": v.name} for v in self.variants],
+            "Layers": list(self.layers),
+            "Start": rfc3339(start),
+            "Config": cfg,
+        }
+        self.meta = meta
+        self.writer = StreamWriter(path, meta, streams)
+        self.path = path
+        index = {n: i for i, n in enumerate(self.layers)}
+        for v in self.variants:
+            v.attach(index)
+            v.set_due(self._due(1))
+        self.closed = False
+        # A script that ends without close() still writes its last step and
+        # an end line (status interrupted: it did not say it finished).
+        atexit.register(self._at_exit)
+
+    def _at_exit(self):
+        if not self.closed:
+            try:
+                self.close("interrupted")
+            except Exception:  # the interpreter is going away; never mask its own error
+                pass
+
+    @staticmethod
+    def _find_embedding(model, embedding):
+        if embedding is False:
+            return None
+        if isinstance(embedding, torch.Tensor):
+            return embedding
+        if isinstance(embedding, torch.nn.Module):
+            return embedding.weight
+        if isinstance(embedding, str):
+            return dict(model.named_modules())[embedding].weight
+        for m in model.modules():
+            if isinstance(m, torch.nn.Embedding):
+                return m.weight
+        return None
+
+    def _due(self, step):
+        return step % self.every == 0
+
+    def _variant(self, variant):
+        if variant is None:
+            if len(self.variants) != 1:
+                raise ValueError("normtop: this run watches several models; say which with variant=")
+            return self.variants[0]
+        for v in self.variants:
+            if v.name == variant or v.index == variant:
+                return v
+        raise ValueError(f"normtop: no variant {variant!r}; have {', '.join(v.name for v in self.variants)}")
+
+    def set_mask(self, mask, variant=None):
+        """Marks the real rows (True/1) of the next forward passes; padding
+        rows are left out of every statistic. The mask has one entry per
+        position of the normalization layers' inputs (e.g. [batch, seq] for
+        a [batch, seq, d] LayerNorm input) or one per sample. None clears it."""
+        vs = self.variants if variant is None else [self._variant(variant)]
+        for v in vs:
+            v.mask = None if mask is None else mask.detach()
+
+    def log(self, step, train_loss=None, val_loss=None, val_metric=None, test_loss=None,
+            test_metric=None, epoch=None, variant=None):
+        """Records step `step` of a variant: the probes measured since the
+        previous log() of that variant and the losses given. Tensors are
+        fine (the train loss is brought back in the probes' one copy). A
+        second log() with the same step (e.g. the evaluation) adds to it."""
+        if self.closed:
+            raise RuntimeError("normtop: log() after close()")
+        v = self._variant(variant)
+        step = int(step)
+        layers, tl = v.take(train_loss if isinstance(train_loss, torch.Tensor) else None)
+        if train_loss is not None and not isinstance(train_loss, torch.Tensor):
+            tl = float(train_loss)
+        p = v.pending
+        if p is None or p["step"] != step:
+            if p is not None:
+                self.writer.frame(self._line(v, p))
+            now = time.time()
+            rate = 0.0
+            if v.last_time is not None and step > v.last_step and now > v.last_time:
+                rate = (step - v.last_step) / (now - v.last_time)
+            v.last_time, v.last_step = now, step
+            p = v.pending = {"step": step, "epoch": 0.0, "train_loss": math.nan, "layers": None,
+                             "eval": None, "spectrum": None, "elapsed": now - self.start, "rate": rate}
+        if epoch is not None:
+            p["epoch"] = float(epoch)
+        if tl is not None:
+            p["train_loss"] = tl
+            if math.isfinite(tl):
+                v.losses_since_eval.append(tl)
+        if layers is not None:
+            p["layers"] = layers
+        for split, loss, metric in (("val", val_loss, val_metric), ("test", test_loss, test_metric)):
+            if loss is None and metric is None:
+                continue
+            ls = v.losses_since_eval
+            ev = {"split": split, "loss": num(_f(loss)), "metric": num(_f(metric)),
+                  "train_loss": num(sum(ls) / len(ls)) if ls else None}
+            if split == "val":
+                v.losses_since_eval = []
+            p["eval"] = (p["eval"] or []) + [ev]
+        emb = self.embeddings[v.index]
+        if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
+            sig, er = P.spectrum(emb)
+            p["spectrum"] = {"step": step, "sigma": [num(x) for x in sig.cpu().tolist()], "eff_rank": num(float(er))}
+        v.set_due(self._due(step + 1))
+
+    def _line(self, v, p, status="running"):
+        o = {"variant": v.name, "variant_index": v.index, "step": p["step"], "epoch": num(p["epoch"]),
+             "train_loss": num(p["train_loss"]), "status": status, "elapsed_s": num(p["elapsed"]),
+             "steps_per_sec": num(p["rate"])}
+        if p["layers"] is not None:
+            lay = {}
+            for name, row in zip(self.layers, p["layers"]):
+                vals = {PROBES[i]: num(x) for i, x in enumerate(row) if not math.isnan(x)}
+                if vals:
+                    lay[name] = vals
+            o["layers"] = lay
+        if p["eval"] is not None:
+            o["eval"] = p["eval"]
+        if p["spectrum"] is not None:
+            o["spectrum"] = p["spectrum"]
+        return o
+
+    def close(self, status="completed"):
+        """Writes each variant's last step (status done, or stopped when
+        status is "interrupted"), the end line, and removes the hooks."""
+        if self.closed:
+            return
+        fs = {"completed": "done", "interrupted": "stopped", "diverged": "diverged"}
+        if status not in fs:
+            raise ValueError(f"normtop: close(status={status!r}); valid: {', '.join(fs)}")
+        self.closed = True
+        atexit.unregister(self._at_exit)
+        diverged = {}
+        for v in self.variants:
+            v.detach()
+            if v.pending is not None:
+                self.writer.frame(self._line(v, v.pending, fs[status]))
+                if status == "diverged":
+                    diverged[v.index] = v.pending["step"]
+        self.writer.close(status, diverged)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.close("completed" if et is None else "interrupted")
+        return False
+
+
+def _f(x):
+    if x is None:
+        return math.nan
+    if isinstance(x, torch.Tensor):
+        return float(x.detach())
+    return float(x)
+
+
+class NullRun:
+    """What watch() returns on a rank that does not write: log() and close()
+    do nothing, so the training loop needs no rank test."""
+
+    path = None
+    variants = ()
+
+    def log(self, *a, **k):
+        pass
+
+    def set_mask(self, *a, **k):
+        pass
+
+    def close(self, *a, **k):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def rank_path(path, rank):
+    """runs/x.jsonl → runs/x.rank3.jsonl."""
+    root, ext = os.path.splitext(path)
+    return f"{root}.rank{rank}{ext}"
+
+
+def watch(model, path, every=1, modules=None, ranks=0, **kw):
+    """Watches the normalization layers of model (or of each model of a
+    dict {variant name: model}, shown side by side like normtop's variants)
+    and writes the stream of record/STREAM.md to path.
+
+    every: probes are measured at steps every, 2·every, ... (1 = each step).
+    modules: extra modules to watch (names or objects, or {name: kind}).
+    ranks: under torch.distributed, 0 (default) writes from rank 0 only and
+    the other ranks get a NullRun; "all" makes every rank write its own
+    stream (path with ".rank<r>" before the extension) and rank 0's stream
+    lists them, so `normtop replay path` shows the ranks side by side.
+    Other keywords: spectrum_every (100; 0 = off), embedding (module, name,
+    tensor or False), momentum (0.05), precision ("input": statistics in the
+    input's dtype, float32 at least; "float64": always float64, as NORMS.md §0
+    asks of normtop's kernels, several times slower on CPU),
+    run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config.
+    """
+    rank, world = 0, 1
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        rank, world = dist.get_rank(), dist.get_world_size()
+    if world == 1:
+        return Run(model, path, every, modules, **kw)
+    if ranks == "all":
+        if rank == 0:
+            others = [os.path.basename(rank_path(path, r)) for r in range(1, world)]
+            return Run(model, path, every, modules, streams=others, rank=0, **kw)
+        return Run(model, rank_path(path, rank), every, modules, rank=rank, **kw)
+    if ranks != 0 and ranks != "0":
+        raise ValueError(f"normtop: ranks={ranks!r}; valid: 0 (rank 0 only) or \"all\"")
+    if rank == 0:
+        return Run(model, path, every, modules, rank=0, **kw)
+    return NullRun()

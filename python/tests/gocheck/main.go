@@ -1,0 +1,161 @@
+// Command gocheck is a test helper of the Python package's cross-check
+// (python/tests/test_crosscheck.py), not a user command: it reads one norm
+// layer's weights and a few training steps (inputs x, upstream gradients g,
+// optional padding masks) as JSON on stdin, runs them through normtop's own
+// float64 reference kernels (norm.Layer.Forward64/Backward64) and turns the
+// layer's taps into probe values with probes.Collector, exactly as normtop's
+// trainer does, and prints them as JSON.
+//
+// The shadow distances (dist_* of variants without their own running
+// statistics) are printed twice: "probes" holds what the Collector reports,
+// and "shadow" recomputes them from the kernels' batch statistics with
+// spec/NORMS.md §5 as updated (shadows start from the first batch, one EMA
+// rate), which the Python hook implements; the two agree once the
+// Collector follows the updated text.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/probes"
+	"gorgonia.org/tensor"
+)
+
+type input struct {
+	Spec     string      `json:"spec"`  // e.g. "batchnorm:momentum=0.1"
+	Dtype    string      `json:"dtype"` // float32 | float64: how γ/β are stored
+	D        int         `json:"d"`
+	Gamma    []float64   `json:"gamma"`
+	Beta     []float64   `json:"beta"`
+	Momentum float64     `json:"shadow_momentum"`
+	Steps    []stepInput `json:"steps"`
+}
+
+type stepInput struct {
+	X    []float64 `json:"x"`
+	G    []float64 `json:"g"`
+	Mask []bool    `json:"mask"`
+}
+
+type stepOutput struct {
+	Probes map[string]*float64 `json:"probes"`
+	Shadow map[string]*float64 `json:"shadow"`
+	Dx     []float64           `json:"dx"`
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "gocheck:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var in input
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		return fmt.Errorf("reading the input: %v", err)
+	}
+	cfg, err := norm.Parse(in.Spec)
+	if err != nil {
+		return err
+	}
+	dt := tensor.Float64
+	if in.Dtype == "float32" {
+		dt = tensor.Float32
+	}
+	l, err := norm.NewLayer(cfg, norm.Site{Name: "site", D: in.D, Heads: 1, Dtype: dt})
+	if err != nil {
+		return err
+	}
+	if gam, bet := l.Params(); gam != nil {
+		setParam(gam, in.Gamma)
+		setParam(bet, in.Beta)
+	}
+	c := probes.NewCollector(0, []string{"site"}, probes.Intervals{Stats: 1, Grad: 1, Params: 1})
+	m := in.Momentum
+	if m == 0 {
+		m = probes.DefaultShadowMomentum
+	}
+	var sh [3][]float64 // spec §5 shadows: nil until the first batch
+	var out []stepOutput
+	for i, s := range in.Steps {
+		n := len(s.X) / in.D
+		l.SetMask(s.Mask)
+		y := make([]float64, len(s.X))
+		if err := l.Forward64(s.X, n, y); err != nil {
+			return fmt.Errorf("step %d: %v", i+1, err)
+		}
+		dx := make([]float64, len(s.X))
+		dg, db := make([]float64, in.D), make([]float64, in.D)
+		if err := l.Backward64(s.X, s.G, n, dx, dg, db); err != nil {
+			return fmt.Errorf("step %d: %v", i+1, err)
+		}
+		t := l.Taps()
+		f := c.Frame(i+1, 0, 0, []*norm.Taps{t})
+		o := stepOutput{Probes: map[string]*float64{}, Shadow: map[string]*float64{}, Dx: dx}
+		for p := probes.Probe(0); p < probes.NumProbes; p++ {
+			o.Probes[p.String()] = jnum(f.Layers[0][p])
+		}
+		batch := [3][]float64{t.BatchMean, t.BatchVar, t.BatchPsi2}
+		for k, name := range []string{"dist_mu", "dist_var", "dist_psi2"} {
+			b := batch[k]
+			if b == nil {
+				continue
+			}
+			if sh[k] == nil {
+				o.Shadow[name] = nil // no running statistic before the first batch
+				sh[k] = append([]float64(nil), b...)
+				continue
+			}
+			o.Shadow[name] = jnum(dist(b, sh[k]))
+			if finite(b) {
+				for j := range b {
+					sh[k][j] = (1-m)*sh[k][j] + m*b[j]
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"steps": out})
+}
+
+func setParam(t *tensor.Dense, v []float64) {
+	switch d := t.Data().(type) {
+	case []float64:
+		copy(d, v)
+	case []float32:
+		for i := range d {
+			d[i] = float32(v[i])
+		}
+	}
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		e := a[i] - b[i]
+		s += e * e
+	}
+	return math.Sqrt(s) / float64(len(a))
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// jnum is v for JSON: nil (null) for NaN, which JSON cannot carry.
+func jnum(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}

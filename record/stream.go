@@ -1,0 +1,319 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// The normtop stream (STREAM.md): JSON Lines that any trainer can write, read
+// by the same Reader as the run file. This file parses its lines; stream_reader.go
+// plugs them into Reader.
+
+// StreamVersion is the stream format version this normtop reads up to.
+const StreamVersion = 1
+
+// streamTag is the key of the header line that identifies a stream.
+const streamTag = "normtop_stream"
+
+// isStream reports whether the first bytes of a file are a stream's: JSON
+// Lines start with '{' (after optional blanks), a run file with its magic.
+func isStream(p []byte) bool {
+	p = bytes.TrimLeft(p, " \t\r\n")
+	return len(p) > 0 && p[0] == '{'
+}
+
+// jnum is a JSON number as the stream writes it: null is NaN ("not
+// measured"), the strings "+Inf", "-Inf", "NaN" are the non-finite values.
+type jnum float64
+
+func (n *jnum) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null":
+		*n = jnum(math.NaN())
+		return nil
+	case `"+Inf"`, `"Inf"`, `"Infinity"`:
+		*n = jnum(math.Inf(1))
+		return nil
+	case `"-Inf"`, `"-Infinity"`:
+		*n = jnum(math.Inf(-1))
+		return nil
+	case `"NaN"`:
+		*n = jnum(math.NaN())
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("%.40s is not a number", b)
+	}
+	*n = jnum(v)
+	return nil
+}
+
+type streamHeader struct {
+	Version *int           `json:"normtop_stream"`
+	Meta    probes.RunMeta `json:"meta"`
+	Streams []string       `json:"streams"`
+}
+
+type streamEval struct {
+	Split     string `json:"split"`
+	Loss      jnum   `json:"loss"`
+	Metric    jnum   `json:"metric"`
+	TrainLoss jnum   `json:"train_loss"`
+}
+
+// UnmarshalJSON leaves a missing loss, metric or train loss NaN (unknown),
+// not 0.
+func (e *streamEval) UnmarshalJSON(b []byte) error {
+	type plain streamEval
+	nan := jnum(math.NaN())
+	p := plain{Loss: nan, Metric: nan, TrainLoss: nan}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = streamEval(p)
+	return nil
+}
+
+type streamAlert struct {
+	Kind      string  `json:"kind"`
+	Step      int     `json:"step"`
+	Layer     *string `json:"layer"`
+	Probe     *string `json:"probe"`
+	Value     jnum    `json:"value"`
+	Threshold jnum    `json:"threshold"`
+	Msg       string  `json:"msg"`
+}
+
+type streamLine struct {
+	Variant      *string                    `json:"variant"`
+	VariantIndex *int                       `json:"variant_index"`
+	Step         *int                       `json:"step"`
+	Epoch        jnum                       `json:"epoch"`
+	TrainLoss    jnum                       `json:"train_loss"`
+	Status       string                     `json:"status"`
+	ElapsedS     jnum                       `json:"elapsed_s"`
+	StepsPerSec  jnum                       `json:"steps_per_sec"`
+	Layers       map[string]map[string]jnum `json:"layers"`
+	Eval         []streamEval               `json:"eval"`
+	Spectrum     *struct {
+		Step    int    `json:"step"`
+		Sigma   []jnum `json:"sigma"`
+		EffRank jnum   `json:"eff_rank"`
+	} `json:"spectrum"`
+	Alerts []streamAlert `json:"alerts"`
+	End    *struct {
+		Status   string         `json:"status"`
+		Diverged map[string]int `json:"diverged"`
+	} `json:"end"`
+}
+
+// streamMap is what decoding a frame line needs from the header: variant
+// and layer lookup by name.
+type streamMap struct {
+	meta     probes.RunMeta
+	variants map[string]int // by Spec and by Name
+	layers   map[string]int
+}
+
+func newStreamMap(m probes.RunMeta) *streamMap {
+	s := &streamMap{meta: m, variants: map[string]int{}, layers: map[string]int{}}
+	for i := len(m.Variants) - 1; i >= 0; i-- { // the first of duplicates wins
+		s.variants[m.Variants[i].Name] = i
+	}
+	for i := len(m.Variants) - 1; i >= 0; i-- {
+		if m.Variants[i].Spec != "" {
+			s.variants[m.Variants[i].Spec] = i
+		}
+	}
+	for i := len(m.Layers) - 1; i >= 0; i-- {
+		s.layers[m.Layers[i]] = i
+	}
+	return s
+}
+
+// parseStreamHeader decodes the first line of a stream.
+func parseStreamHeader(line []byte) (h streamHeader, err error) {
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, fmt.Errorf("its first line is not a JSON object (%v)", err)
+	}
+	switch {
+	case h.Version == nil:
+		return h, fmt.Errorf("it is JSON Lines but its first line has no %q key: not a normtop stream (see record/STREAM.md)", streamTag)
+	case *h.Version > StreamVersion:
+		return h, fmt.Errorf("it is stream format version %d; this normtop reads up to %d", *h.Version, StreamVersion)
+	case *h.Version < 1:
+		return h, fmt.Errorf("invalid stream format version %d", *h.Version)
+	case len(h.Meta.Variants) == 0:
+		return h, fmt.Errorf("its header names no variant (meta.Variants is empty)")
+	case len(h.Meta.Variants) > maxStreamVariants || len(h.Meta.Layers) > maxStreamLayers:
+		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
+	}
+	return h, nil
+}
+
+// Limits that keep a forged header from making every frame allocate a lot.
+const (
+	maxStreamVariants = 1 << 12
+	maxStreamLayers   = 1 << 14
+	maxSpectrum       = 1 << 20
+)
+
+// lineKind classifies a parsed line.
+const (
+	lineFrame = iota
+	lineEnd
+)
+
+// parseStreamLine decodes one line after the header into a Frame, or into
+// an End (kind lineEnd). An error is the reason the line is damaged.
+func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind int, err error) {
+	nan := jnum(math.NaN())
+	l := streamLine{Epoch: 0, TrainLoss: nan, ElapsedS: 0, StepsPerSec: 0}
+	if err := json.Unmarshal(line, &l); err != nil {
+		return f, e, 0, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if l.End != nil {
+		e = End{Status: l.End.Status}
+		switch e.Status {
+		case StatusCompleted, StatusInterrupted, StatusDiverged:
+		default:
+			return f, e, 0, fmt.Errorf("end line has status %q (valid: completed, interrupted, diverged)", e.Status)
+		}
+		for k, step := range l.End.Diverged {
+			v, ok := s.variantOf(k)
+			if !ok {
+				return f, e, 0, fmt.Errorf("end line names unknown variant %q", k)
+			}
+			if e.Diverged == nil {
+				e.Diverged = map[int]int{}
+			}
+			e.Diverged[v] = step
+		}
+		return f, e, lineEnd, nil
+	}
+	if l.Step == nil {
+		return f, e, 0, fmt.Errorf(`frame line has no "step"`)
+	}
+	f.Step = *l.Step
+	switch {
+	case l.VariantIndex != nil:
+		if *l.VariantIndex < 0 || *l.VariantIndex >= len(s.meta.Variants) {
+			return f, e, 0, fmt.Errorf("variant_index %d out of range (the header has %d variants)", *l.VariantIndex, len(s.meta.Variants))
+		}
+		f.Variant = *l.VariantIndex
+	case l.Variant != nil:
+		v, ok := s.variants[*l.Variant]
+		if !ok {
+			return f, e, 0, fmt.Errorf("variant %q is not in the header", *l.Variant)
+		}
+		f.Variant = v
+	case len(s.meta.Variants) == 1:
+		f.Variant = 0
+	default:
+		return f, e, 0, fmt.Errorf(`frame line names no variant ("variant" or "variant_index")`)
+	}
+	f.Epoch, f.TrainLoss, f.StepsPerSec = float64(l.Epoch), float64(l.TrainLoss), float64(l.StepsPerSec)
+	if el := float64(l.ElapsedS); el > 0 && el < float64(math.MaxInt64)/1e9 {
+		f.Elapsed = time.Duration(el * 1e9)
+	}
+	switch l.Status {
+	case "", "running":
+		f.Status = probes.Running
+	case "diverged":
+		f.Status = probes.Diverged
+	case "done":
+		f.Status = probes.Done
+	case "stopped":
+		f.Status = probes.Stopped
+	default:
+		return f, e, 0, fmt.Errorf("status %q (valid: running, diverged, done, stopped)", l.Status)
+	}
+	if l.Layers != nil {
+		f.Layers = make([]probes.LayerValues, len(s.meta.Layers))
+		for i := range f.Layers {
+			f.Layers[i] = probes.EmptyLayerValues()
+		}
+		// Layers and probes are matched by name; names this normtop does
+		// not know are dropped, as the run file's registry does.
+		for name, vals := range l.Layers {
+			li, ok := s.layers[name]
+			if !ok {
+				continue
+			}
+			for pn, v := range vals {
+				if p, ok := probes.ProbeByName(pn); ok {
+					f.Layers[li][p] = float64(v)
+				}
+			}
+		}
+	}
+	if l.Eval != nil {
+		f.Eval = make([]probes.Eval, 0, len(l.Eval))
+		for _, ev := range l.Eval {
+			if ev.Split == "" {
+				return f, e, 0, fmt.Errorf("an eval entry has no split")
+			}
+			f.Eval = append(f.Eval, probes.Eval{Split: ev.Split, Loss: float64(ev.Loss), Metric: float64(ev.Metric), TrainLoss: float64(ev.TrainLoss)})
+		}
+	}
+	if sp := l.Spectrum; sp != nil {
+		if len(sp.Sigma) > maxSpectrum {
+			return f, e, 0, fmt.Errorf("spectrum has %d values; at most %d", len(sp.Sigma), maxSpectrum)
+		}
+		f.Spectrum = &probes.Spectrum{Step: sp.Step, EffRank: float64(sp.EffRank)}
+		if sp.Sigma != nil {
+			f.Spectrum.Sigma = make([]float64, len(sp.Sigma))
+			for i, x := range sp.Sigma {
+				f.Spectrum.Sigma[i] = float64(x)
+			}
+		}
+	}
+	if l.Alerts != nil {
+		f.Alerts = make([]probes.Alert, 0, len(l.Alerts))
+		for _, a := range l.Alerts {
+			k, ok := alertKindByName(a.Kind)
+			if !ok {
+				continue // a kind this normtop does not know
+			}
+			al := probes.Alert{Kind: k, Step: a.Step, Layer: -1, Probe: probes.NumProbes,
+				Value: float64(a.Value), Threshold: float64(a.Threshold), Msg: a.Msg}
+			if a.Layer != nil {
+				if li, ok := s.layers[*a.Layer]; ok {
+					al.Layer = li
+				}
+			}
+			if a.Probe != nil {
+				if p, ok := probes.ProbeByName(*a.Probe); ok {
+					al.Probe = p
+				}
+			}
+			f.Alerts = append(f.Alerts, al)
+		}
+	}
+	return f, e, lineFrame, nil
+}
+
+// variantOf resolves an end line's variant key: an index or a name.
+func (s *streamMap) variantOf(k string) (int, bool) {
+	if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(s.meta.Variants) {
+		return i, true
+	}
+	v, ok := s.variants[k]
+	return v, ok
+}
+
+func alertKindByName(n string) (probes.AlertKind, bool) {
+	for k := probes.AlertKind(0); k < probes.NumAlertKinds; k++ {
+		if k.String() == n {
+			return k, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,258 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// streamState is a Reader's state when the file is a stream (STREAM.md)
+// rather than a run file. Open tells them apart by content.
+type streamState struct {
+	sm    *streamMap
+	start int64 // offset of the first line after the header
+
+	win    []byte // read window over the file, starting at winOff
+	winOff int64
+
+	scanned int64 // LastStep: lines before this offset have been scanned
+	maxStep int64
+
+	final map[int][]probes.Eval // variant → last eval of each split, for End
+
+	ranks *rankMerge // the other ranks' streams the header lists, or nil
+}
+
+// readLine returns the line at off without its '\n' (valid until the next
+// read) and the offset after it. recIncomplete: the file ends inside the
+// line (being written, or torn by a crash); recTooLong: no '\n' within
+// MaxRecordSize bytes, next is after the one that ends it.
+func (r *Reader) readLine(off int64) (line []byte, next int64, st int) {
+	js := r.js
+	if off >= js.winOff && off < js.winOff+int64(len(js.win)) {
+		w := js.win[off-js.winOff:]
+		if i := bytes.IndexByte(w, '\n'); i >= 0 {
+			return w[:i], off + int64(i) + 1, recOK
+		}
+	}
+	for want := 64 << 10; ; want = min(2*want, MaxRecordSize+1) {
+		if cap(js.win) < want {
+			js.win = make([]byte, want)
+		}
+		got, err := r.f.ReadAt(js.win[:want], off)
+		js.win, js.winOff = js.win[:got], off
+		if err != nil && err != io.EOF {
+			r.ioErr = err
+			return nil, off, recIOError
+		}
+		if i := bytes.IndexByte(js.win, '\n'); i >= 0 {
+			if i > MaxRecordSize {
+				return nil, off + int64(i) + 1, recTooLong
+			}
+			return js.win[:i], off + int64(i) + 1, recOK
+		}
+		if got < want {
+			return nil, off, recIncomplete
+		}
+		if want > MaxRecordSize {
+			if j := r.findNewline(off + int64(got)); j >= 0 {
+				return nil, j + 1, recTooLong
+			}
+			return nil, off, recIncomplete
+		}
+	}
+}
+
+// findNewline returns the offset of the next '\n' at or after off, or -1.
+func (r *Reader) findNewline(off int64) int64 {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i)
+		}
+		if err != nil || n == 0 {
+			return -1
+		}
+		off += int64(n)
+	}
+}
+
+// readStreamHead reads a stream's header line.
+func (r *Reader) readStreamHead(listRanks bool) error {
+	r.js = &streamState{maxStep: noStep, final: map[int][]probes.Eval{}}
+	off := int64(0)
+	for {
+		line, next, st := r.readLine(off)
+		switch st {
+		case recIOError:
+			return fmt.Errorf("stream %s: %w", r.path, r.ioErr)
+		case recIncomplete:
+			return fmt.Errorf("stream %s: header line is not complete: %w", r.path, ErrIncompleteHeader)
+		case recTooLong:
+			return fmt.Errorf("stream %s: header line longer than %d bytes", r.path, MaxRecordSize)
+		}
+		off = next
+		if len(bytes.TrimSpace(line)) > 0 {
+			h, err := parseStreamHeader(line)
+			if err != nil {
+				return fmt.Errorf("stream %s: %v", r.path, err)
+			}
+			r.js.start, r.js.scanned = off, off
+			r.pos = off
+			r.meta = h.Meta
+			if listRanks && len(h.Streams) > 0 {
+				r.js.ranks = newRankMerge(r.path, h.Meta, h.Streams)
+				r.meta = r.js.ranks.meta
+			}
+			r.js.sm = newStreamMap(h.Meta)
+			return nil
+		}
+	}
+}
+
+// streamNext returns the next frame of this file (not of the other ranks).
+func (r *Reader) streamNextOwn() (probes.Frame, error) {
+	for {
+		line, next, st := r.readLine(r.pos)
+		switch st {
+		case recIncomplete:
+			return probes.Frame{}, io.EOF
+		case recIOError:
+			return probes.Frame{}, fmt.Errorf("stream %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
+		case recTooLong:
+			r.damage = append(r.damage, Damage{Offset: r.pos, Length: next - r.pos, Reason: fmt.Sprintf("line longer than %d bytes", MaxRecordSize)})
+			r.pos = next
+			continue
+		}
+		at := r.pos
+		r.pos = next
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		f, e, kind, err := r.js.sm.parseStreamLine(line)
+		if err != nil {
+			r.damage = append(r.damage, Damage{Offset: at, Length: next - at, Reason: err.Error()})
+			continue
+		}
+		if kind == lineEnd {
+			r.end = &e
+			continue
+		}
+		if int64(f.Step) < r.target {
+			continue
+		}
+		return f, nil
+	}
+}
+
+func (r *Reader) streamNext() (probes.Frame, error) {
+	var f probes.Frame
+	var err error
+	if r.js.ranks == nil {
+		f, err = r.streamNextOwn()
+	} else {
+		f, err = r.js.ranks.next(r)
+	}
+	if err == nil {
+		noteFinal(r.js.final, &f)
+	}
+	return f, err
+}
+
+// noteFinal keeps each variant's last evaluation of each split, as the run
+// file's Close does for its end record.
+func noteFinal(final map[int][]probes.Eval, f *probes.Frame) {
+	for _, e := range f.Eval {
+		evs := final[f.Variant]
+		replaced := false
+		for i := range evs {
+			if evs[i].Split == e.Split {
+				evs[i], replaced = e, true
+			}
+		}
+		if !replaced {
+			evs = append(evs, e)
+		}
+		final[f.Variant] = evs
+	}
+}
+
+func (r *Reader) streamSeek(step int) {
+	r.pos, r.target = r.js.start, int64(step)
+	if r.js.ranks != nil {
+		r.js.ranks.seek(step)
+	}
+}
+
+// streamLastStep scans the lines not scanned yet for their steps.
+func (r *Reader) streamLastStep() (int, bool) {
+	js := r.js
+	var probe struct {
+		Step *int `json:"step"`
+	}
+	for {
+		line, next, st := r.readLine(js.scanned)
+		if st == recIncomplete || st == recIOError {
+			break
+		}
+		if st == recOK {
+			probe.Step = nil
+			if json.Unmarshal(line, &probe) == nil && probe.Step != nil {
+				js.maxStep = max(js.maxStep, int64(*probe.Step))
+			}
+		}
+		js.scanned = next
+	}
+	m := js.maxStep
+	if js.ranks != nil {
+		m = max(m, js.ranks.lastStep())
+	}
+	return int(m), m != noStep
+}
+
+// streamEnd is End for a stream: its end line (all ranks' when it lists
+// others), with the final evaluations filled from the frames read.
+func (r *Reader) streamEnd() (End, bool) {
+	if r.end == nil {
+		return End{}, false
+	}
+	e := End{Status: r.end.Status, Diverged: map[int]int{}, Final: map[int][]probes.Eval{}}
+	for v, s := range r.end.Diverged {
+		e.Diverged[v] = s
+	}
+	if r.js.ranks != nil {
+		if !r.js.ranks.ended(&e) {
+			return End{}, false
+		}
+	}
+	for v, evs := range r.js.final {
+		e.Final[v] = append([]probes.Eval(nil), evs...)
+	}
+	return e, true
+}
+
+func (r *Reader) streamState() State {
+	own := r.fileState()
+	if r.js.ranks == nil {
+		return own
+	}
+	return r.js.ranks.state(own)
+}
+
+// openStream opens path as one rank's stream: its header's own list of
+// streams is not followed (only the first stream's list counts).
+func openStream(path string) (*Reader, error) {
+	r, err := open(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.js == nil {
+		r.Close()
+		return nil, fmt.Errorf("%s is a run file, not a stream", path)
+	}
+	return r, nil
+}
