@@ -3,6 +3,8 @@ package record
 import (
 	"errors"
 	"io"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/normtop/normtop/probes"
@@ -81,5 +83,38 @@ func TestFollowerReadsOnceMoreAfterWriterGone(t *testing.T) {
 	}
 	if e, ok := r.End(); !ok || e.Status != StatusCompleted || r.State() != Complete {
 		t.Errorf("end record %+v %v, state %v; want completed, Complete", e, ok, r.State())
+	}
+}
+
+// TestStreamFollowerReadsOnceMore: the same race on a stream (STREAM.md):
+// lines appended, with the end line, between the follower's io.EOF and its
+// liveness check are read, not dropped.
+func TestStreamFollowerReadsOnceMore(t *testing.T) {
+	head := `{"normtop_stream":1,"meta":{"RunID":"r","Model":"m","Metric":"bpc","Variants":[{"Name":"ln","Spec":"ln"}],"Layers":["a"]}}` + "\n"
+	line := func(step int) string { return `{"variant_index":0,"step":` + strconv.Itoa(step) + `,"train_loss":1}` + "\n" }
+	path := writeStream(t, []byte(head+line(1)+line(2)))
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := len(readAllFrames(t, r)); n != 2 {
+		t.Fatalf("%d frames, want 2", n)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line(3) + line(4) + `{"end":{"status":"completed"}}` + "\n")
+	f.Close()
+	got := 2
+	for rounds := 0; !r.Ended(); rounds++ {
+		if rounds > 2 {
+			t.Fatal("the follower never ends")
+		}
+		got += len(readAllFrames(t, r))
+	}
+	if got != 4 || r.State() != Complete {
+		t.Errorf("read %d frames, state %v; want 4, complete", got, r.State())
 	}
 }

@@ -492,9 +492,23 @@ func (r *Reader) Ended() bool {
 	case Complete:
 		return true
 	}
+	return !r.moreToRead()
+}
+
+// moreToRead reports whether whole records (or lines of a stream, or damage
+// to skip) lie after the read position, which Next would return or step
+// over. A stream merging several ranks' files answers false, as before.
+func (r *Reader) moreToRead() bool {
+	if r.js != nil {
+		if r.js.ranks != nil {
+			return false
+		}
+		_, _, st := r.readLine(r.pos)
+		return st == recOK || st == recTooLong
+	}
 	if len(r.pend) > 0 {
-		return false
+		return true
 	}
 	_, _, st := r.readRecord(r.pos)
-	return st == recIncomplete || st == recIOError
+	return st != recIncomplete && st != recIOError
 }
