@@ -91,7 +91,9 @@ func TestFollowerReadsOnceMoreAfterWriterGone(t *testing.T) {
 // liveness check are read, not dropped.
 func TestStreamFollowerReadsOnceMore(t *testing.T) {
 	head := `{"normtop_stream":1,"meta":{"RunID":"r","Model":"m","Metric":"bpc","Variants":[{"Name":"ln","Spec":"ln"}],"Layers":["a"]}}` + "\n"
-	line := func(step int) string { return `{"variant_index":0,"step":` + strconv.Itoa(step) + `,"train_loss":1}` + "\n" }
+	line := func(step int) string {
+		return `{"variant_index":0,"step":` + strconv.Itoa(step) + `,"train_loss":1}` + "\n"
+	}
 	path := writeStream(t, []byte(head+line(1)+line(2)))
 	r, err := Open(path)
 	if err != nil {
