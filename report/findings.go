@@ -227,18 +227,25 @@ func findingSpectrum(groups []*Group, models []string) Finding {
 			f.Verdict, f.Reason = NotMeasurable, "no embedding spectrum recorded ("+m+" has no embedding matrix, or the spectrum probe was off)"
 			return f
 		}
+		// The claim is a slower decay: the effective rank and the tail
+		// ratios σ_k/σ_1 must agree, so all three are judged (a higher
+		// effective rank with a faster-falling tail is not the claim).
 		var judged []comparison
 		for i, pn := range pns {
-			c := compare("effective rank", pn, ln, pn.EffRank, ln.EffRank, true)
-			if i == 0 {
-				judged = append(judged, c)
+			cs := []comparison{
+				compare("effective rank", pn, ln, pn.EffRank, ln.EffRank, true),
+				compare(fmt.Sprintf("σ_k/σ_1 at k = d/4 (d = %d)", pn.D), pn, ln, pn.SigmaQuarter, ln.SigmaQuarter, true),
+				compare(fmt.Sprintf("σ_k/σ_1 at k = d/2 (d = %d)", pn.D), pn, ln, pn.SigmaHalf, ln.SigmaHalf, true),
 			}
-			f.Numbers = append(f.Numbers, c.line(),
-				compare(fmt.Sprintf("σ_k/σ_1 at k = d/4 (d = %d)", pn.D), pn, ln, pn.SigmaQuarter, ln.SigmaQuarter, true).line(),
-				compare(fmt.Sprintf("σ_k/σ_1 at k = d/2 (d = %d)", pn.D), pn, ln, pn.SigmaHalf, ln.SigmaHalf, true).line())
+			if i == 0 {
+				judged = cs
+			}
+			for _, c := range cs {
+				f.Numbers = append(f.Numbers, c.line())
+			}
 		}
 		f.Verdict, f.Reason = combine(judged)
-		f.Reason += "; judged on " + pns[0].Spec + "'s effective rank"
+		f.Reason += "; judged on " + pns[0].Spec + "'s effective rank and σ_k/σ_1 at d/4 and d/2"
 		return f
 	}
 	f.Verdict, f.Reason = NotMeasurable, "needs layernorm and powernorm (or pn-v) in a model with an embedding (transformer)"
