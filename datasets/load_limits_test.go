@@ -14,8 +14,8 @@ import (
 // TestLoadTextCharDevice: /dev/zero's stat size is 0, so only a bounded read
 // keeps it from filling memory; one byte over 256 MiB is a clear error.
 func TestLoadTextCharDevice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 256 MiB")
+	if testing.Short() || raceOn {
+		t.Skip("reads 256 MiB twice (tens of seconds under the race detector)")
 	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip(err)

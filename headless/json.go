@@ -34,6 +34,7 @@ type jsonStart struct {
 	Model    string   `json:"model"`
 	Data     string   `json:"data"`
 	Metric   string   `json:"metric"`
+	Unit     string   `json:"metric_unit,omitempty"` // "%" for accuracy: val_metric, test_metric are percentages
 	Variants []string `json:"variants"`
 	Layers   []string `json:"layers"`
 	Every    int      `json:"log_every"`
@@ -91,7 +92,7 @@ func (p *Printer) jsonHeader() {
 	}
 	p.writeJSON(jsonStart{
 		Type: "start", RunID: p.meta.RunID, Model: p.meta.Model, Data: p.meta.Data,
-		Metric: p.meta.Metric, Variants: p.labels, Layers: layers, Every: p.opt.Every,
+		Metric: p.meta.Metric, Unit: p.meta.MetricKind().Unit(), Variants: p.labels, Layers: layers, Every: p.opt.Every,
 	})
 }
 

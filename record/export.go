@@ -171,7 +171,8 @@ func jsonStr(b []byte, s string) []byte {
 //	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
 //	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
 //	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
-//	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],  (accuracy in percent)
+//	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],
+//	 (an accuracy is a percentage and says so: "metric":97.42,"unit":"%")
 //	 "spectrum":{"step":100,"sigma":[1,0.5],"eff_rank":1.9},
 //	 "alerts":[{"kind":"outlier","step":12,"layer":"block0.ln1","probe":"dist_mu",
 //	            "value":3,"threshold":0.3,"msg":"..."}]}
@@ -236,6 +237,9 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = jsonNum(b, e.Loss)
 				b = append(b, `,"metric":`...)
 				b = jsonNum(b, m.MetricKind().Value(e.Metric))
+				if u := m.MetricKind().Unit(); u == "%" {
+					b = append(b, `,"unit":"%"`...)
+				}
 				b = append(b, `,"train_loss":`...)
 				b = jsonNum(b, e.TrainLoss)
 				b = append(b, '}')

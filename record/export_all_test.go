@@ -219,3 +219,47 @@ func TestAccuracyUnitsAgree(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
+
+// TestExportedAccuracyReadsBackAsStream: STREAM.md promises that a JSON Lines
+// export behind a header line is a stream; the export's percentages
+// ("unit":"%") come back as the fractions the run file holds.
+func TestExportedAccuracyReadsBackAsStream(t *testing.T) {
+	path, frames := richRun(t)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := r.Meta()
+	var b bytes.Buffer
+	err = ExportJSONL(&b, r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := json.Marshal(map[string]any{"normtop_stream": 1, "meta": meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"metric":97.42,"unit":"%"`) {
+		t.Fatalf("the export does not mark its percentages:\n%s", b.String())
+	}
+	s, err := Open(writeStream(t, append(append(head, '\n'), b.Bytes()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := readAllFrames(t, s)
+	var n int
+	for i, f := range got {
+		for k, e := range f.Eval {
+			want := frames[i].Eval[k].Metric
+			if math.Abs(e.Metric-want) > 1e-15 {
+				t.Errorf("frame %d %s metric %v, want %v", i, e.Split, e.Metric, want)
+			}
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d evaluations read back, want 3", n)
+	}
+}

@@ -485,6 +485,7 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 // after the read position: Ended reports false, the caller reads once more
 // and gets those frames (and, with the end record, State Complete). Only a
 // torn tail, a record the killed writer never finished, is left unread.
+// A stream merging several ranks' files asks each rank the same.
 func (r *Reader) Ended() bool {
 	switch r.State() {
 	case Writing:
@@ -492,9 +493,24 @@ func (r *Reader) Ended() bool {
 	case Complete:
 		return true
 	}
+	return !r.moreToRead()
+}
+
+// moreToRead reports whether whole records (or lines of a stream, or damage
+// to skip) lie after the read position, which Next would return or step
+// over; for a stream merging several ranks, after any rank's position.
+func (r *Reader) moreToRead() bool {
+	if r.js != nil {
+		_, _, st := r.readLine(r.pos)
+		own := st == recOK || st == recTooLong
+		if r.js.ranks != nil {
+			return r.js.ranks.moreToRead(own)
+		}
+		return own
+	}
 	if len(r.pend) > 0 {
-		return false
+		return true
 	}
 	_, _, st := r.readRecord(r.pos)
-	return st == recIncomplete || st == recIOError
+	return st != recIncomplete && st != recIOError
 }

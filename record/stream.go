@@ -65,6 +65,7 @@ type streamEval struct {
 	Split     string `json:"split"`
 	Loss      jnum   `json:"loss"`
 	Metric    jnum   `json:"metric"`
+	Unit      string `json:"unit"` // "%": metric is a percentage (normtop's own JSONL export)
 	TrainLoss jnum   `json:"train_loss"`
 }
 
@@ -260,7 +261,11 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 			if ev.Split == "" {
 				return f, e, 0, fmt.Errorf("an eval entry has no split")
 			}
-			f.Eval = append(f.Eval, probes.Eval{Split: ev.Split, Loss: float64(ev.Loss), Metric: float64(ev.Metric), TrainLoss: float64(ev.TrainLoss)})
+			metric := float64(ev.Metric)
+			if ev.Unit == "%" { // an export's accuracy: back to the fraction a Frame holds
+				metric /= 100
+			}
+			f.Eval = append(f.Eval, probes.Eval{Split: ev.Split, Loss: float64(ev.Loss), Metric: metric, TrainLoss: float64(ev.TrainLoss)})
 		}
 	}
 	if sp := l.Spectrum; sp != nil {

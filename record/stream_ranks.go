@@ -173,6 +173,20 @@ func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
 	return *best, nil
 }
 
+// moreToRead reports whether a frame waits in a lookahead or whole lines
+// lie after some rank's read position (own: rank 0's answer).
+func (rm *rankMerge) moreToRead(own bool) bool {
+	if own || rm.own != nil {
+		return true
+	}
+	for _, rs := range rm.ranks {
+		if rs.la != nil || rs.r != nil && rs.r.moreToRead() {
+			return true
+		}
+	}
+	return false
+}
+
 func (rm *rankMerge) seek(step int) {
 	rm.own = nil
 	for _, rs := range rm.ranks {

@@ -48,15 +48,18 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 			return nil, dataError{fmt.Errorf("%s: %d training images, too few for one batch of %d", imgs.Name, imgs.Train.N, c.Batch)}
 		}
 		s.perEpoch = (imgs.Train.N + c.Batch - 1) / c.Batch
-		eb := min(c.Batch*16, 512)
 		if imgs.Val.N == 0 {
 			return nil, dataError{fmt.Errorf("%s: no validation images (the split takes the last 5,000 training images)", imgs.Name)}
 		}
-		s.val = imageBatches(&imgs.Val, min(c.EvalSize, imgs.Val.N), eb, s.pixels)
-		n := imgs.Test.N
+		nVal, n := min(c.EvalSize, imgs.Val.N), imgs.Test.N
 		if c.TestSize > 0 {
 			n = min(n, c.TestSize)
 		}
+		// An eval batch is never larger than the sets it holds: padding a
+		// dozen 4096×4096 images to 512 rows would take 34 GB before the
+		// memory check could refuse the model.
+		eb := min(c.Batch*16, 512, max(nVal, n))
+		s.val = imageBatches(&imgs.Val, nVal, eb, s.pixels)
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case "transformer", "classifier":
 		if IsWordData(c.Data) {

@@ -1,7 +1,11 @@
 package train
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -105,5 +109,45 @@ func TestStepBounds(t *testing.T) {
 	c.DModel = 100000
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "d-model 100000") {
 		t.Errorf("d-model 100000: %v", err)
+	}
+}
+
+// writeIDXSet writes a tiny IDX directory: nTrain and nTest h×w images.
+func writeIDXSet(t *testing.T, nTrain, nTest, h, w int) string {
+	t.Helper()
+	dir := t.TempDir()
+	put := func(name string, head []uint32, n int) {
+		var b []byte
+		for _, v := range head {
+			b = binary.BigEndian.AppendUint32(b, v)
+		}
+		b = append(b, make([]byte, n)...)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("train-images-idx3-ubyte", []uint32{0x803, uint32(nTrain), uint32(h), uint32(w)}, nTrain*h*w)
+	put("train-labels-idx1-ubyte", []uint32{0x801, uint32(nTrain)}, nTrain)
+	put("t10k-images-idx3-ubyte", []uint32{0x803, uint32(nTest), uint32(h), uint32(w)}, nTest*h*w)
+	put("t10k-labels-idx1-ubyte", []uint32{0x801, uint32(nTest)}, nTest)
+	return dir
+}
+
+// TestEvalBatchNoLargerThanItsSets: with few images an eval batch is not
+// padded to 512 rows (for 4096×4096 images that padding alone was 34 GB,
+// allocated before the memory check).
+func TestEvalBatchNoLargerThanItsSets(t *testing.T) {
+	c := MNISTConfig("mlp")
+	c.DataPath = writeIDXSet(t, 36, 2, 8, 8) // 33 train, 3 val, 2 test
+	c.Batch = 4
+	src, err := loadSource(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(src.val[0].targets); got != 3 {
+		t.Errorf("eval batch of %d rows for 3 validation and 2 test images, want 3", got)
+	}
+	if len(src.val) != 1 || len(src.test) != 1 || src.test[0].real != 2 {
+		t.Errorf("val %d batches, test %d batches", len(src.val), len(src.test))
 	}
 }

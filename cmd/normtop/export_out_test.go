@@ -35,6 +35,8 @@ func TestExportOutNeverOverwritesInput(t *testing.T) {
 			checkOneLine(t, "export "+tc.in+" --out "+tc.out, res, exitUsage, "--out "+tc.out, "run file")
 		}
 	}
+	res := normtop(t, dir, "report", path, "--format", "md", "--out", sym)
+	checkOneLine(t, "report --out onto its input", res, exitUsage, "--out "+sym, "run file")
 	after, err := os.ReadFile(path)
 	if err != nil || string(after) != string(before) {
 		t.Fatalf("the run file changed (%d → %d bytes, %v)", len(before), len(after), err)
