@@ -83,9 +83,10 @@ type Model struct {
 	feed      feedSource
 	buf       []probes.Frame
 	tickArmed bool
-	ended     bool // the feed was closed
-	feedHeld  bool // the feed signalled while paused; drained on resume
-	landed    bool // the finished run was shown on the Summary screen once
+	ended     bool     // the feed was closed
+	feedHeld  bool     // the feed signalled while paused; drained on resume
+	landed    bool     // the finished run was shown on the Summary screen once
+	findings  []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
 
 	// replay
 	rd        *reader
@@ -211,6 +212,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelUp, tea.MouseWheelDown:
 			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
 		}
+	case FindingsMsg:
+		m.findings = msg.Lines
+		m.dirty = true
 	case feedReadyMsg:
 		return m, m.onFeed()
 	case renderTickMsg:

@@ -29,3 +29,9 @@ type replayBatchMsg struct {
 	// reached: a seek batch read up to its target step (or EOF).
 	reached bool
 }
+
+// FindingsMsg carries the papers' findings as `normtop report` judges this
+// run, one line each; the Summary screen lists them. The command that runs
+// the dashboard computes them (file I/O stays out of the model) once the run
+// file is complete, and sends them with tea.Program.Send.
+type FindingsMsg struct{ Lines []string }

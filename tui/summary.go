@@ -132,6 +132,13 @@ func (m *Model) summary(w, h int) []string {
 		out = append(out, s.Dim.Render(hint))
 	}
 	out = append(out, "")
+	if len(m.findings) > 0 {
+		out = append(out, s.Heading.Render("findings")+s.Dim.Render(" · normtop report on this run (details: normtop report FILE)"))
+		for _, f := range m.findings {
+			out = append(out, wrapWords(f, w)...)
+		}
+		out = append(out, "")
+	}
 	notes := []string{"final = the last val evaluation; best = the best over the run; test = the test split at the end; " +
 		"gap = val loss − train loss since the previous eval; alerts = outlier alerts per layer group."}
 	if seeds {

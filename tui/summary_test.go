@@ -80,3 +80,27 @@ func TestSummaryScreenSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryFindings: the findings the command sends (FindingsMsg) are
+// listed on the Summary screen, and only there.
+func TestSummaryFindings(t *testing.T) {
+	meta := fixtureMeta(2, 2, 40)
+	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
+	for _, f := range fixtureFrames(meta, 40) {
+		m.data.add(&f)
+	}
+	line := "(iii) ψ² fluctuates far less than σ² (PowerNorm Fig. 4): not supported"
+	if out := screenText(t, m, ScreenSummary, 160, 48); strings.Contains(out, "findings") {
+		t.Fatalf("findings shown before any were sent:\n%s", out)
+	}
+	m.Update(FindingsMsg{Lines: []string{line}})
+	for _, size := range [][2]int{{160, 48}, {80, 24}} {
+		out := screenText(t, m, ScreenSummary, size[0], size[1])
+		if !strings.Contains(out, "findings") || !strings.Contains(out, "(iii) ψ² fluctuates") {
+			t.Errorf("%dx%d summary lacks the findings:\n%s", size[0], size[1], out)
+		}
+	}
+	if out := screenText(t, m, ScreenOverview, 160, 48); strings.Contains(out, line) {
+		t.Error("findings leak onto the Overview")
+	}
+}

@@ -106,6 +106,9 @@ func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st
 	model := tui.NewReplay(r, tui.Options{RunPath: o.path, Speed: o.speed, From: o.from, Follow: o.follow, NoColor: o.noColor})
 	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
+	if !o.follow {
+		go sendFindings(prog, o.path)
+	}
 	if _, err := prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("dashboard: %w", err)
 	}

@@ -160,16 +160,23 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	rec *recorder, path string, o *trainOptions, st streams) error {
 	feed := probes.NewFeed(feedCapacity)
 	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+		tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() {
-		done <- runner.Run(ctx, func(f probes.Frame) {
+		err := runner.Run(ctx, func(f probes.Frame) {
 			rec.write(f)
 			feed.Push(f)
 		})
+		// Every frame is on disk before the findings are read back; the
+		// writer is not touched again until Close, after <-done.
+		flushed := rec.w.Flush() == nil && rec.err == nil
+		done <- err
 		feed.Close()
+		if flushed && ctx.Err() == nil {
+			go sendFindings(prog, path)
+		}
 	}()
-	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
-		tea.WithoutSignalHandler())
 	_, uiErr := prog.Run()
 	cancel()
 	runErr := <-done
