@@ -43,7 +43,7 @@ def main():
     x = torch.randint(0, vocab, (batch, seq))
     y = torch.randint(0, vocab, (batch, seq))
     tmp = tempfile.mkdtemp()
-    modes = {"none": None, "every=1": 1, "every=10": 10}
+    modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
     times = {k: [] for k in modes}
     cpu = {k: [] for k in modes}
     step = 0
