@@ -94,7 +94,7 @@ class _Variant:
         if m is None:
             return None, None
         s = st.site
-        m = m.reshape(-1).to(device=x.device, dtype=self.run.acc)
+        m = m.reshape(-1).to(device=x.device, dtype=self._acc(x))
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
         if m.numel() == feat_rows and s.kind != GROUPNORM:

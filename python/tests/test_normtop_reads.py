@@ -10,11 +10,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
-from helpers import close, read_stream
+from helpers import read_stream
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(HERE)
