@@ -52,14 +52,24 @@ var gomnistFiles = []gomnistFile{
 		"f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6", 10008, 0x4ab9eff9},
 }
 
-// userCacheDir is where verified copies live, or "" when the platform has no
-// user cache directory (then every load decodes the module's files).
-func userCacheDir() string {
+// cacheRoot is normtop's directory in the user cache (os.UserCacheDir:
+// $XDG_CACHE_HOME or ~/.cache on Linux), or "" when the platform has none.
+func cacheRoot() string {
 	d, err := os.UserCacheDir()
 	if err != nil || d == "" {
 		return ""
 	}
-	return filepath.Join(d, "normtop", "gomnist-"+gomnistVersion)
+	return filepath.Join(d, "normtop")
+}
+
+// userCacheDir is where verified MNIST copies live, or "" when the platform
+// has no user cache directory (then every load decodes the module's files).
+func userCacheDir() string {
+	root := cacheRoot()
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, "gomnist-"+gomnistVersion)
 }
 
 // loadGoMNIST loads the default MNIST. cacheDir == "" disables the cache.

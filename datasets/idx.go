@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,20 +31,29 @@ type idx struct {
 
 // readIDXFile reads an IDX file, plain or gzip (recognised by its content,
 // not its name). Every error names the file.
-func readIDXFile(path string, magic uint32) (idx, error) {
+// Cancelling ctx stops the read (closing the file wakes a read blocked on a
+// pipe) with ctx's error.
+func readIDXFile(ctx context.Context, path string, magic uint32) (idx, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return idx{}, err
 	}
 	defer f.Close()
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
 	size := int64(-1)
 	if st, err := f.Stat(); err == nil {
 		if st.IsDir() {
 			return idx{}, fmt.Errorf("%s: is a directory, want an IDX file", path)
 		}
-		size = st.Size()
+		if st.Mode().IsRegular() {
+			size = st.Size() // a device or a pipe says 0: unknown
+		}
 	}
-	m, err := decodeIDX(f, size, magic)
+	m, err := decodeIDX(ctxReader{ctx, f}, size, magic)
+	if ctx.Err() != nil {
+		return idx{}, ctx.Err()
+	}
 	if err != nil {
 		return idx{}, fmt.Errorf("%s: %w", path, err)
 	}

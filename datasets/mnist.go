@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,7 +39,11 @@ const mnistClasses = 10
 // files (found or downloaded through the Go toolchain, checksum-verified,
 // cached); any other dir is read as an IDX directory with the standard file
 // names, each plain or gzipped. See the package documentation for the splits.
-func MNIST(dir string) (*Images, error) {
+func MNIST(dir string) (*Images, error) { return MNISTContext(context.Background(), dir) }
+
+// MNISTContext is MNIST that stops reading an IDX directory, with ctx's
+// error, when ctx is cancelled. (The GoMNIST files are local and small.)
+func MNISTContext(ctx context.Context, dir string) (*Images, error) {
 	if dir == "" {
 		return loadGoMNIST(userCacheDir())
 	}
@@ -62,7 +67,7 @@ func MNIST(dir string) (*Images, error) {
 		if name == trainLabelsFile || name == testLabelsFile {
 			magic = magicLabels
 		}
-		m, err := readIDXFile(path, magic)
+		m, err := readIDXFile(ctx, path, magic)
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +114,10 @@ func assembleImages(name, where string, files map[string]idx) (*Images, error) {
 			return nil, fmt.Errorf("%s: %w", at(f.file), err)
 		}
 	}
+	if px := int64(len(trX.data)) + int64(len(teX.data)); px > maxImagePixels {
+		return nil, fmt.Errorf("%s: %d×%d images, %d train and %d test, are %d MiB as float32, over the %d MiB limit",
+			where, trX.dims[1], trX.dims[2], trX.dims[0], teX.dims[0], px*4>>20, maxImagePixels*4>>20)
+	}
 	n := trX.dims[0]
 	nVal := n / 12
 	if nVal == 0 {
@@ -133,6 +142,12 @@ func checkLabels(labels []byte, classes int) error {
 	}
 	return nil
 }
+
+// maxImagePixels bounds the pixels of an image set (train and test): they
+// become float32, and the trainer copies the evaluation sets once more, so
+// 2 GiB of float32 is the most a set may take (MNIST: 210 MiB). A variable
+// so that tests can lower it.
+var maxImagePixels int64 = 1 << 29
 
 // pixelScale maps a byte to [0,1]; a table is faster than dividing per pixel.
 var pixelScale = func() (t [256]float32) {

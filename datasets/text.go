@@ -1,8 +1,10 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +36,13 @@ const maxTextBytes = 256 << 20
 // LoadText reads a UTF-8 text file as characters. path == "" reads the Go
 // distribution's Isaac.Newton-Opticks.txt. See the package documentation for
 // the 90/5/5 split.
-func LoadText(path string) (*Text, error) {
+func LoadText(path string) (*Text, error) { return LoadTextContext(context.Background(), path) }
+
+// LoadTextContext is LoadText that stops reading, with ctx's error, when ctx
+// is cancelled (a slow disk, or a pipe whose writer is slow). Opening a FIFO
+// that no writer has opened yet still blocks in the kernel; a caller that
+// must not wait for that runs the load on another goroutine.
+func LoadTextContext(ctx context.Context, path string) (*Text, error) {
 	if path == "" {
 		p, err := defaultTextPath()
 		if err != nil {
@@ -52,11 +60,55 @@ func LoadText(path string) (*Text, error) {
 	if st.Size() > maxTextBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a character-level corpus may have here", path, st.Size(), maxTextBytes>>20)
 	}
-	data, err := os.ReadFile(path)
+	// A character device or a pipe has no size to check up front (stat says
+	// 0), so the read itself is bounded.
+	data, err := readFileLimited(ctx, path, maxTextBytes)
 	if err != nil {
 		return nil, err
 	}
 	return decodeText(path, data)
+}
+
+// readFileLimited reads path whole, but never more than limit bytes: one
+// byte more is an error ("over N MiB") rather than memory running out on
+// /dev/zero. Cancelling ctx stops the read between chunks and closes the
+// file, which also wakes a read blocked on a pipe.
+func readFileLimited(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, limit+1))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: over %d MiB (not a regular file, read until the limit), more than a text corpus may have here", path, limit>>20)
+	}
+	return data, nil
+}
+
+// ctxReader stops reading with ctx's error once ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && c.ctx.Err() != nil {
+		return n, c.ctx.Err() // the read failed because ctx closed the file
+	}
+	return n, err
 }
 
 // decodeText validates data as UTF-8 text and splits it; name is used in

@@ -103,7 +103,7 @@ func (p *Printer) jsonRow(step int, row []cell) {
 		}
 		out.Variants = append(out.Variants, jsonCell{
 			Variant: p.labels[i], Status: c.status.String(), Epoch: number(c.epoch),
-			TrainLoss: number(c.trainLoss), ValLoss: number(c.val.Loss), ValMetric: number(c.val.Metric),
+			TrainLoss: number(c.trainLoss), ValLoss: number(c.val.Loss), ValMetric: p.jsonMetric(c.val.Metric),
 			StepsPerSec: number(c.sps), ElapsedSec: number(c.elapsed.Seconds()),
 			Alerts: p.jsonAlerts(c.alerts),
 		})
@@ -119,13 +119,16 @@ func (p *Printer) jsonSummary() {
 		}
 		out.Variants = append(out.Variants, jsonFinal{
 			Variant: p.labels[i], Status: v.status.String(), Step: v.lastStep,
-			TrainLoss: number(v.trainLoss), ValLoss: number(v.val.Loss), ValMetric: number(v.val.Metric),
-			TestLoss: number(v.test.Loss), TestMetric: number(v.test.Metric),
+			TrainLoss: number(v.trainLoss), ValLoss: number(v.val.Loss), ValMetric: p.jsonMetric(v.val.Metric),
+			TestLoss: number(v.test.Loss), TestMetric: p.jsonMetric(v.test.Metric),
 			Alerts: p.jsonAlerts(v.pending),
 		})
 	}
 	p.writeJSON(out)
 }
+
+// jsonMetric is a metric in the units of every output (accuracy in percent).
+func (p *Printer) jsonMetric(x float64) number { return number(p.meta.MetricKind().Value(x)) }
 
 func (p *Printer) jsonAlerts(as []probes.Alert) []jsonAlert {
 	var out []jsonAlert

@@ -88,22 +88,14 @@ func noEval(split string) probes.Eval {
 	return probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN()}
 }
 
-// variantLabels names variants by registry name, or by full spec where two
-// variants share a name (e.g. powernorm with two different alphas).
+// variantLabels are the variants' labels, as every screen and export
+// prints them (probes.VariantMeta.Label: the full spec, and the seed in a
+// run of several seeds).
 func variantLabels(vs []probes.VariantMeta) []string {
-	count := map[string]int{}
-	for _, v := range vs {
-		count[v.Name]++
-	}
+	m := probes.RunMeta{Variants: vs}
 	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Name
-		if count[v.Name] > 1 && v.Spec != "" {
-			out[i] = v.Spec
-		}
-		if out[i] == "" {
-			out[i] = "variant" + itoa(i)
-		}
+	for i := range vs {
+		out[i] = m.VariantLabel(i)
 	}
 	return out
 }

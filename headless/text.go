@@ -102,7 +102,7 @@ func (p *Printer) metric(x float64) string {
 	}
 	switch p.meta.Metric {
 	case "accuracy":
-		return "acc " + strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
+		return "acc " + strconv.FormatFloat(p.meta.MetricKind().Value(x), 'f', 2, 64) + "%"
 	case "bpc":
 		return "bpc " + strconv.FormatFloat(x, 'f', 3, 64)
 	case "":

@@ -182,8 +182,10 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			}
 		}
 		if tap {
-			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(n_d·s'), ‖g_σ²,i‖ =
-			// ‖x̂_i‖·|Σĝx̂|/(n_d·s') with n_d·s' = d·D (P) or (d-1)·s (C).
+			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(d·D) in both
+			// conventions (the mean is over d features either way) and
+			// ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(n_d·s) with n_d·s = d·D (P) or
+			// (d-1)·s (C). A detached path is not in dx and reports 0.
 			sxx := in.rowSS[i] * a * a // Σx̂², from the forward's Σ(x-μ)²
 			den := fd / a
 			if cfg.Conv == ConvC {
@@ -191,9 +193,13 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			}
 			if kind == RMSNorm {
 				gpsiSum += math.Sqrt(sxx) * math.Abs(sgx) / den
-			} else if den > 0 {
-				gmuSum += math.Abs(sg) * math.Sqrt(fd) / den
-				gvarSum += math.Sqrt(sxx) * math.Abs(sgx) / den
+			} else {
+				if useMean {
+					gmuSum += math.Abs(sg) * math.Sqrt(fd) * a / fd
+				}
+				if useVar && den > 0 {
+					gvarSum += math.Sqrt(sxx) * math.Abs(sgx) / den
+				}
 			}
 			dm, dv, gm, gv := rowMoments2(dr, gr)
 			dxm += dm

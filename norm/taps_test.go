@@ -157,11 +157,13 @@ func checkInputMoments(t *testing.T, tp *Taps, x []float64, d int, rows []int) {
 }
 
 // TestTapsLayerNormFamily: the LayerNorm analogue of g_μ and g_σ² (§5) in
-// both conventions, the shadow batch statistics, and AdaNorm's fraction.
+// both conventions (g_μ divides by d·D in both), 0 for detached paths, the
+// shadow batch statistics, and AdaNorm's fraction.
 func TestTapsLayerNormFamily(t *testing.T) {
 	const n, d = 6, 5
 	mask := []bool{true, true, false, true, true, true}
-	for _, spec := range []string{"layernorm", "layernorm:conv=c", "adanorm:k=0.8", "detachnorm"} {
+	for _, spec := range []string{"layernorm", "layernorm:conv=c", "adanorm:k=0.8", "adanorm:k=0.8,conv=c",
+		"detachnorm", "detach-mean:conv=c", "detach-variance"} {
 		t.Run(spec, func(t *testing.T) {
 			r := rand.New(rand.NewSource(2))
 			l := mustLayer(t, spec, Site{D: d, Dtype: f64})
@@ -198,8 +200,14 @@ func TestTapsLayerNormFamily(t *testing.T) {
 					sgx += gh * xh
 					sxx += xh * xh
 				}
-				gmu += math.Abs(sg) * math.Sqrt(d) / den / nr
-				gvar += math.Sqrt(sxx) * math.Abs(sgx) / den / nr
+				// §5: g_μ's divisor is d·D in both conventions; a detached
+				// path is not in dx and contributes 0.
+				if k := l.cfg.Kind; k != DetachNorm && k != DetachMean {
+					gmu += math.Abs(sg) * math.Sqrt(d) / (d * D) / nr
+				}
+				if k := l.cfg.Kind; k != DetachNorm && k != DetachVariance {
+					gvar += math.Sqrt(sxx) * math.Abs(sgx) / den / nr
+				}
 			}
 			checkScalar(t, "GMu", tp.GMu, gmu)
 			checkScalar(t, "GVar", tp.GVar, gvar)

@@ -207,10 +207,9 @@ func (c *Collector) distances(i int, t *norm.Taps) (dm, dv, dp float64) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
 	sh := &c.shadows[i]
-	sh.ensure(d)
-	dm = dist(t.BatchMean, pick(t.RunMean, sh.mean))
-	dv = dist(t.BatchVar, pick(t.RunVar, sh.vari))
-	dp = dist(t.BatchPsi2, pick(t.RunPsi2, sh.psi2))
+	dm = dist(t.BatchMean, pick(t.RunMean, sh.mean.against(t.BatchMean)))
+	dv = dist(t.BatchVar, pick(t.RunVar, sh.vari.against(t.BatchVar)))
+	dp = dist(t.BatchPsi2, pick(t.RunPsi2, sh.psi2.against(t.BatchPsi2)))
 	if t.NonFinite {
 		return dm, dv, dp
 	}

@@ -48,14 +48,14 @@ func TestFrameLayerValues(t *testing.T) {
 		taps *norm.Taps
 		want func() LayerValues
 	}{{
-		name: "own running stats for mean and var, shadow (ψ²=1) for psi2",
+		name: "own running stats for mean and var, shadow for psi2 (starts at the batch: 0)",
 		iv:   DefaultIntervals(), step: 1,
 		taps: fullTaps(mu, v, psi2, []float64{0, 0}, []float64{1, 1}, nil),
 		want: func() LayerValues {
 			w := EmptyLayerValues()
 			w[DistMu] = math.Sqrt(1+4) / 2
 			w[DistVar] = math.Sqrt(1+4) / 2
-			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[DistPsi2] = 0
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[GMu], w[GVar] = 0.125, 0.0625
 			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
@@ -85,8 +85,7 @@ func TestFrameLayerValues(t *testing.T) {
 		}(),
 		want: func() LayerValues {
 			w := EmptyLayerValues()
-			w[DistMu] = math.Sqrt(1+4) / 2
-			w[DistVar] = math.Sqrt(1+4) / 2
+			w[DistMu], w[DistVar] = 0, 0 // shadows start from this first batch
 			w[DistPsi2] = math.Sqrt(4+36) / 2
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[PNGamma], w[PNNu], w[GPsi2] = 1.25, 0.5, 0.375
@@ -100,9 +99,7 @@ func TestFrameLayerValues(t *testing.T) {
 		taps: fullTaps(mu, v, psi2, nil, nil, nil),
 		want: func() LayerValues {
 			w := EmptyLayerValues()
-			w[DistMu] = math.Sqrt(1+4) / 2
-			w[DistVar] = math.Sqrt(1+4) / 2
-			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[DistMu], w[DistVar], w[DistPsi2] = 0, 0, 0 // shadows start from this first batch
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
 			return w
@@ -133,9 +130,7 @@ func TestFrameLayerValues(t *testing.T) {
 		}(),
 		want: func() LayerValues {
 			w := EmptyLayerValues()
-			w[DistMu] = math.Sqrt(1+4) / 2
-			w[DistVar] = math.Sqrt(1+4) / 2
-			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[DistMu], w[DistVar], w[DistPsi2] = 0, 0, 0 // shadows start from this first batch
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[AdaFrac] = 0.004
 			return w
@@ -206,24 +201,38 @@ func TestTapMask(t *testing.T) {
 	}
 }
 
-// TestShadowUpdate checks the second step's distances against the shadow
-// EMAs computed by hand from the first batch (m = 0.05, n = 4, BN's n/(n-1)).
+// TestShadowUpdate works spec §5's shadows by hand (m = 0.05, n = 4):
+// they start from the first batch (step 1: every distance 0, step 2: the
+// distance to batch 1) and all three move at one rate, so after a third
+// batch equal to the first every distance is exactly m times step 2's.
+//
+//	batch 1: μ = [1, 2],   σ² = [2, 3],   ψ² = [3, 7]
+//	batch 2: μ = [-1, .5], σ² = [.5, 4],  ψ² = [1.5, 4.25]
+//	step 2:  dist_mu = ‖(2, 1.5)‖/2 = 1.25, dist_var = ‖(1.5, 1)‖/2,
+//	         dist_psi2 = ‖(1.5, 2.75)‖/2
+//	step 3 (batch 1 again): shadow = 0.95·b1 + 0.05·b2, so each distance is
+//	         0.05·‖b1 − b2‖/2: dist_mu = 0.0625.
 func TestShadowUpdate(t *testing.T) {
 	c := NewCollector(0, []string{"l"}, DefaultIntervals())
 	b1 := fullTaps([]float64{1, 2}, []float64{2, 3}, []float64{3, 7}, nil, nil, nil)
-	c.Frame(1, 0, 1, []*norm.Taps{b1})
-	mu := []float64{0.05 * 1, 0.05 * 2}
-	vr := []float64{0.95 + 0.05*2*4.0/3, 0.95 + 0.05*3*4.0/3}
-	ps := []float64{0.95 + 0.05*3, 0.95 + 0.05*7}
 	b2 := fullTaps([]float64{-1, 0.5}, []float64{0.5, 4}, []float64{1.5, 4.25}, nil, nil, nil)
-	f := c.Frame(2, 0, 1, []*norm.Taps{b2})
-	d := func(a, b []float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) / 2 }
-	want := EmptyLayerValues()
-	copy(want[:], f.Layers[0][:])
-	want[DistMu] = d(b2.BatchMean, mu)
-	want[DistVar] = d(b2.BatchVar, vr)
-	want[DistPsi2] = d(b2.BatchPsi2, ps)
-	checkValues(t, f.Layers[0], want)
+	step2 := [...]float64{1.25, math.Sqrt(1.5*1.5+1) / 2, math.Sqrt(1.5*1.5+2.75*2.75) / 2}
+	probes := [...]Probe{DistMu, DistVar, DistPsi2}
+	check := func(step int, f Frame, want [3]float64) {
+		t.Helper()
+		for j, p := range probes {
+			if got := f.Layers[0][p]; !sameFloat(got, want[j]) {
+				t.Errorf("step %d: %s = %.17g, want %.17g", step, p, got, want[j])
+			}
+		}
+	}
+	check(1, c.Frame(1, 0, 1, []*norm.Taps{b1}), [3]float64{})
+	check(2, c.Frame(2, 0, 1, []*norm.Taps{b2}), step2)
+	f3 := c.Frame(3, 0, 1, []*norm.Taps{b1})
+	check(3, f3, [3]float64{0.05 * step2[0], 0.05 * step2[1], 0.05 * step2[2]})
+	if got := f3.Layers[0][DistMu]; math.Abs(got-0.0625) > 1e-15 {
+		t.Errorf("step 3: dist_mu = %v, want 0.0625", got)
+	}
 
 	// A batch with a NaN statistic is reported as divergence and not folded
 	// into the shadow: the next step sees the same shadow as step 2 did.
@@ -234,32 +243,44 @@ func TestShadowUpdate(t *testing.T) {
 	if a := alertsOf([]Frame{fb}, AlertDivergence); len(a) != 1 || !strings.Contains(a[0].Msg, "l dist_mu") {
 		t.Errorf("NaN batch mean: alerts %+v, want a divergence naming l dist_mu", fb.Alerts)
 	}
-	f = c.Frame(3, 0, 1, []*norm.Taps{b2})
-	if got := f.Layers[0][DistMu]; !sameFloat(got, want[DistMu]) {
-		t.Errorf("after a NaN batch: dist_mu = %v, want %v (shadow untouched)", got, want[DistMu])
+	check(3, c.Frame(3, 0, 1, []*norm.Taps{b2}), step2)
+
+	// A NaN in the very first batch neither starts the shadow nor hides the
+	// divergence: the next finite batch starts it.
+	c = NewCollector(0, []string{"l"}, DefaultIntervals())
+	fb = c.Frame(1, 0, 1, []*norm.Taps{bad})
+	if a := alertsOf([]Frame{fb}, AlertDivergence); len(a) != 1 {
+		t.Errorf("NaN first batch: alerts %+v, want one divergence", fb.Alerts)
+	}
+	c.Frame(2, 0, 1, []*norm.Taps{b1})
+	check(3, c.Frame(3, 0, 1, []*norm.Taps{b2}), step2)
+
+	// One row has no variance: n = 1 neither starts nor moves the variance
+	// shadow, while μ and ψ² fold in as usual.
+	c = NewCollector(0, []string{"l"}, DefaultIntervals())
+	one := fullTaps([]float64{-1, 0.5}, []float64{0, 0}, []float64{1.5, 4.25}, nil, nil, nil)
+	one.N = 1
+	c.Frame(1, 0, 1, []*norm.Taps{one})
+	c.Frame(2, 0, 1, []*norm.Taps{b1})
+	f := c.Frame(3, 0, 1, []*norm.Taps{b2})
+	if got := f.Layers[0][DistVar]; !sameFloat(got, step2[1]) {
+		t.Errorf("after an n=1 batch: dist_var = %v, want %v (variance shadow started at batch 1)", got, step2[1])
 	}
 
-	// WithShadowMomentum changes m.
+	// WithShadowMomentum changes m for all three.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals(), WithShadowMomentum(0.5))
 	c.Frame(1, 0, 1, []*norm.Taps{b1})
-	f = c.Frame(2, 0, 1, []*norm.Taps{b2})
-	if got, want := f.Layers[0][DistMu], d(b2.BatchMean, []float64{0.5, 1}); !sameFloat(got, want) {
-		t.Errorf("m=0.5: dist_mu = %v, want %v", got, want)
-	}
+	c.Frame(2, 0, 1, []*norm.Taps{b2})
+	check(3, c.Frame(3, 0, 1, []*norm.Taps{b1}), [3]float64{0.5 * step2[0], 0.5 * step2[1], 0.5 * step2[2]})
 }
 
-// TestShadowEqualsBatchNormRunningStats feeds one sequence of batch
-// statistics to a batchnorm-like layer with its own running statistics
-// (updated by spec §2's rule with m = 0.05) and to a layer without them: the
-// shadow distances must equal the own-statistics distances at every step.
-func TestShadowEqualsBatchNormRunningStats(t *testing.T) {
+// TestShadowIsPlainEMA feeds 300 random batches and compares the shadow
+// distances with an EMA kept in the test: started from batch 1, one rate m
+// for μ, σ² and ψ², no n/(n−1) factor.
+func TestShadowIsPlainEMA(t *testing.T) {
 	const d, n, m, steps = 8, 5, 0.05, 300
-	own := NewCollector(0, []string{"bn"}, DefaultIntervals())
-	shd := NewCollector(0, []string{"bn"}, DefaultIntervals())
-	runMu, runVar := make([]float64, d), make([]float64, d)
-	for k := range runVar {
-		runVar[k] = 1
-	}
+	shd := NewCollector(0, []string{"ln"}, DefaultIntervals())
+	var run [3][]float64
 	rng := newTestRand(1)
 	for step := 1; step <= steps; step++ {
 		mu, v, psi2 := make([]float64, d), make([]float64, d), make([]float64, d)
@@ -268,20 +289,20 @@ func TestShadowEqualsBatchNormRunningStats(t *testing.T) {
 			v[k] = 0.1 + rng.float()*float64(k+1)
 			psi2[k] = v[k] + mu[k]*mu[k]
 		}
-		tOwn := fullTaps(mu, v, psi2, append([]float64(nil), runMu...), append([]float64(nil), runVar...), nil)
-		tOwn.N = n
 		tShd := fullTaps(mu, v, psi2, nil, nil, nil)
 		tShd.N = n
-		a := own.Frame(step, 0, 1, []*norm.Taps{tOwn}).Layers[0]
-		b := shd.Frame(step, 0, 1, []*norm.Taps{tShd}).Layers[0]
-		for _, p := range []Probe{DistMu, DistVar, DistPsi2} {
-			if !sameFloat(a[p], b[p]) {
-				t.Fatalf("step %d: %s own %v, shadow %v", step, p, a[p], b[p])
+		got := shd.Frame(step, 0, 1, []*norm.Taps{tShd}).Layers[0]
+		for j, b := range [3][]float64{mu, v, psi2} {
+			if run[j] == nil {
+				run[j] = append([]float64(nil), b...)
 			}
-		}
-		for k := 0; k < d; k++ { // the layer's own update (spec §2)
-			runMu[k] = (1-m)*runMu[k] + m*mu[k]
-			runVar[k] = (1-m)*runVar[k] + m*v[k]*n/(n-1)
+			p := [...]Probe{DistMu, DistVar, DistPsi2}[j]
+			if want := dist(b, run[j]); !sameFloat(got[p], want) {
+				t.Fatalf("step %d: %s = %v, want %v", step, p, got[p], want)
+			}
+			for k := range b {
+				run[j][k] = (1-m)*run[j][k] + m*b[k]
+			}
 		}
 	}
 }

@@ -17,7 +17,7 @@ func ExampleCollector() {
 		mask := c.TapMask(step) // layer.SetTapMask(mask) on every layer
 		// ... forward/backward; the layer fills its taps. Here, by hand:
 		*taps = norm.Taps{Step: step, N: 2, D: 2, Mask: mask,
-			BatchMean: []float64{0.5, -0.5}, BatchVar: []float64{1, 1}, BatchPsi2: []float64{1.25, 1.25}}
+			BatchMean: []float64{0.5 * float64(step), -0.5}, BatchVar: []float64{1, 1}, BatchPsi2: []float64{1.25, 1.25}}
 		f := c.Frame(step, float64(step)/4, 2/float64(step), []*norm.Taps{taps})
 		if c.WantSpectrum(step) {
 			c.SubmitSpectrum(step, []float64{2, 0, 0, 1}, 2, 2) // a copy of the embedding
@@ -29,5 +29,5 @@ func ExampleCollector() {
 				f.Layers[0][probes.DistMu], f.Eval[0].Gap(), f.Spectrum.EffRank)
 		}
 	}
-	// Output: step 4 done: dist_mu 0.3031, gap -0.0417, eff rank 1.8899
+	// Output: step 4 done: dist_mu 0.7131, gap -0.0417, eff rank 1.8899
 }

@@ -177,6 +177,7 @@ type Frame struct {
 type VariantMeta struct {
 	Name string // registry name, e.g. "powernorm"
 	Spec string // full spec with options, e.g. "powernorm:alpha_fwd=0.95,warmup=4000"
+	Seed int64  // the variant's seed when the run trains several (--seeds); 0 in older files
 }
 
 // RunMeta describes a run: everything a replay needs to draw the same screens.

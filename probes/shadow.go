@@ -2,8 +2,8 @@ package probes
 
 import "math"
 
-// DefaultShadowMomentum is the momentum m of the shadow EMAs (spec §5), equal
-// to batchnorm's default running-statistics momentum.
+// DefaultShadowMomentum is the rate m of the shadow EMAs (spec §5), equal to
+// batchnorm's default running-statistics momentum.
 const DefaultShadowMomentum = 0.05
 
 // shadow holds one layer's shadow running statistics: EMAs of the per-feature
@@ -11,54 +11,66 @@ const DefaultShadowMomentum = 0.05
 // statistics of their own, so that every variant is measured on PowerNorm's
 // Figure 2/4 axes.
 //
-// The update rule is batchnorm's (spec §2), initialised like batchnorm's
-// running statistics (μ = 0, σ² = 1, ψ² = 1):
+// Spec §5: each shadow starts from the first batch's statistic (so its first
+// distance is 0, not ‖1 − σ_B²‖/d from an arbitrary init), and all three use
+// the same plain EMA at one rate m:
 //
-//	μ ← (1-m)μ + m·μ_B;  σ² ← (1-m)σ² + m·σ_B²·n/(n-1);  ψ² ← (1-m)ψ² + m·ψ_B²
+//	μ ← (1-m)μ + m·μ_B;  σ² ← (1-m)σ² + m·σ_B²;  ψ² ← (1-m)ψ² + m·ψ_B²
 //
-// The variance EMA uses batchnorm's unbiased n/(n-1) correction so that, with
-// equal momenta, the shadow distances of a batchnorm layer are exactly the
-// distances to its own running statistics (tested). As in batchnorm, n = 1
-// skips the variance update and n = 0 skips every update.
+// so no distance is dominated by its initial value or differs from another
+// only by its rate. (The shadow variance is an EMA of σ_B² itself, without
+// batchnorm's n/(n−1): that factor would leave a floor of ‖σ_B²‖/(d(n−1)) in
+// dist_var even for identical batches.) A one-row batch has no variance:
+// n = 1 neither starts nor updates the variance shadow, and n = 0 touches
+// nothing.
 //
 // The shadow sees only the batches whose Stats taps were computed: at a Stats
 // interval k > 1 it is an EMA over every k-th batch.
 type shadow struct {
-	mean, vari, psi2 []float64
+	mean, vari, psi2 ema
 }
 
-func (s *shadow) ensure(d int) {
-	if len(s.mean) == d {
-		return
-	}
-	s.mean = make([]float64, d)
-	s.vari = make([]float64, d)
-	s.psi2 = make([]float64, d)
-	for k := 0; k < d; k++ {
-		s.vari[k], s.psi2[k] = 1, 1
-	}
-}
+// ema is one shadow statistic; nil until its first batch.
+type ema []float64
 
 // update folds one batch's statistics into the EMAs. Nil slices (statistics
-// the layer did not report) leave their EMA untouched.
+// the layer did not report, or that must not be folded in) leave their EMA
+// untouched.
 func (s *shadow) update(m float64, n int, mu, v, psi2 []float64) {
 	if n <= 0 {
 		return
 	}
-	ema(s.mean, mu, m, 1)
+	s.mean.fold(mu, m)
 	if n > 1 {
-		ema(s.vari, v, m, float64(n)/float64(n-1))
+		s.vari.fold(v, m)
 	}
-	ema(s.psi2, psi2, m, 1)
+	s.psi2.fold(psi2, m)
 }
 
-func ema(run, batch []float64, m, scale float64) {
-	if len(batch) != len(run) {
+// fold starts the EMA from batch when it has none yet (or the width
+// changed), and otherwise moves it by m towards batch.
+func (e *ema) fold(batch []float64, m float64) {
+	if batch == nil {
 		return
 	}
-	for k, b := range batch {
-		run[k] = (1-m)*run[k] + m*scale*b
+	if len(*e) != len(batch) {
+		*e = append(ema(nil), batch...)
+		return
 	}
+	run := *e
+	for k, b := range batch {
+		run[k] = (1-m)*run[k] + m*b
+	}
+}
+
+// against is the value a batch statistic is compared with before this
+// batch's update: the EMA, or — before its first batch — the batch itself,
+// since the shadow starts from it (distance 0).
+func (e ema) against(batch []float64) []float64 {
+	if len(e) != len(batch) {
+		return batch
+	}
+	return e
 }
 
 // dist is spec §5's distance ‖a − b‖₂ / d. It is NaN when either side is

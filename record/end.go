@@ -6,11 +6,12 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Run statuses stored in the end record.
+// Run statuses stored in the end record; probes.Tally.EndStatus decides
+// which one a run gets.
 const (
-	StatusCompleted   = "completed"   // every variant finished or diverged
-	StatusInterrupted = "interrupted" // stopped by the user (SIGINT/SIGTERM)
-	StatusDiverged    = "diverged"    // every variant diverged
+	StatusCompleted   = probes.RunCompleted   // every variant finished or diverged
+	StatusInterrupted = probes.RunInterrupted // stopped by the user (SIGINT/SIGTERM)
+	StatusDiverged    = probes.RunDiverged    // every variant diverged
 )
 
 // End is the end record: how the run finished. Close fills Diverged and

@@ -20,22 +20,9 @@ import (
 // shortest round-trip decimal, "+Inf"/"-Inf" and "NaN" for non-finite values.
 func exportNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func variantLabel(m probes.RunMeta, v int) string {
-	if v < 0 || v >= len(m.Variants) {
-		return "variant" + strconv.Itoa(v)
-	}
-	if m.Variants[v].Spec != "" {
-		return m.Variants[v].Spec
-	}
-	return m.Variants[v].Name
-}
+func variantLabel(m probes.RunMeta, v int) string { return m.VariantLabel(v) }
 
-func layerLabel(m probes.RunMeta, l int) string {
-	if l >= 0 && l < len(m.Layers) {
-		return m.Layers[l]
-	}
-	return "layer" + strconv.Itoa(l)
-}
+func layerLabel(m probes.RunMeta, l int) string { return m.LayerName(l) }
 
 func metricName(m probes.RunMeta) string {
 	if m.Metric == "" {
@@ -60,24 +47,34 @@ func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 	}
 }
 
-// ExportCSV writes the long format: one row per frame × layer × measured
-// probe, plus one row per train loss and per evaluation value (the
-// evaluation's smoothed train loss, the reference of the generalization gap,
-// when known):
+// ExportCSV writes the long format, every recorded value of every Frame as
+// one row (a run file's whole content but its header):
 //
-//	variant,step,epoch,layer,series,value
-//	layernorm,12,0.5,block0.ln1,dist_mu,0.0123
-//	layernorm,12,0.5,,train_loss,2.31
-//	layernorm,12,0.5,,val_loss,2.40
-//	layernorm,12,0.5,,val_bpc,3.46
-//	layernorm,12,0.5,,val_train_loss,2.35
+//	variant,step,epoch,layer,series,value,text
+//	layernorm,12,0.5,,train_loss,2.31,
+//	layernorm,12,0.5,,elapsed_s,1.5,
+//	layernorm,12,0.5,,steps_per_sec,40,
+//	layernorm,12,0.5,,status,,done                  (only when not running)
+//	layernorm,12,0.5,,val_loss,2.40,
+//	layernorm,12,0.5,,val_accuracy,97.42,           (accuracy in percent)
+//	layernorm,12,0.5,,val_train_loss,2.35,
+//	layernorm,12,0.5,block0.ln1,dist_mu,0.0123,
+//	layernorm,12,0.5,,spectrum_step,10,
+//	layernorm,12,0.5,,spectrum_eff_rank,1.9,
+//	layernorm,12,0.5,,spectrum_sigma_1,1,           (σ_i/σ_1, i = 1, 2, ...)
+//	layernorm,12,0.5,block0.ln1,alert_outlier.dist_mu,3,<message>
+//	layernorm,12,0.5,block0.ln1,alert_outlier.dist_mu.threshold,0.3,
 //
-// variant is the variant's full spec; unmeasured probes have no row.
+// variant is the variant's full spec; unmeasured probes have no row. An
+// alert's series is alert_<kind>, then .<probe> when it concerns one probe;
+// its value row carries the message in text, its .threshold row the
+// threshold; its step is the row's. Metrics use probes.Metric.Value's units (accuracy in percent).
 func ExportCSV(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)
 	m := r.Meta()
-	bw.WriteString("variant,step,epoch,layer,series,value\n")
-	row := func(f *probes.Frame, layer, series string, v float64) {
+	bw.WriteString("variant,step,epoch,layer,series,value,text\n")
+	var f *probes.Frame
+	row := func(layer, series, value, text string) {
 		bw.WriteString(csvField(variantLabel(m, f.Variant)))
 		bw.WriteByte(',')
 		bw.WriteString(strconv.Itoa(f.Step))
@@ -88,24 +85,52 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		bw.WriteByte(',')
 		bw.WriteString(csvField(series))
 		bw.WriteByte(',')
-		bw.WriteString(exportNum(v))
+		bw.WriteString(value)
+		bw.WriteByte(',')
+		bw.WriteString(csvField(text))
 		bw.WriteByte('\n')
 	}
-	err := forEachFrame(r, func(f *probes.Frame) error {
-		row(f, "", "train_loss", f.TrainLoss)
+	num := func(layer, series string, v float64) { row(layer, series, exportNum(v), "") }
+	err := forEachFrame(r, func(fr *probes.Frame) error {
+		f = fr
+		num("", "train_loss", f.TrainLoss)
+		num("", "elapsed_s", f.Elapsed.Seconds())
+		num("", "steps_per_sec", f.StepsPerSec)
+		if f.Status != probes.Running {
+			row("", "status", "", f.Status.String())
+		}
 		for _, e := range f.Eval {
-			row(f, "", e.Split+"_loss", e.Loss)
-			row(f, "", e.Split+"_"+metricName(m), e.Metric)
+			num("", e.Split+"_loss", e.Loss)
+			num("", e.Split+"_"+metricName(m), m.MetricKind().Value(e.Metric))
 			if !math.IsNaN(e.TrainLoss) {
-				row(f, "", e.Split+"_train_loss", e.TrainLoss)
+				num("", e.Split+"_train_loss", e.TrainLoss)
 			}
 		}
 		for l := range f.Layers {
 			for p := probes.Probe(0); p < probes.NumProbes; p++ {
 				if f.Layers[l].Has(p) {
-					row(f, layerLabel(m, l), p.String(), f.Layers[l][p])
+					num(layerLabel(m, l), p.String(), f.Layers[l][p])
 				}
 			}
+		}
+		if s := f.Spectrum; s != nil {
+			num("", "spectrum_step", float64(s.Step))
+			num("", "spectrum_eff_rank", s.EffRank)
+			for i, x := range s.Sigma {
+				num("", "spectrum_sigma_"+strconv.Itoa(i+1), x)
+			}
+		}
+		for _, a := range f.Alerts {
+			layer := ""
+			if a.Layer >= 0 {
+				layer = layerLabel(m, a.Layer)
+			}
+			series := "alert_" + a.Kind.String()
+			if a.Probe < probes.NumProbes {
+				series += "." + a.Probe.String()
+			}
+			row(layer, series, exportNum(a.Value), a.Msg)
+			num(layer, series+".threshold", a.Threshold)
 		}
 		return nil
 	})
@@ -146,7 +171,7 @@ func jsonStr(b []byte, s string) []byte {
 //	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
 //	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
 //	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
-//	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],
+//	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],  (accuracy in percent)
 //	 "spectrum":{"step":100,"sigma":[1,0.5],"eff_rank":1.9},
 //	 "alerts":[{"kind":"outlier","step":12,"layer":"block0.ln1","probe":"dist_mu",
 //	            "value":3,"threshold":0.3,"msg":"..."}]}
@@ -210,7 +235,7 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = append(b, `,"loss":`...)
 				b = jsonNum(b, e.Loss)
 				b = append(b, `,"metric":`...)
-				b = jsonNum(b, e.Metric)
+				b = jsonNum(b, m.MetricKind().Value(e.Metric))
 				b = append(b, `,"train_loss":`...)
 				b = jsonNum(b, e.TrainLoss)
 				b = append(b, '}')
@@ -269,39 +294,14 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 	return bw.Flush()
 }
 
-// variantSummary is what the Markdown table shows for one variant.
-type variantSummary struct {
-	lastStep   int
-	seen       bool
-	diverged   bool
-	divergedAt int
-	val, test  *probes.Eval
-}
-
 // ExportMarkdown writes a summary table in the papers' style: the final
 // validation metric per variant ("Diverge" where the variant diverged) and
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	sums := make([]variantSummary, len(m.Variants))
+	tally := probes.NewTally(m)
 	err := forEachFrame(r, func(f *probes.Frame) error {
-		if f.Variant < 0 || f.Variant >= len(sums) {
-			return nil
-		}
-		s := &sums[f.Variant]
-		s.seen, s.lastStep = true, f.Step
-		if f.Status == probes.Diverged && !s.diverged {
-			s.diverged, s.divergedAt = true, f.Step
-		}
-		for i := range f.Eval {
-			e := f.Eval[i]
-			switch e.Split {
-			case "val":
-				s.val = &e
-			case "test":
-				s.test = &e
-			}
-		}
+		tally.Add(f)
 		return nil
 	})
 	if err != nil {
@@ -310,14 +310,12 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 	end, ended := r.End()
 	if ended {
 		for v, step := range end.Diverged {
-			if v >= 0 && v < len(sums) && !sums[v].diverged {
-				sums[v].diverged, sums[v].divergedAt = true, step
-			}
+			tally.MarkDiverged(v, step)
 		}
 	}
 	hasTest := false
-	for _, s := range sums {
-		hasTest = hasTest || s.test != nil
+	for _, s := range tally.Variants {
+		hasTest = hasTest || s.Test != nil
 	}
 	metric := metricName(m)
 	bw := bufio.NewWriter(w)
@@ -345,22 +343,22 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		bw.WriteString("---:|")
 	}
 	bw.WriteString("\n")
-	for v, s := range sums {
+	for v, s := range tally.Variants {
 		steps := "—"
-		if s.seen {
-			steps = strconv.Itoa(s.lastStep)
+		if s.Seen {
+			steps = strconv.Itoa(s.Step)
 		}
 		val, test := "—", "—"
 		switch {
-		case s.diverged:
+		case s.Diverged():
 			val, test = "Diverge", "Diverge"
-			steps = strconv.Itoa(s.divergedAt)
+			steps = strconv.Itoa(s.DivergedAt)
 		default:
-			if s.val != nil {
-				val = formatMetric(metric, s.val.Metric)
+			if s.Val != nil {
+				val = formatMetric(metric, s.Val.Metric)
 			}
-			if s.test != nil {
-				test = formatMetric(metric, s.test.Metric)
+			if s.Test != nil {
+				test = formatMetric(metric, s.Test.Metric)
 			}
 		}
 		fmt.Fprintf(bw, "| %s | %s | %s |", mdEscape(variantLabel(m, v)), steps, val)
@@ -378,7 +376,7 @@ func formatMetric(metric string, v float64) string {
 	}
 	switch metric {
 	case "accuracy":
-		return strconv.FormatFloat(100*v, 'f', 2, 64)
+		return strconv.FormatFloat(probes.Metric(metric).Value(v), 'f', 2, 64)
 	case "bpc":
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}

@@ -31,6 +31,12 @@ const recordHeaderSize = 17
 // the reader allocate more than this.
 const MaxRecordSize = 16 << 20
 
+// MaxHeaderSize bounds the header record's JSON, far below MaxRecordSize:
+// a real header is a few KiB (tens with thousands of layers), while 16 MiB
+// of forged JSON such as ["","",...] decodes to hundreds of MB. The writer
+// refuses a larger header and the reader rejects one before decoding it.
+const MaxHeaderSize = 1 << 20
+
 // Record types. Readers skip types they do not know.
 const (
 	recHeader   byte = 1 // JSON: format version, probes.RunMeta, writer facts

@@ -103,15 +103,27 @@ type Reader struct {
 //
 // A stream (STREAM.md: JSON Lines that any trainer can write) is told apart
 // from a run file by its content and read through the same methods.
+//
+// The reader reads at offsets (it seeks, follows and reads the trailing
+// index), so a run file must be a regular file: a named pipe, a device or a
+// socket is refused before it is opened — opening a FIFO that has no writer
+// would otherwise block with no message, and /dev/zero would never end.
 func Open(path string) (*Reader, error) { return open(path, true) }
 
 func open(path string, listRanks bool) (*Reader, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("run file %s does not exist", path)
 		}
 		return nil, fmt.Errorf("run file %s: %w", path, err)
+	}
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() { // replaced since checkRegular
+		f.Close()
+		return nil, notRegular(path, st.Mode())
 	}
 	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks}
 	if err := r.readHead(); err != nil {
@@ -122,6 +134,33 @@ func open(path string, listRanks bool) (*Reader, error) {
 		r.loadTrailer()
 	}
 	return r, nil
+}
+
+// checkRegular refuses what is not a regular file (following symlinks, so
+// runs/latest is fine). A missing file is left to os.Open's message.
+func checkRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	return notRegular(path, st.Mode())
+}
+
+func notRegular(path string, m os.FileMode) error {
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device"
+	case m&os.ModeDevice != 0:
+		what = "a block device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Errorf("run file %s is %s; run files are read at offsets, so it must be a regular file (copy a piped run file to disk first)", path, what)
 }
 
 func (r *Reader) readHead() error {
@@ -156,6 +195,9 @@ func (r *Reader) readHead() error {
 		return fmt.Errorf("run file %s: header record is truncated: %w", r.path, ErrIncompleteHeader)
 	case st != recOK || typ != recHeader:
 		return fmt.Errorf("run file %s: header record is damaged", r.path)
+	}
+	if len(hp) > MaxHeaderSize {
+		return fmt.Errorf("run file %s: header record is %d bytes, over the %d-byte limit (damaged or not written by normtop)", r.path, len(hp), MaxHeaderSize)
 	}
 	var h headerJSON
 	if err := json.Unmarshal(hp, &h); err != nil {
@@ -436,4 +478,23 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 // Ended reports whether nothing more will be appended: the end record has
 // been read, or the writer is gone without writing one. Followers (the TUI's
 // tui.Ender) stop polling once it is true and Next has returned io.EOF.
-func (r *Reader) Ended() bool { return r.State() != Writing }
+//
+// The writer may append its last frames and its end record and exit
+// between the caller's last Next (io.EOF) and this check. So a writer found
+// gone is not the end while a whole record (or damage to skip) still lies
+// after the read position: Ended reports false, the caller reads once more
+// and gets those frames (and, with the end record, State Complete). Only a
+// torn tail, a record the killed writer never finished, is left unread.
+func (r *Reader) Ended() bool {
+	switch r.State() {
+	case Writing:
+		return false
+	case Complete:
+		return true
+	}
+	if len(r.pend) > 0 {
+		return false
+	}
+	_, _, st := r.readRecord(r.pos)
+	return st == recIncomplete || st == recIOError
+}

@@ -22,11 +22,20 @@ const batchBytes = 16 << 10
 
 // flushEvery bounds how long a written Frame may sit in the writer's buffer
 // before followers can see it (they poll; the contract is 1 s end to end).
-const flushEvery = 200 * time.Millisecond
+// A variable only so that tests can switch the timer off.
+var flushEvery = 200 * time.Millisecond
+
+// flushFrames bounds how many Frames may sit in the writer's buffer. The
+// timer alone does not hold its bound under load: a starved flusher
+// goroutine let 418 ms of frames wait (and die with a SIGKILL). So Write
+// itself flushes every flushFrames frames, and whenever flushEvery has
+// passed since the last flush, on the goroutine that is writing anyway.
+const flushFrames = 64
 
 // Writer appends Frames to a run file. Write, Flush and Close may be called
-// from different goroutines (calls are serialised); a background goroutine
-// flushes buffered records every flushEvery.
+// from different goroutines (calls are serialised); Write flushes every
+// flushFrames frames or flushEvery, and a background goroutine flushes
+// buffered records every flushEvery when no Write comes.
 type Writer struct {
 	mu     sync.Mutex
 	path   string
@@ -38,8 +47,11 @@ type Writer struct {
 	err    error // sticky I/O error
 	closed bool
 	dirty  bool
-	stop   chan struct{}
-	done   chan struct{}
+
+	unflushed int       // frames written since the last flush
+	flushedAt time.Time // when the buffer was last flushed
+	stop      chan struct{}
+	done      chan struct{}
 
 	scratch    []byte
 	rec        []byte
@@ -99,8 +111,8 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	if err != nil {
 		return fail(fmt.Errorf("run file %s: encoding header: %w", path, err))
 	}
-	if len(hdr) > MaxRecordSize {
-		return fail(fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte record limit", path, len(hdr), MaxRecordSize))
+	if len(hdr) > MaxHeaderSize {
+		return fail(fmt.Errorf("run file %s: run configuration is %d bytes, over the %d-byte header limit", path, len(hdr), MaxHeaderSize))
 	}
 	reg := newRegistry(meta)
 	w := &Writer{
@@ -159,6 +171,7 @@ func (w *Writer) flushLocked() error {
 		w.err = fmt.Errorf("run file %s: %w", w.path, err)
 	}
 	w.dirty = false
+	w.unflushed, w.flushedAt = 0, time.Now()
 	return w.err
 }
 
@@ -220,6 +233,9 @@ func (w *Writer) Write(f probes.Frame) error {
 	}
 	if w.sinceIndex+int64(len(w.batch)) >= indexEvery {
 		w.writeIndex()
+	}
+	if w.unflushed++; w.unflushed >= flushFrames || time.Since(w.flushedAt) >= flushEvery {
+		w.flushLocked()
 	}
 	return w.err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/normtop/normtop/gemm"
 	"github.com/normtop/normtop/probes"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -37,14 +38,18 @@ func trainStep(b *testing.B, r *Runner, step int) {
 	}
 }
 
+// benchConfigs are the models benchmarked: the default character
+// transformer, the mlp, and the findings' word-level language model (sotu)
+// and classifier (spam), whose data normtop fetches once into its cache.
 func benchConfigs() map[string]Config {
-	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp")}
+	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp"),
+		"words": WordConfig("sotu"), "classifier": ClassifierConfig()}
 }
 
-// BenchmarkSteps reports training steps per second of one variant of the
-// default transformer and of the mlp, default probes on.
+// BenchmarkSteps reports training steps per second of one variant of each
+// model, default probes on.
 func BenchmarkSteps(b *testing.B) {
-	for _, name := range []string{"transformer", "mlp"} {
+	for _, name := range []string{"transformer", "mlp", "words", "classifier"} {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
 			b.Run(name+"/"+variant, func(b *testing.B) {
 				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
@@ -64,9 +69,9 @@ func BenchmarkSteps(b *testing.B) {
 	}
 }
 
-// gemm is one matrix product of the model: [m,k]×[k,n], possibly with
+// product is one matrix product of the model: [m,k]×[k,n], possibly with
 // transposed operands as the backward pass needs them.
-type gemm struct {
+type product struct {
 	m, k, n int
 	tA, tB  bool
 }
@@ -75,7 +80,7 @@ type gemm struct {
 // linear layer the forward x·W, the input gradient dy·Wᵀ (not for the
 // first layer of the mlp, whose input is data) and the weight gradient
 // xᵀ·dy.
-func modelGemms(r *Runner) (gs []gemm, attnFlops float64) {
+func modelGemms(r *Runner) (gs []product, attnFlops float64) {
 	c := r.cfg
 	rows := c.Batch
 	if r.src.text != nil {
@@ -86,9 +91,9 @@ func modelGemms(r *Runner) (gs []gemm, attnFlops float64) {
 			continue
 		}
 		in, out := ws.Shape[0], ws.Shape[1]
-		gs = append(gs, gemm{rows, in, out, false, false}, gemm{in, rows, out, true, false})
+		gs = append(gs, product{rows, in, out, false, false}, product{in, rows, out, true, false})
 		if !(r.model.Name() == "mlp" && ws.Name == "fc1.w") {
-			gs = append(gs, gemm{rows, out, in, false, true})
+			gs = append(gs, product{rows, out, in, false, true})
 		}
 	}
 	if r.model.Name() == "transformer" {
@@ -101,7 +106,7 @@ func modelGemms(r *Runner) (gs []gemm, attnFlops float64) {
 	return gs, attnFlops
 }
 
-func gemmFlops(gs []gemm) float64 {
+func gemmFlops(gs []product) float64 {
 	var f float64
 	for _, g := range gs {
 		f += 2 * float64(g.m) * float64(g.k) * float64(g.n)
@@ -110,8 +115,8 @@ func gemmFlops(gs []gemm) float64 {
 }
 
 // runGemms multiplies float32 matrices of the given shapes with the same
-// BLAS gorgonia's tensor package uses (gonum's pure-Go implementation).
-func runGemms(gs []gemm, bufs [][3]blas32.General) {
+// BLAS gorgonia's tensor package uses (the one gemm.Install put in place).
+func runGemms(gs []product, bufs [][3]blas32.General) {
 	for i, g := range gs {
 		ta, tb := blas.NoTrans, blas.NoTrans
 		if g.tA {
@@ -124,7 +129,7 @@ func runGemms(gs []gemm, bufs [][3]blas32.General) {
 	}
 }
 
-func gemmBuffers(gs []gemm) [][3]blas32.General {
+func gemmBuffers(gs []product) [][3]blas32.General {
 	mk := func(r, c int) blas32.General {
 		d := make([]float32, r*c)
 		for i := range d {
@@ -179,6 +184,45 @@ func BenchmarkStepVsGemm(b *testing.B) {
 			b.ReportMetric(100*stepG/gemmG, "%-of-gemm")
 			b.ReportMetric(stepNs, "step-ns")
 			b.ReportMetric(gemmNs, "gemm-ns")
+		})
+	}
+}
+
+// BenchmarkStepBLAS trains, in one run, one variant with each BLAS this
+// build offers (gonum's, package gemm's, and OpenBLAS under -tags
+// openblas), one step of each in turn with that BLAS installed, so
+// machine load hits all alike. Reported: each one's median ms/step and its
+// speed-up over gonum's. Probes off, as in BenchmarkStepVsGemm.
+func BenchmarkStepBLAS(b *testing.B) {
+	defer gemm.Install()
+	impls := gemm.Available()
+	for _, name := range []string{"transformer", "mlp"} {
+		b.Run(name, func(b *testing.B) {
+			rs := make([]*Runner, len(impls))
+			for i, im := range impls {
+				gemm.Use(im.BLAS)
+				rs[i] = benchRunner(b, benchConfigs()[name], "layernorm", probes.Intervals{})
+				trainStep(b, rs[i], 1)
+			}
+			ts := make([][]time.Duration, len(impls))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for k := range impls {
+					j := (k + i) % len(impls) // rotate: no BLAS always runs first
+					gemm.Use(impls[j].BLAS)
+					t0 := time.Now()
+					trainStep(b, rs[j], i+2)
+					ts[j] = append(ts[j], time.Since(t0))
+				}
+			}
+			base := median(ts[0])
+			for j, im := range impls {
+				ns := median(ts[j])
+				b.ReportMetric(ns/1e6, im.Name+"-ms/step")
+				if j > 0 {
+					b.ReportMetric(base/ns, im.Name+"-speedup")
+				}
+			}
 		})
 	}
 }

@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/normtop/normtop/norm"
@@ -28,6 +29,11 @@ type Config struct {
 	Clip      float64 // global gradient-norm clipping; 0 = off
 	Dropout   float64
 	Seed      int64 // weights, batch order and dropout masks
+	// Seeds, when it holds more than one seed, trains every variant under
+	// every seed in one run (Seed is then ignored): each seed gives its own
+	// initial weights, batch order and dropout masks, shared by all the
+	// variants of that seed.
+	Seeds []int64
 
 	EvalEvery int // validation every N steps (and at the end)
 	EvalSize  int // fixed validation subset: images, or sequences of SeqLen
@@ -35,9 +41,12 @@ type Config struct {
 	LogEvery  int // headless log interval (read by cmd)
 	Probes    probes.Intervals
 
-	// transformer sizes
+	// transformer (and classifier) sizes
 	Layers, DModel, Heads, SeqLen int
-	PostLN                        bool
+	// Vocab caps the word vocabulary of word-level data (the rarest
+	// training words become <unk>); 0 keeps every word seen twice.
+	Vocab  int
+	PostLN bool
 
 	Dtype string // float32 (default) | float64
 }
@@ -72,6 +81,47 @@ func DefaultConfig() Config {
 	}
 }
 
+// WordConfig is the preset for a word-level language model on sentence
+// batches (--data sotu, moby-dick or words:FILE): every sentence one row,
+// right-padded, the padding masked out of every statistic. Sized to show
+// batch statistics as they behave in NLP (PowerNorm §3) and still train on
+// 2 cores.
+func WordConfig(data string) Config {
+	c := DefaultConfig()
+	c.Data = data
+	c.Variants = []string{"layernorm", "batchnorm", "pn-v", "powernorm"}
+	c.Steps, c.Batch, c.LR, c.Warmup = 1000, 32, 1e-3, 100
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 2, 64, 4, 32, 2000
+	c.EvalEvery, c.EvalSize, c.TestSize = 100, 256, 1000
+	return c
+}
+
+// ClassifierConfig is the preset for the text classifier (--model
+// classifier, --data spam): Xu et al.'s classification rows, where the gain
+// and bias of LayerNorm can over-fit. Several epochs over a small set.
+func ClassifierConfig() Config {
+	c := DefaultConfig()
+	c.Model, c.Data = "classifier", "spam"
+	c.Variants = []string{"layernorm", "layernorm-simple", "adanorm:c=0.3", "detachnorm"}
+	c.Steps, c.Epochs, c.Batch, c.LR, c.Warmup = 0, 8, 32, 1e-3, 50
+	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 1, 64, 4, 64, 8000
+	c.EvalEvery, c.EvalSize = 50, 10000
+	return c
+}
+
+// MaxRuns bounds variants × seeds in one run: each is a full copy of the
+// model with its own goroutine, and the run file's series table grows with
+// it.
+const MaxRuns = 64
+
+// RunSeeds is the list of seeds the run trains: Seeds when given, else Seed.
+func (c Config) RunSeeds() []int64 {
+	if len(c.Seeds) > 0 {
+		return c.Seeds
+	}
+	return []int64{c.Seed}
+}
+
 // MNISTConfig is the image-model preset (model mlp or cnn): Adam 1e-3,
 // batch 32 as in Xu et al.'s MNIST setting, one epoch.
 func MNISTConfig(model string) Config {
@@ -84,6 +134,19 @@ func MNISTConfig(model string) Config {
 	return c
 }
 
+// Upper bounds of the size options, checked by Validate before anything is
+// loaded or allocated (README "Size limits"). They keep every size product
+// far from overflow; whether a model within them fits in memory is checked
+// separately, from its estimated size, once the data's shape is known.
+const (
+	MaxSteps    = 1_000_000_000 // steps, and epochs × steps per epoch
+	MaxBatch    = 1 << 16
+	MaxDModel   = 1 << 15
+	MaxLayers   = 1 << 10
+	MaxSeqLen   = 1 << 16
+	MaxEvalSize = 1 << 24 // eval-size and test-size
+)
+
 // Validate reports the first problem in c as an error naming the option
 // and what is valid.
 func (c Config) Validate() error {
@@ -94,17 +157,32 @@ func (c Config) Validate() error {
 		if c.Data != "mnist" {
 			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
 		}
-	case "transformer":
-		if c.Data != "text" {
-			add("data %q: model transformer trains on text (a UTF-8 file)", c.Data)
+	case "transformer", "classifier":
+		switch {
+		case c.Model == "transformer" && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
+			add("data %q: model transformer trains on text (characters of a UTF-8 file), sotu, moby-dick or words:FILE (sentences)", c.Data)
+		case c.Model == "classifier" && c.Data != "spam" && c.Data != "docs":
+			add("data %q: model classifier trains on spam or a directory of class subdirectories", c.Data)
 		}
 		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
 			add("transformer sizes layers=%d d-model=%d heads=%d seq-len=%d: each must be ≥ 1", c.Layers, c.DModel, c.Heads, c.SeqLen)
+		} else if c.DModel > MaxDModel {
+			add("d-model %d: want ≤ %d", c.DModel, MaxDModel)
+		} else if c.Layers > MaxLayers {
+			add("layers %d: want ≤ %d", c.Layers, MaxLayers)
+		} else if c.SeqLen > MaxSeqLen {
+			add("seq-len %d: want ≤ %d", c.SeqLen, MaxSeqLen)
 		} else if c.DModel%c.Heads != 0 {
 			add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
 		}
+		if IsWordData(c.Data) && c.SeqLen < 2 {
+			add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)
+		}
+		if c.Vocab < 0 || (c.Vocab > 0 && c.Vocab < 8) {
+			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
+		}
 	default:
-		add("model %q: want mlp, cnn or transformer", c.Model)
+		add("model %q: want mlp, cnn, transformer or classifier", c.Model)
 	}
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
@@ -117,39 +195,51 @@ func (c Config) Validate() error {
 	for i, lr := range c.VariantLR {
 		if i < 0 || i >= len(c.Variants) {
 			add("variant-lr: variant index %d outside 0..%d", i, len(c.Variants)-1)
-		} else if !(lr > 0) {
-			add("variant-lr: %g for variant %d, want > 0", lr, i)
+		} else if !(lr > 0) || math.IsInf(lr, 0) {
+			add("variant-lr: %g for variant %d, want a finite number > 0", lr, i)
 		}
 	}
-	if c.Steps < 0 {
-		add("steps %d: want ≥ 0 (0 = use epochs)", c.Steps)
+	seen := map[int64]bool{}
+	for _, sd := range c.Seeds {
+		if seen[sd] {
+			add("seeds: %d given twice; each seed once", sd)
+		}
+		seen[sd] = true
 	}
-	if c.Steps == 0 && c.Epochs < 1 {
-		add("steps 0 and epochs %d: give steps ≥ 1 or epochs ≥ 1", c.Epochs)
+	if n := len(c.Variants) * max(1, len(c.Seeds)); n > MaxRuns {
+		add("variants × seeds = %d trainings; at most %d in one run", n, MaxRuns)
 	}
-	if c.Batch < 1 {
-		add("batch %d: want ≥ 1", c.Batch)
+	if c.Steps < 0 || c.Steps > MaxSteps {
+		add("steps %d: want 0 (= use epochs) to %d", c.Steps, MaxSteps)
 	}
-	if !(c.LR > 0) {
-		add("lr %g: want > 0", c.LR)
+	if c.Steps == 0 && (c.Epochs < 1 || c.Epochs > MaxSteps) {
+		add("steps 0 and epochs %d: give steps ≥ 1 or epochs 1 to %d", c.Epochs, MaxSteps)
+	}
+	if c.Batch < 1 || c.Batch > MaxBatch {
+		add("batch %d: want 1 to %d", c.Batch, MaxBatch)
+	}
+	// Comparisons written so that NaN fails them, and Inf checked apart:
+	// a non-finite rate would make every variant diverge at step 1.
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		add("lr %g: want a finite number > 0", c.LR)
 	}
 	if c.Warmup < 0 {
 		add("warmup %d: want ≥ 0", c.Warmup)
 	}
-	if c.Clip < 0 {
-		add("clip %g: want ≥ 0 (0 = off)", c.Clip)
+	if !(c.Clip >= 0) || math.IsInf(c.Clip, 0) {
+		add("clip %g: want a finite number ≥ 0 (0 = off)", c.Clip)
 	}
-	if c.Dropout < 0 || c.Dropout >= 1 {
+	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		add("dropout %g: want 0 ≤ p < 1", c.Dropout)
 	}
 	if c.EvalEvery < 1 {
 		add("eval-every %d: want ≥ 1", c.EvalEvery)
 	}
-	if c.EvalSize < 1 {
-		add("eval-size %d: want ≥ 1", c.EvalSize)
+	if c.EvalSize < 1 || c.EvalSize > MaxEvalSize {
+		add("eval-size %d: want 1 to %d", c.EvalSize, MaxEvalSize)
 	}
-	if c.TestSize < 0 {
-		add("test-size %d: want ≥ 0 (0 = the whole test split)", c.TestSize)
+	if c.TestSize < 0 || c.TestSize > MaxEvalSize {
+		add("test-size %d: want 0 (= the whole test split) to %d", c.TestSize, MaxEvalSize)
 	}
 	if c.LogEvery < 0 {
 		add("log-every %d: want ≥ 0", c.LogEvery)

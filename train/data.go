@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/normtop/normtop/datasets"
@@ -11,8 +12,11 @@ import (
 type source struct {
 	images    *datasets.Images
 	text      *datasets.Text
+	corpus    *datasets.Corpus   // word-level sentences (transformer on sotu, moby-dick)
+	labelled  *datasets.Labelled // classifier documents
 	desc      string
-	classes   int // classes or vocabulary size
+	classes   int // classes or vocabulary size (the output layer's width)
+	vocab     int // token models: input vocabulary
 	pixels    int // H·W for images, 0 for text
 	perEpoch  int // training steps per epoch
 	val, test []evalBatch
@@ -24,14 +28,17 @@ type evalBatch struct {
 	images  []float32
 	tokens  []int32
 	targets []int32
-	real    int // real predictions (rows with a target ≥ 0)
+	mask    []bool // padding mask of the token rows; nil when there is no padding
+	real    int    // real predictions (rows with a target ≥ 0)
 }
 
-func loadSource(c Config) (*source, error) {
+// loadSource reads the data; cancelling ctx stops the reading with ctx's
+// error.
+func loadSource(ctx context.Context, c Config) (*source, error) {
 	s := &source{}
 	switch c.Model {
 	case "mlp", "cnn":
-		imgs, err := datasets.MNIST(c.DataPath)
+		imgs, err := datasets.MNISTContext(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
 		}
@@ -51,12 +58,15 @@ func loadSource(c Config) (*source, error) {
 			n = min(n, c.TestSize)
 		}
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
-	case "transformer":
-		txt, err := datasets.LoadText(c.DataPath)
+	case "transformer", "classifier":
+		if IsWordData(c.Data) {
+			return loadWords(ctx, s, c)
+		}
+		txt, err := datasets.LoadTextContext(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
 		}
-		s.text, s.classes = txt, len(txt.Vocab)
+		s.text, s.classes, s.vocab = txt, len(txt.Vocab), len(txt.Vocab)
 		s.desc = txt.Name
 		if _, err := datasets.NewTextBatcher(txt.Train, c.Batch, c.SeqLen, 0, false); err != nil {
 			return nil, dataError{fmt.Errorf("%s (train split): %w", txt.Name, err)}
@@ -73,6 +83,104 @@ func loadSource(c Config) (*source, error) {
 		s.test = textBatches(txt.Test, n, c.Batch, c.SeqLen)
 	}
 	return s, nil
+}
+
+// IsWordData reports whether data names a word-level data set: sentence
+// batches for the transformer, labelled documents for the classifier.
+func IsWordData(data string) bool {
+	switch data {
+	case "sotu", "moby-dick", "spam", "words", "docs":
+		return true
+	}
+	return false
+}
+
+// wordOptions are the tokenizer's bounds for c: the vocabulary cap, and
+// sentences (documents) cut to fit one row of the batch.
+func wordOptions(c Config) datasets.CorpusOptions {
+	return datasets.CorpusOptions{VocabSize: c.Vocab, MinCount: 2, MaxLen: c.SeqLen - 1}
+}
+
+// loadWords loads a word-level set: c.Data names a built-in package, or
+// "words"/"docs" with c.DataPath a file or directory of the user's.
+func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
+	name := c.Data
+	if c.DataPath != "" {
+		name = c.DataPath
+	}
+	if c.Model == "classifier" {
+		opt := wordOptions(c)
+		opt.MaxLen = c.SeqLen
+		l, err := datasets.LoadLabelled(ctx, name, opt)
+		if err != nil {
+			return nil, dataError{err}
+		}
+		s.labelled, s.classes, s.vocab = l, len(l.Classes), len(l.Vocab)
+		s.desc = fmt.Sprintf("%s (%d documents, %s; vocabulary %d)", l.Name, len(l.Train)+len(l.Val)+len(l.Test), l.Balance(), len(l.Vocab))
+		if len(l.Train) < c.Batch {
+			return nil, dataError{fmt.Errorf("%s: %d training documents, too few for one batch of %d", l.Name, len(l.Train), c.Batch)}
+		}
+		s.perEpoch = (len(l.Train) + c.Batch - 1) / c.Batch
+		val := l.Val
+		if c.EvalSize > 0 && c.EvalSize < len(val) {
+			val = val[:c.EvalSize]
+		}
+		var err2 error
+		if s.val, err2 = docBatches(val, c.Batch, c.SeqLen); err2 != nil {
+			return nil, dataError{fmt.Errorf("%s (validation): %w", l.Name, err2)}
+		}
+		if s.test, err2 = docBatches(l.Test, c.Batch, c.SeqLen); err2 != nil {
+			return nil, dataError{fmt.Errorf("%s (test): %w", l.Name, err2)}
+		}
+		return s, nil
+	}
+	corp, err := datasets.LoadCorpus(ctx, name, wordOptions(c))
+	if err != nil {
+		return nil, dataError{err}
+	}
+	s.corpus, s.classes, s.vocab = corp, len(corp.Vocab), len(corp.Vocab)
+	s.desc = fmt.Sprintf("%s (%d sentences in %d documents; vocabulary %d words)", corp.Name,
+		len(corp.Train)+len(corp.Val)+len(corp.Test), corp.Docs.Train+corp.Docs.Val+corp.Docs.Test, len(corp.Vocab))
+	sb, err := datasets.NewSentenceBatcher(corp.Train, c.Batch, c.SeqLen, 0, false)
+	if err != nil {
+		return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+	}
+	s.perEpoch = sb.StepsPerEpoch()
+	if s.val, err = sentenceBatches(corp.Val, c.EvalSize, c.Batch, c.SeqLen); err != nil {
+		return nil, dataError{fmt.Errorf("%s (validation split): %w", corp.Name, err)}
+	}
+	n := 0
+	if c.TestSize > 0 {
+		n = c.TestSize
+	}
+	if s.test, err = sentenceBatches(corp.Test, n, c.Batch, c.SeqLen); err != nil {
+		return nil, dataError{fmt.Errorf("%s (test split): %w", corp.Name, err)}
+	}
+	return s, nil
+}
+
+func sentenceBatches(sents [][]int32, n, b, seq int) ([]evalBatch, error) {
+	sb, err := datasets.SentenceEvalBatches(sents, n, b, seq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]evalBatch, len(sb))
+	for i, x := range sb {
+		out[i] = evalBatch{tokens: x.In, targets: x.Tgt, mask: x.Real, real: x.Tokens}
+	}
+	return out, nil
+}
+
+func docBatches(docs []datasets.Doc, b, seq int) ([]evalBatch, error) {
+	db, err := datasets.DocEvalBatches(docs, b, seq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]evalBatch, len(db))
+	for i, x := range db {
+		out[i] = evalBatch{tokens: x.In, targets: x.Labels, mask: x.Real, real: x.Rows}
+	}
+	return out, nil
 }
 
 // imageBatches cuts the first n images of split into batches of size b,
@@ -117,21 +225,31 @@ func textBatches(tokens []int32, n, b, seq int) []evalBatch {
 // batcher is one variant's training batch stream (every variant has its
 // own, seeded alike, so all see the same batches in the same order).
 type batcher struct {
-	img *datasets.ImageBatcher
-	txt *datasets.TextBatcher
-	x   []float32
-	y   []uint8
-	in  []int32
-	tgt []int32
+	img  *datasets.ImageBatcher
+	txt  *datasets.TextBatcher
+	sent *datasets.SentenceBatcher
+	doc  *datasets.DocBatcher
+	x    []float32
+	y    []uint8
+	in   []int32
+	tgt  []int32
+	mask []bool // padding mask of the current batch (sentence and document batches)
 }
 
 func (s *source) newBatcher(c Config) (*batcher, error) {
 	b := &batcher{}
 	var err error
-	if s.images != nil {
+	switch {
+	case s.images != nil:
 		b.img, err = datasets.NewImageBatcher(&s.images.Train, c.Batch, c.Seed, true)
 		b.x, b.y = make([]float32, c.Batch*s.pixels), make([]uint8, c.Batch)
-	} else {
+	case s.corpus != nil:
+		b.sent, err = datasets.NewSentenceBatcher(s.corpus.Train, c.Batch, c.SeqLen, c.Seed, true)
+		b.in, b.tgt, b.mask = make([]int32, c.Batch*c.SeqLen), make([]int32, c.Batch*c.SeqLen), make([]bool, c.Batch*c.SeqLen)
+	case s.labelled != nil:
+		b.doc, err = datasets.NewDocBatcher(s.labelled.Train, c.Batch, c.SeqLen, c.Seed, true)
+		b.in, b.tgt, b.mask = make([]int32, c.Batch*c.SeqLen), make([]int32, c.Batch), make([]bool, c.Batch*c.SeqLen)
+	default:
 		b.txt, err = datasets.NewTextBatcher(s.text.Train, c.Batch, c.SeqLen, c.Seed, true)
 		b.in, b.tgt = make([]int32, c.Batch*c.SeqLen), make([]int32, c.Batch*c.SeqLen)
 	}
@@ -141,21 +259,36 @@ func (s *source) newBatcher(c Config) (*batcher, error) {
 	return b, nil
 }
 
-// next loads the next training batch into n.
-func (b *batcher) next(n *net) {
-	if b.img != nil {
+// next loads the next training batch into n and returns its padding mask
+// (nil: no padding).
+func (b *batcher) next(n *net) []bool {
+	switch {
+	case b.img != nil:
 		b.img.Next(b.x, b.y)
 		n.setImages(b.x)
 		n.setLabels(b.y)
-		return
+		return nil
+	case b.sent != nil:
+		b.sent.Next(b.in, b.tgt, b.mask)
+	case b.doc != nil:
+		b.doc.Next(b.in, b.mask, b.tgt)
+	default:
+		b.txt.Next(b.in, b.tgt)
+		n.setTokens(b.in, b.tgt, nil)
+		return nil
 	}
-	b.txt.Next(b.in, b.tgt)
-	n.setTokens(b.in, b.tgt)
+	n.setTokens(b.in, b.tgt, b.mask)
+	return b.mask
 }
 
 func (b *batcher) epoch() float64 {
-	if b.img != nil {
+	switch {
+	case b.img != nil:
 		return b.img.Epoch()
+	case b.sent != nil:
+		return b.sent.Epoch()
+	case b.doc != nil:
+		return b.doc.Epoch()
 	}
 	return b.txt.Epoch()
 }

@@ -19,8 +19,9 @@ func trans(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-// mul is c = alpha·op(a)·op(b) + beta·c with gonum's BLAS, the same BLAS
-// gorgonia's own matrix products use.
+// mul is c = alpha·op(a)·op(b) + beta·c with gonum's blas32/blas64 entry
+// points, which run the BLAS gemm.Install put behind them (blas.go), the
+// same one gorgonia's own matrix products use.
 func mul[T float](tA, tB bool, alpha float64, a, b mat[T], beta float64, c mat[T]) {
 	switch ad := any(a.data).(type) {
 	case []float32:

@@ -99,6 +99,17 @@ type builder struct {
 	images  *tensor.Dense // image models: [batch, H·W] pixels in [0,1]
 	tokens  []int32       // transformer: batch·seq input ids
 	targets []int32       // class ids or next tokens, one per logits row
+	// real marks the token rows that are not padding (sentence and
+	// document batches); nil when the model's batches have no padding.
+	real []bool
+}
+
+// realRows is the padding mask ops read when they run, or nil.
+func (b *builder) realRows() *[]bool {
+	if b.real == nil {
+		return nil
+	}
+	return &b.real
 }
 
 func (b *builder) weight(name string) (*G.Node, error) {

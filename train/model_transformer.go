@@ -25,11 +25,15 @@ import (
 type transformer struct {
 	vocab, d, layers, heads, seq int
 	postLN                       bool
-	pos                          []int32 // position ids 0..T-1 repeated per sequence; built per batch size
+	// causal is false for the classifier's encoder. padded: batches carry
+	// a row mask (builder.real) that attention applies to its keys; the
+	// norm layers get the same mask from the trainer.
+	causal, padded bool
+	out            int // logits per row: vocab for the language model
 }
 
 func newTransformer(vocab, d, layers, heads, seq int, postLN bool) *transformer {
-	return &transformer{vocab: vocab, d: d, layers: layers, heads: heads, seq: seq, postLN: postLN}
+	return &transformer{vocab: vocab, d: d, layers: layers, heads: heads, seq: seq, postLN: postLN, causal: true, out: vocab}
 }
 
 func (m *transformer) Name() string { return "transformer" }
@@ -49,7 +53,7 @@ func (m *transformer) Weights() []weightSpec {
 		w = append(w, linearSpecs(p+"ffn.fc", m.d, 4*m.d, std)...)
 		w = append(w, linearSpecs(p+"ffn.proj", 4*m.d, m.d, res)...)
 	}
-	w = append(w, linearSpecs("out", m.d, m.vocab, std)...)
+	w = append(w, linearSpecs("out", m.d, m.out, std)...)
 	return w
 }
 
@@ -69,7 +73,7 @@ func (m *transformer) attention(b *builder, p string) func(*G.Node) (*G.Node, er
 	return func(x *G.Node) (*G.Node, error) {
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.qkv", x) },
-			func(x *G.Node) (*G.Node, error) { return CausalAttention(x, b.batch, m.seq, m.heads) },
+			func(x *G.Node) (*G.Node, error) { return Attention(x, b.batch, m.seq, m.heads, m.causal, b.realRows()) },
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.proj", x) },
 			b.dropout,
 		)
@@ -111,6 +115,16 @@ func (m *transformer) residual(b *builder, normSite string, f func(*G.Node) (*G.
 }
 
 func (m *transformer) Forward(b *builder) (*G.Node, error) {
+	h, err := m.encode(b)
+	if err != nil {
+		return nil, err
+	}
+	return b.linear("out", h)
+}
+
+// encode is the model up to the output layer: embeddings, the blocks and,
+// pre-LN, the final norm; [B·T, d].
+func (m *transformer) encode(b *builder) (*G.Node, error) {
 	tok, err := b.weight("tok_emb")
 	if err != nil {
 		return nil, err
@@ -155,5 +169,5 @@ func (m *transformer) Forward(b *builder) (*G.Node, error) {
 			return nil, err
 		}
 	}
-	return b.linear("out", h)
+	return h, nil
 }

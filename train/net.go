@@ -30,6 +30,8 @@ type netSpec struct {
 	dt      tensor.Dtype
 	batch   int             // examples (image models) or sequences (transformer)
 	rows    int             // logits rows: batch, or batch·seq
+	tokens  int             // token models: input ids per batch (batch·seq)
+	padded  bool            // batches carry a padding mask (builder.real)
 	pixels  int             // image models: H·W
 	weights []*tensor.Dense // the variant's weights, in model.Weights() order
 	norm    normApply
@@ -63,7 +65,10 @@ func buildNet(s netSpec) (*net, error) {
 	if s.pixels > 0 {
 		b.images = newDense(s.dt, s.batch, s.pixels)
 	} else {
-		b.tokens = make([]int32, s.rows)
+		b.tokens = make([]int32, s.tokens)
+		if s.padded {
+			b.real = make([]bool, s.tokens)
+		}
 	}
 	if s.train {
 		b.dropP, b.rng = s.dropP, s.rng
@@ -140,9 +145,20 @@ func (n *net) setLabels(y []uint8) {
 	}
 }
 
-func (n *net) setTokens(in, target []int32) {
+// setTokens copies a batch of token ids, its targets and, for padded
+// batches, its mask (nil: every row real).
+func (n *net) setTokens(in, target []int32, mask []bool) {
 	copy(n.b.tokens, in)
 	copy(n.b.targets, target)
+	if n.b.real != nil {
+		if mask == nil {
+			for i := range n.b.real {
+				n.b.real[i] = true
+			}
+		} else {
+			copy(n.b.real, mask)
+		}
+	}
 }
 
 // correct counts rows whose arg-max logit is the target.

@@ -20,17 +20,50 @@ import (
 // no 4-D transposes, the causal mask costs nothing (the loops stop at t),
 // and the backward recomputes the probabilities instead of storing them.
 func CausalAttention(qkv *G.Node, batch, seq, heads int) (*G.Node, error) {
+	return Attention(qkv, batch, seq, heads, true, nil)
+}
+
+// Attention is CausalAttention, or bidirectional attention when causal is
+// false, with an optional key padding mask: when real is not nil, *real
+// holds one flag per row (read when the op runs, so the trainer rewrites it
+// per batch) and no position attends to a padding position. A query with
+// no visible key (a row of an all-padding sequence) outputs zeros.
+func Attention(qkv *G.Node, batch, seq, heads int, causal bool, real *[]bool) (*G.Node, error) {
 	s := qkv.Shape()
 	if s.Dims() != 2 || s[0] != batch*seq || s[1]%3 != 0 || (s[1]/3)%heads != 0 {
-		return nil, fmt.Errorf("CausalAttention: qkv shape %v does not fit batch %d × seq %d with %d heads", s, batch, seq, heads)
+		return nil, fmt.Errorf("Attention: qkv shape %v does not fit batch %d × seq %d with %d heads", s, batch, seq, heads)
 	}
-	op := &attnOp{opBase: newOpBase("CausalAttention"), b: batch, t: seq, h: heads, d: s[1] / 3}
+	kind := "CausalAttention"
+	if !causal {
+		kind = "Attention"
+	}
+	op := &attnOp{opBase: newOpBase(kind), b: batch, t: seq, h: heads, d: s[1] / 3, causal: causal, real: real}
 	return G.ApplyOp(op, qkv)
 }
 
 type attnOp struct {
 	opBase
 	b, t, h, d int
+	causal     bool
+	real       *[]bool // key padding mask, one flag per row; nil = every row real
+}
+
+// keys returns sequence b's key mask (nil when every key is real) after
+// checking its length.
+func (o *attnOp) keys(b int) []bool {
+	if o.real == nil || *o.real == nil {
+		return nil
+	}
+	return (*o.real)[b*o.t : (b+1)*o.t]
+}
+
+// visible is how many leading keys row i may attend to (before the padding
+// mask).
+func (o *attnOp) visible(i int) int {
+	if o.causal {
+		return i + 1
+	}
+	return o.t
 }
 
 func (o *attnOp) Arity() int    { return 1 }
@@ -46,6 +79,9 @@ func (o *attnOp) check(v G.Value) (*tensor.Dense, error) {
 	}
 	if s := x.Shape(); s.Dims() != 2 || s[0] != o.b*o.t || s[1] != 3*o.d {
 		return nil, fmt.Errorf("%s: qkv shape %v, want [%d %d]", o.name, s, o.b*o.t, 3*o.d)
+	}
+	if o.real != nil && *o.real != nil && len(*o.real) != o.b*o.t {
+		return nil, fmt.Errorf("%s: key mask of %d rows, want %d", o.name, len(*o.real), o.b*o.t)
 	}
 	return x, nil
 }
@@ -83,28 +119,38 @@ func headMats[T float](o *attnOp, qkv []T, b, h int) (q, k, v mat[T]) {
 	return view(h * dh), view(o.d + h*dh), view(2*o.d + h*dh)
 }
 
-// causalProbs fills the T×T matrix p with softmax(QKᵀ/√dₕ) under the causal
-// mask: row i holds the probabilities of positions 0..i, zeros after.
-func causalProbs[T float](q, k mat[T], p mat[T], scale float64) {
+// attnProbs fills the T×T matrix p with softmax(QKᵀ/√dₕ) over the keys
+// each row may see: positions below o.visible(i) whose key is real. Every
+// other entry is zero, so the products with p need no mask of their own.
+func attnProbs[T float](o *attnOp, keys []bool, q, k mat[T], p mat[T], scale float64) {
 	mul(false, true, scale, q, k, 0, p)
 	for i := 0; i < p.rows; i++ {
 		row := p.data[i*p.stride : i*p.stride+p.cols]
-		max := row[0]
-		for _, v := range row[:i+1] {
-			if v > max {
-				max = v
+		n := o.visible(i)
+		max, seen := 0.0, false
+		for j, v := range row[:n] {
+			if keys == nil || keys[j] {
+				if !seen || float64(v) > max {
+					max, seen = float64(v), true
+				}
 			}
 		}
 		var z float64
-		for j := range row[:i+1] {
-			e := math.Exp(float64(row[j] - max))
+		for j := range row[:n] {
+			if keys != nil && !keys[j] {
+				row[j] = 0
+				continue
+			}
+			e := math.Exp(float64(row[j]) - max)
 			row[j] = T(e)
 			z += e
 		}
-		for j := range row[:i+1] {
-			row[j] = T(float64(row[j]) / z)
+		if z > 0 {
+			for j := range row[:n] {
+				row[j] = T(float64(row[j]) / z)
+			}
 		}
-		clear(row[i+1:])
+		clear(row[n:])
 	}
 }
 
@@ -115,7 +161,7 @@ func attnFwd[T float](o *attnOp, qkv, out []T) {
 	for b := 0; b < o.b; b++ {
 		for h := 0; h < o.h; h++ {
 			q, k, v := headMats(o, qkv, b, h)
-			causalProbs(q, k, p, scale)
+			attnProbs(o, o.keys(b), q, k, p, scale)
 			base := b*o.t*o.d + h*dh
 			mul(false, false, 1, p, v, 0, mat[T]{data: out[base : base+(o.t-1)*o.d+dh], rows: o.t, cols: dh, stride: o.d})
 		}
@@ -124,7 +170,7 @@ func attnFwd[T float](o *attnOp, qkv, out []T) {
 
 func (o *attnOp) DiffWRT(int) []bool { return []bool{true} }
 func (o *attnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&attnGradOp{opBase: newOpBase("CausalAttentionGrad"), fwd: o}, inputs[0], grad)
+	d, err := G.ApplyOp(&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: o}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -182,20 +228,22 @@ func attnBwd[T float](o *attnOp, qkv, gout, dqkv []T) {
 			dq, dk, dv := headMats(o, dqkv, b, h)
 			base := b*o.t*o.d + h*dh
 			g := mat[T]{data: gout[base : base+(o.t-1)*o.d+dh], rows: o.t, cols: dh, stride: o.d}
-			causalProbs(q, k, p, scale)
+			attnProbs(o, o.keys(b), q, k, p, scale)
 			mul(false, true, 1, g, v, 0, dp) // dP = dO·Vᵀ
 			mul(true, false, 1, p, g, 0, dv) // dV = Pᵀ·dO
-			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero above the diagonal
+			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero wherever P is
+			// (masked keys and, causally, above the diagonal)
 			for i := 0; i < o.t; i++ {
 				pr, dr := p.data[i*o.t:(i+1)*o.t], dp.data[i*o.t:(i+1)*o.t]
+				n := o.visible(i)
 				var dot float64
-				for j := 0; j <= i; j++ {
+				for j := 0; j < n; j++ {
 					dot += float64(pr[j]) * float64(dr[j])
 				}
-				for j := 0; j <= i; j++ {
+				for j := 0; j < n; j++ {
 					dr[j] = T(float64(pr[j]) * (float64(dr[j]) - dot) * scale)
 				}
-				clear(dr[i+1:])
+				clear(dr[n:])
 			}
 			mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K
 			mul(true, false, 1, dp, q, 0, dk)  // dK = dSᵀ·Q

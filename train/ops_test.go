@@ -10,6 +10,10 @@ import (
 func TestGradOwnOps(t *testing.T) {
 	idx := []int32{3, 0, 3, 1, 4, 2}
 	targets := []int32{2, 0, -1, 4, 1, 3}
+	// two sequences of 4: the first with two padding rows at the end, the
+	// second with a padding row in the middle (keys must skip it too)
+	real := []bool{true, true, false, false, true, false, true, true}
+	allPad := []bool{false, false, false, true, true, true}
 	cases := []struct {
 		name   string
 		shapes [][]int
@@ -21,6 +25,13 @@ func TestGradOwnOps(t *testing.T) {
 		{"CrossEntropy/padded", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets) }},
 		{"CausalAttention/1head", [][]int{{2 * 3, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CausalAttention(in[0], 2, 3, 1) }},
 		{"CausalAttention/2heads", [][]int{{2 * 4, 3 * 6}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CausalAttention(in[0], 2, 4, 2) }},
+		{"Attention/bidirectional", [][]int{{2 * 4, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Attention(in[0], 2, 4, 2, false, nil) }},
+		{"Attention/bidirectional+keymask", [][]int{{2 * 4, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Attention(in[0], 2, 4, 2, false, &real) }},
+		{"Attention/causal+keymask", [][]int{{2 * 4, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Attention(in[0], 2, 4, 1, true, &real) }},
+		{"Attention/all-padding sequence", [][]int{{2 * 3, 3 * 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Attention(in[0], 2, 3, 1, false, &allPad) }},
+		{"MeanPool", [][]int{{2 * 4, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 4, nil) }},
+		{"MeanPool/masked", [][]int{{2 * 4, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 4, &real) }},
+		{"MeanPool/all-padding sequence", [][]int{{2 * 3, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 3, &allPad) }},
 		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))
 			if op != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ type Runner struct {
 type variant struct {
 	idx     int
 	spec    string
+	seed    int64
 	ncfg    norm.Config
 	lr      float64
 	layers  []*norm.Layer // one per model site, in site order
@@ -47,11 +49,15 @@ type variant struct {
 // NewRunner loads the data and builds one model per variant, all from the
 // same initial weights (norm parameters aside, which start at γ=1, β=0).
 // Errors caused by the data satisfy errors.Is(err, ErrData).
-func NewRunner(cfg Config) (*Runner, error) {
+func NewRunner(cfg Config) (*Runner, error) { return NewRunnerContext(context.Background(), cfg) }
+
+// NewRunnerContext is NewRunner that stops loading the data when ctx is
+// cancelled; the error then satisfies errors.Is(err, ctx.Err()).
+func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	src, err := loadSource(cfg)
+	src, err := loadSource(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -62,19 +68,37 @@ func NewRunner(cfg Config) (*Runner, error) {
 	case "cnn":
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
 	case "transformer":
-		r.model = newTransformer(src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t.padded = src.corpus != nil
+		r.model = t
+	case "classifier":
+		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
+		if cfg.Epochs > MaxSteps/src.perEpoch { // checked: the product must not wrap
+			return nil, fmt.Errorf("%w: epochs %d × %d steps per epoch is more than %d", ErrTooManySteps, cfg.Epochs, src.perEpoch, MaxSteps)
+		}
 		r.steps = cfg.Epochs * src.perEpoch
 	}
-	init := initWeights(r.model.Weights(), cfg.Seed)
+	if err := checkMemory(cfg, r.model, src); err != nil { // before any weight is allocated
+		return nil, err
+	}
+	// Variant-major order: every seed of the first variant, then the
+	// next, so that a variant's seeds sit side by side on every screen.
+	seeds := cfg.RunSeeds()
+	inits := make([][][]float64, len(seeds))
+	for k, sd := range seeds {
+		inits[k] = initWeights(r.model.Weights(), sd)
+	}
 	for i, spec := range cfg.Variants {
-		v, err := r.newVariant(i, spec, init)
-		if err != nil {
-			return nil, fmt.Errorf("variant %s: %w", spec, err)
+		for k, sd := range seeds {
+			v, err := r.newVariant(len(r.variants), i, spec, sd, inits[k])
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", spec, err)
+			}
+			r.variants = append(r.variants, v)
 		}
-		r.variants = append(r.variants, v)
 	}
 	r.meta = r.buildMeta()
 	return r, nil
@@ -87,14 +111,18 @@ func (r *Runner) dtype() tensor.Dtype {
 	return tensor.Float32
 }
 
-func (r *Runner) newVariant(i int, spec string, init [][]float64) (*variant, error) {
+// newVariant builds the idx-th training of the run: variant spec (the
+// specIdx-th of Config.Variants) under seed.
+func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
+	c.Seed = seed
 	ncfg, err := norm.Parse(spec)
 	if err != nil {
 		return nil, err
 	}
-	v := &variant{idx: i, spec: spec, ncfg: ncfg, lr: c.LR}
-	if lr, ok := c.VariantLR[i]; ok {
+	i := idx
+	v := &variant{idx: idx, spec: spec, seed: seed, ncfg: ncfg, lr: c.LR}
+	if lr, ok := c.VariantLR[specIdx]; ok {
 		v.lr = lr
 	}
 	for k, ws := range r.model.Weights() {
@@ -123,10 +151,14 @@ func (r *Runner) newVariant(i int, spec string, init [][]float64) (*variant, err
 		// the same seed for every variant: the same dropout masks
 		rng: rand.New(rand.NewSource(c.Seed + 1))}
 	evalBatch := c.Batch
-	if r.src.images != nil {
+	padded := r.src.corpus != nil || r.src.labelled != nil
+	switch {
+	case r.src.images != nil:
 		evalBatch = len(r.src.val[0].targets)
-	} else {
-		spec1.rows = c.Batch * c.SeqLen
+	case r.src.labelled != nil:
+		spec1.tokens, spec1.padded = c.Batch*c.SeqLen, true
+	default:
+		spec1.rows, spec1.tokens, spec1.padded = c.Batch*c.SeqLen, c.Batch*c.SeqLen, padded
 	}
 	if v.train, err = buildNet(spec1); err != nil {
 		return nil, err
@@ -134,7 +166,10 @@ func (r *Runner) newVariant(i int, spec string, init [][]float64) (*variant, err
 	spec2 := spec1
 	spec2.train, spec2.rng, spec2.batch, spec2.rows = false, nil, evalBatch, evalBatch
 	if r.src.images == nil {
-		spec2.rows = evalBatch * c.SeqLen
+		spec2.tokens = evalBatch * c.SeqLen
+		if r.src.labelled == nil {
+			spec2.rows = evalBatch * c.SeqLen
+		}
 	}
 	if v.eval, err = buildNet(spec2); err != nil {
 		return nil, err
@@ -227,23 +262,29 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		if c.Probes.Spectrum > 0 && (v.coll.WantSpectrum(step) || end) {
 			r.submitSpectrum(v, step)
 		}
+		evalErr := error(nil)
 		if step%c.EvalEvery == 0 || end {
-			e, err := r.evaluate(v, r.src.val, "val")
-			if err != nil {
-				stopped(step)
-				return err
+			var e probes.Eval
+			if e, evalErr = r.evaluate(ctx, v, r.src.val, "val"); evalErr == nil {
+				v.coll.AddEval(&f, e)
 			}
-			v.coll.AddEval(&f, e)
 		}
-		if end && len(r.src.test) > 0 {
-			e, err := r.evaluate(v, r.src.test, "test")
-			if err != nil {
-				stopped(step)
-				return err
+		if evalErr == nil && end && len(r.src.test) > 0 {
+			var e probes.Eval
+			if e, evalErr = r.evaluate(ctx, v, r.src.test, "test"); evalErr == nil {
+				v.coll.AddEval(&f, e)
 			}
-			v.coll.AddEval(&f, e)
 		}
-		if end {
+		if evalErr != nil && ctx.Err() == nil {
+			stopped(step)
+			return evalErr
+		}
+		if evalErr != nil {
+			// Cancelled between eval batches: this step's Frame is the
+			// last, without the unfinished evaluation.
+			v.coll.Finish(&f)
+			f.Status = probes.Stopped
+		} else if end {
 			v.coll.Finish(&f)
 		} else if ctx.Err() != nil {
 			v.coll.Finish(&f)
@@ -274,7 +315,10 @@ func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
 	for _, l := range v.layers {
 		l.SetTapMask(mask)
 	}
-	v.batches.next(v.train)
+	padding := v.batches.next(v.train)
+	for _, l := range v.layers {
+		l.SetMask(padding)
+	}
 	loss, err := v.train.run()
 	defer v.train.reset()
 	if err != nil {
@@ -333,7 +377,10 @@ func (r *Runner) submitSpectrum(v *variant, step int) {
 // evaluate runs v's eval graph (norm layers in inference mode) over a fixed
 // evaluation set: loss as the mean over real predictions, and accuracy
 // (images) or bits per character (text).
-func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eval, error) {
+//
+// Cancelling ctx stops it between batches with ctx's error, so a long
+// evaluation does not hold up a Ctrl-C.
+func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, split string) (probes.Eval, error) {
 	for _, l := range v.layers {
 		l.SetTraining(false)
 	}
@@ -345,11 +392,17 @@ func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eva
 	var sum float64
 	var real, hits int
 	for _, b := range set {
+		if err := ctx.Err(); err != nil {
+			return probes.Eval{}, err
+		}
 		if b.images != nil {
 			v.eval.setImages(b.images)
 			copy(v.eval.b.targets, b.targets)
 		} else {
-			v.eval.setTokens(b.tokens, b.targets)
+			v.eval.setTokens(b.tokens, b.targets, b.mask)
+		}
+		for _, l := range v.layers {
+			l.SetMask(b.mask)
 		}
 		loss, err := v.eval.run()
 		if err != nil {
@@ -362,9 +415,12 @@ func (r *Runner) evaluate(v *variant, set []evalBatch, split string) (probes.Eva
 		v.eval.reset()
 	}
 	e := probes.Eval{Split: split, Loss: sum / float64(real)}
-	if r.src.images != nil {
+	switch r.metric() {
+	case "accuracy":
 		e.Metric = float64(hits) / float64(real)
-	} else {
+	case "ppl":
+		e.Metric = math.Exp(e.Loss)
+	default:
 		e.Metric = e.Loss / math.Ln2
 	}
 	return e, nil
@@ -376,14 +432,15 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
 		Model:  c.Model,
 		Data:   r.src.desc,
-		Metric: "accuracy",
+		Metric: r.metric(),
 		Start:  time.Now(),
 	}
-	if r.src.text != nil {
-		m.Metric = "bpc"
-	}
 	for _, v := range r.variants {
-		m.Variants = append(m.Variants, probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()})
+		vm := probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()}
+		if len(c.Seeds) > 1 {
+			vm.Seed = v.seed
+		}
+		m.Variants = append(m.Variants, vm)
 	}
 	for _, s := range r.model.Sites() {
 		m.Layers = append(m.Layers, s.Name)
@@ -415,7 +472,11 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"params":     strconv.Itoa(params),
 		"norm_sites": strconv.Itoa(len(m.Layers)),
 	}
-	if c.Model == "transformer" {
+	if r.src.corpus != nil || r.src.labelled != nil {
+		kv["vocab"] = strconv.Itoa(r.src.vocab)
+		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
+	}
+	if c.Model == "transformer" || c.Model == "classifier" {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
 	} else if c.Model == "mlp" {
@@ -423,11 +484,31 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
 	}
+	if len(c.Seeds) > 1 {
+		var ss []string
+		for _, sd := range c.Seeds {
+			ss = append(ss, strconv.FormatInt(sd, 10))
+		}
+		kv["seeds"] = strings.Join(ss, ",")
+		kv["weight_seed"], kv["batch_seed"], kv["dropout_seed"] = "per variant (its seed)", "per variant (its seed)", "per variant (its seed + 1)"
+	}
 	for i, lr := range c.VariantLR {
 		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)
 	}
 	m.Config = kv
 	return m
+}
+
+// metric names the evaluation metric: accuracy for the classifiers, bits
+// per character for character text, perplexity for word-level text.
+func (r *Runner) metric() string {
+	switch {
+	case r.src.text != nil:
+		return string(probes.MetricBPC)
+	case r.src.corpus != nil:
+		return string(probes.MetricPerplexity)
+	}
+	return "accuracy"
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -26,7 +26,7 @@ func collect(t *testing.T, ctx context.Context, r *Runner, each func(probes.Fram
 	t.Helper()
 	var mu sync.Mutex
 	var inEmit atomic.Int32
-	out := make([][]probes.Frame, len(r.Config().Variants))
+	out := make([][]probes.Frame, len(r.Meta().Variants))
 	err := r.Run(ctx, func(f probes.Frame) {
 		if inEmit.Add(1) != 1 {
 			t.Error("emit called concurrently")

@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/normtop/normtop/record"
 )
@@ -20,6 +18,11 @@ func runExport(args []string, st streams) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+			return err
+		}
 	}
 	r, err := record.Open(o.path)
 	if err != nil {
@@ -39,27 +42,19 @@ func runExport(args []string, st streams) error {
 	return nil
 }
 
-// exportToFile writes next to --out and renames, so a failed export never
-// leaves a file that looks complete.
+// exportToFile writes the export through writeFileAtomic; an exporter's
+// error is a data error (the run file could not be read).
 func exportToFile(o *exportOptions, r *record.Reader) error {
-	tmp, err := os.CreateTemp(filepath.Dir(o.out), "."+filepath.Base(o.out)+".*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name would only confuse
+	var readErr error
+	err := writeFileAtomic(o.out, func(w io.Writer) error {
+		if err := exporters[o.format](w, r); err != nil {
+			readErr = dataError(fmt.Errorf("%s: %w", o.path, err))
+			return readErr
 		}
-		return fmt.Errorf("--out %s: cannot create it: %w", o.out, err)
+		return nil
+	})
+	if readErr != nil {
+		return readErr
 	}
-	defer os.Remove(tmp.Name())
-	if err := exporters[o.format](tmp, r); err != nil {
-		tmp.Close()
-		return dataError(fmt.Errorf("%s: %w", o.path, err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
-	if err := os.Rename(tmp.Name(), o.out); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
-	return nil
+	return err
 }

@@ -34,6 +34,7 @@ Usage:
   normtop train [flags]          train and watch (dashboard, or log lines when stdout is not a terminal)
   normtop replay FILE [flags]    the dashboard (or log lines) from a run file; --follow for a live one
   normtop export FILE [flags]    a run file as CSV, JSON Lines or a Markdown table
+  normtop report FILE... [flags] per-variant summaries over seeds and the papers' findings
   normtop variants               the normalization variants and their options
   normtop version                version and build
 
@@ -62,6 +63,8 @@ func run(args []string, st streams) error {
 		return runReplay(rest, st)
 	case "export":
 		return runExport(rest, st)
+	case "report":
+		return runReport(rest, st)
 	case "variants":
 		return runVariants(rest, st)
 	case "version", "--version":
@@ -73,7 +76,7 @@ func run(args []string, st streams) error {
 		fmt.Fprint(st.out, mainHelp)
 		return nil
 	}
-	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, variants, version)", cmd)
+	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, variants, version)", cmd)
 }
 
 func isHelpFlag(s string) bool {

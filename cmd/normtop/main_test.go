@@ -118,7 +118,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--steps"}, []string{"flag needs a value: --steps"}},
 		{[]string{"train", "--lr", "-1"}, []string{"lr -1"}},
 		{[]string{"train", "--batch", "0"}, []string{"batch 0"}},
-		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn or transformer"}},
+		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer or classifier"}},
 		{[]string{"train", "--heads", "3"}, []string{"not divisible"}},
 		{[]string{"train", "--variants", "layernorm,fancynorm"}, []string{"fancynorm", "see normtop variants"}},
 		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
@@ -127,12 +127,23 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--log-format", "xml"}, []string{`"xml"`, "text, json"}},
 		{[]string{"train", "--probe-every", "-3"}, []string{"--probe-every -3"}},
 		{[]string{"train", "extra"}, []string{`got "extra"`}},
+		{[]string{"train", "--lr", "inf"}, []string{"lr +Inf", "finite"}},
+		{[]string{"train", "--clip", "nan"}, []string{"clip NaN", "finite"}},
+		{[]string{"train", "--dropout", "nan"}, []string{"dropout NaN"}},
+		{[]string{"train", "--d-model", "100000"}, []string{"d-model 100000", "32768"}},
+		{[]string{"train", "--d-model", "20000"}, []string{"would need at least", "GiB", "--d-model"}},
+		{[]string{"train", "--epochs", "5365545613"}, []string{"epochs 5365545613"}},
+		{[]string{"train", "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
 		{[]string{"replay"}, []string{"replay needs a run file"}},
 		{[]string{"replay", "a.ntr", "b.ntr"}, []string{"one run file"}},
 		{[]string{"replay", "a.ntr", "--speed", "0"}, []string{"--speed 0"}},
+		{[]string{"replay", "a.ntr", "--speed", "inf"}, []string{"--speed +Inf"}},
 		{[]string{"replay", "a.ntr", "--from", "-1"}, []string{"--from -1"}},
 		{[]string{"export", "a.ntr", "--format", "xls"}, []string{`--format "xls"`, "csv, jsonl or md"}},
 		{[]string{"export"}, []string{"export needs a run file"}},
+		{[]string{"report"}, []string{"report needs one or more run files"}},
+		{[]string{"report", "a.ntr", "--format", "html"}, []string{`--format "html"`, "text, md or json"}},
+		{[]string{"report", "a.ntr", "--seeds", "1"}, []string{"unknown flag --seeds", "normtop report --help"}},
 		{[]string{"variants", "x"}, []string{`got "x"`}},
 		{[]string{"version", "--short"}, []string{"unknown flag --short"}},
 	} {
@@ -145,7 +156,7 @@ func TestHelp(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"--help"}, {"help"}, {"-h"}, {"help", "train"}, {"train", "--help"}, {"train", "--model", "mlp", "--help"},
-		{"replay", "--help"}, {"export", "-h"}, {"variants", "--help"}, {"version", "--help"},
+		{"replay", "--help"}, {"export", "-h"}, {"report", "--help"}, {"help", "report"}, {"variants", "--help"}, {"version", "--help"},
 	} {
 		res := normtop(t, dir, args...)
 		if res.code != 0 || res.stderr != "" || !strings.Contains(res.stdout, "Usage:") || !strings.Contains(res.stdout, "xample") {

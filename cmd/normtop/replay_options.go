@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 
 	"github.com/normtop/normtop/headless"
 )
@@ -44,7 +45,7 @@ func parseReplay(args []string) (*replayOptions, error) {
 		return nil, usageErrorf(replayHelpHint, "replay needs a run file (e.g. normtop replay runs/latest)")
 	case len(pos) > 1:
 		return nil, usageErrorf(replayHelpHint, "replay takes one run file, got %d arguments", len(pos))
-	case !(o.speed > 0):
+	case !(o.speed > 0) || math.IsInf(o.speed, 0):
 		return nil, usageErrorf(replayHelpHint, "--speed %g: want a factor above 0 (e.g. 0.5, 1, 8)", o.speed)
 	case o.from < 0:
 		return nil, usageErrorf(replayHelpHint, "--from %d: want a step ≥ 0", o.from)

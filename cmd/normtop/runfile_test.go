@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,8 +158,10 @@ func TestBadRunFiles(t *testing.T) {
 		{"not a run file", write("garbage.ntr", garbage), []string{"garbage.ntr"}},
 		{"future version", write("future.ntr", future), []string{"future.ntr", "99", "1"}},
 		{"directory", dir, []string{dir}},
+		{"named pipe", fifo(t, filepath.Join(dir, "pipe.ntr")), []string{"pipe.ntr", "named pipe", "regular file"}},
+		{"character device", "/dev/zero", []string{"/dev/zero", "character device"}},
 	} {
-		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}} {
+		for _, cmd := range [][]string{{"replay", tc.path, "--headless"}, {"export", tc.path, "--format", "csv"}, {"report", tc.path}, {"report", good, tc.path, "--format", "md"}} {
 			res := normtop(t, dir, cmd...)
 			checkOneLine(t, tc.name+": "+cmd[0], res, exitData, tc.want...)
 		}
@@ -237,4 +240,13 @@ func TestReplayOfARunStillBeingWritten(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("replay --follow did not stop at the end record")
 	}
+}
+
+// fifo makes a named pipe at path (no writer ever opens it).
+func fifo(t *testing.T, path string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	return path
 }

@@ -72,3 +72,16 @@ func signalExitCode(sig os.Signal) int {
 	}
 	return exitFailure
 }
+
+// signalName is the name a user knows a signal by.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,15 +37,15 @@ func runTrain(args []string, st streams) error {
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 
-	runner, err := train.NewRunner(o.cfg)
+	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
 		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return dataError(err)
 		}
+		if errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps) {
+			return usageError(trainHelpHint, err)
+		}
 		return err
-	}
-	if s := sig.signal(); s != nil { // stopped while loading: nothing to record
-		return &cliError{code: signalExitCode(s), err: errQuiet}
 	}
 	meta := runner.Meta()
 	w, path, err := createRunFile(o, meta, st)
@@ -77,6 +78,45 @@ func runTrain(args []string, st streams) error {
 		return &cliError{code: exitDiverged, err: fmt.Errorf("every variant diverged (see %s)", path)}
 	}
 	return nil
+}
+
+// loadRunner loads the data and builds the models on another goroutine and
+// waits for it or for a stop signal, whichever comes first. The loader reads
+// under sig's context, so a signal stops it between reads; waiting on the
+// side also covers what no context reaches (opening a FIFO that no writer
+// has opened blocks in the kernel). Stopped while loading, there is nothing
+// to record: one line, and the signal's exit code.
+func loadRunner(sig *stopSignals, cfg train.Config) (*train.Runner, error) {
+	type loaded struct {
+		r   *train.Runner
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		r, err := train.NewRunnerContext(sig.ctx, cfg)
+		done <- loaded{r, err}
+	}()
+	select {
+	case l := <-done:
+		if s := sig.signal(); s != nil {
+			return nil, stoppedLoading(s)
+		}
+		return l.r, l.err
+	case <-sig.ctx.Done():
+		select { // give a loader that is reading the moment to close its files
+		case <-done:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return nil, stoppedLoading(sig.signal())
+	}
+}
+
+func stoppedLoading(s os.Signal) error {
+	if s == nil {
+		return errors.New("stopped while loading the data; nothing was recorded")
+	}
+	return &cliError{code: signalExitCode(s),
+		err: fmt.Errorf("stopped by %s while loading the data; nothing was recorded", signalName(s))}
 }
 
 // createRunFile creates the run file (--record, or a new name under runs/),

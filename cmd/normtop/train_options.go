@@ -21,6 +21,7 @@ type trainOptions struct {
 	cfg        train.Config
 	data       string
 	variants   string
+	seeds      string
 	probeEvery int
 	svdEvery   int
 	record     string
@@ -31,15 +32,20 @@ type trainOptions struct {
 
 // baseConfig is the configuration flags start from: train.DefaultConfig()
 // (the character Transformer), or the MNIST preset for --model mlp and cnn.
-func baseConfig(model string) train.Config {
-	if model == "mlp" || model == "cnn" {
+func baseConfig(model, data string) train.Config {
+	switch {
+	case model == "mlp" || model == "cnn":
 		return train.MNISTConfig(model)
+	case model == "classifier":
+		return train.ClassifierConfig()
+	case train.IsWordData(data) || strings.HasPrefix(data, "words:"):
+		return train.WordConfig(data)
 	}
 	return train.DefaultConfig()
 }
 
-func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
-	o := &trainOptions{cfg: baseConfig(model), logFormat: "text"}
+func newTrainFlags(model, data string) (*flag.FlagSet, *trainOptions) {
+	o := &trainOptions{cfg: baseConfig(model, data), logFormat: "text"}
 	c := &o.cfg
 	o.data = c.Data
 	if c.DataPath != "" {
@@ -50,8 +56,8 @@ func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
 	o.svdEvery = c.Probes.Spectrum
 
 	fs := newFlagSet("train")
-	fs.StringVar(&c.Model, "model", c.Model, "model: mlp | cnn | transformer")
-	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer)")
+	fs.StringVar(&c.Model, "model", c.Model, "model: mlp | cnn | transformer | classifier")
+	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer, a directory of class subdirectories for classifier)")
 	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs, when --steps is 0")
@@ -60,6 +66,7 @@ func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
 	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "learning-rate warmup steps")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "gradient clipping norm (0 = off)")
 	fs.Int64Var(&c.Seed, "seed", c.Seed, "random seed (same seed, same run)")
+	fs.StringVar(&o.seeds, "seeds", "", "train every variant under each of these seeds, e.g. 1,2,3 (instead of --seed)")
 	fs.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "validation every N steps")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "headless: one line every N steps")
 	fs.IntVar(&o.probeEvery, "probe-every", o.probeEvery, "per-layer probes every N steps (0 = off)")
@@ -67,7 +74,8 @@ func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
 	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer: blocks")
 	fs.IntVar(&c.DModel, "d-model", c.DModel, "transformer: model width")
 	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
-	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters")
+	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row")
+	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
 	fs.BoolVar(&c.PostLN, "post-ln", c.PostLN, "transformer: Post-LN blocks instead of pre-norm")
 	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
 	fs.IntVar(&c.EvalSize, "eval-size", c.EvalSize, "validation subset: images, or sequences for transformer")
@@ -84,11 +92,11 @@ func newTrainFlags(model string) (*flag.FlagSet, *trainOptions) {
 // model's preset, so --model mlp brings MNIST's batch size and learning rate
 // unless they are given.
 func parseTrain(args []string) (*trainOptions, *flag.FlagSet, error) {
-	fs, o := newTrainFlags("")
+	fs, o := newTrainFlags("", "")
 	if _, err := parseArgs(fs, args, trainHelpHint); err != nil && !errors.Is(err, errHelp) {
 		return nil, fs, err
 	}
-	fs, o = newTrainFlags(o.cfg.Model)
+	fs, o = newTrainFlags(o.cfg.Model, o.data)
 	pos, err := parseArgs(fs, args, trainHelpHint)
 	if err != nil {
 		return nil, fs, err
@@ -116,14 +124,20 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		}
 	}
 	c.Variants = specs
-	switch o.data {
-	case "mnist", "text":
+	switch {
+	case o.data == "mnist" || o.data == "text" || train.IsWordData(o.data):
 		c.Data, c.DataPath = o.data, ""
+	case strings.HasPrefix(o.data, "words:"):
+		c.Data, c.DataPath = "words", strings.TrimPrefix(o.data, "words:")
 	default:
 		c.DataPath = o.data
-		c.Data = "mnist"
-		if c.Model == "transformer" {
+		switch c.Model {
+		case "transformer":
 			c.Data = "text"
+		case "classifier":
+			c.Data = "docs"
+		default:
+			c.Data = "mnist"
 		}
 	}
 	set := map[string]bool{}
@@ -139,6 +153,21 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 			return usageErrorf(trainHelpHint, "--svd-every %d: want 0 (off) or more", o.svdEvery)
 		}
 		c.Probes.Spectrum = o.svdEvery
+	}
+	if set["seeds"] {
+		if set["seed"] {
+			return usageErrorf(trainHelpHint, "--seed and --seeds: give one of them")
+		}
+		seeds, err := parseSeeds(o.seeds)
+		if err != nil {
+			return usageError(trainHelpHint, err)
+		}
+		c.Seeds = nil
+		if len(seeds) == 1 {
+			c.Seed = seeds[0]
+		} else {
+			c.Seeds = seeds
+		}
 	}
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs

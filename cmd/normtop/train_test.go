@@ -56,6 +56,7 @@ func TestDataErrors(t *testing.T) {
 		{"empty text", append(tr, "--data", empty), []string{"empty.txt"}},
 		{"text too short", append(tr, "--data", short), []string{"short.txt"}},
 		{"text path is a directory", append(tr, "--data", dir), []string{dir}},
+		{"text is a character device", append(tr, "--data", "/dev/zero"), []string{"/dev/zero", "over 256 MiB"}},
 	} {
 		res := normtop(t, dir, tc.args...)
 		checkOneLine(t, tc.name, res, exitData, tc.want...)

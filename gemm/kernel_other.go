@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package gemm
+
+// Without the amd64 kernels Sgemm and Dgemm are gonum's.
+var haveKernels = false
+
+func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}

@@ -1,0 +1,118 @@
+package probes
+
+import (
+	"math"
+	"strconv"
+)
+
+// Split names an evaluation split, as carried by Eval.Split.
+type Split string
+
+// The evaluation splits.
+const (
+	SplitVal  Split = "val"
+	SplitTest Split = "test"
+)
+
+// Metric names the evaluation metric of a run (RunMeta.Metric) and knows how
+// to print it, so that every screen, log and export formats it one way.
+type Metric string
+
+// The metrics a run can carry. Accuracy is a fraction in [0,1]; the others
+// are per-token costs.
+const (
+	MetricAccuracy   Metric = "accuracy"
+	MetricBPC        Metric = "bpc" // bits per character
+	MetricBPW        Metric = "bpw" // bits per word
+	MetricPerplexity Metric = "ppl" // perplexity per token, exp(loss)
+)
+
+// Metric returns the run's metric.
+func (m RunMeta) MetricKind() Metric { return Metric(m.Metric) }
+
+// Name is the metric's name, "metric" when the run does not say.
+func (m Metric) Name() string {
+	if m == "" {
+		return "metric"
+	}
+	return string(m)
+}
+
+// Short is the metric's name in tight columns: "acc" for accuracy.
+func (m Metric) Short() string {
+	if m == MetricAccuracy {
+		return "acc"
+	}
+	return m.Name()
+}
+
+// HigherIsBetter reports whether a larger value is an improvement (accuracy)
+// rather than a lower cost.
+func (m Metric) HigherIsBetter() bool { return m == MetricAccuracy }
+
+// Format prints v: accuracy as a percentage with two decimals ("93.04%"),
+// bits per character or word with three decimals ("1.234"), perplexity with
+// two ("41.37"), an unknown metric with four significant digits. Non-finite
+// values print as "NaN", "+Inf", "-Inf"; callers that show "Diverge" or "—"
+// decide that themselves.
+func (m Metric) Format(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	switch m {
+	case MetricAccuracy:
+		return strconv.FormatFloat(m.Value(v), 'f', 2, 64) + "%"
+	case MetricBPC, MetricBPW:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	case MetricPerplexity:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Better reports whether metric value a is better than b; a NaN is never
+// better and anything finite beats a NaN.
+func (m Metric) Better(a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	if m.HigherIsBetter() {
+		return a > b
+	}
+	return a < b
+}
+
+// Label names the variant on every screen, log line and export: its full
+// spec (its registry name when the spec is empty), followed by " s<seed>"
+// when the run trains several seeds, e.g. "powernorm:alpha_fwd=0.95 s2". A
+// space separates the seed because a spec never contains one.
+func (v VariantMeta) Label() string {
+	l := v.Spec
+	if l == "" {
+		l = v.Name
+	}
+	if v.Seed != 0 {
+		l += " s" + strconv.FormatInt(v.Seed, 10)
+	}
+	return l
+}
+
+// VariantLabel is the label of variant v of the run, or "variant<v>" when v
+// is out of range (a damaged or foreign Frame).
+func (m RunMeta) VariantLabel(v int) string {
+	if v < 0 || v >= len(m.Variants) {
+		return "variant" + strconv.Itoa(v)
+	}
+	return m.Variants[v].Label()
+}
+
+// LayerName is the name of norm site l, or "layer<l>" when l is out of range.
+func (m RunMeta) LayerName(l int) string {
+	if l >= 0 && l < len(m.Layers) {
+		return m.Layers[l]
+	}
+	return "layer" + strconv.Itoa(l)
+}

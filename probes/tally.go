@@ -1,0 +1,160 @@
+package probes
+
+import "math"
+
+// Run end statuses, as the run file's end record and every summary word them.
+const (
+	RunCompleted   = "completed"   // every variant finished or diverged
+	RunInterrupted = "interrupted" // stopped by the user (SIGINT/SIGTERM) or cut short
+	RunDiverged    = "diverged"    // every variant diverged
+)
+
+// VariantTally is where one variant stands after the Frames folded so far.
+type VariantTally struct {
+	Seen        bool    // at least one Frame arrived
+	Step        int     // step of the newest Frame
+	Status      Status  // status of the newest Frame
+	DivergedAt  int     // first step with Status Diverged; 0 when it has not diverged
+	TrainLoss   float64 // train loss of the newest Frame (NaN before any)
+	Val, Test   *Eval   // newest evaluation of each split, nil before the first
+	StepsPerSec float64
+	Alerts      [NumAlertKinds]int // alerts seen, by kind
+	Outliers    []int              // outlier alerts per layer (index into RunMeta.Layers)
+}
+
+// Diverged reports whether the divergence guard stopped the variant.
+func (v *VariantTally) Diverged() bool { return v.DivergedAt > 0 }
+
+// Tally folds Frames into each variant's standing: the one bookkeeping that
+// the dashboard, the headless log, the exports, the end record and the
+// report draw from. The zero Tally is not usable; call NewTally.
+type Tally struct {
+	Variants []VariantTally
+}
+
+// NewTally returns an empty Tally for the run's variants and layers.
+func NewTally(m RunMeta) *Tally {
+	return NewTallySize(len(m.Variants), len(m.Layers))
+}
+
+// NewTallySize is NewTally for a caller that knows only the counts.
+func NewTallySize(variants, layers int) *Tally {
+	t := &Tally{Variants: make([]VariantTally, variants)}
+	for i := range t.Variants {
+		t.Variants[i].TrainLoss = math.NaN()
+		t.Variants[i].Outliers = make([]int, layers)
+	}
+	return t
+}
+
+// Add folds one Frame. Frames of an unknown variant are ignored (a damaged
+// or foreign stream must not panic a consumer).
+func (t *Tally) Add(f *Frame) {
+	if f.Variant < 0 || f.Variant >= len(t.Variants) {
+		return
+	}
+	v := &t.Variants[f.Variant]
+	v.Seen, v.Step, v.Status = true, f.Step, f.Status
+	v.TrainLoss, v.StepsPerSec = f.TrainLoss, f.StepsPerSec
+	if f.Status == Diverged && v.DivergedAt == 0 {
+		v.DivergedAt = f.Step
+	}
+	for i := range f.Eval {
+		e := f.Eval[i]
+		switch Split(e.Split) {
+		case SplitVal:
+			v.Val = &e
+		case SplitTest:
+			v.Test = &e
+		}
+	}
+	for _, a := range f.Alerts {
+		if a.Kind < NumAlertKinds {
+			v.Alerts[a.Kind]++
+		}
+		if a.Kind == AlertOutlier && a.Layer >= 0 && a.Layer < len(v.Outliers) {
+			v.Outliers[a.Layer]++
+		}
+	}
+}
+
+// MarkDiverged records that variant v diverged at step, e.g. from a run
+// file's end record when the diverging Frame itself was lost.
+func (t *Tally) MarkDiverged(v, step int) {
+	if v >= 0 && v < len(t.Variants) && t.Variants[v].DivergedAt == 0 {
+		t.Variants[v].DivergedAt = step
+	}
+}
+
+// AllDiverged reports whether every variant diverged.
+func (t *Tally) AllDiverged() bool {
+	for i := range t.Variants {
+		if !t.Variants[i].Diverged() {
+			return false
+		}
+	}
+	return len(t.Variants) > 0
+}
+
+// EndStatus is how the run ended, in the end record's words: RunCompleted
+// when every variant finished (done or diverged), RunDiverged when all of
+// them diverged, RunInterrupted otherwise (a variant never reported, is
+// still running, or was stopped by the user).
+func (t *Tally) EndStatus() string {
+	for i := range t.Variants {
+		v := &t.Variants[i]
+		if !v.Seen || v.Status == Running || v.Status == Stopped {
+			return RunInterrupted
+		}
+	}
+	if t.AllDiverged() {
+		return RunDiverged
+	}
+	return RunCompleted
+}
+
+// DivergedSteps maps each diverged variant to the step it diverged at, as
+// the end record stores it.
+func (t *Tally) DivergedSteps() map[int]int {
+	m := map[int]int{}
+	for i := range t.Variants {
+		if t.Variants[i].Diverged() {
+			m[i] = t.Variants[i].DivergedAt
+		}
+	}
+	return m
+}
+
+// Merge folds in a Tally of the Frames that follow t's in the stream (the
+// next part of a run file read in parallel): the later part's newest state
+// wins, the first divergence stays, alert counts add up. Both must have
+// the same variants and layers.
+func (t *Tally) Merge(later *Tally) {
+	for i := range t.Variants {
+		if i >= len(later.Variants) {
+			return
+		}
+		v, l := &t.Variants[i], &later.Variants[i]
+		if l.Seen {
+			v.Seen, v.Step, v.Status = true, l.Step, l.Status
+			v.TrainLoss, v.StepsPerSec = l.TrainLoss, l.StepsPerSec
+		}
+		if l.Val != nil {
+			v.Val = l.Val
+		}
+		if l.Test != nil {
+			v.Test = l.Test
+		}
+		if v.DivergedAt == 0 {
+			v.DivergedAt = l.DivergedAt
+		}
+		for k := range v.Alerts {
+			v.Alerts[k] += l.Alerts[k]
+		}
+		for k := range v.Outliers {
+			if k < len(l.Outliers) {
+				v.Outliers[k] += l.Outliers[k]
+			}
+		}
+	}
+}

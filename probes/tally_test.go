@@ -1,0 +1,197 @@
+package probes
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTallyEndStatus(t *testing.T) {
+	const (
+		R = Running
+		D = Diverged
+		F = Done
+		S = Stopped
+		N = Status(255) // sentinel: the variant sends no frame
+	)
+	for _, tc := range []struct {
+		name        string
+		last        []Status
+		want        string
+		allDiverged bool
+	}{
+		{"all done", []Status{F, F}, RunCompleted, false},
+		{"one diverged", []Status{F, D}, RunCompleted, false},
+		{"all diverged", []Status{D, D}, RunDiverged, true},
+		{"stopped by a signal", []Status{S, S}, RunInterrupted, false},
+		{"diverged and stopped", []Status{D, S}, RunInterrupted, false},
+		{"still running", []Status{R, F}, RunInterrupted, false},
+		{"a variant never reported", []Status{F, N}, RunInterrupted, false},
+		{"no variants", nil, RunCompleted, false},
+	} {
+		tl := NewTallySize(len(tc.last), 1)
+		for v, s := range tc.last {
+			if s != N {
+				tl.Add(&Frame{Variant: v, Step: 3, Status: R})
+				tl.Add(&Frame{Variant: v, Step: 7, Status: s})
+			}
+		}
+		if got := tl.EndStatus(); got != tc.want {
+			t.Errorf("%s: EndStatus %q, want %q", tc.name, got, tc.want)
+		}
+		if got := tl.AllDiverged(); got != tc.allDiverged {
+			t.Errorf("%s: AllDiverged %v, want %v", tc.name, got, tc.allDiverged)
+		}
+		for v, s := range tc.last {
+			at, ok := tl.DivergedSteps()[v]
+			if ok != (s == D) || (ok && at != 7) {
+				t.Errorf("%s: DivergedSteps %v", tc.name, tl.DivergedSteps())
+			}
+		}
+	}
+}
+
+func TestTallyFolds(t *testing.T) {
+	m := RunMeta{Variants: []VariantMeta{{Name: "layernorm"}, {Name: "batchnorm"}}, Layers: []string{"a", "b"}}
+	tl := NewTally(m)
+	if v := tl.Variants[0]; v.Seen || !math.IsNaN(v.TrainLoss) || v.Val != nil || len(v.Outliers) != 2 {
+		t.Fatalf("empty tally: %+v", v)
+	}
+	tl.Add(&Frame{Variant: 0, Step: 1, TrainLoss: 2.5, StepsPerSec: 10,
+		Eval:   []Eval{{Split: "val", Loss: 2.6, Metric: 0.5}},
+		Alerts: []Alert{{Kind: AlertOutlier, Layer: 1}, {Kind: AlertOutlier, Layer: 1}, {Kind: AlertOverfit, Layer: -1}, {Kind: AlertOutlier, Layer: 9}}})
+	tl.Add(&Frame{Variant: 0, Step: 2, TrainLoss: 2.4, StepsPerSec: 12,
+		Eval: []Eval{{Split: "val", Loss: 2.5, Metric: 0.6}, {Split: "test", Loss: 2.7, Metric: 0.55}}})
+	tl.Add(&Frame{Variant: 1, Step: 5, TrainLoss: math.Inf(1), Status: Diverged})
+	tl.Add(&Frame{Variant: 1, Step: 6, Status: Diverged})
+	tl.Add(&Frame{Variant: 7, Step: 1}) // unknown variant: ignored
+	tl.MarkDiverged(1, 99)              // already known: first step wins
+	tl.MarkDiverged(-1, 3)              // out of range: ignored
+	v := tl.Variants[0]
+	if !v.Seen || v.Step != 2 || v.TrainLoss != 2.4 || v.StepsPerSec != 12 || v.Status != Running || v.Diverged() {
+		t.Errorf("variant 0: %+v", v)
+	}
+	if v.Val == nil || v.Val.Metric != 0.6 || v.Test == nil || v.Test.Metric != 0.55 {
+		t.Errorf("variant 0 evals: val %+v test %+v", v.Val, v.Test)
+	}
+	if v.Outliers[0] != 0 || v.Outliers[1] != 2 || v.Alerts[AlertOutlier] != 3 || v.Alerts[AlertOverfit] != 1 {
+		t.Errorf("variant 0 alerts: outliers %v, by kind %v", v.Outliers, v.Alerts)
+	}
+	if w := tl.Variants[1]; w.DivergedAt != 5 || w.Step != 6 || w.Val != nil {
+		t.Errorf("variant 1: %+v", w)
+	}
+	tl2 := NewTally(m)
+	tl2.MarkDiverged(1, 40)
+	if tl2.Variants[1].DivergedAt != 40 {
+		t.Errorf("MarkDiverged: %+v", tl2.Variants[1])
+	}
+}
+
+func TestMetricFormat(t *testing.T) {
+	for _, tc := range []struct {
+		m    Metric
+		v    float64
+		want string
+	}{
+		{MetricAccuracy, 0.93041, "93.04%"},
+		{MetricAccuracy, 1, "100.00%"},
+		{MetricBPC, 1.23456, "1.235"},
+		{MetricBPW, 7.5, "7.500"},
+		{MetricPerplexity, 41.371, "41.37"},
+		{Metric("f1"), 0.123456, "0.1235"},
+		{Metric(""), 12345.6, "1.235e+04"},
+		{MetricAccuracy, math.NaN(), "NaN"},
+		{MetricBPC, math.Inf(1), "+Inf"},
+	} {
+		if got := tc.m.Format(tc.v); got != tc.want {
+			t.Errorf("%q.Format(%v) = %q, want %q", tc.m, tc.v, got, tc.want)
+		}
+	}
+	if Metric("").Name() != "metric" || MetricAccuracy.Short() != "acc" || MetricBPC.Short() != "bpc" {
+		t.Error("metric names")
+	}
+	for _, tc := range []struct {
+		m    Metric
+		a, b float64
+		want bool
+	}{
+		{MetricAccuracy, 0.9, 0.8, true},
+		{MetricAccuracy, 0.8, 0.9, false},
+		{MetricBPC, 1.1, 1.2, true},
+		{MetricBPC, 1.2, 1.1, false},
+		{MetricBPC, math.NaN(), 1.1, false},
+		{MetricBPC, 9, math.NaN(), true},
+	} {
+		if got := tc.m.Better(tc.a, tc.b); got != tc.want {
+			t.Errorf("%q.Better(%v, %v) = %v", tc.m, tc.a, tc.b, got)
+		}
+	}
+}
+
+func TestLabels(t *testing.T) {
+	m := RunMeta{Variants: []VariantMeta{
+		{Name: "layernorm", Spec: "layernorm"},
+		{Name: "powernorm", Spec: "powernorm:alpha_fwd=0.95", Seed: 2},
+		{Name: "batchnorm"},
+		{Name: "rmsnorm", Seed: -3},
+	}, Layers: []string{"block0.ln1"}}
+	for i, want := range []string{"layernorm", "powernorm:alpha_fwd=0.95 s2", "batchnorm", "rmsnorm s-3"} {
+		if got := m.VariantLabel(i); got != want {
+			t.Errorf("VariantLabel(%d) = %q, want %q", i, got, want)
+		}
+	}
+	if got := m.VariantLabel(4); got != "variant4" {
+		t.Errorf("out of range: %q", got)
+	}
+	if m.LayerName(0) != "block0.ln1" || m.LayerName(1) != "layer1" || m.LayerName(-1) != "layer-1" {
+		t.Error("LayerName")
+	}
+}
+
+// Folding a stream in two parts and merging equals folding it whole.
+func TestTallyMerge(t *testing.T) {
+	m := RunMeta{Variants: []VariantMeta{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Layers: []string{"l0", "l1"}}
+	var frames []Frame
+	for s := 1; s <= 10; s++ {
+		for v := 0; v < 3; v++ {
+			if v == 2 && s > 4 {
+				continue // c stops early: it is not seen in the second part
+			}
+			f := Frame{Variant: v, Step: s, TrainLoss: float64(s*10 + v), StepsPerSec: float64(s)}
+			if s%3 == 0 {
+				f.Eval = []Eval{{Split: "val", Loss: float64(s)}}
+			}
+			if s == 9 && v == 0 {
+				f.Eval = append(f.Eval, Eval{Split: "test", Loss: 99})
+			}
+			if s >= 7 && v == 1 {
+				f.Status = Diverged
+			}
+			if s%2 == 0 {
+				f.Alerts = []Alert{{Kind: AlertOutlier, Layer: s % 2, Step: s}}
+			}
+			frames = append(frames, f)
+		}
+	}
+	whole := NewTally(m)
+	for i := range frames {
+		whole.Add(&frames[i])
+	}
+	for cut := 0; cut <= len(frames); cut += 5 {
+		a, b := NewTally(m), NewTally(m)
+		for i := range frames[:cut] {
+			a.Add(&frames[i])
+		}
+		for i := range frames[cut:] {
+			b.Add(&frames[cut+i])
+		}
+		a.Merge(b)
+		for v := range whole.Variants {
+			w, g := whole.Variants[v], a.Variants[v]
+			if w.Seen != g.Seen || w.Step != g.Step || w.Status != g.Status || w.DivergedAt != g.DivergedAt ||
+				w.TrainLoss != g.TrainLoss || w.Alerts != g.Alerts || w.Outliers[0] != g.Outliers[0] ||
+				(w.Val == nil) != (g.Val == nil) || (w.Val != nil && *w.Val != *g.Val) || (w.Test == nil) != (g.Test == nil) {
+				t.Errorf("cut %d, variant %d: merged %+v, whole %+v", cut, v, g, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package record
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// richRun writes frames that use every field a Frame has, on an accuracy
+// run, and returns the path and the frames.
+func richRun(t *testing.T) (string, []probes.Frame) {
+	t.Helper()
+	meta := testMeta(2, 2)
+	meta.Metric = "accuracy"
+	lv := func(a, b float64) probes.LayerValues {
+		x := probes.EmptyLayerValues()
+		x[probes.DistMu], x[probes.GVar] = a, b
+		return x
+	}
+	frames := []probes.Frame{
+		{Variant: 0, Step: 1, Epoch: 0.125, TrainLoss: 2.5, Layers: []probes.LayerValues{lv(0.5, 1), lv(0.25, math.Inf(1))},
+			Elapsed: 1500 * time.Millisecond, StepsPerSec: 12.5},
+		{Variant: 1, Step: 1, Epoch: 0.125, TrainLoss: 2.25, Elapsed: 1600 * time.Millisecond, StepsPerSec: 11,
+			Alerts: []probes.Alert{{Kind: probes.AlertOutlier, Step: 1, Layer: 1, Probe: probes.DistMu, Value: 3.5, Threshold: 0.25,
+				Msg: "block1.ln dist_mu 3.5, over 10× its median 0.025"}}},
+		{Variant: 0, Step: 2, Epoch: 0.25, TrainLoss: 2, Elapsed: 2 * time.Second, StepsPerSec: 1,
+			Eval:     []probes.Eval{{Split: "val", Loss: 1.75, Metric: 4871.0 / 5000, TrainLoss: 2.125}},
+			Spectrum: &probes.Spectrum{Step: 2, Sigma: []float64{1, 0.5, 0.125}, EffRank: 2.25}},
+		{Variant: 1, Step: 2, Epoch: 0.25, TrainLoss: math.NaN(), Status: probes.Diverged, Elapsed: 2100 * time.Millisecond,
+			Alerts: []probes.Alert{{Kind: probes.AlertDivergence, Step: 2, Layer: -1, Probe: probes.NumProbes, Value: math.NaN(),
+				Msg: "diverged at step 2 (last good 1): train loss NaN"}}},
+		{Variant: 0, Step: 3, Epoch: 0.375, TrainLoss: 1.5, Status: probes.Done, Elapsed: 3 * time.Second, StepsPerSec: 1,
+			Eval: []probes.Eval{{Split: "val", Loss: 1.5, Metric: 0.97, TrainLoss: math.NaN()}, {Split: "test", Loss: 1.625, Metric: 0.96, TrainLoss: math.NaN()}}},
+	}
+	path := tempRun(t)
+	w, err := Create(path, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(End{}); err != nil {
+		t.Fatal(err)
+	}
+	return path, frames
+}
+
+// TestCSVHoldsEverything rebuilds every Frame from the CSV export alone and
+// compares it with what was written: train loss, timing, status, every
+// probe, evaluations (accuracy in percent), the spectrum's σ_i and
+// effective rank, and every alert with its message and threshold.
+func TestCSVHoldsEverything(t *testing.T) {
+	path, frames := richRun(t)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := ExportCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "variant,step,epoch,layer,series,value,text" {
+		t.Fatalf("header %v", rows[0])
+	}
+	m := r.Meta()
+	layerIdx := map[string]int{}
+	for i, l := range m.Layers {
+		layerIdx[l] = i
+	}
+	probeIdx := map[string]probes.Probe{}
+	for p := probes.Probe(0); p < probes.NumProbes; p++ {
+		probeIdx[p.String()] = p
+	}
+	kindIdx := map[string]probes.AlertKind{}
+	for k := probes.AlertKind(0); k < probes.NumAlertKinds; k++ {
+		kindIdx[k.String()] = k
+	}
+	var got []probes.Frame
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("value %q: %v", s, err)
+		}
+		return v
+	}
+	evalOf := func(f *probes.Frame, split string) *probes.Eval {
+		for i := range f.Eval {
+			if f.Eval[i].Split == split {
+				return &f.Eval[i]
+			}
+		}
+		f.Eval = append(f.Eval, probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN(), TrainLoss: math.NaN()})
+		return &f.Eval[len(f.Eval)-1]
+	}
+	for _, row := range rows[1:] {
+		variant, step, layer, series, value, text := row[0], row[1], row[3], row[4], row[5], row[6]
+		v := 0
+		if variant != variantLabel(m, 0) {
+			v = 1
+		}
+		st, _ := strconv.Atoi(step)
+		if len(got) == 0 || got[len(got)-1].Variant != v || got[len(got)-1].Step != st {
+			got = append(got, probes.Frame{Variant: v, Step: st, Epoch: num(row[2])})
+		}
+		f := &got[len(got)-1]
+		switch {
+		case series == "train_loss":
+			f.TrainLoss = num(value)
+		case series == "elapsed_s":
+			f.Elapsed = time.Duration(math.Round(num(value) * 1e9))
+		case series == "steps_per_sec":
+			f.StepsPerSec = num(value)
+		case series == "status":
+			for s := probes.Running; s <= probes.Stopped; s++ {
+				if s.String() == text {
+					f.Status = s
+				}
+			}
+		case series == "spectrum_step":
+			f.Spectrum = &probes.Spectrum{Step: int(num(value))}
+		case series == "spectrum_eff_rank":
+			f.Spectrum.EffRank = num(value)
+		case strings.HasPrefix(series, "spectrum_sigma_"):
+			f.Spectrum.Sigma = append(f.Spectrum.Sigma, num(value))
+		case strings.HasPrefix(series, "alert_"):
+			parts := strings.Split(strings.TrimPrefix(series, "alert_"), ".")
+			if parts[len(parts)-1] == "threshold" {
+				f.Alerts[len(f.Alerts)-1].Threshold = num(value)
+				continue
+			}
+			a := probes.Alert{Kind: kindIdx[parts[0]], Step: st, Layer: -1, Probe: probes.NumProbes, Value: num(value), Msg: text}
+			if layer != "" {
+				a.Layer = layerIdx[layer]
+			}
+			if len(parts) > 1 {
+				a.Probe = probeIdx[parts[1]]
+			}
+			f.Alerts = append(f.Alerts, a)
+		case strings.HasSuffix(series, "_train_loss"):
+			evalOf(f, strings.TrimSuffix(series, "_train_loss")).TrainLoss = num(value)
+		case strings.HasSuffix(series, "_loss"):
+			evalOf(f, strings.TrimSuffix(series, "_loss")).Loss = num(value)
+		case strings.HasSuffix(series, "_accuracy"):
+			evalOf(f, strings.TrimSuffix(series, "_accuracy")).Metric = num(value) / 100
+		case layer != "":
+			if f.Layers == nil {
+				f.Layers = []probes.LayerValues{probes.EmptyLayerValues(), probes.EmptyLayerValues()}
+			}
+			p, ok := probeIdx[series]
+			if !ok {
+				t.Fatalf("unknown series %q", series)
+			}
+			f.Layers[layerIdx[layer]][p] = num(value)
+		default:
+			t.Fatalf("unknown series %q", series)
+		}
+	}
+	if len(got) != len(frames) {
+		t.Fatalf("%d frames from the CSV, want %d", len(got), len(frames))
+	}
+	for i := range frames {
+		want := frames[i]
+		for k := range want.Eval { // percent and back: equal to 1e-15
+			if e := math.Abs(got[i].Eval[k].Metric - want.Eval[k].Metric); e < 1e-15 {
+				got[i].Eval[k].Metric = want.Eval[k].Metric
+			}
+		}
+		if !sameFrame(got[i], want) || got[i].Elapsed != want.Elapsed || got[i].StepsPerSec != want.StepsPerSec {
+			t.Errorf("frame %d from the CSV:\n%+v\nwant\n%+v", i, got[i], want)
+		}
+	}
+}
+
+// TestAccuracyUnitsAgree: accuracy is a percentage in CSV, JSON Lines and
+// Markdown alike (4871/5000 → 97.42).
+func TestAccuracyUnitsAgree(t *testing.T) {
+	path, _ := richRun(t)
+	export := func(fn func(w *bytes.Buffer, r *Reader) error) string {
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var b bytes.Buffer
+		if err := fn(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	csvOut := export(func(w *bytes.Buffer, r *Reader) error { return ExportCSV(w, r) })
+	if !strings.Contains(csvOut, ",val_accuracy,97.42,") {
+		t.Errorf("CSV val_accuracy is not 97.42:\n%s", csvOut)
+	}
+	js := export(func(w *bytes.Buffer, r *Reader) error { return ExportJSONL(w, r) })
+	var o struct {
+		Eval []struct{ Metric float64 } `json:"eval"`
+	}
+	line := strings.Split(js, "\n")[2]
+	if err := json.Unmarshal([]byte(line), &o); err != nil || len(o.Eval) != 1 || o.Eval[0].Metric != 97.42 {
+		t.Errorf("JSONL eval metric %+v (%v), want 97.42:\n%s", o, err, line)
+	}
+	md := export(func(w *bytes.Buffer, r *Reader) error { return ExportMarkdown(w, r) })
+	if !strings.Contains(md, "| 97.00 | 96.00 |") || !strings.Contains(md, "accuracy in %") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+}

@@ -1,0 +1,212 @@
+package report
+
+import (
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/normtop/normtop/probes"
+	"github.com/normtop/normtop/record"
+)
+
+// Run is what the report keeps of one run file after one pass over it: the
+// header, how the file ends, and one replicate per variant. The probe
+// values themselves are summarised and dropped before Read returns.
+type Run struct {
+	Path   string
+	Meta   probes.RunMeta
+	State  record.State
+	End    *record.End // nil when the file has no end record
+	Damage []record.Damage
+	Reps   []*Replicate // one per variant, in header order
+	// Unparsed lists variant specs this normtop does not know: they are
+	// summarised without a warm-up window.
+	Unparsed []string
+}
+
+// Replicate is one variant of one run file: one seed of a variant.
+type Replicate struct {
+	Run     *Run
+	Variant int
+	Seed    int64
+	Warmup  probes.Warmup
+	Tally   probes.VariantTally
+
+	FinalVal     float64 // metric of the last val evaluation
+	BestVal      float64 // best metric over the val evaluations
+	FinalValLoss float64 // loss of the last val evaluation
+	FinalTrain   float64 // mean train loss over the last 10% of the steps
+	Gap          float64 // the last val evaluation's generalization gap (probes.Eval.Gap)
+	GapTrend     float64 // least-squares slope of the gap over the second half of the val evaluations, per 1,000 steps
+	ValEvals     int
+
+	Spectrum *probes.Spectrum // the last one recorded, nil without an embedding
+
+	Layers []LayerStats // one per RunMeta.Layers entry
+}
+
+// LayerStats summarises one layer of one replicate.
+type LayerStats struct {
+	Probes [probes.NumProbes]ProbeStats
+	// Theorem 1 (Xu et al.), from the row-averaged gradient probes measured
+	// at the same step: the largest |dx_mean|/√dx_var (0 where mean(dx) = 0
+	// holds per row) and the median of dx_var/dy_var (the mean of 1/D² when
+	// var(dx) = var(g)/D², as for detachnorm).
+	MeanRatioMax float64
+	VarRatioMed  float64
+	TheoremN     int // steps with both dx and dy measured
+}
+
+// ProbeStats summarises one probe series after the warm-up window.
+type ProbeStats struct {
+	N           int     // finite values summarised
+	Skipped     int     // values in the warm-up window, left out
+	NonFinite   int     // NaN/Inf values after the window, left out
+	Median      float64 // of the values after the window
+	P99         float64
+	Max         float64
+	Trend       float64 // median of the last quarter / median of the first quarter
+	Alerts      int     // outlier alerts on this probe after the window
+	AlertsPer1k float64 // Alerts per 1,000 training steps after the window
+}
+
+// P99Med is p99/median, the tail heaviness PowerNorm's Figures 2-4 show;
+// NaN unless the median is positive (a ratio to a signed probe's median,
+// such as dx_mean's, says nothing about its tail).
+func (s ProbeStats) P99Med() float64 { return ratio(s.P99, s.Median) }
+
+// MaxMed is max/median, NaN unless the median is positive.
+func (s ProbeStats) MaxMed() float64 { return ratio(s.Max, s.Median) }
+
+// ratio is a/b for a positive b, else NaN.
+func ratio(a, b float64) float64 {
+	if !(b > 0) || math.IsNaN(a) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// seriesAcc collects one probe series while the file is read.
+type seriesAcc struct {
+	vals      []float32
+	skipped   int
+	nonFinite int
+	alerts    int
+}
+
+type evalPoint struct {
+	step int
+	e    probes.Eval
+}
+
+// repAcc collects one variant while the file is read.
+type repAcc struct {
+	series []seriesAcc // layer*NumProbes + probe
+	ratios [][]float32 // per layer: dx_var/dy_var
+	meanR  []float64   // per layer: max |dx_mean|/√dx_var
+	train  []float32   // finite train losses, in step order
+	vals   []evalPoint
+}
+
+func parseSeed(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// finish computes a replicate's summaries from what was collected. The
+// layers' series are summarised in parallel: they are independent and the
+// selections are the report's main cost after decoding.
+func (a *repAcc) finish(rep *Replicate, nl int) {
+	rep.FinalTrain = lastTenthMean(a.train)
+	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	rep.ValEvals = len(a.vals)
+	metric := rep.Run.Meta.MetricKind()
+	for _, ev := range a.vals {
+		if metric.Better(ev.e.Metric, rep.BestVal) {
+			rep.BestVal = ev.e.Metric
+		}
+	}
+	if n := len(a.vals); n > 0 {
+		last := a.vals[n-1].e
+		rep.FinalVal, rep.FinalValLoss, rep.Gap = last.Metric, last.Loss, last.Gap()
+		var xs, ys []float64
+		for _, ev := range a.vals[n/2:] {
+			if g := ev.e.Gap(); !math.IsNaN(g) && !math.IsInf(g, 0) {
+				xs, ys = append(xs, float64(ev.step)/1000), append(ys, g)
+			}
+		}
+		rep.GapTrend = slope(xs, ys)
+	}
+	if rep.Tally.Diverged() {
+		// A diverged variant has no final metric worth averaging.
+		rep.FinalVal, rep.FinalValLoss, rep.Gap, rep.FinalTrain = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
+	rep.Layers = make([]LayerStats, nl)
+	steps := rep.Tally.Step
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for l := 0; l < nl; l++ {
+		ls := &rep.Layers[l]
+		ls.MeanRatioMax = a.meanR[l]
+		ls.TheoremN = len(a.ratios[l])
+		if ls.TheoremN == 0 {
+			ls.MeanRatioMax = math.NaN()
+		}
+		for p := 0; p < int(probes.NumProbes); p++ {
+			s := &a.series[l*int(probes.NumProbes)+p]
+			ps := &ls.Probes[p]
+			window := 0
+			if rep.Warmup.Applies(probes.Probe(p)) {
+				window = rep.Warmup.Steps
+			}
+			after := steps - window
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				*ps = summarise(s, after)
+				s.vals = nil
+			}()
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ls.VarRatioMed = median(a.ratios[l])
+		}()
+	}
+	wg.Wait()
+}
+
+// summarise computes a series' statistics; stepsAfter is the number of
+// training steps after its warm-up window (the denominator of the alert rate).
+func summarise(s *seriesAcc, stepsAfter int) ProbeStats {
+	ps := ProbeStats{N: len(s.vals), Skipped: s.skipped, NonFinite: s.nonFinite, Alerts: s.alerts,
+		AlertsPer1k: math.NaN()}
+	if stepsAfter > 0 && (ps.N > 0 || s.alerts > 0) {
+		ps.AlertsPer1k = 1000 * float64(s.alerts) / float64(stepsAfter)
+	}
+	ps.Max = maxOf(s.vals)
+	ps.Trend = trend(s.vals) // before the whole-slice selections reorder it
+	q := quantiles(s.vals, 0.5, 0.99)
+	ps.Median, ps.P99 = q[0], q[1]
+	return ps
+}
+
+// lastTenthMean is the mean of the last 10% of xs (at least one value); NaN
+// when xs is empty. One batch's loss is noisy; a tenth of the run is not.
+func lastTenthMean(xs []float32) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	k := max(1, len(xs)/10)
+	var s float64
+	for _, x := range xs[len(xs)-k:] {
+		s += float64(x)
+	}
+	return s / float64(k)
+}

@@ -1,0 +1,284 @@
+package report
+
+import (
+	"errors"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/normtop/normtop/probes"
+	"github.com/normtop/normtop/record"
+)
+
+// minPartSteps: below this many steps per part a file is read in one pass
+// (opening and seeking a reader per part would cost more than it saves). A
+// variable so that tests can cut small files into parts.
+var minPartSteps = 2000
+
+// Read reads one run file and summarises it. Errors are those of record's
+// reader (missing, not a run file, newer format, damaged header) and name
+// the file.
+//
+// Decoding is the report's main cost, so a long run is read in parallel:
+// its steps are cut into one part per CPU, each part read by its own
+// Reader from its own seek point (record's index makes Seek cheap), and the
+// parts' values are joined in step order before the summaries.
+func Read(path string) (*Run, error) { return readParts(path, runtime.GOMAXPROCS(0)) }
+
+// readParts is Read with at most parts parts (tests force several on small files).
+func readParts(path string, parts int) (*Run, error) {
+	r, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m := r.Meta()
+	run := &Run{Path: path, Meta: m}
+	nv, nl := len(m.Variants), len(m.Layers)
+	warm := make([]probes.Warmup, nv)
+	for v, vm := range m.Variants {
+		spec := vm.Spec
+		if spec == "" {
+			spec = vm.Name
+		}
+		w, err := probes.WarmupOf(spec)
+		if err != nil {
+			// A spec this normtop cannot parse (a newer file): summarise
+			// it without a window and say so.
+			run.Unparsed = append(run.Unparsed, spec)
+		}
+		warm[v] = w
+	}
+	last, ok := r.LastStep()
+	if !ok || parts < 1 {
+		parts = 1
+	}
+	parts = max(1, min(parts, last/minPartSteps))
+	// Part k reads steps [bounds[k], bounds[k+1]); the last one to the end.
+	bounds := make([]int, parts+1)
+	for k := range bounds {
+		bounds[k] = 1 + k*last/parts
+	}
+	bounds[parts] = math.MaxInt
+	ps := make([]*part, parts)
+	var wg sync.WaitGroup
+	for k := range ps {
+		ps[k] = newPart(m, warm)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rd := r
+			if k > 0 {
+				if rd, ps[k].err = record.Open(path); ps[k].err != nil {
+					return
+				}
+				defer rd.Close()
+				if ps[k].err = rd.Seek(bounds[k]); ps[k].err != nil {
+					return
+				}
+			}
+			ps[k].err = ps[k].read(rd, bounds[k+1])
+			if k == parts-1 {
+				run.State = rd.State()
+				if end, ok := rd.End(); ok {
+					run.End = &end
+				}
+			}
+			ps[k].damage = rd.Damage()
+		}()
+	}
+	wg.Wait()
+	for _, p := range ps {
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	if run.End == nil {
+		if end, ok := r.End(); ok {
+			run.End = &end
+		}
+	}
+	run.Damage = joinDamage(ps)
+	whole := ps[0]
+	for _, p := range ps[1:] {
+		whole.tally.Merge(p.tally)
+		for v := range whole.spectra {
+			if p.spectra[v] != nil {
+				whole.spectra[v] = p.spectra[v]
+			}
+		}
+	}
+	if run.End != nil {
+		for v, step := range run.End.Diverged {
+			whole.tally.MarkDiverged(v, step)
+		}
+	}
+	runSeed := parseSeed(m.Config["seed"])
+	for v := range m.Variants {
+		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
+			Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
+		if rep.Seed == 0 {
+			rep.Seed = runSeed
+		}
+		acc := joinVariant(ps, v, nl)
+		acc.finish(rep, nl)
+		run.Reps = append(run.Reps, rep)
+	}
+	return run, nil
+}
+
+// part collects the frames of one step range of a run file.
+type part struct {
+	meta    probes.RunMeta
+	warm    []probes.Warmup
+	accs    []repAcc
+	tally   *probes.Tally
+	spectra []*probes.Spectrum
+	damage  []record.Damage
+	err     error
+}
+
+func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
+	nl := len(m.Layers)
+	p := &part{meta: m, warm: warm, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
+		spectra: make([]*probes.Spectrum, len(m.Variants))}
+	for v := range p.accs {
+		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
+			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
+	}
+	return p
+}
+
+// read folds the frames of rd with Step < end. Each variant's steps
+// increase, so once every variant has shown a frame at or past end the
+// part is done; a variant that stopped early makes it read to the end.
+func (p *part) read(rd *record.Reader, end int) error {
+	past := make([]bool, len(p.accs))
+	left := len(p.accs)
+	for left > 0 {
+		f, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if f.Variant < 0 || f.Variant >= len(p.accs) {
+			continue
+		}
+		if f.Step >= end {
+			if !past[f.Variant] {
+				past[f.Variant] = true
+				left--
+			}
+			continue
+		}
+		p.add(&f)
+	}
+	return nil
+}
+
+func (p *part) add(f *probes.Frame) {
+	nl := len(p.meta.Layers)
+	p.tally.Add(f)
+	a, w := &p.accs[f.Variant], &p.warm[f.Variant]
+	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
+		a.train = append(a.train, float32(f.TrainLoss))
+	}
+	for _, e := range f.Eval {
+		if probes.Split(e.Split) == probes.SplitVal {
+			a.vals = append(a.vals, evalPoint{f.Step, e})
+		}
+	}
+	if f.Spectrum != nil {
+		p.spectra[f.Variant] = f.Spectrum
+	}
+	for _, al := range f.Alerts {
+		if al.Kind == probes.AlertOutlier && al.Layer >= 0 && al.Layer < nl && al.Probe < probes.NumProbes && !w.Skips(al.Probe, al.Step) {
+			a.series[al.Layer*int(probes.NumProbes)+int(al.Probe)].alerts++
+		}
+	}
+	for l := range f.Layers {
+		if l >= nl {
+			break
+		}
+		lv := &f.Layers[l]
+		ss := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
+		for pr, x := range lv {
+			if math.IsNaN(x) {
+				continue // not measured at this step
+			}
+			s := &ss[pr]
+			switch {
+			case w.Skips(probes.Probe(pr), f.Step):
+				s.skipped++
+			case math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32:
+				s.nonFinite++
+			default:
+				s.vals = append(s.vals, float32(x))
+			}
+		}
+		if lv.Has(probes.DxMean) && lv.Has(probes.DxVar) && lv.Has(probes.DyVar) {
+			if r := math.Abs(lv[probes.DxMean]) / math.Sqrt(lv[probes.DxVar]); r > a.meanR[l] {
+				a.meanR[l] = r
+			}
+			if q := lv[probes.DxVar] / lv[probes.DyVar]; !math.IsNaN(q) && !math.IsInf(q, 0) {
+				a.ratios[l] = append(a.ratios[l], float32(q))
+			}
+		}
+	}
+}
+
+// joinVariant joins variant v's collections from the parts in step order,
+// releasing each part's copy as it goes.
+func joinVariant(ps []*part, v, nl int) *repAcc {
+	if len(ps) == 1 {
+		return &ps[0].accs[v]
+	}
+	out := &repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)), ratios: make([][]float32, nl), meanR: make([]float64, nl)}
+	for i := range out.series {
+		n := 0
+		for _, p := range ps {
+			n += len(p.accs[v].series[i].vals)
+		}
+		s := &out.series[i]
+		s.vals = make([]float32, 0, n)
+		for _, p := range ps {
+			ps := &p.accs[v].series[i]
+			s.vals = append(s.vals, ps.vals...)
+			s.skipped += ps.skipped
+			s.nonFinite += ps.nonFinite
+			s.alerts += ps.alerts
+			ps.vals = nil
+		}
+	}
+	for l := 0; l < nl; l++ {
+		for _, p := range ps {
+			out.ratios[l] = append(out.ratios[l], p.accs[v].ratios[l]...)
+			out.meanR[l] = max(out.meanR[l], p.accs[v].meanR[l])
+		}
+	}
+	for _, p := range ps {
+		out.train = append(out.train, p.accs[v].train...)
+		out.vals = append(out.vals, p.accs[v].vals...)
+		p.accs[v] = repAcc{}
+	}
+	return out
+}
+
+// joinDamage lists the damaged regions the parts' readers skipped, each
+// once (two parts may both pass one).
+func joinDamage(ps []*part) []record.Damage {
+	var out []record.Damage
+	for _, p := range ps {
+		for _, d := range p.damage {
+			if !slices.ContainsFunc(out, func(o record.Damage) bool { return o.Offset == d.Offset }) {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b record.Damage) int { return int(a.Offset - b.Offset) })
+	return out
+}

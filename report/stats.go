@@ -1,0 +1,214 @@
+package report
+
+import "math"
+
+// The order statistics of the report are exact: the values of a series are
+// kept (as float32, half the memory of the float64 they were recorded as;
+// the probes' low mantissa bits are reduction noise) and the ranks needed are
+// found by selection, not by sorting, so a summary costs a few linear passes
+// over each series.
+
+// quantile returns the q-quantile (0 ≤ q ≤ 1) of a by linear interpolation
+// between the closest ranks (Hyndman and Fan's type 7, numpy's default): the
+// value at rank h = (n−1)q, interpolated between ⌊h⌋ and ⌊h⌋+1. It permutes
+// a. NaN when a is empty.
+func quantile(a []float32, q float64) float64 { return quantiles(a, q)[0] }
+
+// quantiles returns several quantiles of a, qs ascending, in one pass of
+// selections: each selection leaves the ranks below it to its left, so the
+// next one searches only the part to the right. It permutes a.
+func quantiles(a []float32, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	n := len(a)
+	from := 0
+	for i, q := range qs {
+		if n == 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		h := float64(n-1) * q
+		lo := min(int(math.Floor(h)), n-1)
+		if lo >= from {
+			selectK(a[from:], lo-from)
+			from = lo
+		}
+		x := float64(a[lo])
+		if frac := h - float64(lo); frac > 0 && lo+1 < n {
+			// a[lo+1:] holds the values ≥ a[lo]; the next rank is their minimum.
+			next := a[lo+1]
+			for _, v := range a[lo+2:] {
+				if v < next {
+					next = v
+				}
+			}
+			x += frac * (float64(next) - x)
+		}
+		out[i] = x
+	}
+	return out
+}
+
+// median is quantile(a, 0.5).
+func median(a []float32) float64 { return quantile(a, 0.5) }
+
+// selectK permutes a so that a[k] is the value of rank k (0-based), every
+// value before it ≤ a[k] and every value after it ≥ a[k] (quickselect,
+// median-of-three pivot, expected linear time).
+func selectK(a []float32, k int) {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		if hi-lo < 16 {
+			insertionSort(a[lo : hi+1])
+			return
+		}
+		mid := lo + (hi-lo)/2
+		// Median of three, moved to a[mid].
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		p := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		// Now a[lo..j] ≤ p ≤ a[i..hi], and a[j+1..i-1] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+func insertionSort(a []float32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// maxOf is the largest value of a, NaN when a is empty.
+func maxOf(a []float32) float64 {
+	if len(a) == 0 {
+		return math.NaN()
+	}
+	m := a[0]
+	for _, v := range a[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	return float64(m)
+}
+
+// trend is the median of the last quarter of a (in recorded order) divided
+// by the median of its first quarter: above 1 the probe grew over the run,
+// below 1 it shrank. It permutes each quarter within itself only, so it must
+// run before anything that reorders the whole slice. NaN with fewer than 4
+// values, or when a quarter's median is not positive (a signed probe's
+// ratio of medians near zero says nothing).
+func trend(a []float32) float64 {
+	q := len(a) / 4
+	if q == 0 {
+		return math.NaN()
+	}
+	first := median(a[:q])
+	last := median(a[len(a)-q:])
+	if !(last >= 0) {
+		return math.NaN()
+	}
+	return ratio(last, first)
+}
+
+// agg is a value over the replicates (seeds) of a variant: their mean,
+// sample standard deviation (n−1; NaN for one replicate) and count. NaN
+// replicates (not measured, or a variant that diverged) are left out of
+// the mean and counted in missing.
+type agg struct {
+	Mean, SD float64
+	N        int
+	Missing  int
+}
+
+func aggregate(xs []float64) agg {
+	var a agg
+	var sum float64
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			a.Missing++
+			continue
+		}
+		sum += x
+		a.N++
+	}
+	a.Mean, a.SD = math.NaN(), math.NaN()
+	if a.N == 0 {
+		return a
+	}
+	a.Mean = sum / float64(a.N)
+	if a.N > 1 {
+		var ss float64
+		for _, x := range xs {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				d := x - a.Mean
+				ss += d * d
+			}
+		}
+		a.SD = math.Sqrt(ss / float64(a.N-1))
+	}
+	return a
+}
+
+// seDiff is the standard error of the difference of two means,
+// √(s_a²/n_a + s_b²/n_b); NaN unless both have at least two replicates.
+func seDiff(a, b agg) float64 {
+	if a.N < 2 || b.N < 2 {
+		return math.NaN()
+	}
+	return math.Sqrt(a.SD*a.SD/float64(a.N) + b.SD*b.SD/float64(b.N))
+}
+
+// slope is the least-squares slope of ys against xs; NaN with fewer than
+// two distinct xs.
+func slope(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return math.NaN()
+	}
+	return sxy / sxx
+}

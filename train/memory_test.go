@@ -1,0 +1,109 @@
+package train
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseMemAvailable(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   22000000 kB\n", 22000000 << 10, true},
+		{"MemTotal: 1 kB\n", 0, false},
+		{"MemAvailable: lots kB\n", 0, false},
+	} {
+		got, ok := parseMemAvailable([]byte(c.in))
+		if got != c.want || ok != c.ok {
+			t.Errorf("parseMemAvailable(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestEstimateMemoryMLP: the MNIST MLP by hand. Weights 784·256+256 +
+// 256·256+256 + 256·10+10 = 269,322; per variant 269,322·(2·4+16) bytes of
+// weights, gradients and Adam state; activations 784+6·256+2·10 = 2,340
+// values per image, for the batch twice (value and gradient) and the eval
+// batch once.
+func TestEstimateMemoryMLP(t *testing.T) {
+	c := MNISTConfig("mlp")
+	c.Batch = 32
+	src := &source{val: []evalBatch{{targets: make([]int32, 512)}}}
+	e := estimateMemory(c, newMLP(784, 10), src)
+	if e.params != 269322 {
+		t.Errorf("params = %v, want 269322", e.params)
+	}
+	if e.paramBytes != 269322*24 || e.sharedBytes != 269322*8 {
+		t.Errorf("paramBytes %v, sharedBytes %v", e.paramBytes, e.sharedBytes)
+	}
+	if want := 4.0 * 2340 * (2*32 + 512); e.actBytes != want {
+		t.Errorf("actBytes = %v, want %v", e.actBytes, want)
+	}
+	if want := 5*(269322*24+4.0*2340*(2*32+512)) + 269322*8; e.total() != want {
+		t.Errorf("total = %v, want %v", e.total(), want)
+	}
+}
+
+// TestMemoryRefusals: models that cannot fit are refused with one line that
+// says how much they would need, before any weight is allocated (were they
+// not, this test would run out of memory); the defaults are accepted.
+func TestMemoryRefusals(t *testing.T) {
+	old := availableMemory
+	defer func() { availableMemory = old }()
+	availableMemory = func() (uint64, bool) { return 64 << 30, true } // a generous machine
+
+	big := tinyTransformer()
+	big.DModel, big.Heads = 20000, 4
+	_, err := NewRunner(big)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "would need at least") ||
+		!strings.Contains(err.Error(), "473 GiB") || !strings.Contains(err.Error(), "--d-model") {
+		t.Errorf("d-model 20000: %v, want an ErrTooLarge naming 473 GiB and --d-model", err)
+	}
+	// 4096×4096 images: the MLP's first layer alone is 2³² weights.
+	img := &source{pixels: 4096 * 4096, classes: 10, val: []evalBatch{{targets: make([]int32, 512)}}}
+	c := MNISTConfig("mlp")
+	err = checkMemory(c, newMLP(img.pixels, 10), img)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "mlp would need") {
+		t.Errorf("mlp on 4096×4096 images: %v", err)
+	}
+	if err := checkMemory(MNISTConfig("cnn"), newCNN(4096, 4096, 10), img); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("cnn on 4096×4096 images: %v", err)
+	}
+	if _, err := NewRunner(DefaultConfig()); err != nil {
+		t.Errorf("the default configuration: %v", err)
+	}
+	availableMemory = func() (uint64, bool) { return 1 << 20, true }
+	if _, err := NewRunner(tinyTransformer()); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "1 MiB of memory is available") {
+		t.Errorf("1 MiB available: %v", err)
+	}
+	availableMemory = func() (uint64, bool) { return 0, false }
+	if _, err := NewRunner(tinyTransformer()); err != nil {
+		t.Errorf("no /proc/meminfo: %v, want no refusal", err)
+	}
+}
+
+// TestStepBounds: --epochs beyond MaxSteps fails validation, and epochs ×
+// steps per epoch is checked before it is multiplied.
+func TestStepBounds(t *testing.T) {
+	c := tinyTransformer()
+	c.Steps, c.Epochs = 0, 5365545613
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "epochs 5365545613") {
+		t.Errorf("epochs 5365545613: %v", err)
+	}
+	c.Epochs = MaxSteps
+	if _, err := NewRunner(c); !errors.Is(err, ErrTooManySteps) {
+		t.Errorf("epochs %d: %v, want ErrTooManySteps", c.Epochs, err)
+	}
+	c.Steps = MaxSteps + 1
+	if err := c.Validate(); err == nil {
+		t.Error("steps over MaxSteps accepted")
+	}
+	c = tinyTransformer()
+	c.DModel = 100000
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "d-model 100000") {
+		t.Errorf("d-model 100000: %v", err)
+	}
+}
