@@ -7,21 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
-
-// The special tokens every word vocabulary starts with.
-const (
-	PadID = 0 // padding; never inside a sentence
-	UnkID = 1 // a word outside the vocabulary
-	SepID = 2 // "<s>": sentence start (input) and end (target) marker
-	// NumSpecials is the number of special tokens before the first word.
-	NumSpecials = 3
-)
-
-var specialTokens = []string{"<pad>", "<unk>", "<s>"}
 
 // Corpus is a word-level text split into sentences, grouped by document.
 type Corpus struct {
@@ -72,35 +60,32 @@ type textDoc struct {
 // path to such a package's .tgz or unpacked directory; or a path to a UTF-8
 // text file whose documents are its paragraphs (blocks separated by blank
 // lines). Documents keep their order and the last 5% (at least one) are the
-// test split, the 5% before them validation, the rest training.
+// test split, the 5% before them validation, the rest training. The names
+// win over files: a file called sotu is ./sotu.
 func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	var (
-		label string
-		docs  []textDoc
-		err   error
-	)
-	if pkg := packageByName(name); pkg != nil {
+	var docs []textDoc
+	var err error
+	pkg := packageByName(name)
+	if pkg != nil {
 		if err := pkg.wantKind(name, kindCorpus); err != nil {
 			return nil, err
 		}
-		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		// Errors name the path as given; the set is called by its base name.
-		label = name
 		docs, err = loadCorpusPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c, err := buildCorpus(label, docs, opt)
+	// Errors name the data as given; a path's set is called by its base name.
+	c, err := buildCorpus(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if packageByName(name) == nil {
+	if pkg == nil {
 		c.Name = filepath.Base(filepath.Clean(name))
 	}
 	return c, nil
@@ -205,18 +190,6 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 
 var splitNames = [3]string{"training", "validation", "test"}
 
-func encode(words []string, ids map[string]int32) []int32 {
-	out := make([]int32, len(words))
-	for i, w := range words {
-		if id, ok := ids[w]; ok {
-			out[i] = id
-		} else {
-			out[i] = UnkID
-		}
-	}
-	return out
-}
-
 // appendPieces appends s cut into consecutive pieces of at most maxLen
 // tokens (whole when maxLen is 0).
 func appendPieces(dst [][]int32, s []int32, maxLen int) [][]int32 {
@@ -241,38 +214,26 @@ func hasWord(s []string) bool {
 	return false
 }
 
-// buildVocab counts the training words (of the sentences kept) and keeps the most frequent (ties by
-// string), after the special tokens.
-func buildVocab(train [][][]string, opt CorpusOptions) []string {
-	counts := make(map[string]int)
-	for _, doc := range train {
-		for _, s := range doc {
-			if !hasWord(s) {
-				continue
+// Summary describes the corpus in one line: documents, sentences and tokens
+// per split, the vocabulary, and the share of <unk> tokens in training and
+// validation (how much of the Zipf tail the vocabulary cut).
+func (c *Corpus) Summary() string {
+	stats := func(split [][]int32) (tokens, unk int) {
+		for _, s := range split {
+			tokens += len(s)
+			for _, id := range s {
+				if id == UnkID {
+					unk++
+				}
 			}
-			for _, w := range s {
-				counts[w]++
-			}
 		}
+		return tokens, unk
 	}
-	return vocabFromCounts(counts, opt)
-}
-
-func vocabFromCounts(counts map[string]int, opt CorpusOptions) []string {
-	words := make([]string, 0, len(counts))
-	for w, c := range counts {
-		if c >= opt.MinCount {
-			words = append(words, w)
-		}
-	}
-	slices.SortFunc(words, func(a, b string) int {
-		if ca, cb := counts[a], counts[b]; ca != cb {
-			return cb - ca
-		}
-		return strings.Compare(a, b)
-	})
-	if opt.VocabSize > 0 && len(words) > opt.VocabSize-NumSpecials {
-		words = words[:opt.VocabSize-NumSpecials]
-	}
-	return append(slices.Clone(specialTokens), words...)
+	trainTok, trainUnk := stats(c.Train)
+	valTok, valUnk := stats(c.Val)
+	testTok, _ := stats(c.Test)
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	return fmt.Sprintf("%s: documents %d/%d/%d, sentences %d/%d/%d, tokens %d/%d/%d (train/val/test); vocabulary %d; <unk> %.1f%% of training and %.1f%% of validation tokens",
+		c.Name, c.Docs.Train, c.Docs.Val, c.Docs.Test, len(c.Train), len(c.Val), len(c.Test),
+		trainTok, valTok, testTok, len(c.Vocab), pct(trainUnk, trainTok), pct(valUnk, valTok))
 }

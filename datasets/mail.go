@@ -24,8 +24,9 @@ const (
 // quoted-printable or base64; multipart messages contribute their text
 // parts (of a multipart/alternative, the text/plain one when it has words,
 // else the HTML one), nested messages are read the same way, and
-// attachments of other types are skipped. HTML loses its tags, scripts,
-// styles and comments, and its entities are decoded. Bytes that are not
+// attachments of other types are skipped. HTML (declared, or text holding
+// an <html> or <body> tag) loses its tags, scripts, styles and comments, and
+// its entities are decoded. Bytes that are not
 // UTF-8 are read as Latin-1, the charset most of this corpus's 8-bit mail
 // uses. Malformed structure never fails: what cannot be parsed as MIME is
 // read as plain text.
@@ -119,12 +120,22 @@ func partText(h mailHeader, body string, depth int) string {
 	case media == "text/html":
 		return htmlText(toUTF8([]byte(decodeTransfer(h, body))))
 	case strings.HasPrefix(media, "text/"):
-		return plainText(decodeTransfer(h, body))
+		t := decodeTransfer(h, body)
+		if looksLikeHTML(t) {
+			return htmlText(toUTF8([]byte(t)))
+		}
+		return plainText(t)
 	}
 	return "" // images, applications and the like
 }
 
 func plainText(s string) string { return toUTF8([]byte(s)) }
+
+// looksLikeHTML catches HTML sent without its content type, common in
+// spam: an <html> or <body> tag anywhere.
+func looksLikeHTML(s string) bool {
+	return indexFold(s, "<html") >= 0 || indexFold(s, "<body") >= 0
+}
 
 // multipartText joins the texts of the parts; ok is false when not a single
 // part could be read.
@@ -265,14 +276,15 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// indexFold is strings.Index ignoring ASCII case; sub is ASCII, non-empty.
+// indexFold is strings.Index ignoring ASCII case; sub is ASCII and starts
+// with a non-letter, which is searched for as is.
 func indexFold(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {
-		if j := strings.IndexByte(s[i:], sub[0]); j < 0 {
+		j := strings.IndexByte(s[i:], sub[0])
+		if j < 0 {
 			return -1
-		} else {
-			i += j
 		}
+		i += j
 		if hasPrefixFold(s[i:], sub) {
 			return i
 		}

@@ -38,6 +38,8 @@ func TestMailText(t *testing.T) {
 			"inner inner body"},
 		{"missing boundary reads as text", "Content-Type: multipart/mixed; boundary=NOPE\n\njust text here\n", "just text here"},
 		{"bad content type is plain", "Content-Type: ;;;\n\nplain", "plain"},
+		{"undeclared html", "Subject: s\n\n<HTML><BODY bgColor=#C0C0C0><FONT size=4>Thank you</FONT><BR>\nfor&nbsp;it</BODY></HTML>", "s Thank you for it"},
+		{"a lone tag is not html", "\n\nuse <b> for bold", "use <b> for bold"},
 		{"image only", "Subject: pic\nContent-Type: image/gif\n\nGIF89a", "pic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

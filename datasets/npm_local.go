@@ -6,15 +6,27 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// isTarball tells by name whether path is meant as an npm tarball.
+// isTarball tells whether the file at path is meant as an npm tarball: by
+// its name, or by gzip's magic number at its start.
 func isTarball(path string) bool {
-	return strings.HasSuffix(path, ".tgz") || strings.HasSuffix(path, ".tar.gz")
+	if strings.HasSuffix(path, ".tgz") || strings.HasSuffix(path, ".tar.gz") {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [2]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && magic == [2]byte{0x1f, 0x8b}
 }
 
 // loadPackagePath reads one of the pinned packages from a file the user

@@ -46,8 +46,14 @@ func untarPackage(ctx context.Context, tgz []byte, keep func(rel string) bool) (
 	if err != nil {
 		return nil, fmt.Errorf("not a gzip-compressed tarball: %v", err)
 	}
-	tr := tar.NewReader(&boundedReader{r: zr, n: maxUnpackedBytes})
+	return untar(ctx, zr, keep)
+}
+
+// untar reads an uncompressed tar stream for untarPackage.
+func untar(ctx context.Context, r io.Reader, keep func(rel string) bool) (map[string][]byte, error) {
+	tr := tar.NewReader(&boundedReader{r: r, n: maxUnpackedBytes})
 	files := make(map[string][]byte)
+	var kept int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -63,22 +69,47 @@ func untarPackage(ctx context.Context, tgz []byte, keep func(rel string) bool) (
 		if err != nil {
 			return nil, err
 		}
+		if isSparse(hdr) {
+			// A few bytes of sparse map can stand for megabytes of zeros.
+			return nil, fmt.Errorf("archive entry %q is a sparse file, which npm never packs", hdr.Name)
+		}
 		if hdr.Typeflag != tar.TypeReg || rel == "" || !keep(rel) {
 			continue
 		}
 		if hdr.Size > maxEntryBytes {
 			return nil, fmt.Errorf("archive entry %q is %d bytes, more than the %d MiB allowed", hdr.Name, hdr.Size, maxEntryBytes>>20)
 		}
+		if kept += hdr.Size; kept > maxUnpackedBytes {
+			return nil, errTooBig
+		}
 		if _, dup := files[rel]; dup {
 			return nil, fmt.Errorf("archive holds %q twice", rel)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
+		// Read what is there rather than allocating what the header claims.
+		b, err := io.ReadAll(tr)
+		if err != nil {
 			return nil, archiveError(err)
+		}
+		if int64(len(b)) != hdr.Size {
+			return nil, errors.New("corrupt archive: truncated")
 		}
 		files[rel] = b
 	}
 	return files, nil
+}
+
+// isSparse tells whether a header describes a sparse file (old GNU or PAX
+// format).
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // archiveError names a failure to read the archive in one line.

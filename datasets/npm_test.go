@@ -30,8 +30,20 @@ func buildTar(t testing.TB, entries []tarEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
+	var retyped []int // offsets of header blocks to turn into extended headers
+	defer func() {
+		for _, at := range retyped {
+			retype(buf.Bytes()[at:at+512], tar.TypeXHeader)
+		}
+	}()
 	for _, e := range entries {
 		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body)), Typeflag: e.typ}
+		if e.typ == tar.TypeXHeader {
+			// tar.Writer refuses to write extended headers by hand and drops
+			// GNU.sparse records, so write a plain entry and retype it.
+			h.Typeflag = tar.TypeReg
+			retyped = append(retyped, buf.Len())
+		}
 		if e.typ == 0 {
 			h.Typeflag = tar.TypeReg
 		}
@@ -197,6 +209,7 @@ func TestNPMFetchAndCache(t *testing.T) {
 
 func TestNPMFetchErrors(t *testing.T) {
 	good := buildTgz(t, tinySOTU(3))
+	traversal := buildTgz(t, append(tinySOTU(3), tarEntry{name: "package/../../evil.json", body: "{}"}))
 	ctx := context.Background()
 	for _, c := range []struct {
 		name     string
@@ -218,6 +231,7 @@ func TestNPMFetchErrors(t *testing.T) {
 		{"corrupt gzip", []byte("this is not gzip"), []byte("this is not gzip"), "", []string{"@test/datasets-tiny@1.0.0: not a gzip-compressed tarball"}},
 		{"truncated gzip", good[:len(good)/2], good[:len(good)/2], "", []string{"@test/datasets-tiny@1.0.0: corrupt archive"}},
 		{"gzip of garbage", gzipBytes(t, bytes.Repeat([]byte("junk"), 300)), gzipBytes(t, bytes.Repeat([]byte("junk"), 300)), "", []string{"corrupt archive"}},
+		{"traversal entry", traversal, traversal, "", []string{`@test/datasets-tiny@1.0.0: archive entry "package/../../evil.json" climbs out of the package directory`}},
 		{"missing documents", buildTgz(t, tinySOTU(2)), buildTgz(t, tinySOTU(2)), "", []string{"2 documents, want the 3 of @test/datasets-tiny@1.0.0 (incomplete copy?)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -274,6 +288,35 @@ func TestNPMFetchTimeoutAndCancel(t *testing.T) {
 	}
 }
 
+// sparseBody is a GNU 1.0 sparse file's data section: a map of one 4-byte
+// fragment at offset 0, padded to a block, then the fragment.
+var sparseBody = "1\n0\n4\n" + strings.Repeat("\x00", 512-6) + "data"
+
+// paxRecords encodes PAX extended header records ("key=value"); each
+// record's length prefix counts itself.
+func paxRecords(kv ...string) string {
+	var b strings.Builder
+	for _, r := range kv {
+		n := len(r) + 3 // space, newline, one digit
+		for len(fmt.Sprint(n))+len(r)+2 != n {
+			n++
+		}
+		fmt.Fprintf(&b, "%d %s\n", n, r)
+	}
+	return b.String()
+}
+
+// retype sets a ustar header block's type flag and fixes its checksum.
+func retype(block []byte, typ byte) {
+	block[156] = typ
+	copy(block[148:156], "        ")
+	sum := 0
+	for _, c := range block {
+		sum += int(c)
+	}
+	copy(block[148:156], fmt.Sprintf("%06o\x00 ", sum))
+}
+
 func TestUntarPackage(t *testing.T) {
 	keepJSON := func(rel string) bool { return strings.HasSuffix(rel, ".json") }
 	big := strings.Repeat("a", 10)
@@ -296,6 +339,10 @@ func TestUntarPackage(t *testing.T) {
 		{"backslash traversal", []tarEntry{{name: `package\..\..\x.json`, body: "1"}}, "climbs out", ""},
 		{"duplicate", []tarEntry{{name: "package/a.json", body: "1"}, {name: "package/./a.json", body: "2"}}, `archive holds "a.json" twice`, ""},
 		{"entry too big", []tarEntry{{name: "package/a.json", body: big, size: maxEntryBytes + 1}}, "more than the 16 MiB allowed", ""},
+		{"sparse entry", []tarEntry{
+			{name: "PaxHeaders/a.json", typ: tar.TypeXHeader, body: paxRecords("GNU.sparse.major=1", "GNU.sparse.minor=0", "GNU.sparse.name=package/a.json", "GNU.sparse.realsize=10000000")},
+			{name: "package/a.json", body: sparseBody},
+		}, `archive entry "package/a.json" is a sparse file`, ""},
 		{"truncated entry", []tarEntry{{name: "package/a.json", body: big, size: 1000}}, "corrupt archive: truncated", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -414,6 +461,13 @@ func TestPackagePaths(t *testing.T) {
 		if fmt.Sprint(c2.Train, c2.Vocab) != fmt.Sprint(c.Train, c.Vocab) {
 			t.Errorf("%s: unpacked package differs from its tarball", p)
 		}
+	}
+
+	// A tarball is recognised by its content whatever its name.
+	renamed := filepath.Join(dir, "download")
+	writeFile(t, renamed, tgz)
+	if c3, err := LoadCorpus(context.Background(), renamed, CorpusOptions{}); err != nil || c3.Name != "download" || len(c3.Train) != len(c.Train) {
+		t.Errorf("tarball without .tgz: %v", err)
 	}
 
 	bad := filepath.Join(dir, "other.tgz")

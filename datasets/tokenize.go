@@ -54,15 +54,15 @@ func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
 //   - every other punctuation or symbol character is a token of its own;
 //     other characters (spaces, controls) separate tokens;
 //   - a sentence ends after '.', '!' or '?' together with any further
-//     terminators and closing quotes or brackets written right after it, at a
-//     blank line (two line breaks with only spaces between), and at the end
-//     of the text.
+//     terminators and closing quotes or brackets written right after it,
+//     unless such a closer is followed by a word that starts with a
+//     lower-case letter (`"Stop!" he said`); at a blank line (two line
+//     breaks with only spaces between); and at the end of the text.
 //
-// The returned tokens are substrings of the lowercased text, except words
-// holding ’, which are rewritten with '.
+// Words holding ’ are rewritten with '.
 func Tokenize(text string) [][]string {
 	var t tokenizer
-	t.run(strings.ToLower(text))
+	t.run(text)
 	return t.sents
 }
 
@@ -70,6 +70,7 @@ type tokenizer struct {
 	sents    [][]string
 	cur      []string
 	pending  bool // the current sentence has seen its terminator
+	closed   bool // and a closing quote or bracket after it
 	adjacent bool // no separator since the last token
 }
 
@@ -78,16 +79,29 @@ func (t *tokenizer) endSentence() {
 		t.sents = append(t.sents, t.cur)
 		t.cur = nil
 	}
-	t.pending = false
+	t.pending, t.closed = false, false
 }
 
-func (t *tokenizer) emit(tok string, terminator bool) {
-	if t.pending && !(t.adjacent && (isTerminator(tok) || isCloser(tok))) {
-		t.endSentence()
+// emit adds a token. After a terminator the sentence goes on with further
+// terminators and closers written right after it and, once a closer came,
+// with a word that starts with a lower-case letter (`"Stop!" he said`).
+// Without a closer a terminator ends the sentence whatever follows, so that
+// lower-cased text ("the cat sat. the dog ran.") still splits.
+func (t *tokenizer) emit(tok string, terminator, lowerWord bool) {
+	if t.pending {
+		switch {
+		case t.adjacent && (isTerminator(tok) || isCloser(tok)):
+			t.closed = t.closed || isCloser(tok)
+			terminator = false // still the same sentence end
+		case lowerWord && t.closed:
+			t.pending, t.closed = false, false
+		default:
+			t.endSentence()
+		}
 	}
 	t.cur = append(t.cur, tok)
 	if terminator {
-		t.pending = true
+		t.pending, t.closed = true, false
 	}
 	t.adjacent = true
 }
@@ -115,7 +129,7 @@ func (t *tokenizer) run(s string) {
 		case isWordRune(r):
 			// An abbreviation's period is part of the word and ends nothing.
 			tok, n := scanWord(s[i:])
-			t.emit(tok, false)
+			t.emit(tok, false, unicode.IsLower(r))
 			i += n
 		case r == '.' || r == '…':
 			j := i + size
@@ -127,14 +141,14 @@ func (t *tokenizer) run(s string) {
 				}
 			}
 			if r == '.' && j == i+1 {
-				t.emit(".", true)
+				t.emit(".", true, false)
 			} else {
-				t.emit("...", false)
+				t.emit("...", false, false)
 			}
 			i = j
 		case r != utf8.RuneError && (unicode.IsPunct(r) || unicode.IsSymbol(r)):
 			tok := s[i : i+size]
-			t.emit(tok, r == '!' || r == '?')
+			t.emit(tok, r == '!' || r == '?', false)
 			i += size
 		default:
 			// Controls, format characters, U+FFFD and the like separate tokens.
@@ -146,8 +160,8 @@ func (t *tokenizer) run(s string) {
 }
 
 // scanWord reads the word at the start of s (which begins with a word
-// rune) and returns it with the bytes consumed, a trailing abbreviation
-// period included.
+// rune) lowercased, with the bytes consumed, a trailing abbreviation period
+// included.
 func scanWord(s string) (tok string, n int) {
 	curly := false
 	for n < len(s) {
@@ -171,13 +185,13 @@ func scanWord(s string) (tok string, n int) {
 		}
 		break
 	}
-	tok = s[:n]
+	tok = strings.ToLower(s[:n]) // no allocation when already lower case
 	if n < len(s) && s[n] == '.' {
 		if m := initialism(s); m > 0 {
-			return s[:m], m
+			return strings.ToLower(s[:m]), m
 		}
 		if titleAbbrevs[tok] {
-			tok, n = s[:n+1], n+1
+			tok, n = tok+".", n+1
 		}
 	}
 	if curly {
@@ -205,7 +219,7 @@ func initialism(s string) int {
 			}
 		}
 	}
-	if n == 2 && s[0] == 'i' {
+	if n == 2 && (s[0] == 'i' || s[0] == 'I') {
 		return 0
 	}
 	return n

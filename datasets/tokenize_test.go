@@ -52,6 +52,13 @@ func TestTokenize(t *testing.T) {
 		{"apostrophe at end", "the boys' toys.", "the boys ' toys ."},
 		{"number comma not between digits", "1, 2, 3.", "1 , 2 , 3 ."},
 		{"cjk letters", "東京は大きい。", "東京は大きい 。"},
+		{"lower-case word continues", `"Stop!" he said. Then he left.`, `" stop ! " he said . | then he left .`},
+		{"lower-cased text still splits", "the cat sat. the dog ran! a bird?", "the cat sat . | the dog ran ! | a bird ?"},
+		{"closing bracket then lower case", "(It ended.) and so on.", "( it ended . ) and so on ."},
+		{"closer then capital splits", `"Stop!" He left.`, `" stop ! " | he left .`},
+		{"closer then digit splits", `"Stop." 5 left.`, `" stop . " | 5 left .`},
+		{"lower case after a blank line still splits", "the end.\n\nand more.", "the end . | and more ."},
+		{"capital I initial", "I. Newton wrote it.", "i . | newton wrote it ."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := sents(c.in); got != c.want {

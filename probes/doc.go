@@ -6,6 +6,10 @@
 // Files, one concern each:
 //
 //	frame.go      Frame, Probe names, LayerValues, Eval (+ Gap), Spectrum, Alert, RunMeta
+//	labels.go     the presentation vocabulary: Split, Metric (+ Format), VariantMeta.Label, LayerName
+//	tally.go      Tally: where each variant stands (last step, status, divergence, evals,
+//	              alerts) and the run's end status, folded once from the Frames for every consumer
+//	warmup.go     the warm-up window of a variant's own running statistics (spec §5)
 //	intervals.go  per-group sampling intervals and the tap mask they imply
 //	collector.go  Collector: taps and losses → Frame (one per variant, on its goroutine)
 //	shadow.go     shadow running statistics and spec §5's distance

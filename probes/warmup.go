@@ -2,7 +2,6 @@ package probes
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/normtop/normtop/norm"
 )
@@ -28,23 +27,17 @@ func WarmupOf(spec string) (Warmup, error) {
 	if err != nil {
 		return Warmup{}, fmt.Errorf("variant %q: %w", spec, err)
 	}
+	w := Warmup{Steps: c.WarmupSteps(), Rate: c.WarmupRate()}
+	if w.Steps == 0 {
+		return w, nil
+	}
 	switch c.Kind {
 	case norm.BatchNorm:
-		return newWarmup(c.Momentum, DistMu, DistVar), nil
+		w.Probes = []Probe{DistMu, DistVar}
 	case norm.PNV, norm.PowerNorm:
-		return newWarmup(1-c.AlphaFwd, DistPsi2), nil
+		w.Probes = []Probe{DistPsi2}
 	}
-	return Warmup{}, nil
-}
-
-func newWarmup(rate float64, ps ...Probe) Warmup {
-	if !(rate > 0) {
-		return Warmup{Rate: rate} // a frozen running statistic never warms up; nothing sensible to skip
-	}
-	// 3/rate is computed in floating point (3/0.05 = 60.000000000000004):
-	// round away the last-bit error before taking the ceiling.
-	steps := int(math.Ceil(3/rate - 1e-9))
-	return Warmup{Steps: steps, Rate: rate, Probes: ps}
+	return w, nil
 }
 
 // Applies reports whether probe p has a window.

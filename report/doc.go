@@ -10,7 +10,9 @@
 //
 // Files, one concern each:
 //
-//	load.go      Read: one streaming pass over a run file → per-variant replicates
+//	read.go      Read: a run file in parallel parts (one Reader per part from its own
+//	             seek point), joined in step order → per-variant collections
+//	load.go      Run, Replicate, ProbeStats and the per-replicate summaries
 //	stats.go     exact order statistics by selection, trend, mean ± sd, slope
 //	group.go     which files may be compared; grouping by (model, spec) over seeds
 //	theorem.go   the Theorem-1 checks that row-averaged probes can support

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -59,13 +60,22 @@ func readParts(path string, parts int) (*Run, error) {
 	// Part k reads steps [bounds[k], bounds[k+1]); the last one to the end.
 	bounds := make([]int, parts+1)
 	for k := range bounds {
-		bounds[k] = 1 + k*last/parts
+		bounds[k] = 1 + k*(last/parts) // last/parts first: a forged step cannot overflow
 	}
 	bounds[parts] = math.MaxInt
+	// The index's per-series counts (read without decoding a frame) size
+	// each part's series for its share of the steps, so that append's
+	// growth does not leave a large file's values in memory twice.
+	counts := plausibleCounts(r.Stats(), path)
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
 		ps[k] = newPart(m, warm)
+		share := 1.0
+		if parts > 1 {
+			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
+		}
+		ps[k].presize(counts, share)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -115,11 +125,15 @@ func readParts(path string, parts int) (*Run, error) {
 			whole.tally.MarkDiverged(v, step)
 		}
 	}
+	// A file that trained several seeds names each variant's; an older
+	// (single-seed) file has 0 there and its seed in the header's config.
+	// Only then is the config's seed used: a --seeds list may include 0.
+	seeded := slices.ContainsFunc(m.Variants, func(vm probes.VariantMeta) bool { return vm.Seed != 0 })
 	runSeed := parseSeed(m.Config["seed"])
 	for v := range m.Variants {
 		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
 			Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
-		if rep.Seed == 0 {
+		if !seeded {
 			rep.Seed = runSeed
 		}
 		acc := joinVariant(ps, v, nl)
@@ -149,6 +163,38 @@ func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
 	}
 	return p
+}
+
+// plausibleCounts returns the index's counts, or nil when they claim more
+// values than the file has bytes: presizing is only an optimisation, and a
+// damaged or forged index must not make the report allocate gigabytes.
+func plausibleCounts(st []record.SeriesStat, path string) []record.SeriesStat {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	var total uint64
+	for _, s := range st {
+		total += min(s.Count, 1<<40)
+	}
+	if total > uint64(fi.Size()) {
+		return nil
+	}
+	return st
+}
+
+// presize reserves room for share of each series' count.
+func (p *part) presize(counts []record.SeriesStat, share float64) {
+	nl := len(p.meta.Layers)
+	for _, st := range counts {
+		pr, ok := probes.ProbeByName(st.Probe)
+		if !ok || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl {
+			continue
+		}
+		if n := float64(st.Count)*share + 64; n < 1<<31 {
+			p.accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(pr)].vals = make([]float32, 0, int(n))
+		}
+	}
 }
 
 // read folds the frames of rd with Step < end. Each variant's steps

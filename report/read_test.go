@@ -137,3 +137,18 @@ func TestDivergedSeedLeftOut(t *testing.T) {
 		t.Errorf("diverged %d, train loss %+v", g.Diverged, g.FinalTrain)
 	}
 }
+
+// A --seeds run may include seed 0: the header's config seed is used only
+// when no variant names its seed (an older file).
+func TestSeedZeroInASeedsRun(t *testing.T) {
+	m := meta("transformer", "bpc", []string{"l0"}, []int64{0, 1, 2}, "layernorm")
+	m.Config["seed"] = "1"
+	fx := fixture{meta: m, steps: 3, fill: func(f *probes.Frame, _ *rand.Rand) { f.TrainLoss = 1 }}
+	r, err := Build([]string{fx.write(t, t.TempDir(), "s.ntr")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Groups[0].SeedList(); got != "0,1,2" {
+		t.Errorf("seeds %s, want 0,1,2", got)
+	}
+}

@@ -165,11 +165,19 @@ func (r *Report) sections() []section {
 func (r *Report) variantSection() section {
 	s := section{title: "Variants",
 		lines: []string{"Mean ± sd over seeds. train loss: mean over the last 10% of steps. gap: last validation loss − smoothed train loss (probes.Eval.Gap). gap trend: least-squares slope of the gap over the second half of the validation evaluations, per 1,000 steps (> 0: widening). Diverged seeds are left out of the means."}}
-	met := probes.Metric("")
+	// One metric name in the header when every run has the same metric
+	// (a cnn next to a transformer does not); each cell is formatted by
+	// its own run's metric either way.
+	name := "metric"
 	if len(r.Groups) > 0 {
-		met = r.Groups[0].Metric
+		name = r.Groups[0].Metric.Short()
+		for _, g := range r.Groups {
+			if g.Metric != r.Groups[0].Metric {
+				name = "metric"
+			}
+		}
 	}
-	t := table{head: []string{"variant", "seeds", "diverged", "final val " + met.Short(), "best val " + met.Short(), "train loss", "val loss", "gap", "gap trend/1k"},
+	t := table{head: []string{"variant", "seeds", "diverged", "final val " + name, "best val " + name, "train loss", "val loss", "gap", "gap trend/1k"},
 		right: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, g := range r.Groups {
 		t.rows = append(t.rows, []string{g.Label(r.MultiModel), g.SeedList(), strconv.Itoa(g.Diverged),

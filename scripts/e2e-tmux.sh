@@ -3,18 +3,23 @@
 #
 # It builds ./cmd/normtop (or uses $NORMTOP), starts a short real training
 # run in a detached tmux session of fixed size, waits for the dashboard,
-# switches through the six screens with keys 1..6 and checks each one's
-# title, resizes the window (too small, then larger) and checks the redraw,
-# waits for the run to end, quits with q and checks a clean exit (status 0,
-# no panic), then replays the run file and checks a screen there too, and
-# finally watches a headless run with replay --follow until its last step.
+# switches through the seven screens with keys 1..7 and checks each one's
+# title, reads the chart cursor, zooms, filters the events, checks that ?
+# then q only closes the help and that q on a live run asks first, resizes
+# the window (too small, then larger) and checks the redraw, waits for the
+# run to end and land on the Summary screen, quits with q and checks a
+# clean exit (status 0, no panic), then replays the run file and checks a
+# screen there too, and finally watches a headless run with replay --follow
+# until its last step. With E2E_PNG_DIR set and aha and chromium installed
+# (Debian packages), it also saves the Overview and Summary screens as PNGs
+# there (ANSI → HTML → headless Chromium) for a person to look at.
 #
 # Every wait is time-bounded; any failure prints the captured pane and exits
 # non-zero. Usage (from anywhere):
 #   bash scripts/e2e-tmux.sh
 # Knobs: NORMTOP=path/to/binary, E2E_STEPS=300, E2E_TIMEOUT=240 (seconds for
 # the run to finish), E2E_START_TIMEOUT=120 (seconds for the dashboard to
-# appear), E2E_KEEP=1 (keep the temp dir for inspection).
+# appear), E2E_KEEP=1 (keep the temp dir for inspection), E2E_PNG_DIR=dir.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -112,22 +117,45 @@ start() {
 	tmx set-window-option -t "$SESSION" window-size manual >/dev/null 2>&1 || true
 }
 
+# snapshot NAME: the pane with its colours → HTML (aha) → PNG (headless
+# Chromium) in $E2E_PNG_DIR; skipped, said so, when a tool is missing.
+snapshot() {
+	local name=$1 chrome
+	chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+	if ! command -v aha >/dev/null || [[ -z "$chrome" ]]; then
+		log "no PNG of $name: needs aha and chromium (apt-get install aha chromium)"
+		return 0
+	fi
+	mkdir -p "$E2E_PNG_DIR"
+	local html="$E2E_PNG_DIR/$name.html"
+	tmx capture-pane -e -p -t "$SESSION" | aha --black --title "normtop $name" >"$html" ||
+		fail "aha failed on the $name screen"
+	# Monospace rendering with box drawing and braille from the system fonts.
+	sed -i 's|<pre>|<pre style="font-family: DejaVu Sans Mono, monospace; font-size: 14px; line-height: 1.15">|' "$html"
+	"$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,720 \
+		--screenshot="$E2E_PNG_DIR/$name.png" "file://$html" >/dev/null 2>&1 ||
+		fail "chromium could not render $html"
+	[[ -s "$E2E_PNG_DIR/$name.png" ]] || fail "no PNG written for $name"
+	log "saved $E2E_PNG_DIR/$name.png"
+}
+
 key() { tmx send-keys -t "$SESSION" "$@" || fail "tmux send-keys $* failed"; }
 
 # Screen-specific text (the tab bar shows every title, so each check looks
 # for something only that screen draws).
 SCREEN_TEXT=(
-	'loss .*─ train'
+	'loss · train ─ and val'
 	'layers × probes'
-	'\(p: next probe\)'
+	'dist_mu · [^ ]+ · ‖μ_B'
 	'embedding spectrum'
 	'Theorem 1'
-	'events \('
+	'events [0-9]+'
+	'ranked by final val'
 )
 
 check_screens() {
 	local i
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7; do
 		key "$i"
 		wait_for "${SCREEN_TEXT[$((i - 1))]}" 10 "screen $i after key $i"
 		log "screen $i ok"
@@ -153,6 +181,39 @@ grep -Fq -- "$RUNFILE" <(pane) || fail "header does not show the run file $RUNFI
 log "dashboard up"
 check_screens
 
+log "cursor, zoom, filter, help, quit question"
+key c
+wait_for 'cursor [0-9]+' 10 "the chart cursor (c) in the overview's title"
+key Left
+key z
+wait_for 'steps [0-9]+–[0-9]+ \(0: all\)' 10 "the zoomed window (z)"
+key 0
+key c
+key 6
+key f
+wait_for 'showing divergence · all variants' 10 "the events filter (f)"
+key f
+key f
+key f
+key f
+key f
+wait_for 'showing all kinds · all variants' 10 "the events filter back to all"
+key 1
+key ?
+wait_for 'Keys \(any key closes\)' 10 "the full help (?)"
+key q
+wait_for 'loss · train ─ and val' 10 "q to close the help and show the overview"
+sleep 0.5
+[[ -s "$TMP/status" ]] && fail "? then q quit the live run"
+if ! pane | grep -q 'live (ended)'; then
+	key q
+	wait_for 'stop the live run and quit\?' 10 "the question before stopping a live run"
+	key x
+	wait_for '\? help • q quit' 10 "another key to cancel the question"
+	[[ -s "$TMP/status" ]] && fail "q then x quit the live run"
+fi
+log "cursor, zoom, filter, help and quit question ok"
+
 log "resize to 70×20 (too small), then 120×40"
 tmx resize-window -t "$SESSION" -x 70 -y 20 || fail "tmux resize-window failed"
 wait_for 'terminal too small \(need 80×24' 10 "the too-small message after resizing to 70×20"
@@ -167,6 +228,15 @@ log "resize ok"
 
 log "waiting up to ${RUN_TIMEOUT}s for the run to end"
 wait_for 'live \(ended\)' "$RUN_TIMEOUT" "the run to end (header 'live (ended)')"
+wait_for 'ranked by final val' 10 "the finished run to land on the Summary screen"
+wait_for '★' 10 "the best variant marked on the Summary screen"
+log "the finished run landed on the Summary screen"
+if [[ -n "${E2E_PNG_DIR:-}" ]]; then
+	snapshot summary
+	key 1
+	wait_for 'loss · train ─ and val' 10 "the overview for its snapshot"
+	snapshot overview
+fi
 key q
 wait_exit 30
 check_clean_exit "normtop train"

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -18,33 +19,49 @@ func (m *Model) compare(w, h int) []string {
 	}
 	p := m.st.Probe
 	l := clamp(m.st.Layer, 0, len(layers)-1)
-	out := []string{s.Heading.Render(p.String()) + s.Dim.Render(" · "+probeDoc[p]+" (p: next probe)")}
+	out := []string{withNote(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
+		s.Dim.Render(m.windowNote()), w)}
 
-	var legend strings.Builder
-	legend.WriteString(s.Dim.Render(layers[l] + ": "))
-	series := make([][]float64, nv)
-	colors := make([]int, nv)
-	glyphs := make([]string, nv)
+	var series []chartSeries
+	var shown []int
+	vals := make([]float64, nv)
 	for i := range m.data.variants {
 		v := &m.data.variants[i]
-		series[i] = m.aligned(v.probe(l, p), w)
-		colors[i] = i
-		glyphs[i] = m.glyph(i)
-		mark := legendMark(glyphs[i]) + " "
-		if v.probe(l, p) == nil {
-			mark = "(none) "
+		vals[i] = math.NaN()
+		if h := v.probe(l, p); h != nil && !m.hidden(i) {
+			bs := m.buckets(h)
+			shown = append(shown, i)
+			series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: bs})
+			vals[i] = m.readoutVal(bs, false)
 		}
-		legend.WriteString(s.seriesStyle(i).Render(mark+v.label) + "  ")
 	}
+	fm := colFormat(vals)
+	var legend []string
+	for i := range m.data.variants {
+		v := &m.data.variants[i]
+		switch {
+		case m.hidden(i):
+			legend = append(legend, s.Dim.Render("("+v.label+" hidden)"))
+		case v.probe(l, p) == nil:
+			legend = append(legend, s.Dim.Render(v.label+": not measured"))
+		default:
+			legend = append(legend, m.legendEntry(i, v.label, "─", fm(vals[i])))
+		}
+	}
+	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
+		series = raise(series, m.data.variants[sel].label)
+	}
+	warm := m.chartWarmup(shown...)
+	if warm > 0 {
+		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))
+	}
+	legendLines := joinLegend(legend, w, 2)
 	gridH := len(layers) + 1
-	chartH := max(h-len(out)-1-gridH, (h-2)/2)
-	if chartH >= 4 {
-		out = append(out, m.chart(series, colors, glyphs, w, chartH, m.st.Log)...)
-		for len(out) < 1+chartH {
-			out = append(out, "")
-		}
+	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
+	if chartH >= 5 {
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
 	}
-	out = append(out, legend.String())
+	out = append(out, legendLines...)
 
 	// Grid: layers × variants.
 	nameW := m.layerNameWidth()
@@ -57,10 +74,15 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w))
-	rowsH := max(h-len(out), 1)
+	rowsH := max(h-len(out)-1, 1)
+	out = append(out, m.gridHead(hb.String(), len(out), nameW, cellW, first, last, rowsH, w))
+	fms := make([]func(float64) string, nv)
+	for i := first; i < last; i++ {
+		fms[i] = m.columnFormat(&m.data.variants[i], p)
+	}
+	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
-		return m.cell(&m.data.variants[v], li, p)
+		return m.cell(&m.data.variants[v], li, p, fms[v])
 	})...)
 	return out
 }

@@ -1,17 +1,22 @@
-// Package tui is normtop's terminal dashboard (Bubble Tea v2, Lip Gloss v2,
-// asciigraph). It renders probes.Frames, live from a probes.Feed or replayed
-// from a run file, with the same code, on six screens: overview, layers,
-// compare, spectrum, gradients and events.
+// Package tui is normtop's terminal dashboard (Bubble Tea v2, Lip Gloss v2).
+// It renders probes.Frames, live from a probes.Feed or replayed from a run
+// file, with the same code, on seven screens: overview, layers, compare,
+// spectrum, gradients, events and summary (where a finished run lands).
 //
-// Data flows one way: frames are ingested into bounded, downsampled
-// probes.History series (a store per run); View draws from History.View in
-// time proportional to the screen width, never to the run's length, and
-// caches its output so that it redraws only when a key, a resize or new
-// frames (coalesced to at most 20 redraws per second) change something.
-// The live dashboard waits on the feed's Ready channel and arms a timer only
-// while frames arrive, so an idle dashboard costs no CPU. The replay
-// dashboard reads its source in tea.Cmds only, one at a time.
+// Data flows one way: frames are ingested into bounded probes.History
+// series (a store per run). Every chart is one braille canvas (chart.go,
+// 2×4 dots a cell) with the variants overlaid on one y axis: round 1-2-5 or
+// decade ticks (ticks.go), and columns that keep each step range's minimum
+// and maximum (downsample.go), so a spike survives any width or zoom.
+// View costs time proportional to the screen, never to the run's length,
+// and caches its output so that it redraws only when a key, the mouse, a
+// resize or new frames (coalesced to at most 20 redraws per second) change
+// something. The live dashboard waits on the feed's Ready channel and arms
+// a timer only while frames arrive, so an idle dashboard costs no CPU; a
+// paused one leaves the feed alone. The replay dashboard reads its source
+// in tea.Cmds only, one at a time.
 //
-// Key handling is the pure function Navigate(State, key, Bounds) State.
-// It depends on probes only.
+// Key and mouse handling are the pure functions Navigate(State, key,
+// Bounds), Click and Wheel over State, tested without Bubble Tea; the
+// screens record the clickable zones they draw.
 package tui

@@ -2,45 +2,143 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
 
-// eventsView lists alerts oldest first with step, variant and layer. In
-// replay, Enter seeks to the selected alert's step.
+// eventRow is one line of the events screen: an alert, or a run of
+// outliers of one probe at one layer of one variant folded together.
+type eventRow struct {
+	event            // the latest alert of the row
+	first, count int // step of the first alert of the row, and how many
+}
+
+// eventRows filters the events (step order) by kind and variant (-1: all)
+// and folds repeated outliers of one (variant, layer, probe) into the row
+// of their first occurrence, which keeps the latest value and a count.
+func eventRows(evs []event, kind, variant int) []eventRow {
+	type key struct {
+		v, l int
+		p    probes.Probe
+	}
+	at := map[key]int{}
+	var rows []eventRow
+	for _, e := range evs {
+		if (kind >= 0 && int(e.Kind) != kind) || (variant >= 0 && e.variant != variant) {
+			continue
+		}
+		if e.Kind == probes.AlertOutlier {
+			k := key{e.variant, e.Layer, e.Probe}
+			if i, ok := at[k]; ok {
+				rows[i].event = e
+				rows[i].count++
+				continue
+			}
+			at[k] = len(rows)
+		}
+		rows = append(rows, eventRow{event: e, first: e.Step, count: 1})
+	}
+	return rows
+}
+
+// kindCounts counts the events of each kind.
+func kindCounts(evs []event) [probes.NumAlertKinds]int {
+	var n [probes.NumAlertKinds]int
+	for _, e := range evs {
+		if e.Kind < probes.NumAlertKinds {
+			n[e.Kind]++
+		}
+	}
+	return n
+}
+
+// rowSteps are the steps enter seeks to, one per row: the row's latest
+// alert.
+func rowSteps(rows []eventRow) []int {
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.Step
+	}
+	return out
+}
+
+// eventsView lists alerts in step order with step, variant and layer,
+// counts per kind in the title; f and F filter. In replay, enter seeks to
+// the selected row's step and pauses there.
 func (m *Model) eventsView(w, h int) []string {
 	s := m.styles
 	evs := m.data.events
-	title := s.Heading.Render(fmt.Sprintf("events (%d)", len(evs)))
-	if m.rd != nil {
-		title += s.Dim.Render(" · ↑/↓ select, enter: jump to its step")
+	counts := kindCounts(evs)
+	var parts []string
+	for k, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", probes.AlertKind(k), n))
+		}
+	}
+	title := s.Heading.Render(fmt.Sprintf("events %d", len(evs)))
+	if len(parts) > 0 {
+		title += s.Dim.Render(" (" + strings.Join(parts, " · ") + ")")
 	}
 	if m.data.dropped > 0 {
 		title += s.Dim.Render(fmt.Sprintf(" · %d older dropped", m.data.dropped))
 	}
-	out := []string{title}
-	if len(evs) == 0 {
-		return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
+	filter := "all kinds"
+	if m.st.EvKind >= 0 {
+		filter = probes.AlertKind(m.st.EvKind).String()
 	}
-	out = append(out, s.Heading.Render(fmt.Sprintf("%8s  %-18s %-14s %-12s %s", "step", "variant", "layer", "kind", "message")))
-	rows := h - len(out)
-	sel := clamp(m.st.Event, 0, len(evs)-1)
-	first := max(0, min(sel-rows/2, len(evs)-rows))
-	for i := first; i < min(first+rows, len(evs)); i++ {
-		e := &evs[i]
+	if m.st.EvVariant >= 0 && m.st.EvVariant < len(m.data.variants) {
+		filter += " · " + m.data.variants[m.st.EvVariant].label
+	} else {
+		filter += " · all variants"
+	}
+	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant)")}
+	if m.rd != nil {
+		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
+	}
+	rows := eventRows(evs, m.st.EvKind, m.st.EvVariant)
+	if len(rows) == 0 {
+		if len(evs) == 0 {
+			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
+		}
+		return append(out, "", s.Dim.Render("no alert matches the filter"))
+	}
+	vw := 18
+	if w < 100 {
+		vw = 12
+	}
+	lw := 11
+	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", lw, "layer", "kind", "message")))
+	n := h - len(out)
+	sel := clamp(m.st.Event, 0, len(rows)-1)
+	first := max(0, min(sel-n/2, len(rows)-n))
+	last := min(first+n, len(rows))
+	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
+		out[1] = withHint(out[1], s.Dim.Render(hint), w)
+	}
+	for i := first; i < last; i++ {
+		r := &rows[i]
 		layer := "–"
-		if e.Layer >= 0 && e.Layer < len(m.data.meta.Layers) {
-			layer = m.data.meta.Layers[e.Layer]
+		if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
+			layer = m.data.meta.Layers[r.Layer]
 		}
 		vname := "?"
-		if e.variant < len(m.data.variants) {
-			vname = m.data.variants[e.variant].label
+		if r.variant < len(m.data.variants) {
+			vname = m.data.variants[r.variant].label
 		}
-		line := fmt.Sprintf("%8d  %-18s %-14s %-12s %s", e.Step, truncName(vname, 18), truncName(layer, 14), e.Kind, e.Msg)
+		step := fmt.Sprint(r.Step)
+		msg := r.Msg
+		if r.count > 1 {
+			step = fmt.Sprintf("%d–%d", r.first, r.Step)
+			msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		} else if r.Kind == probes.AlertOutlier {
+			msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		}
+		line := fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), lw, truncName(layer, lw), r.Kind, msg)
 		switch {
 		case i == sel:
 			line = s.Selected.Render(fit(line, w))
-		case e.Kind == probes.AlertDivergence:
+		case r.Kind == probes.AlertDivergence:
 			line = s.Bad.Render(line)
 		default:
 			line = s.Warn.Render(line)

@@ -49,7 +49,11 @@ func runScreen(t *testing.T, m *Model, w, h int, keys ...string) string {
 	for _, k := range keys {
 		tm.Send(keyPress(k))
 	}
-	tm.Send(keyPress("q"))
+	// The fixture is a live run still going, where q asks first: end the
+	// program directly so that the screen is the keys' result.
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 	return fm.View().Content
 }
@@ -119,6 +123,32 @@ func TestGoldenNoColor(t *testing.T) {
 			out := runScreen(t, m, 100, 30, tc.keys...)
 			golden.RequireEqual(t, pinned(t, out, colorprofile.TrueColor))
 		})
+	}
+}
+
+// TestGoldenOverlaySummary: the overlay chart (Overview, with the cursor
+// and a zoom too) and the Summary screen at 80×24 and 160×48 in the
+// monochrome styles of NO_COLOR.
+func TestGoldenOverlaySummary(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string
+	}{
+		{"overview", nil},
+		{"overview_cursor_zoom", []string{"c", "left", "left", "left", "left", "z"}},
+		{"compare_overlay", []string{"3"}},
+		{"summary", []string{"7"}},
+		{"summary_sorted_train", []string{"7", "o", "o", "o", "o", "o", "o"}},
+		{"events_filtered", []string{"6", "f", "f"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				m := fixtureModel(4, 6, 200, Options{NoColor: true, RunPath: "runs/fixture.ntr"})
+				out := runScreen(t, m, size[0], size[1], tc.keys...)
+				golden.RequireEqual(t, pinned(t, out, colorprofile.TrueColor))
+			})
+		}
 	}
 }
 

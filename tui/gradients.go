@@ -8,7 +8,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-const gradCellW = 27
+const gradCellW = 30
 
 // gradients: the Theorem-1 view of Xu et al. For each layer and variant,
 // the mean of ∂ℓ/∂x next to the mean of ∂ℓ/∂y (normalization re-centres
@@ -39,9 +39,10 @@ func (m *Model) gradients(w, h int) []string {
 			st = s.Selected
 		}
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
-		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-9s%-9s%-9s", "mean∂x", "mean∂y", "var x/y")))
+		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-10s%-10s%-10s", "mean∂x", "mean∂y", "var x/y")))
 	}
-	out = append(out, withHint(hb.String(), s.Dim.Render(pageHint("variants", first, last, nv, "←/→")), w), sb.String())
+	headAt := len(out)
+	out = append(out, hb.String(), sb.String())
 
 	rowsH := len(layers)
 	chartH := h - len(out) - rowsH - 1
@@ -49,18 +50,27 @@ func (m *Model) gradients(w, h int) []string {
 		chartH = 0
 		rowsH = h - len(out)
 	}
+	out[headAt] = m.gridHead(out[headAt], headAt, nameW, gradCellW, first, last, rowsH, w)
+	m.layerZones(len(out), l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return gradCell(&m.data.variants[v], li)
 	})...)
 	if chartH > 0 {
 		v := &m.data.variants[vi]
-		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render("─ var ∂ℓ/∂x")+"  "+s.seriesStyle(1).Render("• var ∂ℓ/∂y")+s.Dim.Render(logNote(m.st.Log)))
-		series := [][]float64{
-			m.aligned(v.probe(l, probes.DxVar), w),
-			m.aligned(v.probe(l, probes.DyVar), w),
+		dx, dy := m.buckets(v.probe(l, probes.DxVar)), m.buckets(v.probe(l, probes.DyVar))
+		vx, vy := m.readoutVal(dx, false), m.readoutVal(dy, false)
+		fm := colFormat([]float64{vx, vy})
+		gx, gy := "─", "─"
+		if s.NoColor {
+			gx, gy = "x", "y"
 		}
-		out = append(out, m.chart(series, []int{0, 1}, []string{"", "•"}, w, chartH, m.st.Log)...)
+		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
+			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.st.Log)))
+		series := []chartSeries{
+			{label: "dx", color: 0, glyph: "x", bs: dx},
+			{label: "dy", color: 1, glyph: "y", bs: dy},
+		}
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup, len(out)))...)
 	}
 	return out
 }
@@ -87,17 +97,15 @@ func gradCell(v *variantData, l int) string {
 	if dyv != 0 && !math.IsNaN(dyv) {
 		ratio = dxv / dyv
 	}
-	return fmt.Sprintf("%-9s%-9s%-9s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
+	// Ten cells a value: -6.60e-10 is nine.
+	return fmt.Sprintf("%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
 }
 
-// fmtSci prints a gradient statistic compactly in scientific notation (they
-// span many decades, the point of the view).
+// fmtSci prints a gradient statistic in exponent notation, 3 significant
+// digits, every row alike (they span many decades, the point of the view).
 func fmtSci(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
+	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
+		return fmt3(v)
 	}
-	if v == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%.1e", v)
+	return fmtExp(v)
 }

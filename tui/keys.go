@@ -1,11 +1,12 @@
 package tui
 
 import (
-	"charm.land/bubbles/v2/key"
+	"strings"
+
 	"github.com/normtop/normtop/probes"
 )
 
-// Screen is one of the six dashboard screens.
+// Screen is one of the seven dashboard screens.
 type Screen int
 
 const (
@@ -15,10 +16,11 @@ const (
 	ScreenSpectrum
 	ScreenGradients
 	ScreenEvents
+	ScreenSummary
 	numScreens
 )
 
-var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events"}
+var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary"}
 
 // Title is the screen's name as shown in the tab bar.
 func (s Screen) Title() string {
@@ -26,27 +28,6 @@ func (s Screen) Title() string {
 		return screenTitles[s]
 	}
 	return "?"
-}
-
-// screenGuide is what each screen shows and what to look for, printed under
-// the full help (?) for the current screen.
-var screenGuide = [numScreens]string{
-	"Overview: train and val loss per variant on one step axis; gap = val loss − train loss smoothed since the " +
-		"last eval. Xu et al.: LayerNorm's bias and gain raise the risk of over-fitting (LayerNorm-simple often " +
-		"generalises better); AdaNorm aims to fix it. Status and steps/s per variant.",
-	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
-		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
-	"Compare: one probe (p) for every variant, per layer. PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
-		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
-		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4).",
-	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
-		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
-		"(fast decay = embeddings squeezed into a small subspace).",
-	"Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +
-		"layernorm-simple, detach-variance); detach-mean and detachnorm give mean ∂ℓ/∂y / σ. Keeping the σ " +
-		"derivative re-scales (shrinks var ∂ℓ/∂x): compare var x/y across variants; 'none' gives 1.",
-	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting; " +
-		"in replay, enter seeks to the selected event's step.",
 }
 
 // Replay speeds that + and - step through.
@@ -67,6 +48,20 @@ type State struct {
 	Quit    bool
 	Replay  bool    // replay keys are active
 	Speed   float64 // replay speed multiplier
+	// Confirm: q was pressed during a live run; q or y again quits, any
+	// other key cancels.
+	Confirm bool
+	// Cursor is the chart cursor's step, -1 when off (c toggles it; ←/→
+	// move it while it is on).
+	Cursor int
+	// ZoomSpan is how many steps the charts show (0: the whole run), ending
+	// at ZoomEnd (0: the latest step, following the run).
+	ZoomSpan, ZoomEnd int
+	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
+	EvKind            int    // events shown: -1 every kind, else a probes.AlertKind (f)
+	EvVariant         int    // events shown: -1 every variant, else one (F)
+	SortCol           int    // summary sort column (o); 0 = rank
+	SortRev           bool   // summary order reversed (O)
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
 	// consumes it and resets it to -1.
 	SeekTo int
@@ -80,6 +75,14 @@ type Bounds struct {
 	Step             int   // current replay position (highest step shown)
 	LastStep         int   // highest step known to exist (total steps when known)
 	SeekStride       int   // steps per [ or ]
+	// Probes lists the probes some variant measured: p and P visit only
+	// these (all probes when empty).
+	Probes []probes.Probe
+	// CellSteps is how many steps one chart column spans (the cursor's
+	// stride); Running: a live run is still training (q asks first).
+	CellSteps int
+	Running   bool
+	SortCols  int // columns of the summary table
 }
 
 // NewState returns the initial state.
@@ -87,33 +90,53 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1}
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
 // e.g. "left", "tab", "G", "space").
 func Navigate(s State, k string, b Bounds) State {
 	s.SeekTo = -1
-	if s.Help && k != "q" && k != "ctrl+c" {
-		// Any key closes the full help; ? toggles it.
+	if s.Help {
+		// Any key closes the full help and does nothing else (q included).
 		s.Help = false
+		return s
+	}
+	if s.Confirm {
+		s.Confirm = false
+		if k == "q" || k == "y" || k == "ctrl+c" {
+			s.Quit = true
+		}
 		return s
 	}
 	switch k {
 	case "q", "ctrl+c":
-		s.Quit = true
+		if b.Running && !s.Replay {
+			s.Confirm = true
+		} else {
+			s.Quit = true
+		}
 	case "?":
 		s.Help = !s.Help
-	case "1", "2", "3", "4", "5", "6":
+	case "1", "2", "3", "4", "5", "6", "7":
 		s.Screen = Screen(k[0] - '1')
 	case "tab":
 		s.Screen = (s.Screen + 1) % numScreens
 	case "shift+tab":
 		s.Screen = (s.Screen + numScreens - 1) % numScreens
-	case "left":
-		s.Variant = wrap(s.Variant-1, b.Variants)
-	case "right":
-		s.Variant = wrap(s.Variant+1, b.Variants)
+	case "left", "right", "shift+left", "shift+right":
+		d := 1
+		if strings.HasSuffix(k, "left") {
+			d = -1
+		}
+		if s.Cursor >= 0 {
+			if strings.HasPrefix(k, "shift+") {
+				d *= 10
+			}
+			s.Cursor = clamp(s.Cursor+d*max(b.CellSteps, 1), 1, max(b.Step, 1))
+		} else {
+			s.Variant = wrap(s.Variant+d, b.Variants)
+		}
 	case "up", "k":
 		if s.Screen == ScreenEvents {
 			s.Event = clamp(s.Event-1, 0, len(b.EventSteps)-1)
@@ -126,16 +149,49 @@ func Navigate(s State, k string, b Bounds) State {
 		} else {
 			s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
 		}
-	case "p":
-		s.Probe = (s.Probe + 1) % probes.NumProbes
-	case "P":
-		s.Probe = (s.Probe + probes.NumProbes - 1) % probes.NumProbes
+	case "p", "P":
+		s.Probe = nextProbe(s.Probe, k == "p", b.Probes)
 	case "l":
 		s.Log = !s.Log
 	case "s":
 		s.Smooth = !s.Smooth
 	case "space", " ":
 		s.Paused = !s.Paused
+	case "c":
+		if s.Cursor >= 0 {
+			s.Cursor = -1
+		} else {
+			s.Cursor = max(b.Step, 1)
+			if s.ZoomSpan > 0 && s.ZoomEnd > 0 {
+				s.Cursor = min(s.ZoomEnd, max(b.Step, 1))
+			}
+		}
+	case "esc":
+		s.Cursor = -1
+	case "z", "Z", "n", "0":
+		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
+	case "v":
+		if b.Variants > 0 && s.Variant < 64 {
+			s.Hidden ^= 1 << uint(s.Variant)
+		}
+	case "V":
+		s.Hidden = 0
+	case "f":
+		s.EvKind++
+		if s.EvKind >= int(probes.NumAlertKinds) {
+			s.EvKind = -1
+		}
+		s.Event = 0
+	case "F":
+		s.EvVariant++
+		if s.EvVariant >= b.Variants {
+			s.EvVariant = -1
+		}
+		s.Event = 0
+	case "o":
+		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
+	case "O":
+		s.SortRev = !s.SortRev
 	}
 	if !s.Replay {
 		return s
@@ -156,10 +212,102 @@ func Navigate(s State, k string, b Bounds) State {
 		s.SeekTo = max(b.LastStep, b.Step)
 	case "enter":
 		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
-			s.SeekTo = b.EventSteps[s.Event]
+			// A seek reads the frames before its target: one past the
+			// event's step shows that step itself, every variant at it,
+			// and the replay stops there to be looked at.
+			s.SeekTo = b.EventSteps[s.Event] + 1
+			s.Paused = true
 		}
 	}
 	return s
+}
+
+// zoomPresets are the "last N steps" windows n cycles through.
+var zoomPresets = []int{100, 1000, 10000, 100000}
+
+// zoom returns the chart window after z (halve the span, around the
+// cursor when it is on), Z (double it; the whole run once it covers it),
+// n (the next "last N steps" preset shorter than the run, then the whole
+// run) or 0 (the whole run).
+func zoom(s State, k string, b Bounds) (span, end int) {
+	last := max(b.Step, 1)
+	cur := s.ZoomSpan
+	if cur <= 0 || cur > last {
+		cur = last
+	}
+	switch k {
+	case "0":
+		return 0, 0
+	case "z":
+		span = max(cur/2, 8)
+		if s.Cursor >= 0 {
+			end = min(s.Cursor+span/2, last)
+			if end == last {
+				end = 0
+			}
+			return span, end
+		}
+		return span, s.ZoomEnd
+	case "Z":
+		span = cur * 2
+		if span >= last {
+			return 0, 0
+		}
+		end = s.ZoomEnd
+		if end > 0 {
+			end = min(end+span/4, last)
+			if end == last {
+				end = 0
+			}
+		}
+		return span, end
+	case "n":
+		// Next preset: the largest preset smaller than the current span.
+		for i := len(zoomPresets) - 1; i >= 0; i-- {
+			p := zoomPresets[i]
+			if p < cur {
+				return p, 0
+			}
+		}
+		return 0, 0
+	}
+	return s.ZoomSpan, s.ZoomEnd
+}
+
+// nextProbe moves to the next (or previous) probe in list, or in probe
+// order when the list is empty.
+func nextProbe(p probes.Probe, fwd bool, list []probes.Probe) probes.Probe {
+	if len(list) == 0 {
+		if fwd {
+			return (p + 1) % probes.NumProbes
+		}
+		return (p + probes.NumProbes - 1) % probes.NumProbes
+	}
+	idx := -1
+	for i, q := range list {
+		if q == p {
+			idx = i
+		}
+	}
+	switch {
+	case idx < 0 && fwd:
+		for _, q := range list {
+			if q > p {
+				return q
+			}
+		}
+		return list[0]
+	case idx < 0:
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i] < p {
+				return list[i]
+			}
+		}
+		return list[len(list)-1]
+	case fwd:
+		return list[(idx+1)%len(list)]
+	}
+	return list[(idx+len(list)-1)%len(list)]
 }
 
 // stepSpeed moves to the next preset speed above (dir > 0) or below the
@@ -193,53 +341,4 @@ func clamp(v, lo, hi int) int {
 		return lo
 	}
 	return min(max(v, lo), hi)
-}
-
-// keyMap feeds the bubbles help view; the bindings mirror Navigate.
-type keyMap struct {
-	replay                                             bool
-	screens, variant, layer, probe, log, smooth, pause key.Binding
-	speed, seek, ends, jump, help, quit                key.Binding
-}
-
-func newKeyMap(replay bool) keyMap {
-	b := func(keys []string, k, d string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, d))
-	}
-	return keyMap{
-		replay:  replay,
-		screens: b([]string{"1", "2", "3", "4", "5", "6", "tab"}, "1-6", "screen"),
-		variant: b([]string{"left", "right"}, "←/→", "variant"),
-		layer:   b([]string{"up", "down"}, "↑/↓", "layer"),
-		probe:   b([]string{"p", "P"}, "p", "probe"),
-		log:     b([]string{"l"}, "l", "log"),
-		smooth:  b([]string{"s"}, "s", "smooth"),
-		pause:   b([]string{"space"}, "space", "pause"),
-		speed:   b([]string{"+", "-"}, "+/-", "speed"),
-		seek:    b([]string{"[", "]"}, "[/]", "seek"),
-		ends:    b([]string{"g", "G"}, "g/G", "start/end"),
-		jump:    b([]string{"enter"}, "enter", "jump to event"),
-		help:    b([]string{"?"}, "?", "help"),
-		quit:    b([]string{"q"}, "q", "quit"),
-	}
-}
-
-// ShortHelp is the always-visible help bar.
-func (k keyMap) ShortHelp() []key.Binding {
-	if k.replay {
-		return []key.Binding{k.screens, k.variant, k.pause, k.speed, k.seek, k.help, k.quit}
-	}
-	return []key.Binding{k.screens, k.variant, k.layer, k.probe, k.pause, k.help, k.quit}
-}
-
-// FullHelp is shown by ?.
-func (k keyMap) FullHelp() [][]key.Binding {
-	cols := [][]key.Binding{
-		{k.screens, k.variant, k.layer, k.probe},
-		{k.log, k.smooth, k.pause, k.help, k.quit},
-	}
-	if k.replay {
-		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
-	}
-	return cols
 }

@@ -20,8 +20,8 @@ func TestNavigate(t *testing.T) {
 		{"screen 3", live, "3", with(live, func(s *State) { s.Screen = ScreenCompare })},
 		{"screen 6", live, "6", with(live, func(s *State) { s.Screen = ScreenEvents })},
 		{"tab", live, "tab", with(live, func(s *State) { s.Screen = ScreenLayers })},
-		{"tab wraps", with(live, func(s *State) { s.Screen = ScreenEvents }), "tab", live},
-		{"shift+tab wraps", live, "shift+tab", with(live, func(s *State) { s.Screen = ScreenEvents })},
+		{"tab wraps", with(live, func(s *State) { s.Screen = ScreenSummary }), "tab", live},
+		{"shift+tab wraps", live, "shift+tab", with(live, func(s *State) { s.Screen = ScreenSummary })},
 		{"right", live, "right", with(live, func(s *State) { s.Variant = 1 })},
 		{"left wraps", live, "left", with(live, func(s *State) { s.Variant = 2 })},
 		{"right wraps", with(live, func(s *State) { s.Variant = 2 }), "right", live},
@@ -40,7 +40,8 @@ func TestNavigate(t *testing.T) {
 		{"help", live, "?", with(live, func(s *State) { s.Help = true })},
 		{"any key closes help", with(live, func(s *State) { s.Help = true }), "3", live},
 		{"q quits", live, "q", with(live, func(s *State) { s.Quit = true })},
-		{"q quits from help", with(live, func(s *State) { s.Help = true }), "q", with(live, func(s *State) { s.Help = true; s.Quit = true })},
+		{"q only closes help", with(live, func(s *State) { s.Help = true }), "q", live},
+		{"ctrl+c only closes help", with(live, func(s *State) { s.Help = true }), "ctrl+c", live},
 		{"ctrl+c quits", live, "ctrl+c", with(live, func(s *State) { s.Quit = true })},
 		{"unknown key", live, "x", live},
 		// Replay keys are inert live.
@@ -59,7 +60,7 @@ func TestNavigate(t *testing.T) {
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 300 })},
 		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
-			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 90 })},
+			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 91; s.Paused = true })},
 		{"enter elsewhere does nothing", replay, "enter", replay},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay},
 	}
@@ -67,6 +68,65 @@ func TestNavigate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Navigate(tc.in, tc.key, b)
 			if got != tc.want {
+				t.Errorf("Navigate(%+v, %q) = %+v, want %+v", tc.in, tc.key, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNavigateV2: the chart cursor, zoom, variant toggles, event filters,
+// probe skipping, and the quit confirmation of a live run.
+func TestNavigateV2(t *testing.T) {
+	b := Bounds{Variants: 3, Layers: 4, Step: 1000, LastStep: 1000, CellSteps: 10, SortCols: 10,
+		Probes: []probes.Probe{probes.DistMu, probes.GMu, probes.DxVar}}
+	run := b
+	run.Running = true
+	live := NewState(false, 1)
+	with := func(s State, f func(*State)) State { f(&s); return s }
+	cur := with(live, func(s *State) { s.Cursor = 500 })
+	tests := []struct {
+		name string
+		in   State
+		key  string
+		b    Bounds
+		want State
+	}{
+		{"c turns the cursor on at the latest step", live, "c", b, with(live, func(s *State) { s.Cursor = 1000 })},
+		{"c turns it off", cur, "c", b, live},
+		{"esc turns it off", cur, "esc", b, live},
+		{"cursor left by one column", cur, "left", b, with(live, func(s *State) { s.Cursor = 490 })},
+		{"cursor right ×10", cur, "shift+right", b, with(live, func(s *State) { s.Cursor = 600 })},
+		{"cursor clamps at the end", cur, "shift+right", Bounds{Step: 520, CellSteps: 10}, with(live, func(s *State) { s.Cursor = 520 })},
+		{"cursor clamps at step 1", with(live, func(s *State) { s.Cursor = 3 }), "left", b, with(live, func(s *State) { s.Cursor = 1 })},
+		{"z halves, following the end", live, "z", b, with(live, func(s *State) { s.ZoomSpan = 500 })},
+		{"z around the cursor", cur, "z", b, with(cur, func(s *State) { s.ZoomSpan = 500; s.ZoomEnd = 750 })},
+		{"Z doubles", with(live, func(s *State) { s.ZoomSpan = 200 }), "Z", b, with(live, func(s *State) { s.ZoomSpan = 400 })},
+		{"Z back to all", with(live, func(s *State) { s.ZoomSpan = 500 }), "Z", b, live},
+		{"0 shows all", with(live, func(s *State) { s.ZoomSpan = 50; s.ZoomEnd = 70 }), "0", b, live},
+		{"n: last 100 steps of 1000", live, "n", b, with(live, func(s *State) { s.ZoomSpan = 100 })},
+		{"n after the shortest: all", with(live, func(s *State) { s.ZoomSpan = 100 }), "n", b, live},
+		{"v hides the selected variant", with(live, func(s *State) { s.Variant = 2 }), "v", b, with(live, func(s *State) { s.Variant = 2; s.Hidden = 4 })},
+		{"v again shows it", with(live, func(s *State) { s.Hidden = 1 }), "v", b, live},
+		{"V shows all", with(live, func(s *State) { s.Hidden = 7 }), "V", b, live},
+		{"f: next kind", live, "f", b, with(live, func(s *State) { s.EvKind = 0 })},
+		{"f wraps to all", with(live, func(s *State) { s.EvKind = int(probes.NumAlertKinds) - 1 }), "f", b, live},
+		{"F: a variant", live, "F", b, with(live, func(s *State) { s.EvVariant = 0 })},
+		{"F wraps to all", with(live, func(s *State) { s.EvVariant = 2 }), "F", b, live},
+		{"p skips unmeasured probes", with(live, func(s *State) { s.Probe = probes.GMu }), "p", b, with(live, func(s *State) { s.Probe = probes.DxVar })},
+		{"p wraps in the list", with(live, func(s *State) { s.Probe = probes.DxVar }), "p", b, live},
+		{"P from outside the list", with(live, func(s *State) { s.Probe = probes.GVar }), "P", b, with(live, func(s *State) { s.Probe = probes.GMu })},
+		{"o sorts by the next column", live, "o", b, with(live, func(s *State) { s.SortCol = 1 })},
+		{"O reverses", live, "O", b, with(live, func(s *State) { s.SortRev = true })},
+		{"q on a live run asks", live, "q", run, with(live, func(s *State) { s.Confirm = true })},
+		{"q twice quits", with(live, func(s *State) { s.Confirm = true }), "q", run, with(live, func(s *State) { s.Quit = true })},
+		{"y quits", with(live, func(s *State) { s.Confirm = true }), "y", run, with(live, func(s *State) { s.Quit = true })},
+		{"another key cancels and does nothing", with(live, func(s *State) { s.Confirm = true }), "3", run, live},
+		{"q on an ended live run quits", live, "q", b, with(live, func(s *State) { s.Quit = true })},
+		{"? then q does not quit", with(live, func(s *State) { s.Help = true }), "q", run, live},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Navigate(tc.in, tc.key, tc.b); got != tc.want {
 				t.Errorf("Navigate(%+v, %q) = %+v, want %+v", tc.in, tc.key, got, tc.want)
 			}
 		})

@@ -71,7 +71,8 @@ func isOutlier(alerted bool, bs []probes.Bucket) bool {
 
 // cell renders one sparkline + latest value, highlighted when an outlier.
 // It reads one View of sparkW buckets from the series: O(capacity) once.
-func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
+// fm is the column's number format (colFormat over the column).
+func (m *Model) cell(v *variantData, l int, p probes.Probe, fm func(float64) string) string {
 	h := v.probe(l, p)
 	if h == nil {
 		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
@@ -79,11 +80,25 @@ func (m *Model) cell(v *variantData, l int, p probes.Probe) string {
 	bs := h.View(sparkW)
 	_, last, _ := h.Last()
 	spark := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW)
-	val := fmt.Sprintf("%-*s", valueW, fmtVal(last))
+	val := fmt.Sprintf("%-*s", valueW, fm(last))
 	if isOutlier(v.outlier[l][p] > 0, bs) {
 		return m.styles.Outlier.Render(spark+"!"+val) + " "
 	}
 	return spark + " " + val + " "
+}
+
+// columnFormat is the number format of probe p's latest values over
+// every layer of v: one exponent style for the whole column.
+func (m *Model) columnFormat(v *variantData, p probes.Probe) func(float64) string {
+	vals := make([]float64, 0, len(m.data.meta.Layers))
+	for l := range m.data.meta.Layers {
+		if h := v.probe(l, p); h != nil {
+			if _, x, ok := h.Last(); ok {
+				vals = append(vals, x)
+			}
+		}
+	}
+	return colFormat(vals)
 }
 
 // visibleProbes lists the probes variant v measured, in probe order.
@@ -148,7 +163,19 @@ func (m *Model) layersView(w, h int) []string {
 		detailH = 0
 		rowsH = h - len(out)
 	}
+	m.layerZones(len(out), m.st.Layer, rowsH, nameW)
+	var fms [probes.NumProbes]func(float64) string
+	for _, p := range ps[first:last] {
+		fms[p] = m.columnFormat(v, p)
+	}
 	lfirst := window(m.st.Layer, rowsH, len(layers))
+	if hint := pageHint("layers", lfirst, min(lfirst+rowsH, len(layers)), len(layers), "↑/↓"); hint != "" {
+		out[1] = joinLR(out[1], s.Dim.Render(hint), w)
+	}
+	for k, p := range ps[first:last] {
+		x := nameW + k*cellW
+		m.zones = append(m.zones, zone{kind: zoneProbe, x0: x, x1: x + cellW, y0: headerH + 1, y1: headerH + 2, val: int(p)})
+	}
 	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
 		var rb strings.Builder
 		name := fmt.Sprintf("%-*s", nameW, truncName(layers[l], nameW-1))
@@ -158,16 +185,21 @@ func (m *Model) layersView(w, h int) []string {
 			rb.WriteString(name)
 		}
 		for _, p := range ps[first:last] {
-			rb.WriteString(m.cell(v, l, p))
+			rb.WriteString(m.cell(v, l, p, fms[p]))
 		}
 		out = append(out, rb.String())
 	}
 	if detailH > 0 && m.st.Layer < len(layers) {
 		l := m.st.Layer
 		p := m.st.Probe
-		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: %s", layers[l], p, probeDoc[p])))
-		series := [][]float64{m.aligned(v.probe(l, p), w)}
-		out = append(out, m.chart(series, []int{vi}, nil, w, detailH, m.st.Log)...)
+		bs := m.buckets(v.probe(l, p))
+		cap := fmt.Sprintf("%s · %s = %s: %s", layers[l], p, m.readout(bs), probeDoc[p])
+		if v.warmup > 0 {
+			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", v.warmup)
+		}
+		out = append(out, withNote(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
+		series := []chartSeries{{label: v.label, color: vi, bs: bs}}
+		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,10 +159,40 @@ func TestLiveFeedClosed(t *testing.T) {
 	if !m.ended || m.data.frames != 10 {
 		t.Fatalf("ended=%v frames=%d", m.ended, m.data.frames)
 	}
+	if m.st.Screen != ScreenSummary {
+		t.Fatalf("the finished run is on %s, want Summary", m.st.Screen.Title())
+	}
+	// And q quits at once: nothing is left to stop.
+	m.Update(keyPress("1"))
+	if _, cmd := m.Update(keyPress("q")); cmd == nil || !m.st.Quit {
+		t.Fatal("q on an ended live run did not quit")
+	}
 }
 
-// TestLivePauseFreezesDisplay: while paused, frames are still ingested but
-// the tick does not redraw; a key does.
+// TestLiveQuitAsks: q on a running live run asks first; another key
+// cancels; q twice quits.
+func TestLiveQuitAsks(t *testing.T) {
+	m := newLive(fixtureMeta(1, 1, 10), newFakeFeed(), Options{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if _, cmd := m.Update(keyPress("q")); cmd != nil || !m.st.Confirm {
+		t.Fatal("q on a running live run did not ask")
+	}
+	if !strings.Contains(m.View().Content, "stop the live run and quit?") {
+		t.Fatal("the question is not shown")
+	}
+	m.Update(keyPress("x"))
+	if m.st.Confirm || m.st.Quit {
+		t.Fatal("another key did not cancel")
+	}
+	m.Update(keyPress("q"))
+	if _, cmd := m.Update(keyPress("q")); cmd == nil || !m.st.Quit {
+		t.Fatal("q twice did not quit")
+	}
+}
+
+// TestLivePauseFreezesDisplay: while paused the feed is left alone (it
+// coalesces), so neither the tick nor a key that changes the screen shows
+// new data; space takes the frames and redraws.
 func TestLivePauseFreezesDisplay(t *testing.T) {
 	meta := fixtureMeta(1, 1, 50)
 	feed := newFakeFeed()
@@ -175,10 +206,15 @@ func TestLivePauseFreezesDisplay(t *testing.T) {
 	if m.View().Content != frozen {
 		t.Fatal("paused display changed on a render tick")
 	}
-	if m.data.frames != 50 {
-		t.Fatalf("paused dashboard dropped frames: %d", m.data.frames)
+	m.Update(keyPress("7"))
+	m.Update(keyPress("1"))
+	if m.View().Content != frozen || m.data.frames != 0 {
+		t.Fatalf("paused display took new data on a screen change (frames %d)", m.data.frames)
 	}
 	m.Update(keyPress("space"))
+	if m.data.frames != 50 {
+		t.Fatalf("unpausing ingested %d frames, want 50", m.data.frames)
+	}
 	if m.View().Content == frozen {
 		t.Fatal("unpausing did not redraw")
 	}

@@ -84,6 +84,8 @@ type Model struct {
 	buf       []probes.Frame
 	tickArmed bool
 	ended     bool // the feed was closed
+	feedHeld  bool // the feed signalled while paused; drained on resume
+	landed    bool // the finished run was shown on the Summary screen once
 
 	// replay
 	rd        *reader
@@ -108,6 +110,7 @@ type Model struct {
 	// rendering
 	dirty bool
 	cache string
+	zones []zone // clickable regions of the cached screen
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -199,6 +202,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.dirty = true
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg.String())
+	case tea.MouseClickMsg:
+		if msg.Button == tea.MouseLeft {
+			return m, m.onState(Click(m.st, m.zones, msg.X, msg.Y))
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp, tea.MouseWheelDown:
+			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
+		}
 	case feedReadyMsg:
 		return m, m.onFeed()
 	case renderTickMsg:
@@ -236,24 +248,49 @@ func (m *Model) bounds() Bounds {
 	if stride == 0 {
 		stride = max(m.data.step/20, 10)
 	}
+	var measured []probes.Probe
+	if m.st.Screen == ScreenCompare {
+		vs := make([]*variantData, len(m.data.variants))
+		for i := range vs {
+			vs[i] = &m.data.variants[i]
+		}
+		measured = visibleProbes(vs...)
+	} else if m.st.Screen == ScreenLayers && len(m.data.variants) > 0 {
+		measured = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, len(m.data.variants)-1)])
+	}
 	return Bounds{
 		Variants:   len(m.data.variants),
 		Layers:     len(m.data.meta.Layers),
-		EventSteps: m.data.eventSteps(),
+		EventSteps: rowSteps(eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)),
 		Step:       m.data.step,
 		LastStep:   max(m.data.total, m.data.step),
 		SeekStride: stride,
+		Probes:     measured,
+		CellSteps:  m.cellSteps(m.w),
+		Running:    m.feed != nil && !m.ended,
+		SortCols:   len(summaryCols),
 	}
 }
 
 func (m *Model) onKey(k string) tea.Cmd {
+	return m.onState(Navigate(m.st, k, m.bounds()))
+}
+
+// onState applies the state a key or the mouse produced: quit, seek,
+// resume.
+func (m *Model) onState(next State) tea.Cmd {
 	wasPaused := m.st.Paused
-	m.st = Navigate(m.st, k, m.bounds())
+	m.st = next
 	m.dirty = true
 	if m.st.Quit {
 		return tea.Quit
 	}
 	if m.rd == nil {
+		if wasPaused && !m.st.Paused && m.feedHeld {
+			// Frames arrived while paused: take them now.
+			m.feedHeld = false
+			return m.onFeed()
+		}
 		return nil
 	}
 	if m.st.SeekTo >= 0 {
@@ -274,6 +311,13 @@ func (m *Model) onKey(k string) tea.Cmd {
 // onFeed drains the live feed. The render tick is armed only here, so with
 // no frames arriving nothing but the blocked waitFeed is outstanding.
 func (m *Model) onFeed() tea.Cmd {
+	if m.st.Paused && !m.feed.Closed() {
+		// Paused: leave the frames in the feed (it coalesces plain frames
+		// and keeps alerts, evals and status changes), so the screen stays
+		// exactly as it was, whatever key is pressed, until space.
+		m.feedHeld = true
+		return nil
+	}
 	m.buf = m.feed.Drain(m.buf[:0])
 	for i := range m.buf {
 		m.data.add(&m.buf[i])
@@ -290,10 +334,23 @@ func (m *Model) onFeed() tea.Cmd {
 		// is drained, stop waiting.
 		m.ended = true
 		m.dirty = true
+		m.landOnSummary()
 	} else {
 		cmds = append(cmds, waitFeed(m.feed))
 	}
 	return tea.Batch(cmds...)
+}
+
+// landOnSummary switches to the Summary screen once, when the run ends
+// (the live feed closes, or a replay reads to the end of a finished run),
+// from the Overview only: a screen the user chose stays put (the end can
+// come just after the key that chose it).
+func (m *Model) landOnSummary() {
+	if m.landed || m.st.Help || m.st.Screen != ScreenOverview {
+		return
+	}
+	m.landed = true
+	m.st.Screen = ScreenSummary
 }
 
 // startSeek moves the replay to target: backward resets the histories and
@@ -371,6 +428,9 @@ func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
 		if msg.ended {
 			m.srcEnded = true
 			m.dirty = true
+			if m.seeking < 0 || msg.reached {
+				m.landOnSummary()
+			}
 		}
 		if m.seeking >= 0 && m.pendSeek < 0 {
 			if !msg.reached {
@@ -381,6 +441,11 @@ func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
 			m.seeking, m.catchUp = -1, false
 			m.clock = m.rd.lastTime
 			m.dirty = true
+		}
+		if msg.eof && !m.opt.Follow && m.seeking < 0 && m.finished() {
+			// A plain replay read the whole run and every variant stopped:
+			// the result is what is left to look at.
+			m.landOnSummary()
 		}
 		if msg.eof && m.opt.Follow && m.seeking < 0 && !m.following {
 			m.following = true

@@ -3,123 +3,196 @@ package tui
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
 
-const overviewMinCol = 26 // narrowest variant column
-
-// overview: one column per variant with train/val loss, gap, status and
-// speed. Variants that do not fit page with ←/→.
+// overview: who is winning. One chart overlays every variant's train loss
+// (lines) and val loss (markers) on one y axis; below it the variants are
+// ranked by their latest val metric.
 func (m *Model) overview(w, h int) []string {
+	s := m.styles
 	nv := len(m.data.variants)
 	if nv == 0 {
 		return []string{"no variants in this run"}
 	}
-	ncols := min(nv, max(1, w/overviewMinCol))
-	colW := w / ncols
-	first := window(m.st.Variant, ncols, nv)
-	blocks := make([][]string, 0, ncols)
-	widths := make([]int, 0, ncols)
-	for i := first; i < first+ncols; i++ {
-		cw := colW
-		if i == first+ncols-1 {
-			cw = w - colW*(ncols-1)
-		}
-		blocks = append(blocks, m.overviewColumn(i, cw-1, h))
-		widths = append(widths, cw)
-	}
-	out := hcat(blocks, widths, h)
-	if ncols < nv {
-		out[h-1] = m.styles.Dim.Render(fmt.Sprintf("variants %d–%d of %d (←/→)", first+1, first+ncols, nv))
-	}
-	return out
-}
-
-func (m *Model) overviewColumn(i, w, h int) []string {
-	s := m.styles
-	v := &m.data.variants[i]
-	out := make([]string, 0, h)
-	title := s.seriesStyle(i).Bold(true).Render(v.label)
-	if i == m.st.Variant {
-		title = s.Selected.Render("▸ ") + title
-	}
-	out = append(out, joinLR(title, m.statusBadge(v), w))
-
-	infoH := 5
+	st := m.data.standings()
+	order := rank(st, m.data.meta.Metric)
+	// The chart gets two thirds of the height; the ranking pages beyond.
+	tableRows := min(len(st), max(3, (h-4)/3))
 	scale := "loss"
 	if m.st.Log {
-		scale = "loss (log10)"
+		scale = "loss (log axis)"
 	}
-	out = append(out, s.Dim.Render(scale+"  ─ train  • val"))
-	chartH := h - len(out) - infoH
-	if chartH >= 3 {
-		cw := w
-		series := [][]float64{
-			m.aligned(v.series(probes.SeriesTrainLoss), cw),
-			m.aligned(v.series(probes.SeriesValLoss), cw),
+	title := s.Heading.Render(scale) + s.Dim.Render(" · train ─ and val • of every variant on one axis")
+	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w)}
+
+	var series []chartSeries
+	vals := make([]float64, 0, 2*nv) // train, val of each variant
+	for i := range m.data.variants {
+		v := &m.data.variants[i]
+		if m.hidden(i) {
+			vals = append(vals, math.NaN(), math.NaN())
+			continue
 		}
-		lines := m.chart(series, []int{i, i}, []string{"", "•"}, cw, chartH, m.st.Log)
-		for len(lines) < chartH {
-			lines = append(lines, "")
-		}
-		out = append(out, lines...)
+		tr := m.buckets(v.series(probes.SeriesTrainLoss))
+		va := m.buckets(v.series(probes.SeriesValLoss))
+		series = append(series,
+			chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: tr},
+			chartSeries{label: v.label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
+	fm := colFormat(vals)
+	var legend []string
+	for i := range m.data.variants {
+		if m.hidden(i) {
+			legend = append(legend, s.Dim.Render("("+m.data.variants[i].label+" hidden: v)"))
+			continue
+		}
+		// The table below has every variant's latest values: the legend
+		// reads them only at the cursor.
+		value := ""
+		if m.st.Cursor >= 0 {
+			value = fm(vals[2*i]) + " • " + fm(vals[2*i+1])
+		}
+		legend = append(legend, m.legendEntry(i, m.data.variants[i].label, "─", value))
+	}
+	// The selected variant is drawn last: on top where lines cross.
+	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
+		series = raise(series, m.data.variants[sel].label)
+	}
+	legendLines := joinLegend(legend, w, 2+min(m.st.Cursor+1, 1))
+	chartH := h - len(out) - len(legendLines) - tableRows - 1
+	if chartH >= 5 {
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...)
+	}
+	out = append(out, legendLines...)
+	return append(out, m.rankTable(st, order, w, h-len(out), len(out))...)
+}
+
+// raise moves the series of one label to the end (drawn last, on top).
+func raise(series []chartSeries, label string) []chartSeries {
+	out := make([]chartSeries, 0, len(series))
+	var top []chartSeries
+	for _, c := range series {
+		if c.label == label || c.label == label+" val" {
+			top = append(top, c)
+		} else {
+			out = append(out, c)
+		}
+	}
+	return append(out, top...)
+}
+
+// rankTable is the overview's ranking: rank, variant, val metric, val and
+// train loss, gap, step, speed, status, in at most h lines.
+func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
+	s := m.styles
 	metric := m.data.meta.Metric
-	val, gap, met := "–", "–", "–"
-	if v.haveVal {
-		val = fmtVal(v.lastVal)
-		if !math.IsNaN(v.lastGap) {
-			gap = fmt.Sprintf("%+.4f", v.lastGap)
+	nameW := 8
+	for _, x := range st {
+		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+	}
+	cols := []column{
+		{head: "#", w: 2, right: true},
+		{head: "variant", w: min(nameW, max(16, w/4))},
+		{head: "val " + metricName(metric), w: 8, right: true},
+		{head: "val loss", w: 8, right: true, drop: 2},
+		{head: "train", w: 8, right: true},
+		{head: "gap", w: 8, right: true, drop: 3},
+		{head: "step", w: 7, right: true, drop: 4},
+		{head: "steps/s", w: 7, right: true, drop: 5},
+		{head: "status", w: 16, drop: 1},
+	}
+	keep := fitColumns(cols, w)
+	heads := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = c.head
+	}
+	out := []string{s.Heading.Render(tableLine(cols, keep, heads))}
+	rows := max(h-1, 1)
+	if rows < len(order) {
+		rows = max(rows-1, 1) // a line for "n of m"
+	}
+	sel := 0
+	for r, j := range order {
+		for _, i := range st[j].idx {
+			if i == m.st.Variant {
+				sel = r
+			}
 		}
-		met = fmtMetric(metric, v.lastMetric)
 	}
-	train := "–"
-	if h := v.series(probes.SeriesTrainLoss); h != nil {
-		if _, t, ok := h.Last(); ok {
-			train = fmtVal(t)
+	first := window(sel, rows, len(order))
+	last := min(first+rows, len(order))
+	fv := make([]float64, 0, len(st))
+	for _, x := range st {
+		fv = append(fv, x.val, x.train, x.gap)
+	}
+	num := colFormat(fv)
+	for r := first; r < last; r++ {
+		x := &st[order[r]]
+		i := x.idx[0]
+		name := x.label
+		if len(x.idx) > 1 {
+			name += fmt.Sprintf(" ×%d", len(x.idx))
 		}
+		mark := "  "
+		if r == 0 && x.haveVal {
+			mark = "★ "
+		}
+		name = mark + name
+		met, val, gap := "–", "–", "–"
+		if x.haveVal {
+			met = fmtMetric(metric, x.metric)
+			val, gap = num(x.val), num(x.gap)
+		}
+		cells := []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
+			fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+		line := tableLine(cols, keep, cells)
+		switch {
+		case m.selected(x):
+			line = s.Selected.Render(line)
+		case m.hidden(i):
+			line = s.Dim.Render(line)
+		default:
+			line = s.seriesStyle(i).Render(line)
+		}
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
+		out = append(out, line)
 	}
-	out = append(out,
-		fmt.Sprintf("train %-8s val %s", train, val),
-		fmt.Sprintf("gap   %-8s %s %s", gap, metricName(metric), met),
-		fmt.Sprintf("step  %-8d %.1f/s", v.step, v.stepsPerSec),
-	)
-	if v.lastTest != nil {
-		out = append(out, fmt.Sprintf("test  %-8s %s %s", fmtVal(v.lastTest.Loss), metricName(metric), fmtMetric(metric, v.lastTest.Metric)))
-	} else {
-		out = append(out, s.Dim.Render(v.specLine(m.data.meta.Variants[i])))
-	}
-	for j := range out {
-		out[j] = fit(out[j], w)
+	if hint := pageHint("variants", first, last, len(order), "←/→"); hint != "" {
+		out = append(out, s.Dim.Render(hint))
 	}
 	return out
 }
 
-// specLine shows a variant's options on their own line: the column title
-// (the full spec) is often too narrow to show them.
-func (v *variantData) specLine(vm probes.VariantMeta) string {
-	if _, opts, ok := strings.Cut(vm.Spec, ":"); ok && opts != "" {
-		return "opts  " + opts
+// selected reports whether the selected variant is one of x's.
+func (m *Model) selected(x *standing) bool {
+	for _, i := range x.idx {
+		if i == m.st.Variant {
+			return true
+		}
 	}
-	return ""
+	return false
 }
 
-func (m *Model) statusBadge(v *variantData) string {
-	s := m.styles
-	switch v.status {
+// statusText is a standing's status in words.
+func (m *Model) statusText(x *standing) string {
+	switch x.status {
 	case probes.Diverged:
-		return s.Bad.Render(fmt.Sprintf("diverged at %d", v.stoppedAt))
-	case probes.Done:
-		return s.Good.Render("done")
+		return fmt.Sprintf("diverged at %d", x.stopped)
 	case probes.Stopped:
-		return s.Warn.Render(fmt.Sprintf("stopped at %d", v.stoppedAt))
+		return fmt.Sprintf("stopped at %d", x.stopped)
+	case probes.Done:
+		if x.step == 0 {
+			return "waiting"
+		}
+		return "done"
 	}
-	if v.step == 0 {
-		return s.Dim.Render("waiting")
+	if x.step == 0 {
+		return "waiting"
 	}
-	return s.Good.Render("running")
+	return "running"
 }
 
 func metricName(metric string) string {
@@ -132,9 +205,11 @@ func metricName(metric string) string {
 	return metric
 }
 
+// fmtMetric writes a metric value: accuracy as a percentage with 3
+// significant digits, anything else (bpc) as fmt3.
 func fmtMetric(metric string, v float64) string {
 	if metric == "accuracy" {
-		return fmt.Sprintf("%.2f%%", 100*v)
+		return fmt3(100*v) + "%"
 	}
-	return fmtVal(v)
+	return fmt3(v)
 }

@@ -54,6 +54,29 @@ func newReplayFixture(steps int, opt Options) (*Model, *sliceSource) {
 	return m, src
 }
 
+// TestReplayLandsOnSummary: a replay that reads the whole of a finished
+// run shows its Summary, once: the screen can be left again.
+func TestReplayLandsOnSummary(t *testing.T) {
+	m, _ := newReplayFixture(200, Options{Speed: 64})
+	drive(t, m, m.Init(), 1000, nil)
+	if m.st.Screen != ScreenSummary {
+		t.Fatalf("finished replay on %s, want Summary", m.st.Screen.Title())
+	}
+	m.Update(keyPress("1"))
+	_, cmd := m.Update(keyPress("G"))
+	drive(t, m, cmd, 1000, nil)
+	if m.st.Screen != ScreenOverview {
+		t.Fatalf("landed twice: %s", m.st.Screen.Title())
+	}
+	// A screen the user chose is not taken away at the end.
+	m, _ = newReplayFixture(200, Options{Speed: 64})
+	m.Update(keyPress("5"))
+	drive(t, m, m.Init(), 1000, nil)
+	if m.st.Screen != ScreenGradients {
+		t.Fatalf("the end moved the user from Gradients to %s", m.st.Screen.Title())
+	}
+}
+
 func TestReplayPlaysToEndThenIdles(t *testing.T) {
 	m, src := newReplayFixture(200, Options{Speed: 64})
 	left := drive(t, m, m.Init(), 1000, nil)
@@ -115,8 +138,13 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 	// Events: outlier @120, overfit @180 (no adanorm with 3 variants).
 	_, cmd := m.Update(keyPress("enter"))
 	drive(t, m, cmd, 1000, nil)
-	if m.data.step != 119 {
-		t.Fatalf("enter on the event at step 120 left the replay at step %d", m.data.step)
+	if m.data.step != 120 || !m.st.Paused {
+		t.Fatalf("enter on the event at step 120 left the replay at step %d (paused %v)", m.data.step, m.st.Paused)
+	}
+	for i := range m.data.variants {
+		if s := m.data.variants[i].step; s != 120 && m.data.variants[i].status == probes.Running {
+			t.Fatalf("variant %d at step %d, want 120", i, s)
+		}
 	}
 }
 
@@ -218,5 +246,18 @@ func TestReplayOneClock(t *testing.T) {
 	m.tickPending = true
 	if _, cmd := m.Update(replayTickMsg{gen: m.gen - 1}); cmd != nil || !m.tickPending {
 		t.Fatal("stale tick acted")
+	}
+}
+
+// TestReplayHelpFits: at 80×24 the full help of a replay shows every key,
+// its columns in bands rather than cut at the right edge.
+func TestReplayHelpFits(t *testing.T) {
+	m, _ := newReplayFixture(50, Options{NoColor: true})
+	m.Update(keyPress("?"))
+	out := m.View().Content
+	for _, want := range []string{"filter kind/variant", "sort/reverse", "start/end", "jump to event", "next/prev screen"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
 	}
 }

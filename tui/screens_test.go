@@ -51,16 +51,16 @@ func TestScreenFacts(t *testing.T) {
 		keys   []string
 		want   []string
 	}{
-		{ScreenOverview, []string{"right", "right", "right"}, []string{
-			"diverged at 150", // adanorm, page 2
-			"step  150",
-		}},
 		{ScreenOverview, nil, []string{
+			"diverged at 150", // adanorm, ranked last
 			"done",
-			fmt.Sprintf("train %-8s", fmtVal(last(0).TrainLoss)),
-			fmt.Sprintf("test  %-8s acc 88.00%%", fmtVal(last(0).Eval[1].Loss)),
-			"gap   +0.0400", // fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
-			"50.0/s",
+			fmtVal(last(0).TrainLoss),
+			"0.0400", // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
+			"50.0",
+			"train ─ and val •",
+		}},
+		{ScreenSummary, nil, []string{
+			"★", "final acc", "diverged at 150", fmtVal(last(0).TrainLoss), "88.0%",
 		}},
 		// batchnorm (variant 1), layer block0.ln2 had an outlier alert on dist_var.
 		{ScreenLayers, []string{"right", "p"}, []string{"batchnorm", "block0.ln2", "!"}},
@@ -72,7 +72,7 @@ func TestScreenFacts(t *testing.T) {
 		}},
 		// dx_var/dy_var = 1e-4/2e-4 in the fixture.
 		{ScreenGradients, nil, []string{"0.5", "mean∂x", "var x/y"}},
-		{ScreenEvents, nil, []string{"events (3)", "outlier", "divergence", "overfit", "diverged at step 150 (last good 149)"}},
+		{ScreenEvents, nil, []string{"events 3", "outlier", "divergence", "overfit", "diverged at step 150 (last good 149)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.screen.Title(), func(t *testing.T) {

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -16,39 +14,39 @@ func (m *Model) spectrum(w, h int) []string {
 	s := m.styles
 	out := []string{s.Heading.Render("embedding spectrum") + s.Dim.Render(" · σ_i/σ_1 on a log10 axis, latest per variant; effective rank exp(H(σ/Σσ))")}
 	nv := len(m.data.variants)
+	if m.data.meta.Model != "" && m.data.meta.Model != "transformer" {
+		return append(out, "", s.Dim.Render(fmt.Sprintf("spectrum: transformer runs only (this is a %s run: it has no embedding matrix)", m.data.meta.Model)))
+	}
 	// One series per variant (latest spectrum), then the selected variant's
-	// first spectrum dotted: how its spectrum changed over the run.
-	series := make([][]float64, nv+1)
-	colors := make([]int, nv+1)
-	glyphs := make([]string, nv+1)
-	var legend strings.Builder
+	// first spectrum as markers: how its spectrum changed over the run.
+	var series []chartSeries
+	var legend []string
 	any := false
 	for i := range m.data.variants {
-		colors[i], glyphs[i] = i, m.glyph(i)
 		v := &m.data.variants[i]
-		if v.lastSpec == nil {
+		if v.lastSpec == nil || m.hidden(i) {
 			continue
 		}
 		any = true
-		series[i] = logSigma(v.lastSpec.Sigma, w)
-		legend.WriteString(s.seriesStyle(i).Render(legendMark(glyphs[i])+" "+v.label) + "  ")
+		series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: sigmaBuckets(v.lastSpec.Sigma)})
+		legend = append(legend, m.legendEntry(i, v.label, "─", ""))
 	}
 	if !any {
 		return append(out, "", s.Dim.Render("no spectrum recorded yet (one every --svd-every steps, computed off the training path)"))
 	}
 	sel := clamp(m.st.Variant, 0, nv-1)
-	if first := m.data.variants[sel].firstSpec; first != nil {
-		series[nv], colors[nv], glyphs[nv] = logSigma(first.Sigma, w), sel, "·"
-		legend.WriteString(s.seriesStyle(sel).Render(fmt.Sprintf("· %s at step %d (←/→)", m.data.variants[sel].label, first.Step)))
+	if first := m.data.variants[sel].firstSpec; first != nil && !m.hidden(sel) {
+		series = append(series, chartSeries{label: "first", color: sel, glyph: "·", bs: sigmaBuckets(first.Sigma), points: true})
+		legend = append(legend, s.seriesStyle(sel).Render(fmt.Sprintf("• %s at step %d (←/→)", m.data.variants[sel].label, first.Step)))
 	}
 	tableH := nv + 1
-	chartH := h - len(out) - tableH - 2
-	if chartH >= 4 {
-		out = append(out, m.chart(series, colors, glyphs, w, chartH, true)...)
-		for len(out) < 1+chartH {
-			out = append(out, "")
-		}
-		out = append(out, s.Dim.Render(fmt.Sprintf("index i → (σ_1 … σ_%d)  ", m.maxSigmaLen()))+legend.String())
+	legendLines := joinLegend(legend, w, 2)
+	chartH := h - len(out) - tableH - len(legendLines) - 1
+	if chartH >= 5 {
+		spec := chartSpec{w: w, h: chartH, lo: 1, hi: max(m.maxSigmaLen(), 2), log: true, cursor: -1}
+		out = append(out, m.drawChart(series, spec)...)
+		out = append(out, s.Dim.Render(fmt.Sprintf("index i of σ_1 … σ_%d", m.maxSigmaLen())))
+		out = append(out, legendLines...)
 	}
 	sparkW := max(w-59, 8)
 	out = append(out, s.Heading.Render(fmt.Sprintf("%-22s %8s %8s %8s %6s  %s", "variant", "eff rank", "first", "at step", "dims", "eff rank over run")))
@@ -65,20 +63,15 @@ func (m *Model) spectrum(w, h int) []string {
 	return out
 }
 
-// logSigma resamples σ to at most w points (by index) on a log10 scale.
-func logSigma(sigma []float64, w int) []float64 {
-	n := len(sigma)
-	k := min(n, w)
-	out := make([]float64, k)
-	for i := range k {
-		v := sigma[i*n/k]
-		if v > 0 {
-			out[i] = math.Log10(v)
-		} else {
-			out[i] = math.NaN()
-		}
+// sigmaBuckets turns σ_i/σ_1 into one log10-scaled point per index i
+// (1-based), so the spectrum is drawn by the same chart as the steps.
+func sigmaBuckets(sigma []float64) []probes.Bucket {
+	bs := make([]probes.Bucket, len(sigma))
+	for i, v := range sigma {
+		bs[i] = probes.Bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
 	}
-	return out
+	transformBuckets(bs, false, true)
+	return bs
 }
 
 func (m *Model) maxSigmaLen() int {

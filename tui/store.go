@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -18,7 +19,11 @@ const seriesCapacity = 256
 
 // variantData is everything drawn for one variant.
 type variantData struct {
-	label string // spec when it carries options, else the name
+	label string // spec when it carries options, else the name; " s<seed>" added in a multi-seed run
+	group string // the spec without the seed: the variants of one spec over seeds share it
+	// warmup is the warm-up window of the variant's own running
+	// statistics (norm.Config.WarmupSteps), 0 when it keeps none.
+	warmup int
 
 	idx int
 	hs  *probes.Histories // the run's series, shared by all variants
@@ -36,6 +41,11 @@ type variantData struct {
 
 	// outlier[l][p] is the step of the latest outlier alert for that cell.
 	outlier [][probes.NumProbes]int
+	// outliers[l] counts the outlier alerts of layer l (summary).
+	outliers []int
+	// bestMetric is the best val metric seen and its step (summary).
+	bestMetric     float64
+	bestMetricStep int
 
 	firstSpec, lastSpec *probes.Spectrum
 }
@@ -79,11 +89,19 @@ func (s *store) reset() {
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
 		v.idx, v.hs = i, s.hs
-		v.label = vm.Name
+		v.group = vm.Name
 		if vm.Spec != "" {
-			v.label = vm.Spec
+			v.group = vm.Spec
+		}
+		v.label = v.group
+		if vm.Seed != 0 {
+			v.label += " s" + strconv.FormatInt(vm.Seed, 10)
 		}
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
+		v.outliers = make([]int, len(s.meta.Layers))
+		if c, err := norm.Parse(v.group); err == nil {
+			v.warmup = c.WarmupSteps()
+		}
 	}
 	s.events = s.events[:0]
 	s.dropped, s.step, s.epoch, s.elapsed, s.frames, s.bad = 0, 0, 0, 0, 0, 0
@@ -117,6 +135,9 @@ func (s *store) add(f *probes.Frame) {
 	for _, e := range f.Eval {
 		switch e.Split {
 		case "val":
+			if !v.haveVal || betterMetric(s.meta.Metric, e.Metric, v.bestMetric) {
+				v.bestMetric, v.bestMetricStep = e.Metric, f.Step
+			}
 			v.lastVal, v.lastMetric, v.lastGap, v.haveVal = e.Loss, e.Metric, e.Gap(), true
 		case "test":
 			e := e
@@ -132,14 +153,43 @@ func (s *store) add(f *probes.Frame) {
 	for _, a := range f.Alerts {
 		if a.Kind == probes.AlertOutlier && a.Layer >= 0 && a.Layer < len(v.outlier) && a.Probe < probes.NumProbes {
 			v.outlier[a.Layer][a.Probe] = a.Step
+			v.outliers[a.Layer]++
 		}
-		if len(s.events) == maxEvents {
-			copy(s.events, s.events[1:])
-			s.events = s.events[:maxEvents-1]
-			s.dropped++
-		}
-		s.events = append(s.events, event{variant: f.Variant, Alert: a})
+		s.addEvent(event{variant: f.Variant, Alert: a})
 	}
+}
+
+// addEvent inserts e in step order (variants interleave, so an alert can
+// arrive after a later step's), dropping the oldest beyond maxEvents.
+func (s *store) addEvent(e event) {
+	if len(s.events) == maxEvents {
+		copy(s.events, s.events[1:])
+		s.events = s.events[:maxEvents-1]
+		s.dropped++
+	}
+	i := len(s.events)
+	for i > 0 && s.events[i-1].Step > e.Step {
+		i--
+	}
+	s.events = append(s.events, event{})
+	copy(s.events[i+1:], s.events[i:])
+	s.events[i] = e
+}
+
+// betterMetric reports whether metric value a beats b: accuracy is better
+// higher, bits per character (and any loss-like metric) lower. NaN never
+// beats anything.
+func betterMetric(metric string, a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	if metric == "accuracy" {
+		return a > b
+	}
+	return a < b
 }
 
 // probe is the series of probe p at layer l, nil when never measured.
@@ -162,13 +212,4 @@ func (v *variantData) hasProbe(p probes.Probe) bool {
 		}
 	}
 	return false
-}
-
-// eventSteps lists the events' steps, for the events screen's Enter.
-func (s *store) eventSteps() []int {
-	out := make([]int, len(s.events))
-	for i, e := range s.events {
-		out[i] = e.Step
-	}
-	return out
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -27,11 +28,17 @@ type Styles struct {
 	Heading   lipgloss.Style // column headings
 	Help      help.Styles
 
-	// Series are the colours of the variants' lines (asciigraph colours, as
-	// charts are drawn by asciigraph) and the matching lipgloss colours for
-	// legends. Empty when NoColor.
+	// Series are the variants' colours (256-colour indices, named by
+	// asciigraph's palette, which headless plots share) and their lipgloss
+	// styles for lines, legends and rows. Empty when NoColor.
 	Series      []asciigraph.AnsiColor
 	SeriesStyle []lipgloss.Style
+
+	// Warm tints the chart cells of the running statistics' warm-up window;
+	// Cursor the cursor column. Plain under NO_COLOR (the axis marks both).
+	Warm, Cursor lipgloss.Style
+
+	sgr map[cellStyle][2]string // escape sequences per plot-cell style
 }
 
 // NewStyles builds the styles for a dark or light background. With noColor
@@ -58,6 +65,7 @@ func NewStyles(dark, noColor bool) *Styles {
 			Ellipsis: base,
 		}
 		s.SeriesStyle = []lipgloss.Style{base}
+		s.Warm, s.Cursor = base, base
 		return s
 	}
 	ld := lipgloss.LightDark(dark)
@@ -87,19 +95,35 @@ func NewStyles(dark, noColor bool) *Styles {
 	for _, a := range s.Series {
 		s.SeriesStyle = append(s.SeriesStyle, base.Foreground(lipgloss.ANSIColor(uint8(a))))
 	}
+	s.Warm = base.Background(c("#EDEDED", "#262626"))
+	s.Cursor = base.Foreground(dim)
 	return s
 }
 
-// series returns the chart colour of series i, or nil without colour.
-func (s *Styles) seriesColors(n int) []asciigraph.AnsiColor {
-	if s.NoColor || len(s.Series) == 0 {
-		return nil
+// cellSGR returns the escape sequences that open and close a plot cell of
+// style cs. They are cut once from a rendered sentinel and cached, so a
+// 240-column chart costs map look-ups, not lipgloss renders, per cell.
+func (s *Styles) cellSGR(cs cellStyle) (pre, post string) {
+	if s.NoColor {
+		return "", ""
 	}
-	out := make([]asciigraph.AnsiColor, n)
-	for i := range out {
-		out[i] = s.Series[i%len(s.Series)]
+	if p, ok := s.sgr[cs]; ok {
+		return p[0], p[1]
 	}
-	return out
+	st := s.Cursor
+	if cs.color >= 0 {
+		st = s.seriesStyle(cs.color)
+	}
+	if cs.warm {
+		st = st.Background(s.Warm.GetBackground())
+	}
+	r := st.Render("\x00")
+	pre, post, _ = strings.Cut(r, "\x00")
+	if s.sgr == nil {
+		s.sgr = make(map[cellStyle][2]string)
+	}
+	s.sgr[cs] = [2]string{pre, post}
+	return pre, post
 }
 
 func (s *Styles) seriesStyle(i int) lipgloss.Style {

@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/guptarohit/asciigraph"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -21,6 +21,7 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(m.cache)
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "normtop"
 	return v
 }
@@ -33,14 +34,15 @@ func (m *Model) render() string {
 	if m.w < minW || m.h < minH {
 		return fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minW, minH, m.w, m.h)
 	}
-	const headerH, footerH = 3, 1
+	const footerH = 1
 	bodyH := m.h - headerH - footerH
+	m.zones = m.zones[:0]
 	var b strings.Builder
 	b.Grow(m.w * m.h * 4)
 	m.writeHeader(&b)
 	var body []string
 	if m.st.Help {
-		body = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+		body = m.fullHelpLines()
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
 		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
@@ -58,6 +60,8 @@ func (m *Model) render() string {
 			body = m.gradients(m.w, bodyH)
 		case ScreenEvents:
 			body = m.eventsView(m.w, bodyH)
+		case ScreenSummary:
+			body = m.summary(m.w, bodyH)
 		}
 	}
 	for i := range bodyH {
@@ -68,7 +72,11 @@ func (m *Model) render() string {
 		b.WriteString(fit(line, m.w))
 		b.WriteByte('\n')
 	}
-	b.WriteString(fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.w))
+	if m.st.Confirm {
+		b.WriteString(fit(m.styles.Bad.Render("stop the live run and quit? q or y: yes · any other key: no"), m.w))
+	} else {
+		b.WriteString(fit(m.helpBar(), m.w))
+	}
 	return b.String()
 }
 
@@ -120,13 +128,23 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if path == "" {
 		path = "(not recorded)"
 	}
-	path = shortenPath(path, max(m.w/2, m.w-ansi.StringWidth(facts)-1))
-	b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(path), m.w))
+	// The facts come first; the path gets what is left, its end (the file
+	// name) kept, and goes when too little is left to mean anything.
+	room := m.w - ansi.StringWidth(facts) - 1
+	if room < 12 {
+		b.WriteString(fit(s.Header.Render(facts), m.w))
+	} else {
+		b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(shortenPath(path, room)), m.w))
+	}
 	b.WriteByte('\n')
 
 	var tabs strings.Builder
+	x := 0
 	for i := range numScreens {
 		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		tw := ansi.StringWidth(t)
+		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
+		x += tw
 		if Screen(i) == m.st.Screen {
 			tabs.WriteString(s.ActiveTab.Render(t))
 		} else {
@@ -142,6 +160,48 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	}
 	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
 	b.WriteByte('\n')
+}
+
+// fullHelpLines lays the full help's columns side by side, in as many
+// bands as the width needs: no key is cut off at 80 columns.
+func (m *Model) fullHelpLines() []string {
+	cols := m.keys.FullHelp()
+	var out []string
+	for len(cols) > 0 {
+		n := len(cols)
+		for n > 1 && maxWidth(m.help.FullHelpView(cols[:n])) > m.w {
+			n--
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(m.help.FullHelpView(cols[:n]), "\n")...)
+		cols = cols[n:]
+	}
+	return out
+}
+
+func maxWidth(block string) int {
+	w := 0
+	for _, l := range strings.Split(block, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// helpBar is the one-line help of the mode and screen; "? help" and
+// "q quit" always show at its end, the other keys give way from the right.
+func (m *Model) helpBar() string {
+	keys := m.keys.shortHelp(m.st.Screen)
+	tail := m.help.ShortHelpView(keys[len(keys)-2:])
+	room := max(m.w-ansi.StringWidth(tail)-3, 10)
+	h := m.help
+	h.SetWidth(room)
+	head := h.ShortHelpView(keys[:len(keys)-2])
+	if ansi.StringWidth(head) > room {
+		head = ansi.Truncate(head, room-1, "…")
+	}
+	return head + m.styles.Help.ShortSeparator.Render(" • ") + tail
 }
 
 // wrapWords breaks plain text into lines of at most w cells.
@@ -182,6 +242,15 @@ func pageHint(what string, first, last, total int, key string) string {
 	return fmt.Sprintf("%s %d–%d of %d (%s)", what, first+1, last, total, key)
 }
 
+// withNote right-aligns a note that must stay visible (the zoom, the
+// cursor), truncating line instead.
+func withNote(line, note string, w int) string {
+	if note == "" {
+		return line
+	}
+	return joinLR(line, note, w)
+}
+
 // withHint right-aligns hint on line when both fit in w, else drops it.
 func withHint(line, hint string, w int) string {
 	if hint == "" || ansi.StringWidth(line)+2+ansi.StringWidth(hint) > w {
@@ -190,13 +259,53 @@ func withHint(line, hint string, w int) string {
 	return joinLR(line, hint, w)
 }
 
+// headerH is the header's height: the screen body starts on this row.
+const headerH = 3
+
 // fit truncates or pads a styled line to exactly w cells.
 func fit(s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// cellWidth is ansi.StringWidth, fast for the lines the dashboard draws
+// most (braille charts, box drawing, ASCII, SGR escapes): runes of those
+// blocks are one cell each and are counted without grapheme segmentation;
+// any other rune, or any other escape, hands the line to ansi.StringWidth.
+func cellWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			// CSI: ESC [ parameters, final byte 0x40–0x7E.
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return ansi.StringWidth(s)
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+			continue
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+			continue
+		case c < 0x80:
+			return ansi.StringWidth(s)
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !(r >= 0x2500 && r <= 0x259f) && !(r >= 0x2800 && r <= 0x28ff) {
+			return ansi.StringWidth(s)
+		}
+		n++
+		i += size
+	}
+	return n
 }
 
 // joinLR puts left and right on one line of width w, truncating left first.
@@ -208,24 +317,6 @@ func joinLR(left, right string, w int) string {
 	return fit(left, w-rw-1) + " " + right
 }
 
-// hcat joins blocks of lines side by side, each block padded to its width.
-func hcat(blocks [][]string, widths []int, h int) []string {
-	out := make([]string, h)
-	var b strings.Builder
-	for i := range h {
-		b.Reset()
-		for j, blk := range blocks {
-			line := ""
-			if i < len(blk) {
-				line = blk[i]
-			}
-			b.WriteString(fit(line, widths[j]))
-		}
-		out[i] = b.String()
-	}
-	return out
-}
-
 func fmtDuration(d time.Duration) string {
 	d = d.Round(time.Second)
 	h := int(d / time.Hour)
@@ -234,76 +325,11 @@ func fmtDuration(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", h, mnt, sec)
 }
 
-// fmtVal prints a probe value in at most 8 cells.
-func fmtVal(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
-		return "0"
-	}
-	a := math.Abs(v)
-	if a >= 1e3 && a < 1e5 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	if a >= 1e-3 && a < 1e3 {
-		return trimFloat(fmt.Sprintf("%.4g", v))
-	}
-	return fmt.Sprintf("%.2e", v)
-}
+// fmtVal prints a probe value in at most 8 cells, 3 significant digits.
+func fmtVal(v float64) string { return fmt3(v) }
 
-func trimFloat(s string) string {
-	if strings.ContainsAny(s, "e") || !strings.Contains(s, ".") {
-		return s
-	}
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
-
-// seriesOf turns a History into at most w chart points (bucket last values),
-// optionally EMA-smoothed and log10-scaled (non-positive values become gaps).
-func seriesOf(h *probes.History, w int, smooth, logScale bool) []float64 {
-	if h == nil {
-		return nil
-	}
-	return valuesOf(h.View(w), smooth, logScale)
-}
-
-// alignedOf resamples a History onto w columns spanning steps [lo, hi], so
-// that series of different density (train loss every step, val loss every
-// eval, a variant that diverged early) share one x axis. Each column holds
-// the latest value at or before its last step (NaN before the first point).
-// Cost: one View(w) and O(w).
-func alignedOf(h *probes.History, w, lo, hi int, smooth, logScale bool) []float64 {
-	if h == nil || w <= 0 {
-		return nil
-	}
-	bs := h.View(w)
-	vals := valuesOf(bs, smooth, logScale)
-	if hi < lo {
-		hi = lo
-	}
-	out := make([]float64, w)
-	span := float64(hi - lo + 1)
-	j := -1
-	for i := range out {
-		end := lo + int(math.Ceil(float64(i+1)*span/float64(w))) - 1
-		for j+1 < len(bs) && bs[j+1].LastStep <= end {
-			j++
-		}
-		if j < 0 {
-			out[i] = math.NaN()
-		} else {
-			out[i] = vals[j]
-		}
-	}
-	return out
-}
-
+// valuesOf is the last value of each bucket, optionally EMA-smoothed and
+// log10-scaled (non-positive values become gaps): sparklines.
 func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
 	out := make([]float64, len(bs))
 	ema, have := 0.0, false
@@ -333,7 +359,10 @@ const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkline draws w cells from a History (min–max scaled over what is shown).
 func sparkline(h *probes.History, w int, smooth, logScale bool) string {
-	return sparkValues(seriesOf(h, w, smooth, logScale), w)
+	if h == nil {
+		return sparkValues(nil, w)
+	}
+	return sparkValues(valuesOf(h.View(w), smooth, logScale), w)
 }
 
 func sparkValues(vals []float64, w int) string {
@@ -362,18 +391,9 @@ func sparkValues(vals []float64, w int) string {
 	return b.String() + strings.Repeat(" ", w-len(vals))
 }
 
-// aligned is alignedOf over the run's steps so far with the current
-// smoothing and scale. The chart's data width is w minus the axis labels,
-// so the series is sampled at that width.
-func (m *Model) aligned(h *probes.History, w int) []float64 {
-	return alignedOf(h, max(w-chartLabelW-1, 1), 1, max(m.data.step, 1), m.st.Smooth, m.st.Log)
-}
-
-const chartLabelW = 8 // formatter width 7 plus asciigraph's leading space
-
 // variantGlyphs tell variants apart without colour (NO_COLOR): series i of
 // a multi-variant chart is drawn with glyph i ("" = box drawing).
-var variantGlyphs = []string{"", "•", "+", "x", "*", "o", "#", "="}
+var variantGlyphs = []string{"*", "+", "x", "o", "#", "=", "%", "@"}
 
 // glyph is the line glyph of variant i: box drawing when colours tell the
 // variants apart, a distinct character otherwise.
@@ -382,87 +402,6 @@ func (m *Model) glyph(i int) string {
 		return ""
 	}
 	return variantGlyphs[i%len(variantGlyphs)]
-}
-
-// legendMark is the legend's sample of a glyph.
-func legendMark(g string) string {
-	if g == "" {
-		return "─"
-	}
-	return g
-}
-
-// chart draws series overlaid with asciigraph into exactly h lines of width
-// w (labels included). colors[i] is series i's palette index, glyphs[i] its
-// line character ("" = box drawing). Series with fewer than two finite
-// points are skipped.
-func (m *Model) chart(series [][]float64, colors []int, glyphs []string, w, h int, logScale bool) []string {
-	dataW := w - chartLabelW - 1
-	if dataW < 4 || h < 2 {
-		return nil
-	}
-	var data [][]float64
-	var cols []asciigraph.AnsiColor
-	var chars []asciigraph.CharSet
-	anyGlyph := false
-	palette := m.styles.seriesColors(len(m.data.variants) + 2)
-	for i, s := range series {
-		if finite(s) < 2 {
-			continue
-		}
-		clean := make([]float64, len(s))
-		for j, v := range s {
-			if math.IsInf(v, 0) {
-				v = math.NaN()
-			}
-			clean[j] = v
-		}
-		data = append(data, clean)
-		if palette != nil && i < len(colors) {
-			cols = append(cols, palette[colors[i]%len(palette)])
-		}
-		cs := asciigraph.DefaultCharSet
-		if i < len(glyphs) && glyphs[i] != "" {
-			cs = asciigraph.CreateCharSet(glyphs[i])
-			anyGlyph = true
-		}
-		chars = append(chars, cs)
-	}
-	if len(data) == 0 {
-		out := make([]string, h)
-		out[h/2] = m.styles.Dim.Render(center("no data yet", w))
-		return out
-	}
-	opts := []asciigraph.Option{
-		asciigraph.Width(dataW), asciigraph.Height(h - 1), asciigraph.Offset(2),
-		asciigraph.YAxisValueFormatter(func(v float64) string {
-			if logScale {
-				return fmt.Sprintf("%7s", "1e"+trimFloat(fmt.Sprintf("%.1f", v)))
-			}
-			return fmt.Sprintf("%7s", fmtVal(v))
-		}),
-	}
-	if cols != nil {
-		opts = append(opts, asciigraph.SeriesColors(cols...))
-	}
-	if anyGlyph {
-		opts = append(opts, asciigraph.SeriesChars(chars...))
-	}
-	lines := strings.Split(asciigraph.PlotMany(data, opts...), "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	return lines
-}
-
-func finite(s []float64) int {
-	n := 0
-	for _, v := range s {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			n++
-		}
-	}
-	return n
 }
 
 func center(s string, w int) string {
@@ -480,6 +419,41 @@ func window(sel, n, total int) int {
 		return 0
 	}
 	return min((sel/n)*n, total-n)
+}
+
+// gridHead finishes the heading line of a layers × variants grid drawn at
+// body line `line`: each variant's column is a click zone, and what is
+// paged (variants, layers) is said on the right, the names giving way.
+func (m *Model) gridHead(head string, line, nameW, colW, first, last, rowsH, w int) string {
+	y := headerH + line
+	for i := first; i < last; i++ {
+		x := nameW + (i-first)*colW
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: x, x1: x + colW, y0: y, y1: y + 1, val: i})
+	}
+	nl := len(m.data.meta.Layers)
+	lf := window(clamp(m.st.Layer, 0, max(nl-1, 0)), rowsH, nl)
+	var hints []string
+	if h := pageHint("layers", lf, min(lf+rowsH, nl), nl, "↑/↓"); h != "" {
+		hints = append(hints, h)
+	}
+	if h := pageHint("variants", first, last, len(m.data.variants), "←/→"); h != "" {
+		hints = append(hints, h)
+	}
+	if len(hints) == 0 {
+		return head
+	}
+	return joinLR(head, m.styles.Dim.Render(strings.Join(hints, " · ")), w)
+}
+
+// layerZones records the mouse zones of the layer rows that layerRows (or
+// the layers screen) draws from body line `line`.
+func (m *Model) layerZones(line, sel, rowsH, nameW int) {
+	n := len(m.data.meta.Layers)
+	first := window(sel, rowsH, n)
+	for li := first; li < min(first+rowsH, n); li++ {
+		y := headerH + line + li - first
+		m.zones = append(m.zones, zone{kind: zoneLayer, x0: 0, x1: nameW, y0: y, y1: y + 1, val: li})
+	}
 }
 
 // layerRows renders the visible window of rowsH layer rows around the

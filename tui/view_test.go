@@ -4,54 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/normtop/normtop/probes"
 )
-
-func TestAlignedOf(t *testing.T) {
-	dense := probes.NewHistory(64)
-	for s := 1; s <= 100; s++ {
-		dense.Add(s, float64(s))
-	}
-	sparse := probes.NewHistory(64)
-	for s := 20; s <= 100; s += 20 {
-		sparse.Add(s, float64(s))
-	}
-	early := probes.NewHistory(64)
-	for s := 1; s <= 50; s++ {
-		early.Add(s, 1)
-	}
-	nan := math.NaN()
-	tests := []struct {
-		name string
-		h    *probes.History
-		want []float64
-	}{
-		// 10 columns over steps 1..100: column i ends at step 10(i+1).
-		{"dense", dense, []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}},
-		{"sparse holds the last value", sparse, []float64{nan, 20, 20, 40, 40, 60, 60, 80, 80, 100}},
-		{"a series that stopped early", early, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := alignedOf(tc.h, 10, 1, 100, false, false)
-			if len(got) != len(tc.want) {
-				t.Fatalf("len %d", len(got))
-			}
-			for i := range got {
-				if !(got[i] == tc.want[i] || math.IsNaN(got[i]) && math.IsNaN(tc.want[i])) {
-					t.Fatalf("column %d = %v, want %v (all: %v)", i, got[i], tc.want[i], got)
-				}
-			}
-		})
-	}
-	if alignedOf(nil, 10, 1, 100, false, false) != nil {
-		t.Fatal("nil history gave points")
-	}
-	lg := alignedOf(dense, 10, 1, 100, false, true)
-	if lg[9] != 2 {
-		t.Fatalf("log10(100) = %v", lg[9])
-	}
-}
 
 func TestFmtVal(t *testing.T) {
 	tests := []struct {
@@ -59,8 +15,8 @@ func TestFmtVal(t *testing.T) {
 		want string
 	}{
 		{math.NaN(), "–"}, {math.Inf(1), "+Inf"}, {math.Inf(-1), "-Inf"}, {0, "0"},
-		{0.5, "0.5"}, {1.23456, "1.235"}, {12345, "12345"}, {999.96, "1000"}, {1e-9, "1.00e-09"}, {123456, "1.23e+05"},
-		{-0.002, "-0.002"},
+		{0.5, "0.500"}, {1.23456, "1.23"}, {12345, "12345"}, {999.96, "1000"}, {9.996, "10.0"}, {0.0099996, "0.0100"},
+		{1e-9, "1.00e-9"}, {123456, "1.23e5"}, {-0.002, "-0.00200"}, {0.008575, "0.00857"}, {2.37e-4, "2.37e-4"},
 	}
 	for _, tc := range tests {
 		if got := fmtVal(tc.in); got != tc.want {
@@ -126,6 +82,19 @@ func TestShortenPath(t *testing.T) {
 		}
 		if tc.w >= 2 && len([]rune(got)) > tc.w {
 			t.Errorf("%q longer than %d", got, tc.w)
+		}
+	}
+}
+
+// TestCellWidth: the fast path agrees with ansi.StringWidth, and other
+// text falls back to it.
+func TestCellWidth(t *testing.T) {
+	for _, s := range []string{
+		"", "abc", "\x1b[1;38;5;117m⣿⣀⠀\x1b[m│┤└─┬┄ 1.5", "\x1b[7m 1 Overview \x1b[m",
+		"σ_i/σ_1 … ★ 漢字", "tab\there", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "é",
+	} {
+		if got, want := cellWidth(s), ansi.StringWidth(s); got != want {
+			t.Errorf("cellWidth(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

@@ -195,7 +195,8 @@ func TestDamagedRunFilesReplayWithOneNote(t *testing.T) {
 		{bad, "damaged"},
 	} {
 		for _, cmd := range [][]string{{"replay", tc.path, "--log-every", "100"}, {"export", tc.path, "--format", "jsonl"},
-			{"replay", "--follow", tc.path, "--log-every", "100"}} { // no writer: --follow does not wait
+			{"replay", "--follow", tc.path, "--log-every", "100"}, // no writer: --follow does not wait
+			{"report", tc.path}} {
 			res := normtop(t, dir, cmd...)
 			checkOneLine(t, filepath.Base(tc.path)+" "+cmd[0], res, exitOK, tc.want)
 			if len(res.stdout) == 0 {

@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"math"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// colSpan is what one chart column shows of a series: the extremes of every
+// point in the column's steps and the latest of them. N == 0: no point.
+type colSpan struct {
+	Min, Max, Last float64
+	LastStep       int
+	N              int
+}
+
+// downsample folds buckets into n columns spanning steps [lo, hi]. Each
+// bucket's Min and Max reach every column its step range overlaps and its
+// Last lands in the column of its last step, so an extreme of any single
+// step survives at any width: a one-step spike is never averaged or skipped
+// away, which a divergence monitor cannot afford. out is reused when large
+// enough. Cost O(len(bs) + n).
+func downsample(bs []probes.Bucket, lo, hi, n int, out []colSpan) []colSpan {
+	if cap(out) >= n {
+		out = out[:n]
+		clear(out)
+	} else {
+		out = make([]colSpan, n)
+	}
+	if n <= 0 || hi < lo {
+		return out
+	}
+	span := hi - lo + 1
+	col := func(s int) int { return int(int64(s-lo) * int64(n) / int64(span)) }
+	for i := range bs {
+		b := &bs[i]
+		if b.Count == 0 || b.LastStep < lo || b.FirstStep > hi {
+			continue
+		}
+		if math.IsNaN(b.Min) && math.IsNaN(b.Max) {
+			continue
+		}
+		c0, c1 := col(max(b.FirstStep, lo)), col(min(b.LastStep, hi))
+		for c := c0; c <= c1; c++ {
+			o := &out[c]
+			if o.N == 0 {
+				o.Min, o.Max = b.Min, b.Max
+			} else {
+				o.Min, o.Max = nanMin(o.Min, b.Min), nanMax(o.Max, b.Max)
+			}
+			o.N += b.Count
+		}
+		if b.LastStep <= hi {
+			out[c1].Last, out[c1].LastStep = b.Last, b.LastStep
+		} else if out[c1].LastStep == 0 {
+			// The bucket runs past the window: its latest value inside it is
+			// unknown; hold the window's edge at the bucket's range middle.
+			out[c1].Last, out[c1].LastStep = (b.Min+b.Max)/2, hi
+		}
+	}
+	// Columns a bucket covered without ending in get a Last from their own
+	// range, so lines can join column to column.
+	for c := range out {
+		if out[c].N > 0 && out[c].LastStep == 0 {
+			out[c].Last = (out[c].Min + out[c].Max) / 2
+		}
+	}
+	return out
+}
+
+// nanMin and nanMax ignore a NaN operand (a log axis turns values ≤ 0 into
+// NaN).
+func nanMin(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return math.Min(a, b)
+}
+
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return math.Max(a, b)
+}
+
+// transformBuckets applies the chart's smoothing (an EMA of each bucket's
+// last value, its range collapsed onto it) and log10 scale in place.
+// Non-positive values on a log axis become NaN (not drawn).
+func transformBuckets(bs []probes.Bucket, smooth, logScale bool) {
+	ema, have := 0.0, false
+	for i := range bs {
+		b := &bs[i]
+		if smooth {
+			if !have {
+				ema, have = b.Last, true
+			} else {
+				ema += 0.2 * (b.Last - ema)
+			}
+			b.Min, b.Max, b.Last = ema, ema, ema
+		}
+		if logScale {
+			b.Min, b.Max, b.Last = log10OrNaN(b.Min), log10OrNaN(b.Max), log10OrNaN(b.Last)
+		}
+	}
+}
+
+func log10OrNaN(v float64) float64 {
+	if v > 0 {
+		return math.Log10(v)
+	}
+	return math.NaN()
+}
+
+// valueAt is the cursor readout of a series at step: the last value of the
+// bucket holding step, or of the latest bucket before it while step is
+// within the series (an eval series holds its last evaluation until the
+// next). ok is false before the first point and after the last.
+func valueAt(bs []probes.Bucket, step int) (v float64, at int, ok bool) {
+	if len(bs) == 0 || step < bs[0].FirstStep || step > bs[len(bs)-1].LastStep {
+		return 0, 0, false
+	}
+	// Buckets are in step order: binary search for the first with
+	// LastStep ≥ step.
+	lo, hi := 0, len(bs)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if bs[mid].LastStep < step {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	b := bs[lo]
+	if b.FirstStep > step && lo > 0 {
+		b = bs[lo-1] // step falls between two points: hold the earlier one
+	}
+	return b.Last, b.LastStep, true
+}

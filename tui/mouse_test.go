@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/normtop/normtop/probes"
+)
+
+func TestClickWheel(t *testing.T) {
+	zs := []zone{
+		{kind: zoneTab, x0: 0, x1: 10, y0: 2, y1: 3, val: 0},
+		{kind: zoneTab, x0: 10, x1: 20, y0: 2, y1: 3, val: 2},
+		{kind: zoneChart, x0: 5, x1: 105, y0: 4, y1: 14, lo: 1, hi: 1000},
+		{kind: zoneVariant, x0: 0, x1: 80, y0: 16, y1: 17, val: 3},
+		{kind: zoneLayer, x0: 0, x1: 12, y0: 18, y1: 19, val: 5},
+		{kind: zoneSort, x0: 20, x1: 28, y0: 15, y1: 16, val: 2},
+		{kind: zoneProbe, x0: 30, x1: 48, y0: 3, y1: 4, val: int(probes.GVar)},
+	}
+	s := NewState(false, 1)
+	if got := Click(s, zs, 12, 2); got.Screen != ScreenCompare {
+		t.Errorf("tab click: screen %v", got.Screen)
+	}
+	if got := Click(s, zs, 55, 8); got.Cursor != 501 {
+		t.Errorf("chart click: cursor %d, want 501", got.Cursor)
+	}
+	if got := Click(s, zs, 40, 16); got.Variant != 3 {
+		t.Errorf("variant click: %d", got.Variant)
+	}
+	if got := Click(s, zs, 3, 18); got.Layer != 5 {
+		t.Errorf("layer click: %d", got.Layer)
+	}
+	if got := Click(s, zs, 31, 3); got.Probe != probes.GVar {
+		t.Errorf("probe click: %v", got.Probe)
+	}
+	got := Click(s, zs, 21, 15)
+	if got.SortCol != 2 || got.SortRev {
+		t.Errorf("sort click: %d %v", got.SortCol, got.SortRev)
+	}
+	if got = Click(got, zs, 21, 15); !got.SortRev {
+		t.Error("second click on the sorted column does not reverse")
+	}
+	if got := Click(s, zs, 79, 23); got != s {
+		t.Errorf("click on nothing changed the state: %+v", got)
+	}
+	help := s
+	help.Help = true
+	if got := Click(help, zs, 12, 2); got.Help || got.Screen != s.Screen {
+		t.Errorf("click on help: %+v", got)
+	}
+	b := Bounds{Step: 1000, Layers: 8, LastStep: 1000}
+	in := Wheel(s, zs, 55, 8, true, b)
+	if in.ZoomSpan != 500 || in.ZoomEnd != 751 || in.Cursor != -1 {
+		t.Errorf("wheel up on the chart: span %d end %d cursor %d", in.ZoomSpan, in.ZoomEnd, in.Cursor)
+	}
+	if out := Wheel(in, zs, 55, 8, false, b); out.ZoomSpan != 0 {
+		t.Errorf("wheel down back out: span %d", out.ZoomSpan)
+	}
+	if got := Wheel(s, zs, 3, 20, false, b); got.Layer != 1 {
+		t.Errorf("wheel elsewhere scrolls: layer %d", got.Layer)
+	}
+}
+
+// TestMouseOnScreen: the zones recorded while drawing are where the
+// things are: a click on a tab's title switches to it, a click in the
+// overview's chart puts the cursor there and the legend reads it.
+func TestMouseOnScreen(t *testing.T) {
+	m := fixtureModel(4, 6, 200, Options{NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	lines := strings.Split(m.View().Content, "\n")
+	x := strings.Index(lines[2], "7 Summary")
+	m.Update(tea.MouseClickMsg{X: len([]rune(lines[2][:x])), Y: 2, Button: tea.MouseLeft})
+	if m.st.Screen != ScreenSummary {
+		t.Fatalf("click on the Summary tab: screen %v", m.st.Screen)
+	}
+	m.Update(keyPress("1"))
+	_ = m.View()
+	var ch *zone
+	for i := range m.zones {
+		if m.zones[i].kind == zoneChart {
+			ch = &m.zones[i]
+		}
+	}
+	if ch == nil {
+		t.Fatal("overview chart has no zone")
+	}
+	m.Update(tea.MouseClickMsg{X: (ch.x0 + ch.x1) / 2, Y: ch.y0 + 1, Button: tea.MouseLeft})
+	if m.st.Cursor < 90 || m.st.Cursor > 110 {
+		t.Fatalf("click mid-chart: cursor at %d, want ≈100", m.st.Cursor)
+	}
+	if out := m.View().Content; !strings.Contains(out, "cursor ") {
+		t.Fatalf("cursor not shown:\n%s", out)
+	}
+}

@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// This file is the dashboard's own tally of where each variant stands,
+// for the ranking (Overview) and the Summary screen. It reads only the
+// store, so that it can be swapped for probes.Tally when that lands
+// (issue 14): standings() is the one place to change.
+
+// standing is one variant's (or one group of seeds') result so far.
+type standing struct {
+	idx     []int // variant indices: one, or every seed of a spec
+	label   string
+	status  probes.Status
+	stopped int // step it diverged or stopped at (the first, over seeds)
+	step    int
+	// Final values (mean over seeds) and their spread (sd, 0 for one seed).
+	metric, metricSD float64
+	best             float64 // best val metric over the run (mean over seeds)
+	val, train, gap  float64
+	stepsPerSec      float64
+	haveVal          bool
+	test             float64 // latest test metric (mean over seeds), NaN when none
+	alerts           []int   // outlier alerts per layer group (layerGroups order)
+}
+
+// layerGroup names the kind of site a layer is, its block index dropped:
+// "block3.ln1" → "ln1", "fc2" → "fc". Alerts are counted per group.
+func layerGroup(name string) string {
+	if _, rest, ok := strings.Cut(name, "."); ok {
+		return rest
+	}
+	return strings.TrimRightFunc(name, unicode.IsDigit)
+}
+
+// layerGroups lists the groups of the run's layers in first-seen order and
+// maps each layer to its group.
+func layerGroups(layers []string) (names []string, of []int) {
+	idx := map[string]int{}
+	of = make([]int, len(layers))
+	for l, n := range layers {
+		g := layerGroup(n)
+		i, ok := idx[g]
+		if !ok {
+			i = len(names)
+			idx[g] = i
+			names = append(names, g)
+		}
+		of[l] = i
+	}
+	return names, of
+}
+
+// standings groups the variants by spec (a multi-seed run trains each spec
+// under every seed: VariantMeta.Seed) and summarises each group.
+func (s *store) standings() []standing {
+	gnames, gof := layerGroups(s.meta.Layers)
+	var out []standing
+	byLabel := map[string]int{}
+	for i := range s.variants {
+		v := &s.variants[i]
+		j, ok := byLabel[v.group]
+		if !ok {
+			j = len(out)
+			byLabel[v.group] = j
+			out = append(out, standing{label: v.group, alerts: make([]int, len(gnames))})
+		}
+		out[j].idx = append(out[j].idx, i)
+	}
+	for j := range out {
+		st := &out[j]
+		var metric, best, val, train, gap, sps, test []float64
+		st.status = probes.Done
+		for _, i := range st.idx {
+			v := &s.variants[i]
+			st.step = max(st.step, v.step)
+			st.status = worseStatus(st.status, v)
+			if v.status != probes.Running && v.stoppedAt > 0 && (st.stopped == 0 || v.stoppedAt < st.stopped) && v.status != probes.Done {
+				st.stopped = v.stoppedAt
+			}
+			if v.haveVal {
+				st.haveVal = true
+				metric = append(metric, v.lastMetric)
+				best = append(best, v.bestMetric)
+				val = append(val, v.lastVal)
+				gap = append(gap, v.lastGap)
+			}
+			if h := v.series(probes.SeriesTrainLoss); h != nil {
+				if _, t, ok := h.Last(); ok {
+					train = append(train, t)
+				}
+			}
+			sps = append(sps, v.stepsPerSec)
+			if v.lastTest != nil {
+				test = append(test, v.lastTest.Metric)
+			}
+			for l, n := range v.outliers {
+				st.alerts[gof[l]] += n
+			}
+		}
+		st.metric, st.metricSD = meanSD(metric)
+		st.best, _ = meanSD(best)
+		st.val, _ = meanSD(val)
+		st.gap, _ = meanSD(gap)
+		st.train, _ = meanSD(train)
+		st.stepsPerSec, _ = meanSD(sps)
+		st.test, _ = meanSD(test)
+	}
+	return out
+}
+
+// worseStatus folds a seed's status into its group's: diverged beats
+// stopped beats running beats done (a group is done when every seed is).
+func worseStatus(cur probes.Status, v *variantData) probes.Status {
+	rank := func(s probes.Status) int {
+		switch s {
+		case probes.Diverged:
+			return 3
+		case probes.Stopped:
+			return 2
+		case probes.Running:
+			return 1
+		}
+		return 0
+	}
+	if rank(v.status) > rank(cur) {
+		return v.status
+	}
+	return cur
+}
+
+// meanSD is the mean and sample standard deviation of the finite values
+// (NaN mean when none; sd 0 for one value).
+func meanSD(xs []float64) (mean, sd float64) {
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			mean += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	mean /= float64(n)
+	if n < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			sd += (x - mean) * (x - mean)
+		}
+	}
+	return mean, math.Sqrt(sd / float64(n-1))
+}
+
+// rank orders standings best first: diverged last; then by the final val
+// metric (accuracy higher, bpc lower), then val loss, then train loss.
+func rank(st []standing, metric string) []int {
+	order := make([]int, len(st))
+	for i := range order {
+		order[i] = i
+	}
+	less := func(a, b *standing) bool {
+		da, db := a.status == probes.Diverged, b.status == probes.Diverged
+		if da != db {
+			return db
+		}
+		if a.haveVal != b.haveVal {
+			return a.haveVal
+		}
+		if a.haveVal {
+			if a.metric != b.metric && !math.IsNaN(a.metric) && !math.IsNaN(b.metric) {
+				return betterMetric(metric, a.metric, b.metric)
+			}
+			if a.val != b.val && !math.IsNaN(a.val) && !math.IsNaN(b.val) {
+				return a.val < b.val
+			}
+		}
+		if math.IsNaN(b.train) {
+			return !math.IsNaN(a.train)
+		}
+		return a.train < b.train
+	}
+	sort.SliceStable(order, func(i, j int) bool { return less(&st[order[i]], &st[order[j]]) })
+	return order
+}

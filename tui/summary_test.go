@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// TestStandingsSeeds: variants of one spec (several seeds) are one row
+// with the mean and sample sd of their final metric; the ranking puts the
+// best metric first and a diverged variant last.
+func TestStandingsSeeds(t *testing.T) {
+	meta := probes.RunMeta{Metric: "accuracy", Layers: []string{"block0.ln1", "block0.ln2", "block1.ln1"},
+		Variants: []probes.VariantMeta{{Name: "layernorm", Seed: 1}, {Name: "layernorm", Seed: 2}, {Name: "batchnorm"}, {Name: "rmsnorm"}}}
+	s := newStore(meta)
+	val := []float64{0.80, 0.84, 0.90, 0.95}
+	for v := range meta.Variants {
+		for step := 1; step <= 10; step++ {
+			f := probes.Frame{Variant: v, Step: step, TrainLoss: 1 / float64(step)}
+			if step == 10 {
+				f.Eval = []probes.Eval{{Split: "val", Loss: 0.5, Metric: val[v], TrainLoss: 0.1}}
+				f.Status = probes.Done
+			}
+			if v == 3 && step == 10 {
+				f.Status = probes.Diverged
+			}
+			if v == 2 && step == 5 {
+				f.Alerts = []probes.Alert{{Kind: probes.AlertOutlier, Step: 5, Layer: 2, Probe: probes.DistVar}}
+			}
+			s.add(&f)
+		}
+	}
+	st := s.standings()
+	if s.variants[1].label != "layernorm s2" {
+		t.Fatalf("seed label %q", s.variants[1].label)
+	}
+	if len(st) != 3 || len(st[0].idx) != 2 || st[0].label != "layernorm" {
+		t.Fatalf("standings: %+v", st)
+	}
+	if math.Abs(st[0].metric-0.82) > 1e-12 || math.Abs(st[0].metricSD-math.Sqrt(0.0008)) > 1e-12 {
+		t.Fatalf("seed group: mean %v sd %v, want 0.82 ± %v", st[0].metric, st[0].metricSD, math.Sqrt(0.0008))
+	}
+	if st[1].alerts[0] != 1 || st[1].alerts[1] != 0 {
+		t.Fatalf("alerts per group (ln1, ln2): %v", st[1].alerts)
+	}
+	order := rank(st, meta.Metric)
+	if got := []string{st[order[0]].label, st[order[1]].label, st[order[2]].label}; strings.Join(got, ",") != "batchnorm,layernorm,rmsnorm" {
+		t.Fatalf("rank %v", got)
+	}
+	// bpc: lower is better.
+	bpc := []standing{{label: "a", metric: 1.4, haveVal: true}, {label: "b", metric: 1.2, haveVal: true}, {label: "c"}}
+	if o := rank(bpc, "bpc"); o[0] != 1 || o[1] != 0 || o[2] != 2 {
+		t.Fatalf("bpc rank %v", o)
+	}
+	if g := layerGroup("block3.ln1"); g != "ln1" {
+		t.Fatalf("layerGroup: %q", g)
+	}
+	if g := layerGroup("fc2"); g != "fc" {
+		t.Fatalf("layerGroup: %q", g)
+	}
+}
+
+// TestSummaryScreenSeeds: the Summary shows a seed group as ×n with
+// mean±sd and marks the best.
+func TestSummaryScreenSeeds(t *testing.T) {
+	meta := fixtureMeta(3, 2, 40)
+	// Two seeds of layernorm, as train --seeds 1,2 names them.
+	meta.Variants[1] = meta.Variants[0]
+	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
+	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
+	for _, f := range fixtureFrames(meta, 40) {
+		m.data.add(&f)
+	}
+	out := screenText(t, m, ScreenSummary, 160, 48)
+	for _, want := range []string{"layernorm ×2", "±", "★", "n seeds of one spec"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
