@@ -59,7 +59,8 @@ until [[ -s "$STREAM" ]]; do
 done
 tmx new-session -d -s "$SESSION" -x 100 -y 30 "$BIN replay $STREAM --follow; echo EXIT=\$?; sleep 60"
 wait_for 'following' 60 "the follow dashboard"
-wait_for '▸ layernorm .*batchnorm' 30 "both variants side by side on the overview"
+wait_for 'layernorm' 30 "the LayerNorm model on the dashboard"
+wait_for 'batchnorm' 5 "the BatchNorm model beside it"
 tmx send-keys -t "$SESSION" 2
 wait_for 'blocks\.0\.norm1' 20 "the layers screen with the model's norm sites"
 wait_for 'dist_mu' 5 "the probe columns"
