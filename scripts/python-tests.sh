@@ -6,6 +6,8 @@
 # "skipped: ..." line and exits 0, so CI on a machine without it still passes
 # the Go checks. The cross-check tests build Go programs of this repository
 # (python/tests/gocheck, cmd/normtop), so Go must be on PATH.
+# Then (without pytest args, when tmux is there) scripts/e2e-python-tmux.sh:
+# the example trains while `normtop replay --follow` shows it in tmux.
 # Usage (from anywhere): bash scripts/python-tests.sh [pytest args]
 set -uo pipefail
 
@@ -41,4 +43,11 @@ case $rc in
 	;;
 *) echo "python tests failed (pytest exit $rc)" ;;
 esac
+if [[ $rc -eq 0 && $# -eq 0 ]]; then
+	if command -v tmux >/dev/null; then
+		bash scripts/e2e-python-tmux.sh || rc=1
+	else
+		echo "skipped: the live-dashboard test of the PyTorch example needs tmux"
+	fi
+fi
 exit $rc

@@ -33,17 +33,18 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--precision", default="input")
+    ap.add_argument("--d-model", type=int, default=64)
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     vocab, seq, batch = 96, 64, 16
-    model = TinyTransformer(vocab, a.norm, seq=seq)
+    model = TinyTransformer(vocab, a.norm, d=a.d_model, seq=seq)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x = torch.randint(0, vocab, (batch, seq))
     y = torch.randint(0, vocab, (batch, seq))
     tmp = tempfile.mkdtemp()
-    modes = {"none": None, "every=1": 1, "every=10": 10}
+    modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
     times = {k: [] for k in modes}
     cpu = {k: [] for k in modes}
     step = 0
@@ -79,7 +80,7 @@ def main():
                 run.close()
     base = statistics.median(times["none"])
     cbase = statistics.median(cpu["none"])
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {a.norm}, "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {a.norm}, d {a.d_model}, "
           f"{a.rounds} rounds × {a.steps} steps per mode, precision {a.precision}")
     for name in modes:
         m, c = statistics.median(times[name]), statistics.median(cpu[name])

@@ -21,7 +21,7 @@ def kind_of(module):
     """The site kind of a module, or None when it is not a normalization layer."""
     if isinstance(module, nn.LayerNorm):
         return LAYERNORM
-    if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+    if isinstance(module, nn.modules.batchnorm._BatchNorm):  # BatchNorm1d/2d/3d, SyncBatchNorm
         return BATCHNORM
     if isinstance(module, nn.GroupNorm):
         return GROUPNORM

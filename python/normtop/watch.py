@@ -94,7 +94,7 @@ class _Variant:
         if m is None:
             return None, None
         s = st.site
-        m = m.reshape(-1).to(device=x.device, dtype=self.run.acc)
+        m = m.reshape(-1).to(device=x.device, dtype=self._acc(x))
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
         if m.numel() == feat_rows and s.kind != GROUPNORM:
@@ -260,15 +260,22 @@ class _Variant:
                 st.shadow = torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device)
             shadows.append(st.shadow)
         sh = torch.stack(shadows)
-        ref = sh
+        # Before its first batch a shadow is the batch itself (it starts
+        # from it): distance 0, as normtop's probes.Collector reports.
+        ref = torch.where(torch.isnan(sh), batch, sh)
         if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
-            own = torch.stack([sh[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
-            ref = torch.cat([own, sh[:, 2:]], 1)
+            own = torch.stack([ref[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
+            ref = torch.cat([own, ref[:, 2:]], 1)
         dists = (batch - ref).norm(dim=2) / batch.shape[2]
-        # Shadows start from the first batch's statistics; one rate m for
-        # all; a statistic with a non-finite value (or n = 0) is not folded in.
-        ok = torch.isfinite(batch).all(dim=2, keepdim=True)
-        new = torch.where(ok, torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
+        # One rate m for all shadows (§5). A statistic whose distance is not
+        # finite is not folded in; nor is anything of a batch without real
+        # rows, nor the variance of a one-row batch (as probes/shadow.go).
+        ok = torch.isfinite(dists)
+        if any(not isinstance(st.fwd[3], float) or st.fwd[3] <= 1 for st in group):
+            n = torch.stack([torch.full((), st.fwd[3], dtype=sh.dtype, device=sh.device)
+                             if isinstance(st.fwd[3], float) else st.fwd[3].to(sh.dtype) for st in group])
+            ok = ok & torch.stack([n > 0, n > 1, n > 0], 1)
+        new = torch.where(ok[:, :, None], torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
         for st, s in zip(group, new.unbind(0)):
             st.shadow = s
         in_mean = mean.mean(1)

@@ -103,10 +103,11 @@ def test_stream_holds_every_site_and_step(tmp_path):
     assert set(rms) == set(mine) == {"dist_mu", "dist_var", "dist_psi2", "g_psi2", "dx_mean", "dx_var",
                                      "dy_mean", "dy_var", "in_mean", "in_std", "in_maxabs", "gamma_drift"}
     assert set(bn) == set(ln)
-    # Shadows start at the first batch: no distance at step 1 (nothing to
-    # compare with), BatchNorm's own running stats give one at once.
+    # Shadows start from the first batch: distance 0 at step 1, while
+    # BatchNorm's own running stats (μ = 0, σ² = 1 at init) are far off.
     first = frames[0]["layers"]
-    assert "dist_mu" not in first["ln"] and "dist_mu" in first["bn"] and "dist_psi2" not in first["bn"]
+    assert first["ln"]["dist_mu"] == first["ln"]["dist_var"] == first["bn"]["dist_psi2"] == 0
+    assert first["bn"]["dist_mu"] > 0 and first["bn"]["dist_var"] > 0
     # LayerNorm's dx has zero row mean (Theorem 1), up to float32 rounding.
     assert abs(ln["dx_mean"]) < 1e-5 * math.sqrt(ln["dx_var"])
     assert ln["gamma_drift"] > 0  # γ moved under SGD

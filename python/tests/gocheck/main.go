@@ -5,13 +5,6 @@
 // float64 reference kernels (norm.Layer.Forward64/Backward64) and turns the
 // layer's taps into probe values with probes.Collector, exactly as normtop's
 // trainer does, and prints them as JSON.
-//
-// The shadow distances (dist_* of variants without their own running
-// statistics) are printed twice: "probes" holds what the Collector reports,
-// and "shadow" recomputes them from the kernels' batch statistics with
-// spec/NORMS.md §5 as updated (shadows start from the first batch, one EMA
-// rate), which the Python hook implements; the two agree once the
-// Collector follows the updated text.
 package main
 
 import (
@@ -26,13 +19,12 @@ import (
 )
 
 type input struct {
-	Spec     string      `json:"spec"`  // e.g. "batchnorm:momentum=0.1"
-	Dtype    string      `json:"dtype"` // float32 | float64: how γ/β are stored
-	D        int         `json:"d"`
-	Gamma    []float64   `json:"gamma"`
-	Beta     []float64   `json:"beta"`
-	Momentum float64     `json:"shadow_momentum"`
-	Steps    []stepInput `json:"steps"`
+	Spec  string      `json:"spec"`  // e.g. "batchnorm:momentum=0.1"
+	Dtype string      `json:"dtype"` // float32 | float64: how γ/β are stored
+	D     int         `json:"d"`
+	Gamma []float64   `json:"gamma"`
+	Beta  []float64   `json:"beta"`
+	Steps []stepInput `json:"steps"`
 }
 
 type stepInput struct {
@@ -43,7 +35,6 @@ type stepInput struct {
 
 type stepOutput struct {
 	Probes map[string]*float64 `json:"probes"`
-	Shadow map[string]*float64 `json:"shadow"`
 	Dx     []float64           `json:"dx"`
 }
 
@@ -76,11 +67,6 @@ func run() error {
 		setParam(bet, in.Beta)
 	}
 	c := probes.NewCollector(0, []string{"site"}, probes.Intervals{Stats: 1, Grad: 1, Params: 1})
-	m := in.Momentum
-	if m == 0 {
-		m = probes.DefaultShadowMomentum
-	}
-	var sh [3][]float64 // spec §5 shadows: nil until the first batch
 	var out []stepOutput
 	for i, s := range in.Steps {
 		n := len(s.X) / in.D
@@ -96,27 +82,9 @@ func run() error {
 		}
 		t := l.Taps()
 		f := c.Frame(i+1, 0, 0, []*norm.Taps{t})
-		o := stepOutput{Probes: map[string]*float64{}, Shadow: map[string]*float64{}, Dx: dx}
+		o := stepOutput{Probes: map[string]*float64{}, Dx: dx}
 		for p := probes.Probe(0); p < probes.NumProbes; p++ {
 			o.Probes[p.String()] = jnum(f.Layers[0][p])
-		}
-		batch := [3][]float64{t.BatchMean, t.BatchVar, t.BatchPsi2}
-		for k, name := range []string{"dist_mu", "dist_var", "dist_psi2"} {
-			b := batch[k]
-			if b == nil {
-				continue
-			}
-			if sh[k] == nil {
-				o.Shadow[name] = nil // no running statistic before the first batch
-				sh[k] = append([]float64(nil), b...)
-				continue
-			}
-			o.Shadow[name] = jnum(dist(b, sh[k]))
-			if finite(b) {
-				for j := range b {
-					sh[k][j] = (1-m)*sh[k][j] + m*b[j]
-				}
-			}
 		}
 		out = append(out, o)
 	}
@@ -132,24 +100,6 @@ func setParam(t *tensor.Dense, v []float64) {
 			d[i] = float32(v[i])
 		}
 	}
-}
-
-func dist(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		e := a[i] - b[i]
-		s += e * e
-	}
-	return math.Sqrt(s) / float64(len(a))
-}
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // jnum is v for JSON: nil (null) for NaN, which JSON cannot carry.
