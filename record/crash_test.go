@@ -225,8 +225,12 @@ func TestCrashSIGKILL(t *testing.T) {
 	if len(lost) > 0 {
 		slices.Sort(lost)
 		slices.Sort(stale)
-		t.Logf("writer's own flushing, %d kills: frames lost per kill min %d / median %d / max %d; newest readable frame at the kill %v / %v / %v old",
-			len(lost), lost[0], lost[len(lost)/2], lost[len(lost)-1],
-			stale[0].Round(time.Millisecond), stale[len(stale)/2].Round(time.Millisecond), stale[len(stale)-1].Round(time.Millisecond))
+		t.Logf("writer's own flushing, %d kills: frames lost per kill min %d / median %d / max %d",
+			len(lost), lost[0], lost[len(lost)/2], lost[len(lost)-1])
+		// stale holds an age only for kills that found a readable frame.
+		if len(stale) > 0 {
+			t.Logf("newest readable frame at the kill: %v / %v / %v old",
+				stale[0].Round(time.Millisecond), stale[len(stale)/2].Round(time.Millisecond), stale[len(stale)-1].Round(time.Millisecond))
+		}
 	}
 }
