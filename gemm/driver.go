@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -78,6 +79,12 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		scale(m, n, beta, c, ldc)
 		beta = 1
 	}
+	split(workers(m, n, k), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// serial is gemm's product for beta 0 or 1, k > 0, alpha ≠ 0, in the
+// calling goroutine.
+func serial[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	rsa, csa := lda, 1
 	if tA {
 		rsa, csa = 1, lda
@@ -271,4 +278,64 @@ func scale[T float](m, n int, beta T, c []T, ldc int) {
 			r[j] *= beta
 		}
 	}
+}
+
+// parallelFlops is the smallest product (2mnk) worth a second goroutine:
+// about 20 µs of kernel time, against a microsecond to start and join it.
+const parallelFlops = 1 << 21
+
+// workers is how many goroutines a product of this size gets: one per
+// GOMAXPROCS, at most one per parallelFlops of work.
+func workers(m, n, k int) int {
+	w := 2 * float64(m) * float64(n) * float64(k) / parallelFlops
+	return max(1, min(runtime.GOMAXPROCS(0), int(w)))
+}
+
+// split runs the product in w goroutines, each on its own band of C: rows
+// (whole register blocks) when C is taller than wide, else columns (whole
+// panels). Every element of C is computed by the same kernel steps in the
+// same order whichever band it falls in (the k blocks depend on k alone,
+// packing copies values without arithmetic, and edge tiles round as the
+// kernel does), so the result is the same bits for any w: the machine's
+// core count and the scheduler never show in a run.
+func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	unit, size := mr, m
+	if m < n {
+		unit, size = panelWidth[T](), n
+	}
+	units := (size + unit - 1) / unit
+	w = min(w, units)
+	if w <= 1 {
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < w; i++ {
+		lo, hi := units*i/w*unit, min(size, units*(i+1)/w*unit)
+		band := func() {
+			if m >= n { // rows lo..hi: A's rows and C's rows
+				ao := lo * lda
+				if tA {
+					ao = lo
+				}
+				serial(tA, tB, hi-lo, n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+				return
+			}
+			bo := lo // columns lo..hi: B's columns and C's columns
+			if tB {
+				bo = lo * ldb
+			}
+			serial(tA, tB, m, hi-lo, k, alpha, a, lda, b[bo:], ldb, beta, c[lo:], ldc)
+		}
+		if i == w-1 {
+			band() // the last band in this goroutine
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			band()
+		}()
+	}
+	wg.Wait()
 }
