@@ -226,11 +226,21 @@ func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
 			}
 			continue
 		}
-		// B is stored n×k: column j of op(B) is row j of B.
-		for j := 0; j < nw; j++ {
-			src := b[(jc+jr+j)*ldb+pc:]
-			src = src[:kc]
-			for p, v := range src {
+		// B is stored n×k: column j of op(B) is row j of B. Four rows at a
+		// time, so each p writes four neighbours of one cache line.
+		j := 0
+		for ; j+4 <= nw; j += 4 {
+			r0 := b[(jc+jr+j)*ldb+pc:][:kc]
+			r1 := b[(jc+jr+j+1)*ldb+pc:][:kc]
+			r2 := b[(jc+jr+j+2)*ldb+pc:][:kc]
+			r3 := b[(jc+jr+j+3)*ldb+pc:][:kc]
+			for p := range r0 {
+				d := (*[4]T)(pan[p*nr+j:])
+				d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+			}
+		}
+		for ; j < nw; j++ {
+			for p, v := range b[(jc+jr+j)*ldb+pc:][:kc] {
 				pan[p*nr+j] = v
 			}
 		}
