@@ -301,13 +301,15 @@ func workers(m, n, k int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), int(w)))
 }
 
-// split runs the product in w goroutines, each on its own band of C: rows
-// (whole register blocks) when C is taller than wide, else columns (whole
-// panels). Every element of C is computed by the same kernel steps in the
-// same order whichever band it falls in (the k blocks depend on k alone,
-// packing copies values without arithmetic, and edge tiles round as the
-// kernel does), so the result is the same bits for any w: the machine's
-// core count and the scheduler never show in a run.
+// split runs the product in up to w goroutines, each on its own band of
+// C: rows (whole register blocks) when C is taller than wide, else
+// columns (whole panels). Every element of C is computed by the same
+// kernel steps in the same order whichever band it falls in (the k blocks
+// depend on k alone, packing copies values without arithmetic, and edge
+// tiles round as the kernel does), so the result is the same bits for any
+// w and any assignment of bands: the core count and the scheduler never
+// show in a run. Bands go to long-lived helper goroutines (no allocation
+// per product); a band no idle helper takes runs in the caller.
 func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	unit, size := mr, m
 	if m < n {
@@ -319,33 +321,86 @@ func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b 
 		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	var wg sync.WaitGroup
+	q := helpers[T](w - 1)
+	wg := wgPool.Get().(*sync.WaitGroup)
+	defer wgPool.Put(wg)
 	for i := 0; i < w; i++ {
 		lo, hi := units*i/w*unit, min(size, units*(i+1)/w*unit)
-		band := func() {
-			if m >= n { // rows lo..hi: A's rows and C's rows
-				ao := lo * lda
-				if tA {
-					ao = lo
-				}
-				serial(tA, tB, hi-lo, n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
-				return
+		bd := band[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, done: wg}
+		if m >= n { // rows lo..hi: A's rows and C's rows
+			bd.m, bd.c = hi-lo, c[lo*ldc:]
+			if tA {
+				bd.a = a[lo:]
+			} else {
+				bd.a = a[lo*lda:]
 			}
-			bo := lo // columns lo..hi: B's columns and C's columns
+		} else { // columns lo..hi: B's columns and C's columns
+			bd.n, bd.c = hi-lo, c[lo:]
 			if tB {
-				bo = lo * ldb
+				bd.b = b[lo*ldb:]
+			} else {
+				bd.b = b[lo:]
 			}
-			serial(tA, tB, m, hi-lo, k, alpha, a, lda, b[bo:], ldb, beta, c[lo:], ldc)
-		}
-		if i == w-1 {
-			band() // the last band in this goroutine
-			continue
 		}
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			band()
-		}()
+		if i < w-1 {
+			select {
+			case q <- bd:
+				continue
+			default: // no helper idle
+			}
+		}
+		bd.run()
 	}
 	wg.Wait()
+}
+
+// band is one goroutine's share of a split product.
+type band[T float] struct {
+	tA, tB      bool
+	m, n, k     int
+	alpha, beta T
+	a, b, c     []T
+	lda, ldb    int
+	ldc         int
+	done        *sync.WaitGroup
+}
+
+func (bd *band[T]) run() {
+	serial(bd.tA, bd.tB, bd.m, bd.n, bd.k, bd.alpha, bd.a, bd.lda, bd.b, bd.ldb, bd.beta, bd.c, bd.ldc)
+	bd.done.Done()
+}
+
+var (
+	wgPool   = sync.Pool{New: func() any { return new(sync.WaitGroup) }}
+	helperMu sync.Mutex
+	queue32  = make(chan band[float32])
+	queue64  = make(chan band[float64])
+	started  [2]int // helpers started per element type
+)
+
+// helpers returns T's band queue with at least n helper goroutines
+// serving it. Helpers live for the process: a few idle goroutines.
+func helpers[T float](n int) chan band[T] {
+	var z T
+	i := unsafe.Sizeof(z) / 8
+	var q chan band[T]
+	if i == 0 {
+		q = any(queue32).(chan band[T])
+	} else {
+		q = any(queue64).(chan band[T])
+	}
+	helperMu.Lock()
+	for ; started[i] < n; started[i]++ {
+		go serve(q)
+	}
+	helperMu.Unlock()
+	return q
+}
+
+// serve is a helper goroutine: it runs the bands it receives.
+func serve[T float](q chan band[T]) {
+	for bd := range q {
+		bd.run()
+	}
 }

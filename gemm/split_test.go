@@ -44,3 +44,26 @@ func TestSplitSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocations: a product allocates nothing once warm, serial or
+// split (scratch comes from a pool, bands go to long-lived helpers), so
+// GEMMs add nothing to a training step's garbage.
+func TestNoAllocations(t *testing.T) {
+	if raceBuild {
+		t.Skip("-race: sync.Pool drops items at random, allocation counts mean nothing")
+	}
+	if !haveKernels {
+		t.Skip("no AVX/FMA kernels in this build or on this CPU: Sgemm is gonum's")
+	}
+	for _, s := range []shape{{1024, 64, 256, false, false}, {64, 1024, 192, true, false}, {64, 16, 64, false, true}, {7, 13, 5, true, true}} {
+		a, b, c, lda, ldb := operandsFor(s)
+		for _, w := range []int{1, 2} {
+			n := testing.AllocsPerRun(10, func() {
+				split(w, s.tA, s.tB, s.m, s.n, s.k, float32(1), a, lda, b, ldb, 0, c, s.n)
+			})
+			if n != 0 {
+				t.Errorf("%v in %d goroutines: %v allocations per product", s, w, n)
+			}
+		}
+	}
+}
