@@ -7,6 +7,9 @@
 # probes on) at GOMAXPROCS = threads; PyTorch runs torch.set_num_threads.
 #
 # Usage: bash bench/peer.sh [pairs (3)] [steps per run (30)] [norm (layernorm)]
+# Models: $PEER_MODELS, default "transformer mlp words" (words: the
+# word-level preset, BenchmarkSteps/words, whose data normtop must have
+# fetched; a model normtop cannot run is reported as skipped).
 # Build tags for normtop (e.g. openblas) come from GOFLAGS: GOFLAGS=-tags=openblas.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,7 +41,12 @@ torch_ms() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-12s %-8s %7s %14s %14s %8s\n' model norm threads normtop-ms/step pytorch-ms/step ratio
-for model in transformer mlp; do
+for model in ${PEER_MODELS:-transformer mlp words}; do
+	# one normtop run first: a warm-up, and the check that it can run the model
+	if [[ -z $(normtop_ms "$model" 1 2>/dev/null | head -1) ]]; then
+		echo "peer: normtop's BenchmarkSteps/$model/$norm gave no result (no such benchmark, or its data is missing); skipped"
+		continue
+	fi
 	for threads in 1 2; do
 		n=() t=()
 		for ((i = 0; i < pairs; i++)); do

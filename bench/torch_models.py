@@ -4,8 +4,11 @@
 The same default transformer as train/model_transformer.go (causal
 character model, d 64, 2 pre-norm blocks, 4 heads, context 64, batch 16,
 FFN 4d with ReLU, final norm, vocabulary 80, Adam with gradient clipping
-at 1) and the same mlp as train/model_mlp.go (784-256-256-10, a norm
-before each hidden ReLU, batch 32, Adam). Prints one line:
+at 1); the word-level preset (train.WordConfig: the same blocks, context
+32, batch 32, vocabulary 2000, lr 1e-3; normtop masks sentence padding,
+which this version, on full random rows, does not need); and the same mlp
+as train/model_mlp.go (784-256-256-10, a norm before each hidden ReLU,
+batch 32, Adam). Prints one line:
 "ms/step <median>" over the timed steps. Data are random tokens or
 pixels: the step's cost does not depend on them.
 """
@@ -90,7 +93,7 @@ def mlp(norm):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="transformer", choices=["transformer", "mlp"])
+    ap.add_argument("--model", default="transformer", choices=["transformer", "words", "mlp"])
     ap.add_argument("--norm", default="layernorm")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
@@ -98,10 +101,11 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    if a.model == "transformer":
-        vocab, seq, batch = 80, 64, 16
+    if a.model in ("transformer", "words"):
+        vocab, seq, batch, lr, clip = 80, 64, 16, 3e-3, 1.0
+        if a.model == "words":
+            vocab, seq, batch, lr = 2000, 32, 32, 1e-3
         model = Transformer(vocab, 64, 2, 4, seq, a.norm)
-        lr, clip = 3e-3, 1.0
         data = lambda: torch.randint(vocab, (batch, seq + 1))
         def loss_of(xy):
             return F.cross_entropy(model(xy[:, :-1]), xy[:, 1:].reshape(-1))
