@@ -13,10 +13,11 @@
 // strides, so the transposed products of the backward pass cost no copy;
 // only a last partial panel of fewer than six rows is copied, zero padded.
 //
-// Every product is computed in one goroutine, and each element of C sums
-// its k products in the same order whatever the shape, the stride or the
-// machine load, so a run is repeatable bit for bit. The kernels use FMA, so
-// results differ from gonum's in the last bits.
+// A product of more than a few MFLOP is split into bands of C, one
+// goroutine per GOMAXPROCS. Each element of C sums its k products in the
+// same order whatever the band, the shape's strides, the core count or the
+// machine load, so a run is repeatable bit for bit (split_test.go). The
+// kernels use FMA, so results differ from gonum's in the last bits.
 //
 // Implementation satisfies gonum's blas.Float32 and blas.Float64 (and the
 // complex interfaces, so gorgonia accepts it): Sgemm and Dgemm are the

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -78,6 +79,12 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		scale(m, n, beta, c, ldc)
 		beta = 1
 	}
+	split(workers(m, n, k), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// serial is gemm's product for beta 0 or 1, k > 0, alpha ≠ 0, in the
+// calling goroutine.
+func serial[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	rsa, csa := lda, 1
 	if tA {
 		rsa, csa = 1, lda
@@ -219,11 +226,21 @@ func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
 			}
 			continue
 		}
-		// B is stored n×k: column j of op(B) is row j of B.
-		for j := 0; j < nw; j++ {
-			src := b[(jc+jr+j)*ldb+pc:]
-			src = src[:kc]
-			for p, v := range src {
+		// B is stored n×k: column j of op(B) is row j of B. Four rows at a
+		// time, so each p writes four neighbours of one cache line.
+		j := 0
+		for ; j+4 <= nw; j += 4 {
+			r0 := b[(jc+jr+j)*ldb+pc:][:kc]
+			r1 := b[(jc+jr+j+1)*ldb+pc:][:kc]
+			r2 := b[(jc+jr+j+2)*ldb+pc:][:kc]
+			r3 := b[(jc+jr+j+3)*ldb+pc:][:kc]
+			for p := range r0 {
+				d := (*[4]T)(pan[p*nr+j:])
+				d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+			}
+		}
+		for ; j < nw; j++ {
+			for p, v := range b[(jc+jr+j)*ldb+pc:][:kc] {
 				pan[p*nr+j] = v
 			}
 		}
@@ -270,5 +287,120 @@ func scale[T float](m, n int, beta T, c []T, ldc int) {
 		for j := range r {
 			r[j] *= beta
 		}
+	}
+}
+
+// parallelFlops is the smallest product (2mnk) worth a second goroutine:
+// about 20 µs of kernel time, against a microsecond to start and join it.
+const parallelFlops = 1 << 21
+
+// workers is how many goroutines a product of this size gets: one per
+// GOMAXPROCS, at most one per parallelFlops of work.
+func workers(m, n, k int) int {
+	w := 2 * float64(m) * float64(n) * float64(k) / parallelFlops
+	return max(1, min(runtime.GOMAXPROCS(0), int(w)))
+}
+
+// split runs the product in up to w goroutines, each on its own band of
+// C: rows (whole register blocks) when C is taller than wide, else
+// columns (whole panels). Every element of C is computed by the same
+// kernel steps in the same order whichever band it falls in (the k blocks
+// depend on k alone, packing copies values without arithmetic, and edge
+// tiles round as the kernel does), so the result is the same bits for any
+// w and any assignment of bands: the core count and the scheduler never
+// show in a run. Bands go to long-lived helper goroutines (no allocation
+// per product); a band no idle helper takes runs in the caller.
+func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	unit, size := mr, m
+	if m < n {
+		unit, size = panelWidth[T](), n
+	}
+	units := (size + unit - 1) / unit
+	w = min(w, units)
+	if w <= 1 {
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	q := helpers[T](w - 1)
+	wg := wgPool.Get().(*sync.WaitGroup)
+	defer wgPool.Put(wg)
+	for i := 0; i < w; i++ {
+		lo, hi := units*i/w*unit, min(size, units*(i+1)/w*unit)
+		bd := band[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, done: wg}
+		if m >= n { // rows lo..hi: A's rows and C's rows
+			bd.m, bd.c = hi-lo, c[lo*ldc:]
+			if tA {
+				bd.a = a[lo:]
+			} else {
+				bd.a = a[lo*lda:]
+			}
+		} else { // columns lo..hi: B's columns and C's columns
+			bd.n, bd.c = hi-lo, c[lo:]
+			if tB {
+				bd.b = b[lo*ldb:]
+			} else {
+				bd.b = b[lo:]
+			}
+		}
+		wg.Add(1)
+		if i < w-1 {
+			select {
+			case q <- bd:
+				continue
+			default: // no helper idle
+			}
+		}
+		bd.run()
+	}
+	wg.Wait()
+}
+
+// band is one goroutine's share of a split product.
+type band[T float] struct {
+	tA, tB      bool
+	m, n, k     int
+	alpha, beta T
+	a, b, c     []T
+	lda, ldb    int
+	ldc         int
+	done        *sync.WaitGroup
+}
+
+func (bd *band[T]) run() {
+	serial(bd.tA, bd.tB, bd.m, bd.n, bd.k, bd.alpha, bd.a, bd.lda, bd.b, bd.ldb, bd.beta, bd.c, bd.ldc)
+	bd.done.Done()
+}
+
+var (
+	wgPool   = sync.Pool{New: func() any { return new(sync.WaitGroup) }}
+	helperMu sync.Mutex
+	queue32  = make(chan band[float32])
+	queue64  = make(chan band[float64])
+	started  [2]int // helpers started per element type
+)
+
+// helpers returns T's band queue with at least n helper goroutines
+// serving it. Helpers live for the process: a few idle goroutines.
+func helpers[T float](n int) chan band[T] {
+	var z T
+	i := unsafe.Sizeof(z) / 8
+	var q chan band[T]
+	if i == 0 {
+		q = any(queue32).(chan band[T])
+	} else {
+		q = any(queue64).(chan band[T])
+	}
+	helperMu.Lock()
+	for ; started[i] < n; started[i]++ {
+		go serve(q)
+	}
+	helperMu.Unlock()
+	return q
+}
+
+// serve is a helper goroutine: it runs the bands it receives.
+func serve[T float](q chan band[T]) {
+	for bd := range q {
+		bd.run()
 	}
 }
