@@ -109,7 +109,7 @@ func findingDetach(groups []*Group, models []string) Finding {
 		}
 		cs := []comparison{
 			compare("final train loss", d, s, d.FinalTrain, s.FinalTrain, true),
-			compare("final val "+d.Metric.Name(), d, s, d.FinalVal, s.FinalVal, !d.Metric.HigherIsBetter()),
+			compare("final val "+d.Metric.Name()+unitSuffix(d.Metric), d, s, metricAgg(d.Metric, d.FinalVal), metricAgg(d.Metric, s.FinalVal), !d.Metric.HigherIsBetter()),
 		}
 		f.Model, f.Numbers = m, linesOf(cs)
 		f.Verdict, f.Reason = combine(cs)
@@ -281,4 +281,20 @@ func findingOverfit(groups []*Group, models []string) Finding {
 	}
 	f.Verdict, f.Reason = NotMeasurable, "needs layernorm and layernorm-simple (or adanorm) in one model's runs"
 	return f
+}
+
+// metricAgg shows an aggregate of the metric in the unit every other output
+// uses (accuracy in percent: probes.Metric.Value); the spread scales alike.
+func metricAgg(m probes.Metric, a agg) agg {
+	a.Mean, a.SD = m.Value(a.Mean), m.Value(a.SD)
+	return a
+}
+
+// unitSuffix is " (%)" for accuracy, whose aggregates metricAgg shows in
+// percent.
+func unitSuffix(m probes.Metric) string {
+	if m == probes.MetricAccuracy {
+		return " (%)"
+	}
+	return ""
 }
