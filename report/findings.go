@@ -138,8 +138,65 @@ func tail(g *Group, p probes.Probe) agg {
 // tailCompare compares the tails of probe pa in a with probe pb in b;
 // withModel names the models (for the CNN-vs-Transformer comparison).
 func tailCompare(a, b *Group, pa, pb probes.Probe, withModel bool) comparison {
-	return comparison{What: "p99/median after warm-up, median over layers",
+	c := comparison{What: "p99/median after warm-up, median over layers",
 		A: a.Label(withModel) + " " + pa.String(), B: b.Label(withModel) + " " + pb.String(), a: tail(a, pa), b: tail(b, pb), Higher: true}
+	names, _ := startupLayers(a, pa)
+	c.startup = 2*len(names) > measuredLayers(a, pa)
+	return c
+}
+
+// startupTrend: a distance to a layer's own running statistic whose median
+// over the last quarter of the run is below this fraction of the first
+// quarter's is still falling from the statistic's init (σ² = ψ² = 1) after
+// the ⌈3/rate⌉-step window of NORMS.md §5. The window assumes the init is
+// about as far from the batch statistics as they are from each other; when
+// the layer's inputs have a variance of 1e-3 (a Transformer's first blocks)
+// the residual (1−rate)^W·|1 − σ_B²| still dwarfs the batch-to-batch
+// distances, and the tail measures the start-up.
+const startupTrend = 0.25
+
+// startupLayers lists the layers where probe p of g measures the start-up
+// rather than the batch-to-batch fluctuation, with their trends.
+func startupLayers(g *Group, p probes.Probe) (names []string, trends []float64) {
+	if !g.Warmup.Applies(p) {
+		return nil, nil
+	}
+	for l, ps := range g.Probes {
+		if t := ps[p].Trend; ps[p].N > 0 && t.N > 0 && t.Mean < startupTrend {
+			names = append(names, g.Layers[l])
+			trends = append(trends, t.Mean)
+		}
+	}
+	return names, trends
+}
+
+func measuredLayers(g *Group, p probes.Probe) int {
+	n := 0
+	for _, ps := range g.Probes {
+		if ps[p].N > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// startupLines are the cautions for the compared probes that still fall
+// from their init after the warm-up window.
+func startupLines(cs []comparison, groups []*Group, ps []probes.Probe) []string {
+	var out []string
+	for i, g := range groups {
+		names, trends := startupLayers(g, ps[i])
+		if len(names) == 0 {
+			continue
+		}
+		parts := make([]string, len(names))
+		for k := range names {
+			parts[k] = names[k] + " " + fmtNum(trends[k])
+		}
+		out = append(out, fmt.Sprintf("start-up: %s still falls from its init after the %d-step warm-up window in %d of %d layers (trend, last/first quarter median: %s); there its tail measures the start-up, not batch-to-batch fluctuation",
+			cs[i].A, g.Warmup.Steps, len(names), measuredLayers(g, ps[i]), strings.Join(parts, ", ")))
+	}
+	return out
 }
 
 // ratioLine prints mean(a)/mean(b) of each tail comparison.
@@ -161,6 +218,7 @@ func findingTails(groups []*Group) Finding {
 	cs := []comparison{tailCompare(t, c, probes.DistVar, probes.DistVar, true), tailCompare(t, c, probes.GVar, probes.GVar, true)}
 	f.Model = "transformer vs cnn"
 	f.Numbers = append(linesOf(cs), ratioLine(cs))
+	f.Numbers = append(f.Numbers, startupLines(cs, []*Group{t, t}, []probes.Probe{probes.DistVar, probes.GVar})...)
 	f.Verdict, f.Reason = ratioVerdict(cs, 3)
 	return f
 }
@@ -179,6 +237,7 @@ func findingPsi2(groups []*Group, models []string) Finding {
 		cs := []comparison{tailCompare(bn, pn, probes.DistVar, probes.DistPsi2, false), tailCompare(bn, pn, probes.GVar, probes.GPsi2, false)}
 		f.Model = m
 		f.Numbers = append(linesOf(cs), ratioLine(cs))
+		f.Numbers = append(f.Numbers, startupLines(cs, []*Group{bn, bn}, []probes.Probe{probes.DistVar, probes.GVar})...)
 		rb, rp := bn.Warmup.Rate, pn.Warmup.Rate
 		rates := fmt.Sprintf("EMA rates: %s momentum m = %s, %s 1−α = %s", bn.Spec, fmtNum(rb), pn.Spec, fmtNum(rp))
 		mismatched := math.Abs(rb-rp) > 1e-12

@@ -27,6 +27,10 @@ type comparison struct {
 	A, B   string // the two sides' labels
 	a, b   agg
 	Higher bool // the claim: a > b (else a < b)
+	// startup: in most layers side a still falls from its init after the
+	// warm-up window, so its tail is the start-up, not the claim's
+	// fluctuation (tail comparisons only).
+	startup bool
 }
 
 // Diff is mean(a) − mean(b).
@@ -111,6 +115,11 @@ func ratioVerdict(cs []comparison, target float64) (verdict, reason string) {
 	for _, c := range cs {
 		if !(c.a.Mean/c.b.Mean >= target) {
 			return NotSupported, "a ratio is below the target " + fmtNum(target) + "×"
+		}
+	}
+	for _, c := range cs {
+		if c.startup {
+			return NotMeasurable, "the ratios reach " + fmtNum(target) + "×, but " + c.A + "'s tail is its start-up residual in most layers (see start-up above): a longer run is needed"
 		}
 	}
 	switch {

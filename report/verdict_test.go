@@ -2,7 +2,10 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/normtop/normtop/probes"
 )
 
 func ag(xs ...float64) agg { return aggregate(xs) }
@@ -62,6 +65,8 @@ func TestRatioVerdict(t *testing.T) {
 	light := comparison{a: ag(2, 2.1, 1.9), b: ag(1, 1.1, 0.9), Higher: true} // ratio 2
 	noisy := comparison{a: ag(1, 30, 59), b: ag(1, 1.1, 0.9), Higher: true}   // ratio 30, 2SE ≈ 33
 	single := comparison{a: ag(10), b: ag(1), Higher: true}
+	startup := heavy
+	startup.startup = true // the heavy tail is the init still decaying
 	for _, tc := range []struct {
 		name string
 		cs   []comparison
@@ -73,9 +78,37 @@ func TestRatioVerdict(t *testing.T) {
 		{"one seed reaching 3×", []comparison{single}, Supported},
 		{"missing side", []comparison{{a: ag(), b: ag(1)}}, NotMeasurable},
 		{"nothing", nil, NotMeasurable},
+		{"reaches 3× only through the start-up", []comparison{startup, heavy}, NotMeasurable},
+		{"start-up but short of 3× anyway", []comparison{startup, light}, NotSupported},
 	} {
 		if got, why := ratioVerdict(tc.cs, 3); got != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, got, why, tc.want)
 		}
+	}
+}
+
+// TestStartupLayers: a distance to a layer's own running statistic whose
+// trend is below startupTrend is flagged; shadows (probes without a warm-up
+// window) never are.
+func TestStartupLayers(t *testing.T) {
+	g := &Group{Layers: []string{"a", "b", "c"}, Warmup: probes.Warmup{Steps: 60, Rate: 0.05, Probes: []probes.Probe{probes.DistVar}}}
+	g.Probes = make([][probes.NumProbes]ProbeAgg, 3)
+	for l, tr := range []float64{0.02, 0.9, 0.1} {
+		g.Probes[l][probes.DistVar] = ProbeAgg{N: 100, Trend: agg{Mean: tr, N: 3}}
+		g.Probes[l][probes.DistPsi2] = ProbeAgg{N: 100, Trend: agg{Mean: 0.01, N: 3}}
+	}
+	names, trends := startupLayers(g, probes.DistVar)
+	if len(names) != 2 || names[0] != "a" || names[1] != "c" || trends[0] != 0.02 {
+		t.Errorf("startupLayers(dist_var) = %v %v, want a, c", names, trends)
+	}
+	if names, _ := startupLayers(g, probes.DistPsi2); names != nil {
+		t.Errorf("a probe without a warm-up window flagged: %v", names)
+	}
+	c := tailCompare(g, g, probes.DistVar, probes.DistPsi2, false)
+	if !c.startup {
+		t.Error("2 of 3 layers in start-up: the comparison is not marked")
+	}
+	if lines := startupLines([]comparison{c}, []*Group{g}, []probes.Probe{probes.DistVar}); len(lines) != 1 || !strings.Contains(lines[0], "2 of 3 layers") {
+		t.Errorf("startupLines = %q", lines)
 	}
 }
