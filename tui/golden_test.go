@@ -39,6 +39,11 @@ func pinned(t *testing.T, content string, p colorprofile.Profile) []byte {
 	return buf.Bytes()
 }
 
+// teaTimeout bounds how long a teatest program may take to finish: a guard
+// against a hang, not a speed check, so it is generous (CI runs these under
+// -race on a loaded 2-core machine, where 5 s was not always enough).
+const teaTimeout = 60 * time.Second
+
 // runScreen drives the dashboard through a real tea.Program (teatest) at
 // the given size, presses keys, quits, and returns the final screen.
 func runScreen(t *testing.T, m *Model, w, h int, keys ...string) string {
@@ -54,7 +59,7 @@ func runScreen(t *testing.T, m *Model, w, h int, keys ...string) string {
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(teaTimeout))
 	return fm.View().Content
 }
 

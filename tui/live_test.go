@@ -234,9 +234,9 @@ func TestNewLiveRealFeed(t *testing.T) {
 		feed.Close()
 	}()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("ended")) },
-		teatest.WithDuration(5*time.Second))
+		teatest.WithDuration(teaTimeout))
 	tm.Send(keyPress("q"))
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(teaTimeout)).(*Model)
 	if fm.data.step != 100 || !fm.ended {
 		t.Fatalf("live dashboard saw step %d, ended=%v", fm.data.step, fm.ended)
 	}
