@@ -18,7 +18,7 @@ func benchRunner(b *testing.B, c Config, variant string, iv probes.Intervals) *R
 	b.Helper()
 	c.Variants = []string{variant}
 	c.Probes = iv
-	c.Steps = 1 << 30
+	c.Steps = MaxSteps
 	r, err := NewRunner(c)
 	if err != nil {
 		b.Fatal(err)
@@ -237,7 +237,7 @@ func BenchmarkMemoryPerVariant(b *testing.B) {
 			live := func(n int) (liveB, peakB uint64) {
 				c := benchConfigs()[name]
 				c.Variants = []string{"layernorm", "batchnorm", "powernorm"}[:n]
-				c.Steps = 1 << 30
+				c.Steps = MaxSteps
 				runtime.GC()
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
