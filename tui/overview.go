@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -27,39 +28,52 @@ func (m *Model) overview(w, h int) []string {
 	title := s.Heading.Render(scale) + s.Dim.Render(" · train ─ and val • of every variant on one axis")
 	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w)}
 
+	// One line per standing: a variant, or the seeds of one spec as their
+	// mean (a run of 4 variants × 3 seeds draws 4 lines, not 12).
 	var series []chartSeries
-	vals := make([]float64, 0, 2*nv) // train, val of each variant
-	for i := range m.data.variants {
-		v := &m.data.variants[i]
+	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
+	for _, x := range st {
+		i := x.idx[0]
 		if m.hidden(i) {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
-		tr := m.buckets(v.series(probes.SeriesTrainLoss))
-		va := m.buckets(v.series(probes.SeriesValLoss))
+		var trs, vas [][]probes.Bucket
+		for _, j := range x.idx {
+			v := &m.data.variants[j]
+			trs = append(trs, m.buckets(v.series(probes.SeriesTrainLoss)))
+			vas = append(vas, m.buckets(v.series(probes.SeriesValLoss)))
+		}
+		tr, va := meanBuckets(trs), meanBuckets(vas)
+		label := seedLabel(x)
 		series = append(series,
-			chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: tr},
-			chartSeries{label: v.label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
+			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	fm := colFormat(vals)
 	var legend []string
-	for i := range m.data.variants {
+	for k, x := range st {
+		i := x.idx[0]
 		if m.hidden(i) {
-			legend = append(legend, s.Dim.Render("("+m.data.variants[i].label+" hidden: v)"))
+			legend = append(legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
 			continue
 		}
 		// The table below has every variant's latest values: the legend
 		// reads them only at the cursor.
 		value := ""
 		if m.st.Cursor >= 0 {
-			value = fm(vals[2*i]) + " • " + fm(vals[2*i+1])
+			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
 		}
-		legend = append(legend, m.legendEntry(i, m.data.variants[i].label, "─", value))
+		legend = append(legend, m.legendEntry(i, seedLabel(x), "─", value))
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
-		series = raise(series, m.data.variants[sel].label)
+		for _, x := range st {
+			if slices.Contains(x.idx, sel) {
+				series = raise(series, seedLabel(x))
+			}
+		}
 	}
 	legendLines := joinLegend(legend, w, 2+min(m.st.Cursor+1, 1))
 	chartH := h - len(out) - len(legendLines) - tableRows - 1
@@ -68,6 +82,48 @@ func (m *Model) overview(w, h int) []string {
 	}
 	out = append(out, legendLines...)
 	return append(out, m.rankTable(st, order, w, h-len(out), len(out))...)
+}
+
+// seedLabel names a standing on a chart: its label, with "×n" for the mean
+// of n seeds.
+func seedLabel(x standing) string {
+	if len(x.idx) > 1 {
+		return fmt.Sprintf("%s ×%d (mean)", x.label, len(x.idx))
+	}
+	return x.label
+}
+
+// meanBuckets is the seeds' mean series: bucket k holds the mean of the
+// seeds' bucket k (last value, minimum and maximum alike), over the steps
+// every seed has. One series is returned as it is.
+func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
+	if len(bss) == 1 {
+		return bss[0]
+	}
+	n := -1
+	for _, bs := range bss {
+		if n < 0 || len(bs) < n {
+			n = len(bs)
+		}
+	}
+	if n <= 0 {
+		return nil
+	}
+	out := make([]probes.Bucket, n)
+	for k := range out {
+		b := bss[0][k]
+		var last, lo, hi float64
+		for _, bs := range bss {
+			last += bs[k].Last
+			lo += bs[k].Min
+			hi += bs[k].Max
+			b.FirstStep, b.LastStep = min(b.FirstStep, bs[k].FirstStep), max(b.LastStep, bs[k].LastStep)
+		}
+		f := float64(len(bss))
+		b.Last, b.Min, b.Max = last/f, lo/f, hi/f
+		out[k] = b
+	}
+	return out
 }
 
 // raise moves the series of one label to the end (drawn last, on top).

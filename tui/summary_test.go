@@ -104,3 +104,38 @@ func TestSummaryFindings(t *testing.T) {
 		t.Error("findings leak onto the Overview")
 	}
 }
+
+// TestOverviewSeedMeans: the seeds of one spec are one line on the
+// Overview chart, their mean, with one legend entry.
+func TestOverviewSeedMeans(t *testing.T) {
+	meta := fixtureMeta(3, 2, 40)
+	meta.Variants[1] = meta.Variants[0]
+	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
+	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
+	for _, f := range fixtureFrames(meta, 40) {
+		m.data.add(&f)
+	}
+	out := screenText(t, m, ScreenOverview, 160, 48)
+	label := meta.Variants[0].Spec
+	if !strings.Contains(out, label+" ×2 (mean)") {
+		t.Errorf("overview lacks the seed mean's legend entry:\n%s", out)
+	}
+	if strings.Contains(out, label+" s1") {
+		t.Errorf("overview still draws seed 1 on its own:\n%s", out)
+	}
+}
+
+func TestMeanBuckets(t *testing.T) {
+	a := []probes.Bucket{{FirstStep: 1, LastStep: 2, Min: 1, Max: 3, Last: 2, Count: 2}, {FirstStep: 3, LastStep: 4, Min: 0, Max: 10, Last: 4, Count: 2}}
+	b := []probes.Bucket{{FirstStep: 1, LastStep: 2, Min: 3, Max: 5, Last: 4, Count: 2}}
+	got := meanBuckets([][]probes.Bucket{a, b})
+	if len(got) != 1 {
+		t.Fatalf("%d buckets, want 1 (the steps every seed has)", len(got))
+	}
+	if g := got[0]; g.Min != 2 || g.Max != 4 || g.Last != 3 || g.FirstStep != 1 || g.LastStep != 2 {
+		t.Errorf("mean bucket %+v", g)
+	}
+	if one := meanBuckets([][]probes.Bucket{a}); len(one) != 2 || one[1].Max != 10 {
+		t.Error("one series is not returned as it is")
+	}
+}
