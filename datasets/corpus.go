@@ -63,32 +63,42 @@ type textDoc struct {
 // test split, the 5% before them validation, the rest training. The names
 // win over files: a file called sotu is ./sotu.
 func LoadCorpus(ctx context.Context, name string, opt CorpusOptions) (*Corpus, error) {
-	if err := opt.check(); err != nil {
-		return nil, err
-	}
-	var docs []textDoc
-	var err error
-	pkg := packageByName(name)
-	if pkg != nil {
-		if err := pkg.wantKind(name, kindCorpus); err != nil {
-			return nil, err
-		}
-		docs, err = pkg.load(ctx, defaultFetcher())
-	} else {
-		docs, err = loadCorpusPath(ctx, name)
-	}
+	docs, err := loadDocs(ctx, name, kindCorpus, opt, loadCorpusPath)
 	if err != nil {
 		return nil, err
 	}
-	// Errors name the data as given; a path's set is called by its base name.
 	c, err := buildCorpus(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if pkg == nil {
-		c.Name = filepath.Base(filepath.Clean(name))
-	}
+	c.Name = setName(name)
 	return c, nil
+}
+
+// loadDocs reads the documents of the set called name: the built-in
+// package of that name (which must be of the wanted kind), or else the
+// path, read by fromPath.
+func loadDocs(ctx context.Context, name string, want datasetKind, opt CorpusOptions,
+	fromPath func(context.Context, string) ([]textDoc, error)) ([]textDoc, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	if pkg := packageByName(name); pkg != nil {
+		if err := pkg.wantKind(name, want); err != nil {
+			return nil, err
+		}
+		return pkg.load(ctx, defaultFetcher())
+	}
+	return fromPath(ctx, name)
+}
+
+// setName is what a set is called: a built-in package by its name, a path
+// by its base name. (Errors name the data as given.)
+func setName(name string) string {
+	if packageByName(name) != nil {
+		return name
+	}
+	return filepath.Base(filepath.Clean(name))
 }
 
 // loadCorpusPath reads a package .tgz, an unpacked package or a text file.

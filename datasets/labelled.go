@@ -46,31 +46,15 @@ type Doc struct {
 // split the classes are interleaved in proportion, so any prefix of a split
 // (a smaller evaluation set) keeps the class balance.
 func LoadLabelled(ctx context.Context, name string, opt CorpusOptions) (*Labelled, error) {
-	if err := opt.check(); err != nil {
-		return nil, err
-	}
-	var docs []textDoc
-	var err error
-	pkg := packageByName(name)
-	if pkg != nil {
-		if err := pkg.wantKind(name, kindLabelled); err != nil {
-			return nil, err
-		}
-		docs, err = pkg.load(ctx, defaultFetcher())
-	} else {
-		docs, err = loadLabelledPath(ctx, name)
-	}
+	docs, err := loadDocs(ctx, name, kindLabelled, opt, loadLabelledPath)
 	if err != nil {
 		return nil, err
 	}
-	// Errors name the data as given; a path's set is called by its base name.
 	l, err := buildLabelled(name, docs, opt)
 	if err != nil {
 		return nil, err
 	}
-	if pkg == nil {
-		l.Name = filepath.Base(filepath.Clean(name))
-	}
+	l.Name = setName(name)
 	return l, nil
 }
 
