@@ -180,12 +180,19 @@ func measuredLayers(g *Group, p probes.Probe) int {
 	return n
 }
 
+// measured is one side of a tail comparison: its label, group and probe.
+type measured struct {
+	label string
+	g     *Group
+	p     probes.Probe
+}
+
 // startupLines are the cautions for the compared probes that still fall
 // from their init after the warm-up window.
-func startupLines(cs []comparison, groups []*Group, ps []probes.Probe) []string {
+func startupLines(sides ...measured) []string {
 	var out []string
-	for i, g := range groups {
-		names, trends := startupLayers(g, ps[i])
+	for _, m := range sides {
+		names, trends := startupLayers(m.g, m.p)
 		if len(names) == 0 {
 			continue
 		}
@@ -194,7 +201,7 @@ func startupLines(cs []comparison, groups []*Group, ps []probes.Probe) []string 
 			parts[k] = names[k] + " " + fmtNum(trends[k])
 		}
 		out = append(out, fmt.Sprintf("start-up: %s still falls from its init after the %d-step warm-up window in %d of %d layers (trend, last/first quarter median: %s); there its tail measures the start-up, not batch-to-batch fluctuation",
-			cs[i].A, g.Warmup.Steps, len(names), measuredLayers(g, ps[i]), strings.Join(parts, ", ")))
+			m.label, m.g.Warmup.Steps, len(names), measuredLayers(m.g, m.p), strings.Join(parts, ", ")))
 	}
 	return out
 }
@@ -218,7 +225,7 @@ func findingTails(groups []*Group) Finding {
 	cs := []comparison{tailCompare(t, c, probes.DistVar, probes.DistVar, true), tailCompare(t, c, probes.GVar, probes.GVar, true)}
 	f.Model = "transformer vs cnn"
 	f.Numbers = append(linesOf(cs), ratioLine(cs))
-	f.Numbers = append(f.Numbers, startupLines(cs, []*Group{t, t}, []probes.Probe{probes.DistVar, probes.GVar})...)
+	f.Numbers = append(f.Numbers, startupLines(measured{cs[0].A, t, probes.DistVar}, measured{cs[0].B, c, probes.DistVar})...)
 	f.Verdict, f.Reason = ratioVerdict(cs, 3)
 	return f
 }
@@ -237,7 +244,7 @@ func findingPsi2(groups []*Group, models []string) Finding {
 		cs := []comparison{tailCompare(bn, pn, probes.DistVar, probes.DistPsi2, false), tailCompare(bn, pn, probes.GVar, probes.GPsi2, false)}
 		f.Model = m
 		f.Numbers = append(linesOf(cs), ratioLine(cs))
-		f.Numbers = append(f.Numbers, startupLines(cs, []*Group{bn, bn}, []probes.Probe{probes.DistVar, probes.GVar})...)
+		f.Numbers = append(f.Numbers, startupLines(measured{cs[0].A, bn, probes.DistVar}, measured{cs[0].B, pn, probes.DistPsi2})...)
 		rb, rp := bn.Warmup.Rate, pn.Warmup.Rate
 		rates := fmt.Sprintf("EMA rates: %s momentum m = %s, %s 1−α = %s", bn.Spec, fmtNum(rb), pn.Spec, fmtNum(rp))
 		mismatched := math.Abs(rb-rp) > 1e-12

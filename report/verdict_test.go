@@ -108,7 +108,7 @@ func TestStartupLayers(t *testing.T) {
 	if !c.startup {
 		t.Error("2 of 3 layers in start-up: the comparison is not marked")
 	}
-	if lines := startupLines([]comparison{c}, []*Group{g}, []probes.Probe{probes.DistVar}); len(lines) != 1 || !strings.Contains(lines[0], "2 of 3 layers") {
+	if lines := startupLines(measured{c.A, g, probes.DistVar}, measured{c.B, g, probes.DistPsi2}); len(lines) != 1 || !strings.Contains(lines[0], "2 of 3 layers") {
 		t.Errorf("startupLines = %q", lines)
 	}
 }
