@@ -3,7 +3,10 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // compare: one probe, every variant, per layer. The chart overlays all
@@ -22,34 +25,48 @@ func (m *Model) compare(w, h int) []string {
 	out := []string{withNote(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
 		s.Dim.Render(m.windowNote()), w)}
 
+	// One line per standing: a variant, or the seeds of one spec as their
+	// mean, as on the Overview; the grid below keeps every seed.
+	st := m.data.standings()
 	var series []chartSeries
 	var shown []int
-	vals := make([]float64, nv)
-	for i := range m.data.variants {
-		v := &m.data.variants[i]
-		vals[i] = math.NaN()
-		if h := v.probe(l, p); h != nil && !m.hidden(i) {
-			bs := m.buckets(h)
-			shown = append(shown, i)
-			series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: bs})
-			vals[i] = m.readoutVal(bs, false)
+	vals := make([]float64, len(st))
+	var legend []string
+	for k, x := range st {
+		i := x.idx[0]
+		vals[k] = math.NaN()
+		var bss [][]probes.Bucket
+		for _, j := range x.idx {
+			if h := m.data.variants[j].probe(l, p); h != nil {
+				bss = append(bss, m.buckets(h))
+				shown = append(shown, j)
+			}
 		}
+		if len(bss) == 0 || m.hidden(i) {
+			continue
+		}
+		bs := meanBuckets(bss)
+		series = append(series, chartSeries{label: seedLabel(x), color: i, glyph: m.glyph(i), bs: bs})
+		vals[k] = m.readoutVal(bs, false)
 	}
 	fm := colFormat(vals)
-	var legend []string
-	for i := range m.data.variants {
-		v := &m.data.variants[i]
+	for k, x := range st {
+		i := x.idx[0]
 		switch {
 		case m.hidden(i):
-			legend = append(legend, s.Dim.Render("("+v.label+" hidden)"))
-		case v.probe(l, p) == nil:
-			legend = append(legend, s.Dim.Render(v.label+": not measured"))
+			legend = append(legend, s.Dim.Render("("+seedLabel(x)+" hidden)"))
+		case math.IsNaN(vals[k]) && m.data.variants[i].probe(l, p) == nil:
+			legend = append(legend, s.Dim.Render(seedLabel(x)+": not measured"))
 		default:
-			legend = append(legend, m.legendEntry(i, v.label, "─", fm(vals[i])))
+			legend = append(legend, m.legendEntry(i, seedLabel(x), "─", fm(vals[k])))
 		}
 	}
 	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
-		series = raise(series, m.data.variants[sel].label)
+		for _, x := range st {
+			if slices.Contains(x.idx, sel) {
+				series = raise(series, seedLabel(x))
+			}
+		}
 	}
 	warm := m.chartWarmup(shown...)
 	if warm > 0 {

@@ -139,3 +139,23 @@ func TestMeanBuckets(t *testing.T) {
 		t.Error("one series is not returned as it is")
 	}
 }
+
+// TestCompareSeedMeans: Compare's chart draws a spec's seeds as one mean
+// line too; its grid still has a column per seed.
+func TestCompareSeedMeans(t *testing.T) {
+	meta := fixtureMeta(3, 2, 40)
+	meta.Variants[1] = meta.Variants[0]
+	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
+	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
+	for _, f := range fixtureFrames(meta, 40) {
+		m.data.add(&f)
+	}
+	out := screenText(t, m, ScreenCompare, 160, 48)
+	label := meta.Variants[0].Spec
+	if !strings.Contains(out, label+" ×2 (mean)") {
+		t.Errorf("compare lacks the seed mean's legend entry:\n%s", out)
+	}
+	if !strings.Contains(out, label+" s2") {
+		t.Errorf("compare's grid lost the seed columns:\n%s", out)
+	}
+}
