@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/normtop/normtop/probes"
@@ -61,13 +60,8 @@ func (m *Model) compare(w, h int) []string {
 			legend = append(legend, m.legendEntry(i, seedLabel(x), "─", fm(vals[k])))
 		}
 	}
-	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
-		for _, x := range st {
-			if slices.Contains(x.idx, sel) {
-				series = raise(series, seedLabel(x))
-			}
-		}
-	}
+	// The selected variant is drawn last: on top where lines cross.
+	series = m.raiseSelected(series, st)
 	warm := m.chartWarmup(shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))

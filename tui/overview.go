@@ -68,13 +68,7 @@ func (m *Model) overview(w, h int) []string {
 		legend = append(legend, m.legendEntry(i, seedLabel(x), "─", value))
 	}
 	// The selected variant is drawn last: on top where lines cross.
-	if sel := clamp(m.st.Variant, 0, nv-1); !m.hidden(sel) {
-		for _, x := range st {
-			if slices.Contains(x.idx, sel) {
-				series = raise(series, seedLabel(x))
-			}
-		}
-	}
+	series = m.raiseSelected(series, st)
 	legendLines := joinLegend(legend, w, 2+min(m.st.Cursor+1, 1))
 	chartH := h - len(out) - len(legendLines) - tableRows - 1
 	if chartH >= 5 {
@@ -124,6 +118,21 @@ func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
 		out[k] = b
 	}
 	return out
+}
+
+// raiseSelected draws the standing of the selected variant last, unless it
+// is hidden.
+func (m *Model) raiseSelected(series []chartSeries, st []standing) []chartSeries {
+	sel := clamp(m.st.Variant, 0, len(m.data.variants)-1)
+	if m.hidden(sel) {
+		return series
+	}
+	for _, x := range st {
+		if slices.Contains(x.idx, sel) {
+			return raise(series, seedLabel(x))
+		}
+	}
+	return series
 }
 
 // raise moves the series of one label to the end (drawn last, on top).

@@ -65,14 +65,7 @@ func TestStandingsSeeds(t *testing.T) {
 // TestSummaryScreenSeeds: the Summary shows a seed group as ×n with
 // mean±sd and marks the best.
 func TestSummaryScreenSeeds(t *testing.T) {
-	meta := fixtureMeta(3, 2, 40)
-	// Two seeds of layernorm, as train --seeds 1,2 names them.
-	meta.Variants[1] = meta.Variants[0]
-	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
-	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
-	for _, f := range fixtureFrames(meta, 40) {
-		m.data.add(&f)
-	}
+	m, _ := seededFixture()
 	out := screenText(t, m, ScreenSummary, 160, 48)
 	for _, want := range []string{"layernorm ×2", "±", "★", "n seeds of one spec"} {
 		if !strings.Contains(out, want) {
@@ -108,13 +101,7 @@ func TestSummaryFindings(t *testing.T) {
 // TestOverviewSeedMeans: the seeds of one spec are one line on the
 // Overview chart, their mean, with one legend entry.
 func TestOverviewSeedMeans(t *testing.T) {
-	meta := fixtureMeta(3, 2, 40)
-	meta.Variants[1] = meta.Variants[0]
-	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
-	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
-	for _, f := range fixtureFrames(meta, 40) {
-		m.data.add(&f)
-	}
+	m, meta := seededFixture()
 	out := screenText(t, m, ScreenOverview, 160, 48)
 	label := meta.Variants[0].Spec
 	if !strings.Contains(out, label+" ×2 (mean)") {
@@ -143,13 +130,7 @@ func TestMeanBuckets(t *testing.T) {
 // TestCompareSeedMeans: Compare's chart draws a spec's seeds as one mean
 // line too; its grid still has a column per seed.
 func TestCompareSeedMeans(t *testing.T) {
-	meta := fixtureMeta(3, 2, 40)
-	meta.Variants[1] = meta.Variants[0]
-	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
-	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
-	for _, f := range fixtureFrames(meta, 40) {
-		m.data.add(&f)
-	}
+	m, meta := seededFixture()
 	out := screenText(t, m, ScreenCompare, 160, 48)
 	label := meta.Variants[0].Spec
 	if !strings.Contains(out, label+" ×2 (mean)") {
@@ -158,4 +139,17 @@ func TestCompareSeedMeans(t *testing.T) {
 	if !strings.Contains(out, label+" s2") {
 		t.Errorf("compare's grid lost the seed columns:\n%s", out)
 	}
+}
+
+// seededFixture is a live dashboard fed 40 steps of 3 variants whose first
+// two are seeds 1 and 2 of one spec, as train --seeds 1,2 names them.
+func seededFixture() (*Model, probes.RunMeta) {
+	meta := fixtureMeta(3, 2, 40)
+	meta.Variants[1] = meta.Variants[0]
+	meta.Variants[0].Seed, meta.Variants[1].Seed = 1, 2
+	m := newLive(meta, newFakeFeed(), Options{NoColor: true})
+	for _, f := range fixtureFrames(meta, 40) {
+		m.data.add(&f)
+	}
+	return m, meta
 }
