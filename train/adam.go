@@ -43,12 +43,23 @@ func (a *adam) step(params, grads []any, lr, gscale float64) {
 	}
 }
 
+// adamConsts are adamUpdate's scalars, in the order adam32AVX reads them.
+type adamConsts struct {
+	gscale, b1, b1c, b2, b2c, c1, c2, lr, eps float64
+}
+
+// adamUpdate is one Adam step on one parameter tensor. The explicit
+// float64 conversions forbid the compiler to fuse a multiply and an add
+// (the Go spec allows it, and GOAMD64=v3 does it), so the Go loop and the
+// kernel (plain multiplies and adds) give the same bits on every build.
 func adamUpdate[T float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
-	for k := range p {
-		gk := float64(g[k]) * gscale
-		m[k] = adamBeta1*m[k] + (1-adamBeta1)*gk
-		v[k] = adamBeta2*v[k] + (1-adamBeta2)*gk*gk
-		p[k] -= T(lr * (m[k] / c1) / (math.Sqrt(v[k]/c2) + adamEps))
+	k := &adamConsts{gscale: gscale, b1: adamBeta1, b1c: 1 - adamBeta1, b2: adamBeta2, b2c: 1 - adamBeta2,
+		c1: c1, c2: c2, lr: lr, eps: adamEps}
+	for i := adamFast(p, g, m, v, k); i < len(p); i++ {
+		gi := float64(g[i]) * k.gscale
+		m[i] = float64(k.b1*m[i]) + float64(k.b1c*gi)
+		v[i] = float64(k.b2*v[i]) + float64(k.b2c*gi*gi)
+		p[i] -= T(k.lr * (m[i] / k.c1) / (math.Sqrt(v[i]/k.c2) + k.eps))
 	}
 }
 

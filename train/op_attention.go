@@ -127,31 +127,27 @@ func attnProbs[T float](o *attnOp, keys []bool, q, k mat[T], p mat[T], scale flo
 	for i := 0; i < p.rows; i++ {
 		row := p.data[i*p.stride : i*p.stride+p.cols]
 		n := o.visible(i)
-		max, seen := 0.0, false
-		for j, v := range row[:n] {
-			if keys == nil || keys[j] {
-				if !seen || float64(v) > max {
-					max, seen = float64(v), true
-				}
-			}
+		if keys != nil && !hideKeys(row[:n], keys) {
+			clear(row)
+			continue
 		}
-		var z float64
-		for j := range row[:n] {
-			if keys != nil && !keys[j] {
-				row[j] = 0
-				continue
-			}
-			e := math.Exp(float64(row[j]) - max)
-			row[j] = T(e)
-			z += e
-		}
-		if z > 0 {
-			for j := range row[:n] {
-				row[j] = T(float64(row[j]) / z)
-			}
-		}
+		softmaxRow(row[:n])
 		clear(row[n:])
 	}
+}
+
+// hideKeys sets the scores of padding keys to −Inf, which exp turns into
+// exact zeros, and reports whether any key is real.
+func hideKeys[T float](row []T, keys []bool) bool {
+	real := false
+	for j := range row {
+		if keys[j] {
+			real = true
+		} else {
+			row[j] = T(math.Inf(-1))
+		}
+	}
+	return real
 }
 
 func attnFwd[T float](o *attnOp, qkv, out []T) {

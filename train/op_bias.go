@@ -71,10 +71,7 @@ func biasFwd[T float](x, b, out []T, s tensor.Shape) {
 	in, c := inner(s), s[1]
 	if in == 1 { // [N, d]: one bias per column
 		for r := 0; r < len(x); r += c {
-			xr, or := x[r:r+c], out[r:r+c]
-			for k, bk := range b[:c] {
-				or[k] = xr[k] + bk
-			}
+			addRow(x[r:r+c], b[:c], out[r:r+c])
 		}
 		return
 	}
@@ -130,11 +127,12 @@ func (o *biasGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 func biasBwd[T float](g, db []T, s tensor.Shape) {
 	in, c := inner(s), s[1]
 	acc := make([]float64, c)
-	for blk := 0; blk*in < len(g); blk++ {
-		if in == 1 {
-			acc[blk%c] += float64(g[blk])
-			continue
+	if in == 1 { // [N, d]: column sums, one row at a time
+		for r := 0; r < len(g); r += c {
+			colAdd(g[r:r+c], acc)
 		}
+	}
+	for blk := 0; in > 1 && blk*in < len(g); blk++ {
 		var s float64
 		for _, v := range g[blk*in : (blk+1)*in] {
 			s += float64(v)

@@ -81,16 +81,9 @@ func realRows(t []int32) int {
 }
 
 // logSumExp of one row, shifted by its max for stability.
-func logSumExp[T float](row []T) (lse, max float64) {
-	max = math.Inf(-1)
-	for _, v := range row {
-		max = math.Max(max, float64(v))
-	}
-	var s float64
-	for _, v := range row {
-		s += math.Exp(float64(v) - max)
-	}
-	return max + math.Log(s), max
+func logSumExp[T float](row []T) float64 {
+	m := maxOf(row)
+	return float64(m) + math.Log(expShiftSum(row, nil, m))
 }
 
 func xentFwd[T float](x []T, t []int32, c int) float64 {
@@ -104,8 +97,7 @@ func xentFwd[T float](x []T, t []int32, c int) float64 {
 			continue
 		}
 		row := x[i*c : (i+1)*c]
-		lse, _ := logSumExp(row)
-		sum += lse - float64(row[tc])
+		sum += logSumExp(row) - float64(row[tc])
 	}
 	return sum / float64(n)
 }
@@ -156,24 +148,24 @@ func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	return out, nil
 }
 
+// xentBwd writes each real row's softmax scaled by g/n in one exp pass,
+// then recomputes the target's entry from the log-sum-exp in float64:
+// p−1 cancels when p is near 1, and a float32 p·s − s would lose it.
 func xentBwd[T float](x, dx []T, t []int32, c int, g float64) {
 	n := realRows(t)
 	if n == 0 {
 		return
 	}
-	scale := g / float64(n)
+	sc := g / float64(n)
 	for i, tc := range t {
 		if tc < 0 {
 			continue
 		}
 		row, drow := x[i*c:(i+1)*c], dx[i*c:(i+1)*c]
-		lse, _ := logSumExp(row)
-		for k, v := range row {
-			p := math.Exp(float64(v) - lse)
-			if k == int(tc) {
-				p--
-			}
-			drow[k] = T(p * scale)
-		}
+		m := maxOf(row)
+		s := expShiftSum(row, drow, m)
+		scale(drow, T(sc/s))
+		lse := float64(m) + math.Log(s)
+		drow[tc] = T((math.Exp(float64(row[tc])-lse) - 1) * sc)
 	}
 }
