@@ -45,21 +45,24 @@ func (a *adam) step(params, grads []any, lr, gscale float64) {
 
 // adamConsts are adamUpdate's scalars, in the order adam32AVX reads them.
 type adamConsts struct {
-	gscale, b1, b1c, b2, b2c, c1, c2, lr, eps float64
+	gscale, b1, b1c, b2, b2c, lrc1, ic2, eps float64
 }
 
-// adamUpdate is one Adam step on one parameter tensor. The explicit
-// float64 conversions forbid the compiler to fuse a multiply and an add
-// (the Go spec allows it, and GOAMD64=v3 does it), so the Go loop and the
-// kernel (plain multiplies and adds) give the same bits on every build.
+// adamUpdate is one Adam step on one parameter tensor: p −= lr·m̂/(√v̂+ε)
+// with m̂ = m/c1, v̂ = v/c2. lr/c1 and 1/c2 are formed once, so the loop
+// divides once per element instead of three times (a division or square
+// root takes as long as a dozen multiplies). The explicit float64
+// conversions forbid the compiler to fuse a multiply and an add (the Go
+// spec allows it, and GOAMD64=v3 does it), so the Go loop and the kernel
+// (plain multiplies and adds) give the same bits on every build.
 func adamUpdate[T float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
 	k := &adamConsts{gscale: gscale, b1: adamBeta1, b1c: 1 - adamBeta1, b2: adamBeta2, b2c: 1 - adamBeta2,
-		c1: c1, c2: c2, lr: lr, eps: adamEps}
+		lrc1: lr / c1, ic2: 1 / c2, eps: adamEps}
 	for i := adamFast(p, g, m, v, k); i < len(p); i++ {
 		gi := float64(g[i]) * k.gscale
 		m[i] = float64(k.b1*m[i]) + float64(k.b1c*gi)
 		v[i] = float64(k.b2*v[i]) + float64(k.b2c*gi*gi)
-		p[i] -= T(k.lr * (m[i] / k.c1) / (math.Sqrt(v[i]/k.c2) + k.eps))
+		p[i] -= T(k.lrc1 * m[i] / (math.Sqrt(v[i]*k.ic2) + k.eps))
 	}
 }
 
@@ -79,8 +82,8 @@ func gradNorm(grads []any) (norm float64, finite bool) {
 }
 
 func sumSq[T float](x []T) float64 {
-	var s float64
-	for _, v := range x {
+	k, s := sumSqFast(x)
+	for _, v := range x[k:] {
 		s += float64(v) * float64(v)
 	}
 	return s

@@ -33,6 +33,9 @@ func addRow32AVX(x, b, out []float32)
 func colAdd32AVX(g []float32, acc []float64)
 
 //go:noescape
+func sumSq32AVX(x []float32) float64
+
+//go:noescape
 func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
 
 // is32 reports whether the float32 kernels apply to T.
@@ -101,4 +104,11 @@ func adamFast[T float](p, g []T, m, v []float64, k *adamConsts) int {
 	}
 	adam32AVX(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
 	return n
+}
+
+func sumSqFast[T float](x []T) (k int, s float64) {
+	if k = len(x) &^ 15; k == 0 || !is32[T]() {
+		return 0, 0
+	}
+	return k, sumSq32AVX(f32(x)[:k])
 }

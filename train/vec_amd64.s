@@ -301,42 +301,79 @@ TEXT ·adam32AVX(SB), NOSPLIT, $0-104
 	VBROADCASTSD 16(AX), Y10 // 1-β1
 	VBROADCASTSD 24(AX), Y11 // β2
 	VBROADCASTSD 32(AX), Y12 // 1-β2
-	VBROADCASTSD 40(AX), Y13 // c1
-	VBROADCASTSD 48(AX), Y14 // c2
-	VBROADCASTSD 56(AX), Y15 // lr
-	VBROADCASTSD 64(AX), Y7  // ε
+	VBROADCASTSD 40(AX), Y13 // lr/c1
+	VBROADCASTSD 48(AX), Y14 // 1/c2
+	VBROADCASTSD 56(AX), Y15 // ε
 	SHRQ         $2, CX
 	JZ           adamdone
 
 adamloop:
-	VCVTPS2PD (DX), Y0
-	VMULPD    Y8, Y0, Y0   // gk
-	VMULPD    (R8), Y9, Y1 // β1·m
-	VMULPD    Y10, Y0, Y2  // (1-β1)·gk
-	VADDPD    Y2, Y1, Y1   // m
-	VMOVUPD   Y1, (R8)
-	VMULPD    (R9), Y11, Y3 // β2·v
-	VMULPD    Y12, Y0, Y4   // (1-β2)·gk
-	VMULPD    Y0, Y4, Y4    // ·gk
-	VADDPD    Y4, Y3, Y3    // v
-	VMOVUPD   Y3, (R9)
-	VDIVPD    Y13, Y1, Y1   // m/c1
-	VMULPD    Y1, Y15, Y1   // lr·(m/c1)
-	VDIVPD    Y14, Y3, Y3   // v/c2
-	VSQRTPD   Y3, Y3
-	VADDPD    Y7, Y3, Y3    // +ε
-	VDIVPD    Y3, Y1, Y1
+	VCVTPS2PD  (DX), Y0
+	VMULPD     Y8, Y0, Y0    // gk
+	VMULPD     (R8), Y9, Y1  // β1·m
+	VMULPD     Y10, Y0, Y2   // (1-β1)·gk
+	VADDPD     Y2, Y1, Y1    // m
+	VMOVUPD    Y1, (R8)
+	VMULPD     (R9), Y11, Y3 // β2·v
+	VMULPD     Y12, Y0, Y4   // (1-β2)·gk
+	VMULPD     Y0, Y4, Y4    // ·gk
+	VADDPD     Y4, Y3, Y3    // v
+	VMOVUPD    Y3, (R9)
+	VMULPD     Y13, Y1, Y1   // lr/c1·m
+	VMULPD     Y14, Y3, Y3   // v/c2
+	VSQRTPD    Y3, Y3
+	VADDPD     Y15, Y3, Y3   // +ε
+	VDIVPD     Y3, Y1, Y1
 	VCVTPD2PSY Y1, X1
-	VMOVUPS   (SI), X0
-	VSUBPS    X1, X0, X0
-	VMOVUPS   X0, (SI)
-	ADDQ      $16, SI
-	ADDQ      $16, DX
-	ADDQ      $32, R8
-	ADDQ      $32, R9
-	DECQ      CX
-	JNZ       adamloop
+	VMOVUPS    (SI), X0
+	VSUBPS     X1, X0, X0
+	VMOVUPS    X0, (SI)
+	ADDQ       $16, SI
+	ADDQ       $16, DX
+	ADDQ       $32, R8
+	ADDQ       $32, R9
+	DECQ       CX
+	JNZ        adamloop
 
 adamdone:
 	VZEROUPPER
+	RET
+
+// func sumSq32AVX(x []float32) float64
+// Σ x[i]² in float64, four lanes per accumulator; len(x) is a multiple of
+// 16. A float32 square is exact in float64, so each FMA rounds only the
+// add, as the Go loop does; the sums differ from it in order only.
+TEXT ·sumSq32AVX(SB), NOSPLIT, $0-32
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ   $4, CX
+	JZ     sqdone
+
+sqloop:
+	VCVTPS2PD   (SI), Y4
+	VCVTPS2PD   16(SI), Y5
+	VCVTPS2PD   32(SI), Y6
+	VCVTPS2PD   48(SI), Y7
+	VFMADD231PD Y4, Y4, Y0
+	VFMADD231PD Y5, Y5, Y1
+	VFMADD231PD Y6, Y6, Y2
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ        $64, SI
+	DECQ        CX
+	JNZ         sqloop
+
+sqdone:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+24(FP)
 	RET

@@ -375,3 +375,64 @@ func TestAdamKernelMatchesGo(t *testing.T) {
 		})
 	}
 }
+
+// TestSumSq: Σx² against the float64 sum on every length; the kernel's
+// sum differs from the Go loop's in order only.
+func TestSumSq(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range append(vecLengths, 33, 4099) {
+			x := make([]float32, n)
+			var want float64
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+				want += float64(x[i]) * float64(x[i])
+			}
+			if got := sumSq(x); math.Abs(got-want) > 1e-13*want {
+				t.Fatalf("n=%d: Σx² = %v, want %v", n, got, want)
+			}
+		}
+		inf := float32(math.Inf(-1))
+		if s := sumSq([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, inf, 1}); !math.IsInf(s, 1) {
+			t.Fatalf("Σx² with −Inf = %v, want +Inf", s)
+		}
+		if s := sumSq([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, float32(math.NaN()), 1}); !math.IsNaN(s) {
+			t.Fatalf("Σx² with NaN = %v, want NaN", s)
+		}
+	})
+}
+
+// BenchmarkVecKernels times the kernels on the default models' shapes: a
+// causal attention row, a vocabulary row, the mlp's parameter count.
+func BenchmarkVecKernels(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	row := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	for _, n := range []int{64, 2000} {
+		x, y := row(n), make([]float32, n)
+		b.Run(fmt.Sprintf("softmax/%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				copy(y, x)
+				softmaxRow(y)
+			}
+		})
+	}
+	const n = 270000
+	p, g := row(n), row(n)
+	m, v := make([]float64, n), make([]float64, n)
+	b.Run("adam/270k", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			adamUpdate(p, g, m, v, 1e-3, 1, 0.1, 0.02)
+		}
+	})
+	b.Run("sumSq/270k", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			sumSq(g)
+		}
+	})
+}
