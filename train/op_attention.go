@@ -232,13 +232,7 @@ func attnBwd[T float](o *attnOp, qkv, gout, dqkv []T) {
 			for i := 0; i < o.t; i++ {
 				pr, dr := p.data[i*o.t:(i+1)*o.t], dp.data[i*o.t:(i+1)*o.t]
 				n := o.visible(i)
-				var dot float64
-				for j := 0; j < n; j++ {
-					dot += float64(pr[j]) * float64(dr[j])
-				}
-				for j := 0; j < n; j++ {
-					dr[j] = T(float64(pr[j]) * (float64(dr[j]) - dot) * scale)
-				}
+				softmaxGrad(pr[:n], dr[:n], scale)
 				clear(dr[n:])
 			}
 			mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K

@@ -70,3 +70,16 @@ func colAdd[T float](g []T, acc []float64) {
 		acc[k] += float64(g[k])
 	}
 }
+
+// softmaxGrad turns d = ∂L/∂p into sc·∂L/∂s for one row p = softmax(s):
+// d[i] = p[i]·(d[i] − Σⱼ p[j]·d[j])·sc, in float64.
+func softmaxGrad[T float](p, d []T, sc float64) {
+	d = d[:len(p)]
+	k, dot := dotFast(p, d)
+	for j := k; j < len(p); j++ {
+		dot += float64(p[j]) * float64(d[j])
+	}
+	for j := softmaxGradFast(p, d, dot, sc); j < len(p); j++ {
+		d[j] = T(float64(p[j]) * (float64(d[j]) - dot) * sc)
+	}
+}

@@ -33,6 +33,12 @@ func addRow32AVX(x, b, out []float32)
 func colAdd32AVX(g []float32, acc []float64)
 
 //go:noescape
+func dot32AVX(a, b []float32) float64
+
+//go:noescape
+func softmaxGrad32AVX(p, d []float32, dot, sc float64)
+
+//go:noescape
 func sumSq32AVX(x []float32) float64
 
 //go:noescape
@@ -111,4 +117,20 @@ func sumSqFast[T float](x []T) (k int, s float64) {
 		return 0, 0
 	}
 	return k, sumSq32AVX(f32(x)[:k])
+}
+
+func dotFast[T float](a, b []T) (k int, s float64) {
+	if k = len(a) &^ 7; k == 0 || !is32[T]() {
+		return 0, 0
+	}
+	return k, dot32AVX(f32(a)[:k], f32(b)[:k])
+}
+
+func softmaxGradFast[T float](p, d []T, dot, sc float64) int {
+	k := len(p) &^ 7
+	if k == 0 || !is32[T]() {
+		return 0
+	}
+	softmaxGrad32AVX(f32(p)[:k], f32(d)[:k], dot, sc)
+	return k
 }

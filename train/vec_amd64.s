@@ -377,3 +377,74 @@ sqdone:
 	VZEROUPPER
 	MOVSD        X0, ret+24(FP)
 	RET
+
+// func dot32AVX(a, b []float32) float64
+// Σ a[i]·b[i] in float64 (each product exact, so each FMA rounds only the
+// add); len(a) is a multiple of 8, b as long.
+TEXT ·dot32AVX(SB), NOSPLIT, $0-56
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     dotdone
+
+dotloop:
+	VCVTPS2PD   (SI), Y2
+	VCVTPS2PD   16(SI), Y3
+	VCVTPS2PD   (DX), Y4
+	VCVTPS2PD   16(DX), Y5
+	VFMADD231PD Y4, Y2, Y0
+	VFMADD231PD Y5, Y3, Y1
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	DECQ        CX
+	JNZ         dotloop
+
+dotdone:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+48(FP)
+	RET
+
+// func softmaxGrad32AVX(p, d []float32, dot, sc float64)
+// d[i] = float32(p[i]·(d[i]−dot)·sc) in float64, the Go loop's operations
+// in its order, so bit-identical to it; len(p) is a multiple of 8, d as
+// long.
+TEXT ·softmaxGrad32AVX(SB), NOSPLIT, $0-64
+	MOVQ         p_base+0(FP), SI
+	MOVQ         p_len+8(FP), CX
+	MOVQ         d_base+24(FP), DI
+	VBROADCASTSD dot+48(FP), Y8
+	VBROADCASTSD sc+56(FP), Y9
+	SHRQ         $3, CX
+	JZ           sgdone
+
+sgloop:
+	VCVTPS2PD  (SI), Y0
+	VCVTPS2PD  16(SI), Y1
+	VCVTPS2PD  (DI), Y2
+	VCVTPS2PD  16(DI), Y3
+	VSUBPD     Y8, Y2, Y2
+	VSUBPD     Y8, Y3, Y3
+	VMULPD     Y2, Y0, Y0
+	VMULPD     Y3, Y1, Y1
+	VMULPD     Y9, Y0, Y0
+	VMULPD     Y9, Y1, Y1
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	ADDQ       $32, SI
+	ADDQ       $32, DI
+	DECQ       CX
+	JNZ        sgloop
+
+sgdone:
+	VZEROUPPER
+	RET

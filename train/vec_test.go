@@ -436,3 +436,37 @@ func BenchmarkVecKernels(b *testing.B) {
 		}
 	})
 }
+
+// TestSoftmaxGrad against the float64 formula p⊙(d − p·d)·sc on every
+// length; only the dot product's summation order may differ.
+func TestSoftmaxGrad(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			s, d := make([]float32, n), make([]float32, n+1)
+			for i := range s {
+				s[i], d[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			}
+			d[n] = 42
+			p := append([]float32(nil), s...)
+			softmaxRow(p)
+			var dot float64
+			for i := range p {
+				dot += float64(p[i]) * float64(d[i])
+			}
+			want := make([]float64, n)
+			for i := range p {
+				want[i] = float64(p[i]) * (float64(d[i]) - dot) * 0.7
+			}
+			softmaxGrad(p, d[:n], 0.7)
+			for i := range want {
+				if diff := math.Abs(float64(d[i]) - want[i]); diff > 0x1p-24*math.Abs(want[i])+1e-15 {
+					t.Fatalf("n=%d: [%d] = %v, want %v", n, i, d[i], want[i])
+				}
+			}
+			if d[n] != 42 {
+				t.Fatalf("n=%d: written past the end", n)
+			}
+		}
+	})
+}
