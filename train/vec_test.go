@@ -62,10 +62,10 @@ var expCases = []float32{
 	-87, -87.3, -87.5, -90, -95, -100, -103, -103.9, -104, -105, -200, -1e30, -math.MaxFloat32,
 }
 
-// TestExpShiftSum: exp(x−s) within 2 float32 ulps of the float64 math.Exp
+// TestVecExpShiftSum: exp(x−s) within 2 float32 ulps of the float64 math.Exp
 // rounded to float32 (of the same float32 argument), specials handled as
 // math.Exp does, and the sum equal to the float64 sum of the outputs.
-func TestExpShiftSum(t *testing.T) {
+func TestVecExpShiftSum(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	bothPaths(t, func(t *testing.T) {
 		var xs [][]float32
@@ -109,8 +109,8 @@ func TestExpShiftSum(t *testing.T) {
 	})
 }
 
-// TestExpShiftSumInPlace: y may be x.
-func TestExpShiftSumInPlace(t *testing.T) {
+// TestVecExpShiftSumInPlace: y may be x.
+func TestVecExpShiftSumInPlace(t *testing.T) {
 	bothPaths(t, func(t *testing.T) {
 		x := []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 		want := make([]float32, len(x))
@@ -124,9 +124,9 @@ func TestExpShiftSumInPlace(t *testing.T) {
 	})
 }
 
-// TestMaxOf: the maximum on every length and position (the kernel's tail
+// TestVecMaxOf: the maximum on every length and position (the kernel's tail
 // lanes must not win), −Inf for an empty slice, ±Inf kept.
-func TestMaxOf(t *testing.T) {
+func TestVecMaxOf(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	bothPaths(t, func(t *testing.T) {
 		if m := maxOf([]float32(nil)); !math.IsInf(float64(m), -1) {
@@ -185,10 +185,10 @@ func softmaxTol(x []float32, i int, p float64) float64 {
 	return (math.Abs(float64(x[i])-m) + 5) * 0x1p-24 * math.Abs(p)
 }
 
-// TestSoftmaxRow against the float64 softmax, within float32 rounding
+// TestVecSoftmaxRow against the float64 softmax, within float32 rounding
 // (softmaxTol); a NaN or +Inf makes the row
 // NaN; −Inf entries become exact zeros (the attention's padding).
-func TestSoftmaxRow(t *testing.T) {
+func TestVecSoftmaxRow(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	bothPaths(t, func(t *testing.T) {
 		for _, n := range vecLengths[1:] {
@@ -229,9 +229,9 @@ func TestSoftmaxRow(t *testing.T) {
 	})
 }
 
-// TestLogSumExp against float64 on long rows (the vocabulary's) and
+// TestVecLogSumExp against float64 on long rows (the vocabulary's) and
 // shifted ones (the max shift keeps exp in range).
-func TestLogSumExp(t *testing.T) {
+func TestVecLogSumExp(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	bothPaths(t, func(t *testing.T) {
 		for _, n := range vecLengths[1:] {
@@ -257,9 +257,9 @@ func TestLogSumExp(t *testing.T) {
 	})
 }
 
-// TestXentBwdRows: the gradient rows against (softmax − onehot)·g/n in
+// TestVecXentBwdRows: the gradient rows against (softmax − onehot)·g/n in
 // float64, padded rows untouched.
-func TestXentBwdRows(t *testing.T) {
+func TestVecXentBwdRows(t *testing.T) {
 	r := rand.New(rand.NewSource(8))
 	bothPaths(t, func(t *testing.T) {
 		for _, c := range []int{1, 7, 9, 17, 2000} {
@@ -299,9 +299,9 @@ func TestXentBwdRows(t *testing.T) {
 	})
 }
 
-// TestBiasKernels: addRow and colAdd bit-identical to the float64 sums of
+// TestVecBiasKernels: addRow and colAdd bit-identical to the float64 sums of
 // float32 inputs on every length, and nothing written past the end.
-func TestBiasKernels(t *testing.T) {
+func TestVecBiasKernels(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	bothPaths(t, func(t *testing.T) {
 		for _, n := range vecLengths {
@@ -339,9 +339,9 @@ func TestBiasKernels(t *testing.T) {
 	})
 }
 
-// TestAdamKernelMatchesGo: the kernel's parameters and moments are
+// TestVecAdamKernelMatchesGo: the kernel's parameters and moments are
 // bit-identical to the Go loop's over several steps, on every length.
-func TestAdamKernelMatchesGo(t *testing.T) {
+func TestVecAdamKernelMatchesGo(t *testing.T) {
 	if !useAVX {
 		t.Skip("no AVX kernels on this machine or build")
 	}
@@ -376,9 +376,9 @@ func TestAdamKernelMatchesGo(t *testing.T) {
 	}
 }
 
-// TestSumSq: Σx² against the float64 sum on every length; the kernel's
+// TestVecSumSq: Σx² against the float64 sum on every length; the kernel's
 // sum differs from the Go loop's in order only.
-func TestSumSq(t *testing.T) {
+func TestVecSumSq(t *testing.T) {
 	r := rand.New(rand.NewSource(12))
 	bothPaths(t, func(t *testing.T) {
 		for _, n := range append(vecLengths, 33, 4099) {
@@ -437,9 +437,9 @@ func BenchmarkVecKernels(b *testing.B) {
 	})
 }
 
-// TestSoftmaxGrad against the float64 formula p⊙(d − p·d)·sc on every
+// TestVecSoftmaxGrad against the float64 formula p⊙(d − p·d)·sc on every
 // length; only the dot product's summation order may differ.
-func TestSoftmaxGrad(t *testing.T) {
+func TestVecSoftmaxGrad(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
 	bothPaths(t, func(t *testing.T) {
 		for _, n := range vecLengths {
