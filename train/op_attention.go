@@ -96,7 +96,7 @@ func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := outBuf(pre, in, x.Dtype(), o.b*o.t, o.d)
+	out := outBufFull(pre, in, x.Dtype(), o.b*o.t, o.d)
 	switch xd := x.Data().(type) {
 	case []float32:
 		attnFwd(o, xd, out.Data().([]float32))
@@ -201,7 +201,7 @@ func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if g.Size() != o.fwd.b*o.fwd.t*o.fwd.d {
 		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
 	}
-	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
+	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		attnBwd(o.fwd, xd, g.Data().([]float32), out.Data().([]float32))

@@ -46,7 +46,7 @@ func (o *biasOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
+	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
 	switch xd := x.Data().(type) {
 	case []float32:
 		biasFwd(xd, b.Data().([]float32), out.Data().([]float32), x.Shape())
@@ -112,7 +112,7 @@ func (o *biasGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := outBuf(pre, in, g.Dtype(), o.c)
+	out := outBufFull(pre, in, g.Dtype(), o.c)
 	switch gd := g.Data().(type) {
 	case []float32:
 		biasBwd(gd, out.Data().([]float32), g.Shape())

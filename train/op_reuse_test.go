@@ -1,0 +1,67 @@
+package train
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestFullOutputsOverwriteStaleBuffers: the ops that take their previous
+// output back unzeroed (outBufFull) write every element, so a stale buffer
+// full of NaN gives the same output as a fresh one.
+func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	rnd := func(shape ...int) *tensor.Dense {
+		x := newDense(tensor.Float32, shape...)
+		for i, d := 0, x.Data().([]float32); i < len(d); i++ {
+			d[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	real := []bool{true, true, false, true, true, true, false, false}
+	attn := func(causal bool, mask *[]bool) *attnOp {
+		return &attnOp{opBase: newOpBase("Attention"), b: 2, t: 4, h: 2, d: 4, causal: causal, real: mask}
+	}
+	cases := []struct {
+		name string
+		do   func(pre G.Value, in []G.Value) (G.Value, error)
+		in   []G.Value
+	}{
+		{"AddBias/matrix", (&biasOp{opBase: newOpBase("AddBias"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(9)}},
+		{"AddBias/image", (&biasOp{opBase: newOpBase("AddBias"), dims: 4}).do, []G.Value{rnd(2, 3, 2, 5), rnd(3)}},
+		{"AddBiasGrad/matrix", (&biasGradOp{opBase: newOpBase("AddBiasGrad"), dims: 2, c: 9}).do, []G.Value{rnd(5, 9)}},
+		{"AddBiasGrad/image", (&biasGradOp{opBase: newOpBase("AddBiasGrad"), dims: 4, c: 3}).do, []G.Value{rnd(2, 3, 2, 5)}},
+		{"CausalAttention", attn(true, nil).do, []G.Value{rnd(8, 12)}},
+		{"Attention/keymask", attn(false, &real).do, []G.Value{rnd(8, 12)}},
+		{"CausalAttentionGrad", (&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: attn(true, nil)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
+		{"AttentionGrad/keymask", (&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: attn(false, &real)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fresh, err := c.do(nil, c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append([]float32(nil), fresh.Data().([]float32)...)
+			stale := fresh.(*tensor.Dense)
+			for i, d := 0, stale.Data().([]float32); i < len(d); i++ {
+				d[i] = float32(math.NaN())
+			}
+			got, err := c.do(stale, c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.(*tensor.Dense).Uintptr() != stale.Uintptr() {
+				t.Fatal("the previous output was not reused")
+			}
+			for i, v := range got.Data().([]float32) {
+				if math.Float32bits(v) != math.Float32bits(want[i]) {
+					t.Fatalf("[%d] = %v from a stale buffer, %v from a fresh one", i, v, want[i])
+				}
+			}
+		})
+	}
+}
