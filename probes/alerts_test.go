@@ -1,18 +1,17 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 // scalarTaps returns Params-only taps with the given gamma_drift, so a test
 // can drive one watched probe.
-func scalarTaps(drift float64) *norm.Taps {
+func scalarTaps(drift float64) *normspec.Taps {
 	t := fullTaps(nil, nil, nil, nil, nil, nil)
-	t.Mask = norm.TapParams
+	t.Mask = normspec.TapParams
 	t.GammaDrift, t.BetaNorm = drift, nan
 	return t
 }
@@ -50,7 +49,7 @@ func TestOutlierAlert(t *testing.T) {
 			c := NewCollector(0, []string{"block1.ln2"}, DefaultIntervals())
 			var fs []Frame
 			for i, x := range tc.series {
-				fs = append(fs, c.Frame(i+1, 0, 1, []*norm.Taps{scalarTaps(x)}))
+				fs = append(fs, c.Frame(i+1, 0, 1, []*normspec.Taps{scalarTaps(x)}))
 			}
 			got := alertsOf(fs, AlertOutlier)
 			if len(got) != len(tc.want) {
@@ -117,10 +116,10 @@ func TestNuGrowthAndAdaNormAlerts(t *testing.T) {
 			c := NewCollector(0, names, DefaultIntervals(), tc.opts...)
 			var fs []Frame
 			for step := 1; step <= 5; step++ { // steady: one alert per episode
-				taps := make([]*norm.Taps, tc.nLayers)
+				taps := make([]*normspec.Taps, tc.nLayers)
 				for i := range taps {
 					taps[i] = fullTaps(nil, nil, nil, nil, nil, nil)
-					taps[i].Mask = norm.TapStats
+					taps[i].Mask = normspec.TapStats
 					taps[i].PNGamma, taps[i].AdaFrac = 1, 0
 				}
 				taps[tc.layer].PNGamma, taps[tc.layer].AdaFrac = tc.gamma, tc.ada
@@ -168,7 +167,7 @@ func TestDivergenceAlert(t *testing.T) {
 						tp.GammaDrift = math.Inf(1)
 					}
 				}
-				fs = append(fs, c.Frame(step, 0, loss, []*norm.Taps{tp}))
+				fs = append(fs, c.Frame(step, 0, loss, []*normspec.Taps{tp}))
 			}
 			got := alertsOf(fs, AlertDivergence)
 			if len(got) != 1 {

@@ -2,14 +2,13 @@ package probes
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 // benchTaps returns 12 layers of d = 512 taps with every group filled, as a
 // powernorm-like layer would (own ψ², shadow μ and σ²).
-func benchTaps(layers, d int) []*norm.Taps {
+func benchTaps(layers, d int) []*normspec.Taps {
 	rng := newTestRand(9)
 	vec := func(base float64) []float64 {
 		s := make([]float64, d)
@@ -18,7 +17,7 @@ func benchTaps(layers, d int) []*norm.Taps {
 		}
 		return s
 	}
-	taps := make([]*norm.Taps, layers)
+	taps := make([]*normspec.Taps, layers)
 	for i := range taps {
 		t := fullTaps(vec(0), vec(1), vec(1.5), nil, nil, vec(1))
 		t.N = 64

@@ -2,8 +2,8 @@ package probes_test
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -12,13 +12,13 @@ import (
 func ExampleCollector() {
 	layers := []string{"block0.ln1"}
 	c := probes.NewCollector(0, layers, probes.Intervals{Stats: 1, Grad: 1, Params: 1, Spectrum: 2})
-	taps := &norm.Taps{} // a real run uses layer.Taps()
+	taps := &normspec.Taps{} // a real run uses layer.Taps()
 	for step := 1; step <= 4; step++ {
 		mask := c.TapMask(step) // layer.SetTapMask(mask) on every layer
 		// ... forward/backward; the layer fills its taps. Here, by hand:
-		*taps = norm.Taps{Step: step, N: 2, D: 2, Mask: mask,
+		*taps = normspec.Taps{Step: step, N: 2, D: 2, Mask: mask,
 			BatchMean: []float64{0.5 * float64(step), -0.5}, BatchVar: []float64{1, 1}, BatchPsi2: []float64{1.25, 1.25}}
-		f := c.Frame(step, float64(step)/4, 2/float64(step), []*norm.Taps{taps})
+		f := c.Frame(step, float64(step)/4, 2/float64(step), []*normspec.Taps{taps})
 		if c.WantSpectrum(step) {
 			c.SubmitSpectrum(step, []float64{2, 0, 0, 1}, 2, 2) // a copy of the embedding
 		}

@@ -1,11 +1,10 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"sync"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 func TestComputeSpectrum(t *testing.T) {
@@ -153,7 +152,7 @@ func TestSpectrumRace(t *testing.T) {
 			c.SubmitSpectrum(step, emb, 16, 8)
 		}
 		tp := fullTaps([]float64{1, 2}, []float64{1, 1}, []float64{2, 5}, nil, nil, nil)
-		if f := c.Frame(step, 0, 1, []*norm.Taps{tp}); f.Spectrum != nil {
+		if f := c.Frame(step, 0, 1, []*normspec.Taps{tp}); f.Spectrum != nil {
 			got++
 			if f.Spectrum.Sigma[0] != 1 || f.Spectrum.EffRank < 1 || f.Spectrum.EffRank > 8 {
 				t.Fatalf("bad spectrum %+v", f.Spectrum)

@@ -3,10 +3,10 @@ package train
 import (
 	"errors"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strings"
 
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -190,7 +190,7 @@ func (c Config) Validate() error {
 		add("variants: none given; want at least one of %s", variantNames())
 	}
 	for _, v := range c.Variants {
-		if _, err := norm.Parse(v); err != nil {
+		if _, err := normspec.Parse(v); err != nil {
 			add("variant %q: %w", v, err)
 		}
 	}
@@ -260,7 +260,7 @@ func (c Config) Validate() error {
 
 func variantNames() string {
 	var names []string
-	for _, v := range norm.Variants() {
+	for _, v := range normspec.Variants() {
 		names = append(names, v.Name)
 	}
 	return strings.Join(names, ", ")

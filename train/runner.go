@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"strconv"
@@ -34,7 +35,7 @@ type variant struct {
 	idx     int
 	spec    string
 	seed    int64
-	ncfg    norm.Config
+	ncfg    normspec.Config
 	lr      float64
 	layers  []*norm.Layer // one per model site, in site order
 	weights []*tensor.Dense
@@ -43,7 +44,7 @@ type variant struct {
 	opt     *adam
 	coll    *probes.Collector
 	batches *batcher
-	taps    []*norm.Taps
+	taps    []*normspec.Taps
 }
 
 // NewRunner loads the data and builds one model per variant, all from the
@@ -116,7 +117,7 @@ func (r *Runner) dtype() tensor.Dtype {
 func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
 	c.Seed = seed
-	ncfg, err := norm.Parse(spec)
+	ncfg, err := normspec.Parse(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +184,11 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 		return nil, err
 	}
 	var opts []probes.Option
-	if ncfg.Kind == norm.PowerNorm {
+	if ncfg.Kind == normspec.PowerNorm {
 		opts = append(opts, probes.WithAlphaBwd(ncfg.AlphaBwd))
 	}
 	v.coll = probes.NewCollector(i, names, c.Probes, opts...)
-	v.taps = make([]*norm.Taps, len(v.layers))
+	v.taps = make([]*normspec.Taps, len(v.layers))
 	for k, l := range v.layers {
 		v.taps[k] = l.Taps()
 	}

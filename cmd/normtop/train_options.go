@@ -4,10 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"strings"
 
 	"github.com/normtop/normtop/headless"
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/train"
 )
 
@@ -127,7 +127,7 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		return usageError(trainHelpHint, err)
 	}
 	for _, s := range specs {
-		if _, err := norm.Parse(s); err != nil {
+		if _, err := normspec.Parse(s); err != nil {
 			return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
 		}
 	}
