@@ -147,20 +147,6 @@ func csvField(s string) string {
 	return s
 }
 
-// jsonNum writes a JSON number; NaN becomes null and ±Inf the strings
-// "+Inf" / "-Inf" (JSON has no non-finite numbers).
-func jsonNum(b []byte, v float64) []byte {
-	switch {
-	case math.IsNaN(v):
-		return append(b, "null"...)
-	case math.IsInf(v, 1):
-		return append(b, `"+Inf"`...)
-	case math.IsInf(v, -1):
-		return append(b, `"-Inf"`...)
-	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
-}
-
 func jsonStr(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
@@ -191,15 +177,15 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 		b = append(b, `,"step":`...)
 		b = strconv.AppendInt(b, int64(f.Step), 10)
 		b = append(b, `,"epoch":`...)
-		b = jsonNum(b, f.Epoch)
+		b = probes.AppendJSONFloat(b, f.Epoch)
 		b = append(b, `,"train_loss":`...)
-		b = jsonNum(b, f.TrainLoss)
+		b = probes.AppendJSONFloat(b, f.TrainLoss)
 		b = append(b, `,"status":`...)
 		b = jsonStr(b, f.Status.String())
 		b = append(b, `,"elapsed_s":`...)
-		b = jsonNum(b, f.Elapsed.Seconds())
+		b = probes.AppendJSONFloat(b, f.Elapsed.Seconds())
 		b = append(b, `,"steps_per_sec":`...)
-		b = jsonNum(b, f.StepsPerSec)
+		b = probes.AppendJSONFloat(b, f.StepsPerSec)
 		if f.Layers != nil {
 			b = append(b, `,"layers":{`...)
 			for l := range f.Layers {
@@ -219,7 +205,7 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 					first = false
 					b = jsonStr(b, p.String())
 					b = append(b, ':')
-					b = jsonNum(b, f.Layers[l][p])
+					b = probes.AppendJSONFloat(b, f.Layers[l][p])
 				}
 				b = append(b, '}')
 			}
@@ -234,14 +220,14 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = append(b, `{"split":`...)
 				b = jsonStr(b, e.Split)
 				b = append(b, `,"loss":`...)
-				b = jsonNum(b, e.Loss)
+				b = probes.AppendJSONFloat(b, e.Loss)
 				b = append(b, `,"metric":`...)
-				b = jsonNum(b, m.MetricKind().Value(e.Metric))
+				b = probes.AppendJSONFloat(b, m.MetricKind().Value(e.Metric))
 				if u := m.MetricKind().Unit(); u == "%" {
 					b = append(b, `,"unit":"%"`...)
 				}
 				b = append(b, `,"train_loss":`...)
-				b = jsonNum(b, e.TrainLoss)
+				b = probes.AppendJSONFloat(b, e.TrainLoss)
 				b = append(b, '}')
 			}
 			b = append(b, ']')
@@ -254,10 +240,10 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = jsonNum(b, x)
+				b = probes.AppendJSONFloat(b, x)
 			}
 			b = append(b, `],"eff_rank":`...)
-			b = jsonNum(b, s.EffRank)
+			b = probes.AppendJSONFloat(b, s.EffRank)
 			b = append(b, '}')
 		}
 		if f.Alerts != nil {
@@ -279,9 +265,9 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 					b = jsonStr(b, a.Probe.String())
 				}
 				b = append(b, `,"value":`...)
-				b = jsonNum(b, a.Value)
+				b = probes.AppendJSONFloat(b, a.Value)
 				b = append(b, `,"threshold":`...)
-				b = jsonNum(b, a.Threshold)
+				b = probes.AppendJSONFloat(b, a.Threshold)
 				b = append(b, `,"msg":`...)
 				b = jsonStr(b, a.Msg)
 				b = append(b, '}')
