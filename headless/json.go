@@ -101,15 +101,16 @@ func (p *Printer) jsonRow(step int, row []cell) {
 
 func (p *Printer) jsonSummary() {
 	out := jsonEnd{Type: "end", Metric: p.meta.Metric, Variants: []jsonFinal{}}
-	for i, v := range p.variants {
-		if !v.seen {
+	for i, v := range p.tally.Variants {
+		if !v.Seen {
 			continue
 		}
+		val, test := evalOrNone(v.Val), evalOrNone(v.Test)
 		out.Variants = append(out.Variants, jsonFinal{
-			Variant: p.labels[i], Status: v.status.String(), Step: v.lastStep,
-			TrainLoss: probes.JSONFloat(v.trainLoss), ValLoss: probes.JSONFloat(v.val.Loss), ValMetric: p.jsonMetric(v.val.Metric),
-			TestLoss: probes.JSONFloat(v.test.Loss), TestMetric: p.jsonMetric(v.test.Metric),
-			Alerts: p.jsonAlerts(v.pending),
+			Variant: p.labels[i], Status: v.Status.String(), Step: v.Step,
+			TrainLoss: probes.JSONFloat(v.TrainLoss), ValLoss: probes.JSONFloat(val.Loss), ValMetric: p.jsonMetric(val.Metric),
+			TestLoss: probes.JSONFloat(test.Loss), TestMetric: p.jsonMetric(test.Metric),
+			Alerts: p.jsonAlerts(p.variants[i].pending),
 		})
 	}
 	p.writeJSON(out)
