@@ -27,7 +27,7 @@ func benchTaps(layers, d int) []*normspec.Taps {
 	return taps
 }
 
-// BenchmarkFrame measures Collector.Frame per training step with 12 layers of
+// BenchmarkFrame measures Collector.measure per training step with 12 layers of
 // d = 512, one probe group at a time (the trainer's mask follows the
 // Collector's, as in a run), so each group's cost per step can be reported.
 // The norm layers' own cost of filling the taps is measured in train/.
@@ -57,7 +57,7 @@ func BenchmarkFrame(b *testing.B) {
 				for _, t := range taps {
 					t.Mask = m
 				}
-				_ = c.Frame(step, 0, 1, taps)
+				_ = c.measure(step, 0, 1, taps)
 			}
 		})
 	}

@@ -30,6 +30,8 @@ type Collector struct {
 	lastGood      int  // last step whose loss and taps were all finite
 	divergeAlerts bool // a divergence alert has been emitted
 
+	lastEpoch, lastLoss float64 // of the last sealed Frame, for Stopped
+
 	eval  evalTracker
 	spect spectrumWorker
 }
@@ -98,12 +100,13 @@ func (c *Collector) TapMask(step int) normspec.TapMask { return c.iv.mask(step) 
 // WantSpectrum reports whether the embedding spectrum is due at step.
 func (c *Collector) WantSpectrum(step int) bool { return due(c.iv.Spectrum, step) }
 
-// Frame builds the Frame of one training step. taps holds one entry per
-// layer (nil for a layer that has none); Frame copies what it needs, so the
-// layers may overwrite their taps on the next step. Groups are reported only
-// when due at step and present in the taps' Mask; everything else is NaN.
-// Layers is nil when no group was due.
-func (c *Collector) Frame(step int, epoch, trainLoss float64, taps []*normspec.Taps) Frame {
+// measure builds the measured part of a step's Frame: its identity, train
+// loss, layer values and alerts, and a spectrum finished since the previous
+// step. taps holds one entry per layer (nil for a layer that has none);
+// measure copies what it needs, so the layers may overwrite their taps on the
+// next step. Groups are reported only when due at step and present in the
+// taps' Mask; everything else is NaN. Layers is nil when no group was due.
+func (c *Collector) measure(step int, epoch, trainLoss float64, taps []*normspec.Taps) Frame {
 	f := Frame{Variant: c.variant, Step: step, Epoch: epoch, TrainLoss: trainLoss, Status: Running}
 	want := c.iv.mask(step)
 	if want != 0 {
@@ -238,12 +241,12 @@ func pick(own, shadow []float64) []float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// Diverge marks f as the Frame at which the divergence guard stopped the
-// variant: Status becomes Diverged and f carries one divergence alert naming
-// the last good step and why. If Frame already put a divergence alert on f,
-// that alert's message is replaced rather than a second one added.
-func (c *Collector) Diverge(f *Frame, why string) {
-	f.Status = Diverged
+// diverge closes f as the Frame at which the divergence guard stopped the
+// variant (Status Diverged) and makes its divergence alert name the last good
+// step and why. If measure already put a divergence alert on f, that alert's
+// message is replaced rather than a second one added.
+func (c *Collector) diverge(f *Frame, why string) {
+	c.finish(f, Diverged)
 	good := min(c.lastGood, f.Step-1)
 	msg := fmt.Sprintf("diverged at step %d (last good %d): %s", f.Step, good, why)
 	c.divergeAlerts = true
@@ -257,12 +260,12 @@ func (c *Collector) Diverge(f *Frame, why string) {
 		Value: f.TrainLoss, Msg: msg})
 }
 
-// Finish marks f as the variant's last Frame (Status Done): it waits for a
-// spectrum still being computed and attaches the newest finished one. A
-// trainer stopped by the user may call Finish and then set Status = Stopped.
-func (c *Collector) Finish(f *Frame) {
+// finish closes f as the variant's last Frame with Status end (Done,
+// Stopped or Diverged): it waits for a spectrum still being computed and
+// attaches the newest finished one. It is the one place that ends a variant.
+func (c *Collector) finish(f *Frame, end Status) {
 	if s := c.spect.wait(); s != nil {
 		f.Spectrum = s
 	}
-	f.Status = Done
+	f.Status = end
 }

@@ -113,8 +113,8 @@ func TestShadowVersusRealLayer(t *testing.T) {
 				}
 				hidden := *tp
 				hidden.RunMean, hidden.RunVar, hidden.RunPsi2 = nil, nil, nil
-				a := own.Frame(i+1, 0, 1, []*normspec.Taps{tp}).Layers[0][tc.probe]
-				b := shd.Frame(i+1, 0, 1, []*normspec.Taps{&hidden}).Layers[0][tc.probe]
+				a := own.measure(i+1, 0, 1, []*normspec.Taps{tp}).Layers[0][tc.probe]
+				b := shd.measure(i+1, 0, 1, []*normspec.Taps{&hidden}).Layers[0][tc.probe]
 				bound := gap0 * math.Pow(1-tc.momentum, float64(i))
 				if i == 0 && (b != 0 || !sameFloat(a, gap0)) {
 					t.Fatalf("step 1 %s: own %v (want %v), shadow %v (want 0)", tc.probe, a, gap0, b)
@@ -147,7 +147,7 @@ func TestRealPowerNormNuGrowthAlert(t *testing.T) {
 	c := NewCollector(0, []string{"pn"}, DefaultIntervals(), WithAlphaBwd(0.9))
 	var fired []Alert
 	for i, tp := range taps {
-		f := c.Frame(i+1, 0, 1, []*normspec.Taps{tp})
+		f := c.measure(i+1, 0, 1, []*normspec.Taps{tp})
 		if !f.Layers[0].Has(PNGamma) || !f.Layers[0].Has(PNNu) || !f.Layers[0].Has(GPsi2) {
 			t.Fatalf("step %d: powernorm probes missing: %v", i+1, f.Layers[0])
 		}

@@ -233,30 +233,23 @@ func (r *Runner) Run(ctx context.Context, emit func(probes.Frame)) error {
 	return errors.Join(errs...)
 }
 
-// train is one variant's training loop.
+// train is one variant's training loop. Its collector builds each step's
+// Frame from what the loop hands it (probes.Collector.Step, AddEval, Seal).
 func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit func(probes.Frame)) error {
 	c := r.cfg
-	last := probes.Frame{Variant: v.idx, Status: probes.Running}
-	stopped := func(step int) {
-		f := probes.Frame{Variant: v.idx, Step: step, Epoch: last.Epoch, TrainLoss: last.TrainLoss}
-		v.coll.Finish(&f)
-		f.Status = probes.Stopped
-		r.stamp(&f, start)
-		emit(f)
-	}
+	stopped := func(step int) { emit(v.coll.Stopped(step, time.Since(start))) }
 	for step := 1; step <= r.steps; step++ {
 		if ctx.Err() != nil {
 			stopped(step - 1)
 			return nil
 		}
-		f, diverged, err := r.step(v, step)
+		d, err := r.step(v, step)
 		if err != nil {
 			stopped(step - 1)
 			return err
 		}
-		if diverged {
-			r.stamp(&f, start)
-			emit(f)
+		if d.Diverged() {
+			emit(v.coll.Seal(&d, probes.Diverged, time.Since(start)))
 			return nil
 		}
 		end := step == r.steps
@@ -266,52 +259,41 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		evalErr := error(nil)
 		if step%c.EvalEvery == 0 || end {
 			var e probes.Eval
-			if e, evalErr = r.evaluate(ctx, v, r.src.val, "val"); evalErr == nil {
-				v.coll.AddEval(&f, e)
+			if e, evalErr = r.evaluate(ctx, v, r.src.val, string(probes.SplitVal)); evalErr == nil {
+				v.coll.AddEval(&d, e)
 			}
 		}
 		if evalErr == nil && end && len(r.src.test) > 0 {
 			var e probes.Eval
-			if e, evalErr = r.evaluate(ctx, v, r.src.test, "test"); evalErr == nil {
-				v.coll.AddEval(&f, e)
+			if e, evalErr = r.evaluate(ctx, v, r.src.test, string(probes.SplitTest)); evalErr == nil {
+				v.coll.AddEval(&d, e)
 			}
 		}
 		if evalErr != nil && ctx.Err() == nil {
 			stopped(step)
 			return evalErr
 		}
-		if evalErr != nil {
-			// Cancelled between eval batches: this step's Frame is the
-			// last, without the unfinished evaluation.
-			v.coll.Finish(&f)
-			f.Status = probes.Stopped
-		} else if end {
-			v.coll.Finish(&f)
-		} else if ctx.Err() != nil {
-			v.coll.Finish(&f)
-			f.Status = probes.Stopped
+		status := probes.Running
+		switch {
+		case evalErr != nil, ctx.Err() != nil:
+			// Cancelled (between eval batches: this step's Frame is the
+			// last, without the unfinished evaluation).
+			status = probes.Stopped
+		case end:
+			status = probes.Done
 		}
-		r.stamp(&f, start)
-		emit(f)
-		last = f
-		if f.Status == probes.Stopped {
+		emit(v.coll.Seal(&d, status, time.Since(start)))
+		if status == probes.Stopped {
 			return nil
 		}
 	}
 	return nil
 }
 
-func (r *Runner) stamp(f *probes.Frame, start time.Time) {
-	f.Elapsed = time.Since(start)
-	if s := f.Elapsed.Seconds(); s > 0 {
-		f.StepsPerSec = float64(f.Step) / s
-	}
-}
-
-// step runs one training step of v and returns its Frame. When the loss,
-// a gradient or a tap is not finite, the update is not applied and the
-// Frame is the variant's last (Status Diverged).
-func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
+// step runs one training step of v and returns the Draft of its Frame. When
+// the collector finds the loss, a gradient or a tap not finite, the update is
+// not applied and the Draft is the variant's last (Diverged).
+func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	mask := v.coll.TapMask(step)
 	for _, l := range v.layers {
 		l.SetTapMask(mask)
@@ -323,35 +305,19 @@ func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
 	loss, err := v.train.run()
 	defer v.train.reset()
 	if err != nil {
-		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	grads, err := v.train.gradData()
 	if err != nil {
-		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	gnorm, finite := gradNorm(grads)
-	why := ""
-	switch {
-	case math.IsNaN(loss) || math.IsInf(loss, 0):
-		why = fmt.Sprintf("train loss %v", loss)
-	case !finite:
-		why = "non-finite gradient"
-	default:
-		for k, t := range v.taps {
-			if t.NonFinite {
-				why = "non-finite values at norm site " + v.layers[k].Name()
-				break
-			}
-		}
-	}
-	f := v.coll.Frame(step, v.batches.epoch(), loss, v.taps)
-	if why != "" {
-		v.coll.Finish(&f)
-		v.coll.Diverge(&f, why)
-		return f, true, nil
+	d := v.coll.Step(probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite})
+	if d.Diverged() {
+		return d, nil
 	}
 	v.opt.step(v.train.paramData(), grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
-	return f, false, nil
+	return d, nil
 }
 
 // submitSpectrum hands a float64 copy of the token-embedding matrix to the
