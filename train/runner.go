@@ -55,7 +55,8 @@ func NewRunner(cfg Config) (*Runner, error) { return NewRunnerContext(context.Ba
 // NewRunnerContext is NewRunner that stops loading the data when ctx is
 // cancelled; the error then satisfies errors.Is(err, ctx.Err()).
 func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
-	if err := cfg.Validate(); err != nil {
+	specs, err := cfg.check()
+	if err != nil {
 		return nil, err
 	}
 	src, err := loadSource(ctx, cfg)
@@ -64,15 +65,15 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	r := &Runner{cfg: cfg, src: src}
 	switch cfg.Model {
-	case "mlp":
+	case ModelMLP:
 		r.model = newMLP(src.pixels, src.classes)
-	case "cnn":
+	case ModelCNN:
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
-	case "transformer":
+	case ModelTransformer:
 		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
 		t.padded = src.corpus != nil
 		r.model = t
-	case "classifier":
+	case ModelClassifier:
 		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
 	}
 	r.steps = cfg.Steps
@@ -94,7 +95,7 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
-			v, err := r.newVariant(len(r.variants), i, spec, sd, inits[k])
+			v, err := r.newVariant(len(r.variants), i, spec, specs[i], sd, inits[k])
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", spec, err)
 			}
@@ -113,14 +114,11 @@ func (r *Runner) dtype() tensor.Dtype {
 }
 
 // newVariant builds the idx-th training of the run: variant spec (the
-// specIdx-th of Config.Variants) under seed.
-func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]float64) (*variant, error) {
+// specIdx-th of Config.Variants, parsed as ncfg) under seed.
+func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
 	c.Seed = seed
-	ncfg, err := normspec.Parse(spec)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	i := idx
 	v := &variant{idx: idx, spec: spec, seed: seed, ncfg: ncfg, lr: c.LR}
 	if lr, ok := c.VariantLR[specIdx]; ok {
@@ -197,9 +195,6 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 
 // Config returns the run's configuration.
 func (r *Runner) Config() Config { return r.cfg }
-
-// Steps is the number of training steps each variant runs.
-func (r *Runner) Steps() int { return r.steps }
 
 // Meta describes the run for the run-file header and the dashboards.
 func (r *Runner) Meta() probes.RunMeta { return r.meta }
@@ -397,7 +392,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	c := r.cfg
 	m := probes.RunMeta{
 		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
-		Model:  c.Model,
+		Model:  string(c.Model),
 		Data:   r.src.desc,
 		Metric: r.metric(),
 		Start:  time.Now(),
@@ -421,7 +416,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		params += n
 	}
 	kv := map[string]string{
-		"model": c.Model, "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
+		"model": string(c.Model), "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
 		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
 		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
 		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
@@ -443,10 +438,10 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
 		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
 	}
-	if c.Model == "transformer" || c.Model == "classifier" {
+	if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
-	} else if c.Model == "mlp" {
+	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
