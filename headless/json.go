@@ -2,8 +2,6 @@ package headless
 
 import (
 	"encoding/json"
-	"math"
-	"strconv"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -14,19 +12,8 @@ import (
 //	{"type":"step","step":200,...,"variants":[{one object per variant with a line at this step}]}
 //	{"type":"end","variants":[{final state of every variant seen}]}
 //
-// Values that are not finite or not measured (no evaluation yet) are null,
-// since JSON has no NaN.
-
-// number marshals non-finite values as null.
-type number float64
-
-func (n number) MarshalJSON() ([]byte, error) {
-	x := float64(n)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
-}
+// Numbers follow probes.JSONFloat, the rule of every normtop JSON output:
+// a value not measured (no evaluation yet) is null, ±Inf is "+Inf"/"-Inf".
 
 type jsonStart struct {
 	Type     string   `json:"type"`
@@ -41,24 +28,24 @@ type jsonStart struct {
 }
 
 type jsonAlert struct {
-	Kind  string `json:"kind"`
-	Step  int    `json:"step"`
-	Layer string `json:"layer,omitempty"`
-	Probe string `json:"probe,omitempty"`
-	Value number `json:"value"`
-	Msg   string `json:"msg,omitempty"`
+	Kind  string           `json:"kind"`
+	Step  int              `json:"step"`
+	Layer string           `json:"layer,omitempty"`
+	Probe string           `json:"probe,omitempty"`
+	Value probes.JSONFloat `json:"value"`
+	Msg   string           `json:"msg,omitempty"`
 }
 
 type jsonCell struct {
-	Variant     string      `json:"variant"`
-	Status      string      `json:"status"`
-	Epoch       number      `json:"epoch"`
-	TrainLoss   number      `json:"train_loss"`
-	ValLoss     number      `json:"val_loss"`
-	ValMetric   number      `json:"val_metric"`
-	StepsPerSec number      `json:"steps_per_sec"`
-	ElapsedSec  number      `json:"elapsed_s"`
-	Alerts      []jsonAlert `json:"alerts,omitempty"`
+	Variant     string           `json:"variant"`
+	Status      string           `json:"status"`
+	Epoch       probes.JSONFloat `json:"epoch"`
+	TrainLoss   probes.JSONFloat `json:"train_loss"`
+	ValLoss     probes.JSONFloat `json:"val_loss"`
+	ValMetric   probes.JSONFloat `json:"val_metric"`
+	StepsPerSec probes.JSONFloat `json:"steps_per_sec"`
+	ElapsedSec  probes.JSONFloat `json:"elapsed_s"`
+	Alerts      []jsonAlert      `json:"alerts,omitempty"`
 }
 
 type jsonRow struct {
@@ -68,15 +55,15 @@ type jsonRow struct {
 }
 
 type jsonFinal struct {
-	Variant    string      `json:"variant"`
-	Status     string      `json:"status"`
-	Step       int         `json:"step"`
-	TrainLoss  number      `json:"train_loss"`
-	ValLoss    number      `json:"val_loss"`
-	ValMetric  number      `json:"val_metric"`
-	TestLoss   number      `json:"test_loss"`
-	TestMetric number      `json:"test_metric"`
-	Alerts     []jsonAlert `json:"alerts,omitempty"`
+	Variant    string           `json:"variant"`
+	Status     string           `json:"status"`
+	Step       int              `json:"step"`
+	TrainLoss  probes.JSONFloat `json:"train_loss"`
+	ValLoss    probes.JSONFloat `json:"val_loss"`
+	ValMetric  probes.JSONFloat `json:"val_metric"`
+	TestLoss   probes.JSONFloat `json:"test_loss"`
+	TestMetric probes.JSONFloat `json:"test_metric"`
+	Alerts     []jsonAlert      `json:"alerts,omitempty"`
 }
 
 type jsonEnd struct {
@@ -103,9 +90,9 @@ func (p *Printer) jsonRow(step int, row []cell) {
 			continue
 		}
 		out.Variants = append(out.Variants, jsonCell{
-			Variant: p.labels[i], Status: c.status.String(), Epoch: number(c.epoch),
-			TrainLoss: number(c.trainLoss), ValLoss: number(c.val.Loss), ValMetric: p.jsonMetric(c.val.Metric),
-			StepsPerSec: number(c.sps), ElapsedSec: number(c.elapsed.Seconds()),
+			Variant: p.labels[i], Status: c.status.String(), Epoch: probes.JSONFloat(c.epoch),
+			TrainLoss: probes.JSONFloat(c.trainLoss), ValLoss: probes.JSONFloat(c.val.Loss), ValMetric: p.jsonMetric(c.val.Metric),
+			StepsPerSec: probes.JSONFloat(c.sps), ElapsedSec: probes.JSONFloat(c.elapsed.Seconds()),
 			Alerts: p.jsonAlerts(c.alerts),
 		})
 	}
@@ -114,27 +101,30 @@ func (p *Printer) jsonRow(step int, row []cell) {
 
 func (p *Printer) jsonSummary() {
 	out := jsonEnd{Type: "end", Metric: p.meta.Metric, Variants: []jsonFinal{}}
-	for i, v := range p.variants {
-		if !v.seen {
+	for i, v := range p.tally.Variants {
+		if !v.Seen {
 			continue
 		}
+		val, test := evalOrNone(v.Val), evalOrNone(v.Test)
 		out.Variants = append(out.Variants, jsonFinal{
-			Variant: p.labels[i], Status: v.status.String(), Step: v.lastStep,
-			TrainLoss: number(v.trainLoss), ValLoss: number(v.val.Loss), ValMetric: p.jsonMetric(v.val.Metric),
-			TestLoss: number(v.test.Loss), TestMetric: p.jsonMetric(v.test.Metric),
-			Alerts: p.jsonAlerts(v.pending),
+			Variant: p.labels[i], Status: v.Status.String(), Step: v.Step,
+			TrainLoss: probes.JSONFloat(v.TrainLoss), ValLoss: probes.JSONFloat(val.Loss), ValMetric: p.jsonMetric(val.Metric),
+			TestLoss: probes.JSONFloat(test.Loss), TestMetric: p.jsonMetric(test.Metric),
+			Alerts: p.jsonAlerts(p.variants[i].pending),
 		})
 	}
 	p.writeJSON(out)
 }
 
 // jsonMetric is a metric in the units of every output (accuracy in percent).
-func (p *Printer) jsonMetric(x float64) number { return number(p.meta.MetricKind().Value(x)) }
+func (p *Printer) jsonMetric(x float64) probes.JSONFloat {
+	return probes.JSONFloat(p.meta.MetricKind().Value(x))
+}
 
 func (p *Printer) jsonAlerts(as []probes.Alert) []jsonAlert {
 	var out []jsonAlert
 	for _, a := range as {
-		ja := jsonAlert{Kind: a.Kind.String(), Step: a.Step, Value: number(a.Value), Msg: a.Msg}
+		ja := jsonAlert{Kind: a.Kind.String(), Step: a.Step, Value: probes.JSONFloat(a.Value), Msg: a.Msg}
 		if a.Layer >= 0 && a.Layer < len(p.meta.Layers) {
 			ja.Layer = p.meta.Layers[a.Layer]
 		}

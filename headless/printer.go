@@ -29,25 +29,19 @@ type Printer struct {
 	meta     probes.RunMeta
 	opt      Options
 	labels   []string
+	tally    *probes.Tally // where each variant stands, from the Frames taken
 	variants []variantState
 	rows     map[int][]cell // pending lines by step; nil cells are absent
 	started  bool
 	err      error
 }
 
-// variantState is what the printer remembers of one variant between lines.
+// variantState is what the printer keeps of one variant besides its
+// standing in the tally: whether it stopped (later Frames are ignored) and
+// the alerts not printed yet.
 type variantState struct {
-	seen       bool
-	lastStep   int
-	ended      bool
-	status     probes.Status
-	epoch      float64
-	trainLoss  float64
-	sps        float64
-	elapsed    time.Duration
-	val, test  probes.Eval // Loss is NaN until the first evaluation
-	pending    []probes.Alert
-	endMessage string
+	ended   bool
+	pending []probes.Alert
 }
 
 // cell is one variant's part of one line.
@@ -74,18 +68,20 @@ func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
 		meta:     meta,
 		opt:      opt,
 		labels:   variantLabels(meta.Variants),
+		tally:    probes.NewTally(meta),
 		variants: make([]variantState, len(meta.Variants)),
 		rows:     map[int][]cell{},
-	}
-	for i := range p.variants {
-		p.variants[i].val = noEval("val")
-		p.variants[i].test = noEval("test")
 	}
 	return p
 }
 
-func noEval(split string) probes.Eval {
-	return probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN()}
+// evalOrNone is e, or an evaluation whose values are not measured (NaN)
+// before the first one.
+func evalOrNone(e *probes.Eval) probes.Eval {
+	if e == nil {
+		return probes.Eval{Loss: math.NaN(), Metric: math.NaN()}
+	}
+	return *e
 }
 
 // variantLabels are the variants' labels, as every screen and export
@@ -115,21 +111,7 @@ func (p *Printer) Frame(f probes.Frame) error {
 	if v.ended {
 		return p.err
 	}
-	v.seen = true
-	v.lastStep = f.Step
-	v.epoch = f.Epoch
-	v.trainLoss = f.TrainLoss
-	v.sps = f.StepsPerSec
-	v.elapsed = f.Elapsed
-	v.status = f.Status
-	for _, e := range f.Eval {
-		switch e.Split {
-		case "val":
-			v.val = e
-		case "test":
-			v.test = e
-		}
-	}
+	p.tally.Add(&f)
 	v.pending = append(v.pending, f.Alerts...)
 	if f.Status != probes.Running {
 		v.ended = true
@@ -141,7 +123,7 @@ func (p *Printer) Frame(f probes.Frame) error {
 			p.rows[f.Step] = row
 		}
 		row[f.Variant] = cell{
-			has: true, step: f.Step, epoch: f.Epoch, trainLoss: f.TrainLoss, val: v.val,
+			has: true, step: f.Step, epoch: f.Epoch, trainLoss: f.TrainLoss, val: evalOrNone(p.tally.Variants[f.Variant].Val),
 			sps: f.StepsPerSec, elapsed: f.Elapsed, status: f.Status, alerts: v.pending,
 		}
 		v.pending = nil
@@ -174,7 +156,7 @@ func (p *Printer) flush(all bool) {
 // complete reports whether no variant can add a cell to the line at step s.
 func (p *Printer) complete(s int, row []cell) bool {
 	for i, v := range p.variants {
-		if row[i].has || v.ended || v.lastStep >= s {
+		if row[i].has || v.ended || p.tally.Variants[i].Step >= s {
 			continue
 		}
 		return false

@@ -266,3 +266,33 @@ func TestOutliersAreSummarised(t *testing.T) {
 		t.Errorf("outlier messages in a text line: %q", got)
 	}
 }
+
+// The JSON log writes non-finite values by the rule of every normtop JSON
+// output (probes.JSONFloat): NaN is null, ±Inf the strings "+Inf"/"-Inf".
+func TestJSONNonFiniteValues(t *testing.T) {
+	tests := []struct {
+		loss float64
+		want string
+	}{
+		{math.Inf(1), `"train_loss":"+Inf"`},
+		{math.Inf(-1), `"train_loss":"-Inf"`},
+		{math.NaN(), `"train_loss":null`},
+		{1.5, `"train_loss":1.5`},
+	}
+	for _, tt := range tests {
+		frames := []probes.Frame{
+			{Variant: 0, Step: 1, TrainLoss: tt.loss, Status: probes.Done},
+			{Variant: 1, Step: 1, TrainLoss: 1, Status: probes.Done},
+		}
+		out := render(t, frames, Options{Format: JSON})
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("loss %v: %d lines, want start, step, end:\n%s", tt.loss, len(lines), out)
+		}
+		for _, l := range lines[1:] {
+			if !strings.Contains(l, tt.want) {
+				t.Errorf("loss %v: line lacks %s:\n%s", tt.loss, tt.want, l)
+			}
+		}
+	}
+}

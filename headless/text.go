@@ -71,44 +71,39 @@ func (p *Printer) textRow(step int, row []cell) {
 }
 
 func (p *Printer) textSummary() {
-	for i, v := range p.variants {
-		if !v.seen {
+	for i, v := range p.tally.Variants {
+		if !v.Seen {
 			continue
 		}
+		val, test := evalOrNone(v.Val), evalOrNone(v.Test)
 		var b strings.Builder
-		b.WriteString("# end " + p.labels[i] + ": " + v.status.String() + " at step " + itoa(v.lastStep))
-		b.WriteString(", train loss " + lossNum(v.trainLoss))
-		b.WriteString(", val loss " + num(v.val.Loss, 4))
-		if m := p.metric(v.val.Metric); m != "" {
+		b.WriteString("# end " + p.labels[i] + ": " + v.Status.String() + " at step " + itoa(v.Step))
+		b.WriteString(", train loss " + lossNum(v.TrainLoss))
+		b.WriteString(", val loss " + num(val.Loss, 4))
+		if m := p.metric(val.Metric); m != "" {
 			b.WriteString(" " + m)
 		}
-		if !math.IsNaN(v.test.Loss) {
-			b.WriteString(", test loss " + num(v.test.Loss, 4))
-			if m := p.metric(v.test.Metric); m != "" {
+		if !math.IsNaN(test.Loss) {
+			b.WriteString(", test loss " + num(test.Loss, 4))
+			if m := p.metric(test.Metric); m != "" {
 				b.WriteString(" " + m)
 			}
 		}
-		b.WriteString(p.alertsText(v.pending))
+		b.WriteString(p.alertsText(p.variants[i].pending))
 		b.WriteByte('\n')
 		p.write(b.String())
 	}
 }
 
-// metric formats a validation metric by the run's metric kind; "" when the
-// metric is unknown or not measured yet.
+// metric is an evaluation metric as every screen prints it (probes.Metric:
+// its short name and Format); "" when the run names no metric or the value
+// is not measured yet.
 func (p *Printer) metric(x float64) string {
-	if math.IsNaN(x) {
+	m := p.meta.MetricKind()
+	if math.IsNaN(x) || m == "" {
 		return ""
 	}
-	switch p.meta.Metric {
-	case "accuracy":
-		return "acc " + strconv.FormatFloat(p.meta.MetricKind().Value(x), 'f', 2, 64) + "%"
-	case "bpc":
-		return "bpc " + strconv.FormatFloat(x, 'f', 3, 64)
-	case "":
-		return ""
-	}
-	return p.meta.Metric + " " + num(x, 4)
+	return m.Short() + " " + m.Format(x)
 }
 
 // maxOutlierNames bounds how many layer/probe names an outlier summary lists.

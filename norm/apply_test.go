@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -13,13 +14,13 @@ import (
 // finite outputs and gradients of the right sizes.
 func TestApplyEveryVariant(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for _, v := range Variants() {
+	for _, v := range normspec.Variants() {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			t.Run(v.Name+"/"+dt.String(), func(t *testing.T) {
 				l := mustLayer(t, v.Name, Site{Name: "s", D: 8, Heads: 2, Warmup: 2, Dtype: dt})
 				h := newHarness(t, l, 5, true)
 				wantParams := 0
-				if l.cfg.Kind.hasAffine() {
+				if l.cfg.Kind.HasAffine() {
 					wantParams = 2
 				}
 				if got := len(h.grads) - 1; got != wantParams {

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math/rand"
 	"testing"
 	"time"
@@ -54,15 +55,15 @@ func BenchmarkNormVariants(b *testing.B) {
 	})
 	type bc struct {
 		name, spec string
-		taps       TapMask
+		taps       normspec.TapMask
 		warmup     int
 	}
 	var cases []bc
-	for _, v := range Variants() {
+	for _, v := range normspec.Variants() {
 		cases = append(cases, bc{v.Name, v.Name, 0, 0})
 	}
 	cases = append(cases, bc{"powernorm/in-warmup", "powernorm", 0, 1 << 30},
-		bc{"layernorm/taps", "layernorm", TapAll, 0}, bc{"powernorm/taps", "powernorm", TapAll, 0})
+		bc{"layernorm/taps", "layernorm", normspec.TapAll, 0}, bc{"powernorm/taps", "powernorm", normspec.TapAll, 0})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32})

@@ -2,11 +2,11 @@
 // (LayerNorm and its Xu et al. 2019 relatives, RMSNorm, BatchNorm, and the
 // PowerNorm family of Shen et al. 2020) exactly, as float64 reference
 // kernels over row-major n×d data and as gorgonia ops (float32 and float64)
-// built on the same kernels, and it exposes the per-step quantities ("taps")
-// that the probes turn into the dashboard's numbers.
+// built on the same kernels, and it fills the per-step quantities
+// (normspec.Taps) that the probes turn into the dashboard's numbers.
 //
 // A variant is named by a spec string such as "powernorm:alpha_fwd=0.95" that
-// Parse turns into a Config; NewLayer binds a Config to a Site (the place in
+// normspec.Parse turns into a normspec.Config; NewLayer binds a Config to a Site (the place in
 // a model) and Layer.Apply adds the layer to a gorgonia graph. The layer owns
 // its γ/β tensors and its running state, so Apply can be called on a training
 // graph and on a forward-only evaluation graph that share them.

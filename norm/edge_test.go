@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"strings"
@@ -40,7 +41,7 @@ func TestEdgeConstantRow(t *testing.T) {
 			allFinite(t, "dx", dx)
 			gm, _ := moments(g[d : 2*d])
 			D := math.Sqrt(l.cfg.Eps)
-			if l.cfg.Conv == ConvC {
+			if l.cfg.Conv == normspec.ConvC {
 				D = l.cfg.Eps
 			}
 			for k := 0; k < d; k++ {
@@ -57,9 +58,9 @@ func TestEdgeConstantRow(t *testing.T) {
 				}
 				var wantDx float64
 				switch l.cfg.Kind {
-				case DetachNorm, DetachMean:
+				case normspec.DetachNorm, normspec.DetachMean:
 					wantDx = gk / D
-				case AdaNorm:
+				case normspec.AdaNorm:
 					wantDx = (l.cfg.C*gk - l.cfg.C*gm) / D
 				default:
 					gbar := gm
@@ -112,7 +113,7 @@ func TestEdgeConstantColumn(t *testing.T) {
 					t.Errorf("row %d: y = %v, want β = %v", i, y[i*d+1], bet[1])
 				}
 				want := gam[1] * g[i*d+1] / D
-				if l.cfg.Kind == BatchNorm {
+				if l.cfg.Kind == normspec.BatchNorm {
 					want -= mg / D
 				}
 				if relErr(dx[i*d+1], want) > 1e-12 {
@@ -192,15 +193,15 @@ func TestEdgeAllPadding(t *testing.T) {
 			after.Step = st.Step
 			assertClose(t, "state", append(append(append(after.Mean, after.Var...), after.Psi2...), after.Nu...),
 				append(append(append(st.Mean, st.Var...), st.Psi2...), st.Nu...), 0)
-			if l.cfg.Kind == BatchNorm || l.cfg.Kind == PNV || l.cfg.Kind == PowerNorm {
+			if l.cfg.Kind == normspec.BatchNorm || l.cfg.Kind == normspec.PNV || l.cfg.Kind == normspec.PowerNorm {
 				xs := x
-				if l.cfg.Kind == PowerNorm {
+				if l.cfg.Kind == normspec.PowerNorm {
 					xs = gsRef(t, x, n, d, 2, l.cfg.Eps)
 				}
 				for i := 0; i < n; i++ {
 					for k := 0; k < d; k++ {
 						var want float64
-						if l.cfg.Kind == BatchNorm {
+						if l.cfg.Kind == normspec.BatchNorm {
 							want = gam[k]*(xs[i*d+k]-st.Mean[k])/math.Sqrt(st.Var[k]+l.cfg.Eps) + bet[k]
 						} else {
 							want = gam[k]*xs[i*d+k]/math.Sqrt(st.Psi2[k]+l.cfg.Eps) + bet[k]
@@ -218,7 +219,7 @@ func TestEdgeAllPadding(t *testing.T) {
 // d = 1 under convention C is an error at construction, not a NaN later.
 func TestEdgeD1ConvC(t *testing.T) {
 	for _, spec := range []string{"layernorm:conv=c", "layernorm-simple:conv=c", "detachnorm:conv=c", "detach-mean:conv=c", "detach-variance:conv=c", "adanorm:conv=c"} {
-		cfg, err := Parse(spec)
+		cfg, err := normspec.Parse(spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package norm
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -133,7 +134,7 @@ func TestGradFDExact(t *testing.T) {
 }
 
 // rowStats are the per-row μ, D and s of §1.
-func rowStats(xr []float64, conv Convention, eps float64) (mu, D, s float64) {
+func rowStats(xr []float64, conv normspec.Convention, eps float64) (mu, D, s float64) {
 	fd := float64(len(xr))
 	for _, v := range xr {
 		mu += v
@@ -143,7 +144,7 @@ func rowStats(xr []float64, conv Convention, eps float64) (mu, D, s float64) {
 	for _, v := range xr {
 		ss += (v - mu) * (v - mu)
 	}
-	if conv == ConvC {
+	if conv == normspec.ConvC {
 		s = math.Sqrt(ss / (fd - 1))
 		return mu, s + eps, s
 	}
@@ -155,7 +156,7 @@ func rowStats(xr []float64, conv Convention, eps float64) (mu, D, s float64) {
 // in which the quantities the variant detaches are frozen at their values
 // for x0: its true gradient at x = x0 is what the variant's backward
 // computes.
-func frozenRowForward(cfg Config, x, x0 []float64, n, d int) []float64 {
+func frozenRowForward(cfg normspec.Config, x, x0 []float64, n, d int) []float64 {
 	y := make([]float64, n*d)
 	for i := 0; i < n; i++ {
 		xr, x0r := x[i*d:(i+1)*d], x0[i*d:(i+1)*d]
@@ -164,13 +165,13 @@ func frozenRowForward(cfg Config, x, x0 []float64, n, d int) []float64 {
 		for k := range xr {
 			var v float64
 			switch cfg.Kind {
-			case DetachNorm:
+			case normspec.DetachNorm:
 				v = (xr[k] - mu0) / D0
-			case DetachMean:
+			case normspec.DetachMean:
 				v = (xr[k] - mu0) / D
-			case DetachVariance:
+			case normspec.DetachVariance:
 				v = (xr[k] - mu) / D0
-			case AdaNorm:
+			case normspec.AdaNorm:
 				phi0 := cfg.C * (1 - cfg.K*(x0r[k]-mu0)/D0)
 				v = phi0 * (xr[k] - mu) / D
 			}
@@ -191,7 +192,7 @@ func TestGradFDFrozenDetached(t *testing.T) {
 		for _, conv := range []string{"", "conv=c"} {
 			full := spec
 			if conv != "" {
-				if contains([]string{"adanorm"}, spec) || spec == "detachnorm" || spec == "detach-mean" || spec == "detach-variance" {
+				if spec == "adanorm" || spec == "detachnorm" || spec == "detach-mean" || spec == "detach-variance" {
 					full = spec + ":" + conv
 				} else {
 					full = spec + "," + conv

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"strings"
@@ -16,7 +17,7 @@ import (
 func TestFloat32MatchesReference(t *testing.T) {
 	const n, d = 12, 16
 	mask := []bool{true, true, true, false, true, true, true, true, false, true, true, true}
-	for _, v := range Variants() {
+	for _, v := range normspec.Variants() {
 		spec := v.Name
 		if spec == "powernorm" {
 			spec = "powernorm:warmup=2,groups=4"
@@ -232,7 +233,7 @@ func TestGradOnlyParams(t *testing.T) {
 // allocate, with every tap group on and a mask.
 func TestNoAllocationsPerStep(t *testing.T) {
 	const n, d = 8, 16
-	for _, v := range Variants() {
+	for _, v := range normspec.Variants() {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			l := mustLayer(t, v.Name, Site{Name: "a", D: d, Heads: 4, Dtype: dt})
 			l.SetMask([]bool{true, true, false, true, true, true, true, false})

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -134,7 +135,7 @@ func maxRelErr(a, b []float64) float64 {
 
 func mustLayer(t testing.TB, spec string, site Site) *Layer {
 	t.Helper()
-	cfg, err := Parse(spec)
+	cfg, err := normspec.Parse(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (in *instance) prepare(n int) {
 			}
 		}
 	}
-	if in.l.cfg.Kind.rowFamily() {
+	if in.l.cfg.Kind.RowFamily() {
 		in.rowMu = grow(in.rowMu, n)
 		in.rowA = grow(in.rowA, n)
 		in.rowS = grow(in.rowS, n)

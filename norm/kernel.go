@@ -2,6 +2,7 @@ package norm
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 )
 
@@ -16,7 +17,7 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 	if len(x) != n*d || len(y) != n*d {
 		return fmt.Errorf("norm: %s: input has %d values, want %d rows × %d features", l.label(), len(x), n, d)
 	}
-	if l.cfg.Kind.hasAffine() && (len(gam) != d || len(bet) != d) {
+	if l.cfg.Kind.HasAffine() && (len(gam) != d || len(bet) != d) {
 		return fmt.Errorf("norm: %s: γ/β have %d/%d values, want %d", l.label(), len(gam), len(bet), d)
 	}
 	if l.mask != nil && len(l.mask) != n {
@@ -37,8 +38,8 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		l.resetTaps()
 		t := &l.taps
 		t.Step, t.N, t.Mask = l.step, in.nReal, l.tapMask
-		in.tapStats = l.tapMask&TapStats != 0
-		in.tapGrad = l.tapMask&TapGrad != 0
+		in.tapStats = l.tapMask&normspec.TapStats != 0
+		in.tapGrad = l.tapMask&normspec.TapGrad != 0
 		if in.tapStats {
 			t.RunMean = snapshot(&l.tapBuf.rm, l.runMean)
 			t.RunVar = snapshot(&l.tapBuf.rv, l.runVar)
@@ -46,14 +47,14 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		}
 	}
 	switch k := l.cfg.Kind; {
-	case k == None:
+	case k == normspec.None:
 		copy(y, x)
 		if in.training && !rowsFinite(in, x) {
 			l.taps.NonFinite = true
 		}
-	case k.rowFamily():
+	case k.RowFamily():
 		rowForward(in, x, gam, bet, y)
-	case k == PowerNorm:
+	case k == normspec.PowerNorm:
 		pnForward(in, x, gam, bet, y)
 	default:
 		colForward(in, x, gam, bet, y)
@@ -62,7 +63,7 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		if in.tapStats {
 			statTaps(in, x, y)
 		}
-		if l.tapMask&TapParams != 0 && l.cfg.Kind.hasAffine() {
+		if l.tapMask&normspec.TapParams != 0 && l.cfg.Kind.HasAffine() {
 			l.taps.GammaDrift, l.taps.BetaNorm = paramNorms(gam, bet)
 		}
 	}
@@ -81,7 +82,7 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 		return fmt.Errorf("norm: %s: backward buffers have %d/%d/%d values, want %d×%d", l.label(), len(x), len(g), len(dx), n, l.d)
 	}
 	switch k := l.cfg.Kind; {
-	case k == None:
+	case k == normspec.None:
 		copy(dx, g)
 		zero(in.dgamma)
 		zero(in.dbeta)
@@ -103,9 +104,9 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 				t.DxMean, t.DxVar, t.DyMean, t.DyVar = dm/nr, dv/nr, dm/nr, dv/nr
 			}
 		}
-	case k.rowFamily():
+	case k.RowFamily():
 		rowBackward(in, x, gam, g, dx)
-	case k == PowerNorm:
+	case k == normspec.PowerNorm:
 		pnBackward(in, x, gam, g, dx)
 	default:
 		colBackward(in, x, gam, g, dx)
@@ -233,7 +234,7 @@ func statTaps[T float](in *instance, x, y []T) {
 	if !finite(sum) || !finite(ss) {
 		t.NonFinite = true
 	}
-	if l.cfg.Kind == AdaNorm {
+	if l.cfg.Kind == normspec.AdaNorm {
 		// |y| ≥ 1/k for the normalised y (before φ), i.e. where φ ≤ 0.
 		lim := 1 / l.cfg.K
 		cnt := 0

@@ -1,6 +1,9 @@
 package norm
 
-import "math"
+import (
+	"github.com/normtop/normtop/normspec"
+	"math"
+)
 
 // Per-feature family (NORMS.md §2): BatchNorm and PN-V take statistics over
 // the real rows of each feature, optionally after GroupScaling (BatchNorm's
@@ -33,7 +36,7 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 				colAccum(xr[lo:hi], in.scale(i, gi), s1[lo:hi], s2[lo:hi])
 			}
 		}
-		if cfg.Kind == BatchNorm {
+		if cfg.Kind == normspec.BatchNorm {
 			mean, vs := s1, in.acc3
 			for k := range mean {
 				mean[k] /= nr
@@ -82,7 +85,7 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 		}
 	} else {
 		for k := 0; k < d; k++ {
-			if cfg.Kind == BatchNorm {
+			if cfg.Kind == normspec.BatchNorm {
 				in.colMu[k] = l.runMean[k]
 				in.colA[k] = 1 / math.Sqrt(l.runVar[k]+eps)
 			} else {
@@ -165,7 +168,7 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 				nonFinite = true
 			}
 			gk := g64[k]
-			if l.cfg.Kind == BatchNorm {
+			if l.cfg.Kind == normspec.BatchNorm {
 				cmu[k] = -gk * dbet[k] * a[k] / nr
 			}
 			cvar[k] = gk * dgam[k] * a[k] / nr
@@ -216,7 +219,7 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 		t := &l.taps
 		t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
 		if in.statPath {
-			if l.cfg.Kind == BatchNorm {
+			if l.cfg.Kind == normspec.BatchNorm {
 				t.GMu = norm2(cmu)
 				t.GVar = gvarSum / nr
 			} else {

@@ -1,6 +1,9 @@
 package norm
 
-import "math"
+import (
+	"github.com/normtop/normtop/normspec"
+	"math"
+)
 
 // Row family (NORMS.md §1): LayerNorm, its Xu et al. relatives and RMSNorm
 // normalise each row over its d features, so a row is the unit of work and
@@ -34,7 +37,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
-		if kind == RMSNorm {
+		if kind == normspec.RMSNorm {
 			ss := sumSqDev(xr, 0)
 			if !finite(ss) && in.real(i) {
 				nonFinite = true
@@ -58,7 +61,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 			mu, ss = float64(xr[0]), 0
 		}
 		var s, D float64
-		if cfg.Conv == ConvC {
+		if cfg.Conv == normspec.ConvC {
 			s = math.Sqrt(ss / (fd - 1))
 			D = s + eps
 		} else {
@@ -68,7 +71,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 		a := 1 / D
 		in.rowMu[i], in.rowA[i], in.rowS[i], in.rowSS[i] = mu, a, s, ss
 		switch kind {
-		case LayerNorm:
+		case normspec.LayerNorm:
 			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
 			k0 := lnWriteFast(xr, gam, bet, mu, a, yr)
 			xt, gam, bet, yr := xr[k0:], gam[k0:], bet[k0:], yr[k0:]
@@ -76,7 +79,7 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 			for k, v := range xt {
 				yr[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
 			}
-		case AdaNorm:
+		case normspec.AdaNorm:
 			c, kk := cfg.C, cfg.K
 			yr := yr[:len(xr)]
 			for k, v := range xr {
@@ -104,10 +107,10 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 	d := l.d
 	fd := float64(d)
 	kind := cfg.Kind
-	useMean := kind == LayerNorm || kind == LayerNormSimple || kind == AdaNorm || kind == DetachVariance
-	useVar := kind == LayerNorm || kind == LayerNormSimple || kind == AdaNorm || kind == DetachMean || kind == RMSNorm
+	useMean := kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachVariance
+	useVar := kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachMean || kind == normspec.RMSNorm
 	nd := fd
-	if cfg.Conv == ConvC && kind != RMSNorm {
+	if cfg.Conv == normspec.ConvC && kind != normspec.RMSNorm {
 		nd = fd - 1
 	}
 	dgam, dbet := in.dgamma, in.dbeta
@@ -138,9 +141,9 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		// pass 1: Σĝ, Σĝx̂ (and dγ, dβ)
 		var sg, sgx float64
 		switch kind {
-		case LayerNorm, RMSNorm:
+		case normspec.LayerNorm, normspec.RMSNorm:
 			sg, sgx = gradSumsAffine(xr, gr, g64, mu, a, dgam, dbet)
-		case AdaNorm:
+		case normspec.AdaNorm:
 			for k, v := range xr {
 				xh := (float64(v) - mu) * a
 				gh := c * (1 - kk*xh) * float64(gr[k])
@@ -163,7 +166,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		}
 		// pass 2: dx
 		switch kind {
-		case LayerNorm, RMSNorm:
+		case normspec.LayerNorm, normspec.RMSNorm:
 			gam := g64[:len(xr)]
 			k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
 			xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
@@ -171,7 +174,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			for k, v := range xt {
 				dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
 			}
-		case AdaNorm:
+		case normspec.AdaNorm:
 			for k, v := range xr {
 				xh := (float64(v) - mu) * a
 				dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
@@ -188,10 +191,10 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			// (d-1)·s (C). A detached path is not in dx and reports 0.
 			sxx := in.rowSS[i] * a * a // Σx̂², from the forward's Σ(x-μ)²
 			den := fd / a
-			if cfg.Conv == ConvC {
+			if cfg.Conv == normspec.ConvC {
 				den = (fd - 1) * s
 			}
-			if kind == RMSNorm {
+			if kind == normspec.RMSNorm {
 				gpsiSum += math.Sqrt(sxx) * math.Abs(sgx) / den
 			} else {
 				if useMean {
@@ -216,7 +219,7 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 			nr := float64(in.nReal)
 			t := &l.taps
 			t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
-			if kind == RMSNorm {
+			if kind == normspec.RMSNorm {
 				t.GPsi2 = gpsiSum / nr
 			} else {
 				t.GMu, t.GVar = gmuSum/nr, gvarSum/nr

@@ -2,6 +2,7 @@ package norm
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"sync/atomic"
 
@@ -23,7 +24,7 @@ var layerIDs atomic.Uint64
 // Layer is one normalization layer: its configuration, γ/β tensors,
 // running state and taps. A Layer is used from one goroutine at a time.
 type Layer struct {
-	cfg    Config
+	cfg    normspec.Config
 	site   Site
 	id     uint64
 	d      int
@@ -32,8 +33,8 @@ type Layer struct {
 
 	training bool
 	mask     []bool
-	tapMask  TapMask
-	taps     Taps
+	tapMask  normspec.TapMask
+	taps     normspec.Taps
 
 	gamma, beta *tensor.Dense // nil for variants without them
 
@@ -51,7 +52,7 @@ type Layer struct {
 // NewLayer checks cfg against site and builds the layer with γ = 1, β = 0
 // and the spec's initial running state. The layer starts in training mode
 // with every tap group on.
-func NewLayer(cfg Config, site Site) (*Layer, error) {
+func NewLayer(cfg normspec.Config, site Site) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -65,12 +66,12 @@ func NewLayer(cfg Config, site Site) (*Layer, error) {
 	if site.Dtype != tensor.Float32 && site.Dtype != tensor.Float64 {
 		return nil, fmt.Errorf("norm: %s: dtype %v not supported (valid: float32, float64)", name, site.Dtype)
 	}
-	if cfg.Conv == ConvC && site.D == 1 {
+	if cfg.Conv == normspec.ConvC && site.D == 1 {
 		return nil, fmt.Errorf("norm: %s: %s: conv=c needs d ≥ 2 (the unbiased variance divides by d-1); use conv=p", name, cfg.Name())
 	}
-	l := &Layer{cfg: cfg, site: site, id: layerIDs.Add(1), d: site.D, training: true, tapMask: TapAll}
+	l := &Layer{cfg: cfg, site: site, id: layerIDs.Add(1), d: site.D, training: true, tapMask: normspec.TapAll}
 	switch cfg.Kind {
-	case PowerNorm:
+	case normspec.PowerNorm:
 		l.groups = cfg.Groups
 		if l.groups == 0 {
 			l.groups = max(site.Heads, 1)
@@ -79,13 +80,13 @@ func NewLayer(cfg Config, site Site) (*Layer, error) {
 		if l.warmup < 0 {
 			l.warmup = max(site.Warmup, 0)
 		}
-	case BatchNorm:
+	case normspec.BatchNorm:
 		l.groups = cfg.Groups
 	}
 	if l.groups > 0 && site.D%l.groups != 0 {
 		return nil, fmt.Errorf("norm: %s: %s: d=%d is not divisible by groups=%d", name, cfg.Name(), site.D, l.groups)
 	}
-	if cfg.Kind.hasAffine() {
+	if cfg.Kind.HasAffine() {
 		ones := make([]float64, site.D)
 		for i := range ones {
 			ones[i] = 1
@@ -94,12 +95,12 @@ func NewLayer(cfg Config, site Site) (*Layer, error) {
 		l.beta = denseOf(site.Dtype, make([]float64, site.D))
 	}
 	switch cfg.Kind {
-	case BatchNorm:
+	case normspec.BatchNorm:
 		l.runMean = make([]float64, site.D)
 		l.runVar = filled(site.D, 1)
-	case PNV:
+	case normspec.PNV:
 		l.runPsi2 = filled(site.D, 1)
-	case PowerNorm:
+	case normspec.PowerNorm:
 		l.runPsi2 = filled(site.D, 1)
 		l.nu = make([]float64, site.D)
 	}
@@ -146,16 +147,16 @@ func (l *Layer) SetMask(real []bool) {
 }
 
 // SetTapMask selects the tap groups computed on the next training steps.
-func (l *Layer) SetTapMask(m TapMask) { l.tapMask = m & TapAll }
+func (l *Layer) SetTapMask(m normspec.TapMask) { l.tapMask = m & normspec.TapAll }
 
 // Taps returns the layer's taps, overwritten on every training step.
-func (l *Layer) Taps() *Taps { return &l.taps }
+func (l *Layer) Taps() *normspec.Taps { return &l.taps }
 
 // Name is the site name.
 func (l *Layer) Name() string { return l.site.Name }
 
 // Config is the variant configuration the layer was built with.
-func (l *Layer) Config() Config { return l.cfg }
+func (l *Layer) Config() normspec.Config { return l.cfg }
 
 // Site is the site the layer was built for.
 func (l *Layer) Site() Site { return l.site }
@@ -180,7 +181,7 @@ var nan = math.NaN()
 
 // resetTaps marks every tap as not computed.
 func (l *Layer) resetTaps() {
-	l.taps = Taps{
+	l.taps = normspec.Taps{
 		Step: l.step, D: l.d,
 		InMean: nan, InStd: nan, InMaxAbs: nan, AdaFrac: nan, PNGamma: nan,
 		GMu: nan, GVar: nan, GPsi2: nan, DxMean: nan, DxVar: nan, DyMean: nan, DyVar: nan,

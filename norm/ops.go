@@ -49,7 +49,7 @@ func (l *Layer) Apply(x *gorgonia.Node) (y *gorgonia.Node, params []*gorgonia.No
 	}
 	in := l.newInstance()
 	children := []*gorgonia.Node{x}
-	if l.cfg.Kind.hasAffine() {
+	if l.cfg.Kind.HasAffine() {
 		g := x.Graph()
 		base := fmt.Sprintf("%s#%d", l.site.Name, l.id)
 		gam := gorgonia.NewVector(g, l.site.Dtype, gorgonia.WithShape(l.d), gorgonia.WithValue(l.gamma), gorgonia.WithName(base+".gamma"))
@@ -169,7 +169,7 @@ func (o fwdOp) name() string {
 	return fmt.Sprintf("norm.%s#%d.%d", o.in.l.cfg.Name(), o.in.l.id, o.in.id)
 }
 func (o fwdOp) Arity() int {
-	if o.in.l.cfg.Kind.hasAffine() {
+	if o.in.l.cfg.Kind.HasAffine() {
 		return 3
 	}
 	return 1
@@ -280,7 +280,7 @@ func (o bwdOp) name() string {
 	return fmt.Sprintf("norm.%s.dx#%d.%d", o.in.l.cfg.Name(), o.in.l.id, o.in.id)
 }
 func (o bwdOp) Arity() int {
-	if o.in.l.cfg.Kind.hasAffine() {
+	if o.in.l.cfg.Kind.HasAffine() {
 		return 3
 	}
 	return 2

@@ -26,7 +26,7 @@ func (l *Layer) Backward64(x, g []float64, n int, dx, dgamma, dbeta []float64) e
 	if err := backward(l.ref, x, gm, g, dx, n); err != nil {
 		return err
 	}
-	if l.cfg.Kind.hasAffine() {
+	if l.cfg.Kind.HasAffine() {
 		if len(dgamma) != l.d || len(dbeta) != l.d {
 			return fmt.Errorf("norm: %s: dγ/dβ buffers have %d/%d values, want %d", l.label(), len(dgamma), len(dbeta), l.d)
 		}

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -262,7 +263,7 @@ func TestAVXLayersMatchGo(t *testing.T) {
 				setData(ls[i].gamma, gam)
 				setData(ls[i].beta, bet)
 				ls[i].SetMask(mask)
-				ls[i].SetTapMask(TapAll)
+				ls[i].SetTapMask(normspec.TapAll)
 				hs[i] = newHarness(t, ls[i], n, true)
 			}
 			for step := 0; step < 4; step++ {

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -116,12 +117,12 @@ func TestTapsBatchNorm(t *testing.T) {
 	}
 	checkScalar(t, "GammaDrift", tp.GammaDrift, math.Sqrt(dr))
 	checkScalar(t, "BetaNorm", tp.BetaNorm, math.Sqrt(bn))
-	if tp.Step != 2 || tp.N != len(rows) || tp.D != d || tp.Mask != TapAll || tp.NonFinite {
+	if tp.Step != 2 || tp.N != len(rows) || tp.D != d || tp.Mask != normspec.TapAll || tp.NonFinite {
 		t.Errorf("Step/N/D/Mask/NonFinite = %d/%d/%d/%v/%v", tp.Step, tp.N, tp.D, tp.Mask, tp.NonFinite)
 	}
 }
 
-func checkTheoremMoments(t *testing.T, tp *Taps, dx, g []float64, n, d int, rows []int) {
+func checkTheoremMoments(t *testing.T, tp *normspec.Taps, dx, g []float64, n, d int, rows []int) {
 	t.Helper()
 	var dm, dv, gm, gv float64
 	for _, i := range rows {
@@ -140,7 +141,7 @@ func checkTheoremMoments(t *testing.T, tp *Taps, dx, g []float64, n, d int, rows
 	checkScalar(t, "DyVar", tp.DyVar, gv)
 }
 
-func checkInputMoments(t *testing.T, tp *Taps, x []float64, d int, rows []int) {
+func checkInputMoments(t *testing.T, tp *normspec.Taps, x []float64, d int, rows []int) {
 	t.Helper()
 	var all []float64
 	for _, i := range rows {
@@ -180,7 +181,7 @@ func TestTapsLayerNormFamily(t *testing.T) {
 				xr := x[i*d : (i+1)*d]
 				mu, D, s := rowStats(xr, l.cfg.Conv, l.cfg.Eps)
 				den := d * D
-				if l.cfg.Conv == ConvC {
+				if l.cfg.Conv == normspec.ConvC {
 					den = (d - 1) * s
 				}
 				sg, sgx, sxx := 0.0, 0.0, 0.0
@@ -190,7 +191,7 @@ func TestTapsLayerNormFamily(t *testing.T) {
 					if gam != nil {
 						gh *= gam[k]
 					}
-					if l.cfg.Kind == AdaNorm {
+					if l.cfg.Kind == normspec.AdaNorm {
 						gh *= l.cfg.C * (1 - l.cfg.K*xh)
 						if math.Abs(xh) >= 1/l.cfg.K {
 							frac++
@@ -202,16 +203,16 @@ func TestTapsLayerNormFamily(t *testing.T) {
 				}
 				// §5: g_μ's divisor is d·D in both conventions; a detached
 				// path is not in dx and contributes 0.
-				if k := l.cfg.Kind; k != DetachNorm && k != DetachMean {
+				if k := l.cfg.Kind; k != normspec.DetachNorm && k != normspec.DetachMean {
 					gmu += math.Abs(sg) * math.Sqrt(d) / (d * D) / nr
 				}
-				if k := l.cfg.Kind; k != DetachNorm && k != DetachVariance {
+				if k := l.cfg.Kind; k != normspec.DetachNorm && k != normspec.DetachVariance {
 					gvar += math.Sqrt(sxx) * math.Abs(sgx) / den / nr
 				}
 			}
 			checkScalar(t, "GMu", tp.GMu, gmu)
 			checkScalar(t, "GVar", tp.GVar, gvar)
-			if l.cfg.Kind == AdaNorm {
+			if l.cfg.Kind == normspec.AdaNorm {
 				checkScalar(t, "AdaFrac", tp.AdaFrac, frac/(nr*d))
 				if frac == 0 {
 					t.Error("test input never reaches |y| ≥ 1/k; the AdaFrac check is vacuous")
@@ -276,7 +277,7 @@ func TestTapsPowerNorm(t *testing.T) {
 func TestTapMaskOff(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	l := mustLayer(t, "batchnorm", Site{D: 3, Dtype: f64})
-	l.SetTapMask(TapGrad)
+	l.SetTapMask(normspec.TapGrad)
 	refStep(t, l, randSlice(r, 12, 1, 0), randSlice(r, 12, 1, 0), 4)
 	tp := l.Taps()
 	if tp.BatchMean != nil || tp.RunMean != nil || !math.IsNaN(tp.InMean) || !math.IsNaN(tp.GammaDrift) {
@@ -285,13 +286,13 @@ func TestTapMaskOff(t *testing.T) {
 	if math.IsNaN(tp.GMu) || math.IsNaN(tp.DxVar) {
 		t.Error("Grad taps missing while on")
 	}
-	l.SetTapMask(TapStats | TapParams)
+	l.SetTapMask(normspec.TapStats | normspec.TapParams)
 	refStep(t, l, randSlice(r, 12, 1, 0), randSlice(r, 12, 1, 0), 4)
 	tp = l.Taps()
 	if !math.IsNaN(tp.GMu) || !math.IsNaN(tp.DxVar) || tp.BatchMean == nil || math.IsNaN(tp.GammaDrift) {
 		t.Errorf("mask Stats|Params: %+v", tp)
 	}
-	if tp.Mask != TapStats|TapParams {
+	if tp.Mask != normspec.TapStats|normspec.TapParams {
 		t.Errorf("Mask = %v", tp.Mask)
 	}
 }
@@ -301,7 +302,7 @@ func TestTapMaskOff(t *testing.T) {
 // steps clear it.
 func TestNonFiniteFlagged(t *testing.T) {
 	const n, d = 4, 4
-	for _, v := range Variants() {
+	for _, v := range normspec.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
 			r := rand.New(rand.NewSource(5))
 			for _, c := range []struct {

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -42,9 +43,9 @@ func TestTheorem1(t *testing.T) {
 		{"detach-variance", false, true},
 	}
 	for _, tt := range tests {
-		for _, conv := range []Convention{ConvP, ConvC} {
+		for _, conv := range []normspec.Convention{normspec.ConvP, normspec.ConvC} {
 			spec := tt.spec
-			if conv == ConvC {
+			if conv == normspec.ConvC {
 				spec += ":conv=c"
 			}
 			t.Run(spec, func(t *testing.T) {

@@ -1,18 +1,17 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 // scalarTaps returns Params-only taps with the given gamma_drift, so a test
 // can drive one watched probe.
-func scalarTaps(drift float64) *norm.Taps {
+func scalarTaps(drift float64) *normspec.Taps {
 	t := fullTaps(nil, nil, nil, nil, nil, nil)
-	t.Mask = norm.TapParams
+	t.Mask = normspec.TapParams
 	t.GammaDrift, t.BetaNorm = drift, nan
 	return t
 }
@@ -50,7 +49,7 @@ func TestOutlierAlert(t *testing.T) {
 			c := NewCollector(0, []string{"block1.ln2"}, DefaultIntervals())
 			var fs []Frame
 			for i, x := range tc.series {
-				fs = append(fs, c.Frame(i+1, 0, 1, []*norm.Taps{scalarTaps(x)}))
+				fs = append(fs, c.measure(i+1, 0, 1, []*normspec.Taps{scalarTaps(x)}))
 			}
 			got := alertsOf(fs, AlertOutlier)
 			if len(got) != len(tc.want) {
@@ -117,14 +116,14 @@ func TestNuGrowthAndAdaNormAlerts(t *testing.T) {
 			c := NewCollector(0, names, DefaultIntervals(), tc.opts...)
 			var fs []Frame
 			for step := 1; step <= 5; step++ { // steady: one alert per episode
-				taps := make([]*norm.Taps, tc.nLayers)
+				taps := make([]*normspec.Taps, tc.nLayers)
 				for i := range taps {
 					taps[i] = fullTaps(nil, nil, nil, nil, nil, nil)
-					taps[i].Mask = norm.TapStats
+					taps[i].Mask = normspec.TapStats
 					taps[i].PNGamma, taps[i].AdaFrac = 1, 0
 				}
 				taps[tc.layer].PNGamma, taps[tc.layer].AdaFrac = tc.gamma, tc.ada
-				fs = append(fs, c.Frame(step, 0, 1, taps))
+				fs = append(fs, c.measure(step, 0, 1, taps))
 			}
 			got := alertsOf(fs, tc.kind)
 			if !tc.fires {
@@ -168,7 +167,7 @@ func TestDivergenceAlert(t *testing.T) {
 						tp.GammaDrift = math.Inf(1)
 					}
 				}
-				fs = append(fs, c.Frame(step, 0, loss, []*norm.Taps{tp}))
+				fs = append(fs, c.measure(step, 0, loss, []*normspec.Taps{tp}))
 			}
 			got := alertsOf(fs, AlertDivergence)
 			if len(got) != 1 {
@@ -180,7 +179,7 @@ func TestDivergenceAlert(t *testing.T) {
 				t.Errorf("alert = %+v, want step %d layer %d naming %q and the last good step", a, tc.badStep, tc.wantLayer, tc.wantWhat)
 			}
 			// The guard then stops the variant: no second alert, message replaced.
-			c.Diverge(&fs[tc.badStep-1], "loss is NaN")
+			c.diverge(&fs[tc.badStep-1], "loss is NaN")
 			f := fs[tc.badStep-1]
 			if f.Status != Diverged || len(alertsOf([]Frame{f}, AlertDivergence)) != 1 ||
 				!strings.Contains(f.Alerts[len(f.Alerts)-1].Msg, "diverged at step "+itoa(tc.badStep)+" (last good "+itoa(tc.badStep-1)+"): loss is NaN") {
@@ -193,10 +192,10 @@ func TestDivergenceAlert(t *testing.T) {
 func TestDivergeWithoutPriorAlert(t *testing.T) {
 	c := NewCollector(0, []string{"l0"}, DefaultIntervals())
 	for step := 1; step <= 9; step++ {
-		c.Frame(step, 0, 1, nil)
+		c.measure(step, 0, 1, nil)
 	}
-	f := c.Frame(10, 0, 1e9, nil)
-	c.Diverge(&f, "loss above 1e6")
+	f := c.measure(10, 0, 1e9, nil)
+	c.diverge(&f, "loss above 1e6")
 	if f.Status != Diverged || len(f.Alerts) != 1 || f.Alerts[0].Kind != AlertDivergence ||
 		f.Alerts[0].Msg != "diverged at step 10 (last good 9): loss above 1e6" {
 		t.Fatalf("frame = %+v", f)
@@ -247,9 +246,9 @@ func TestOverfitAlertAndGap(t *testing.T) {
 				var f Frame
 				for _, l := range r.train {
 					step++
-					f = c.Frame(step, 0, l, nil)
+					f = c.measure(step, 0, l, nil)
 				}
-				c.AddEval(&f, Eval{Split: "val", Loss: r.val})
+				c.addEval(&f, Eval{Split: "val", Loss: r.val})
 				mean := 0.0
 				for _, l := range r.train {
 					mean += l
@@ -278,15 +277,15 @@ func TestOverfitAlertAndGap(t *testing.T) {
 func TestEvalTrainLossEdges(t *testing.T) {
 	c := NewCollector(0, nil, DefaultIntervals())
 	var f Frame
-	c.AddEval(&f, Eval{Split: "val", Loss: 2})
+	c.addEval(&f, Eval{Split: "val", Loss: 2})
 	if !math.IsNaN(f.Eval[0].TrainLoss) || !math.IsNaN(f.Eval[0].Gap()) {
 		t.Errorf("no train step yet: TrainLoss %v, want NaN", f.Eval[0].TrainLoss)
 	}
-	f = c.Frame(1, 0, 4, nil)
-	f = c.Frame(2, 0, nan, nil) // non-finite losses are left out of the average
-	f = c.Frame(3, 0, 2, nil)
-	c.AddEval(&f, Eval{Split: "val", Loss: 5})
-	c.AddEval(&f, Eval{Split: "test", Loss: 6}) // no step since: the val eval's average
+	f = c.measure(1, 0, 4, nil)
+	f = c.measure(2, 0, nan, nil) // non-finite losses are left out of the average
+	f = c.measure(3, 0, 2, nil)
+	c.addEval(&f, Eval{Split: "val", Loss: 5})
+	c.addEval(&f, Eval{Split: "test", Loss: 6}) // no step since: the val eval's average
 	if f.Eval[0].TrainLoss != 3 || f.Eval[1].TrainLoss != 3 || f.Eval[1].Gap() != 3 {
 		t.Errorf("evals = %+v", f.Eval)
 	}

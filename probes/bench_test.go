@@ -2,14 +2,13 @@ package probes
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 // benchTaps returns 12 layers of d = 512 taps with every group filled, as a
 // powernorm-like layer would (own ψ², shadow μ and σ²).
-func benchTaps(layers, d int) []*norm.Taps {
+func benchTaps(layers, d int) []*normspec.Taps {
 	rng := newTestRand(9)
 	vec := func(base float64) []float64 {
 		s := make([]float64, d)
@@ -18,7 +17,7 @@ func benchTaps(layers, d int) []*norm.Taps {
 		}
 		return s
 	}
-	taps := make([]*norm.Taps, layers)
+	taps := make([]*normspec.Taps, layers)
 	for i := range taps {
 		t := fullTaps(vec(0), vec(1), vec(1.5), nil, nil, vec(1))
 		t.N = 64
@@ -28,7 +27,7 @@ func benchTaps(layers, d int) []*norm.Taps {
 	return taps
 }
 
-// BenchmarkFrame measures Collector.Frame per training step with 12 layers of
+// BenchmarkFrame measures Collector.measure per training step with 12 layers of
 // d = 512, one probe group at a time (the trainer's mask follows the
 // Collector's, as in a run), so each group's cost per step can be reported.
 // The norm layers' own cost of filling the taps is measured in train/.
@@ -58,7 +57,7 @@ func BenchmarkFrame(b *testing.B) {
 				for _, t := range taps {
 					t.Mask = m
 				}
-				_ = c.Frame(step, 0, 1, taps)
+				_ = c.measure(step, 0, 1, taps)
 			}
 		})
 	}

@@ -2,10 +2,9 @@ package probes
 
 import (
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"sync"
-
-	"github.com/normtop/normtop/norm"
 )
 
 // DefaultAlphaBwd is PowerNorm's default backward momentum α_b, used for the
@@ -30,6 +29,8 @@ type Collector struct {
 
 	lastGood      int  // last step whose loss and taps were all finite
 	divergeAlerts bool // a divergence alert has been emitted
+
+	lastEpoch, lastLoss float64 // of the last sealed Frame, for Stopped
 
 	eval  evalTracker
 	spect spectrumWorker
@@ -94,17 +95,18 @@ func NewCollector(variant int, layers []string, iv Intervals, opts ...Option) *C
 
 // TapMask returns the tap groups due at step; the trainer sets it on every
 // layer before the step so that groups not due cost nothing.
-func (c *Collector) TapMask(step int) norm.TapMask { return c.iv.mask(step) }
+func (c *Collector) TapMask(step int) normspec.TapMask { return c.iv.mask(step) }
 
 // WantSpectrum reports whether the embedding spectrum is due at step.
 func (c *Collector) WantSpectrum(step int) bool { return due(c.iv.Spectrum, step) }
 
-// Frame builds the Frame of one training step. taps holds one entry per
-// layer (nil for a layer that has none); Frame copies what it needs, so the
-// layers may overwrite their taps on the next step. Groups are reported only
-// when due at step and present in the taps' Mask; everything else is NaN.
-// Layers is nil when no group was due.
-func (c *Collector) Frame(step int, epoch, trainLoss float64, taps []*norm.Taps) Frame {
+// measure builds the measured part of a step's Frame: its identity, train
+// loss, layer values and alerts, and a spectrum finished since the previous
+// step. taps holds one entry per layer (nil for a layer that has none);
+// measure copies what it needs, so the layers may overwrite their taps on the
+// next step. Groups are reported only when due at step and present in the
+// taps' Mask; everything else is NaN. Layers is nil when no group was due.
+func (c *Collector) measure(step int, epoch, trainLoss float64, taps []*normspec.Taps) Frame {
 	f := Frame{Variant: c.variant, Step: step, Epoch: epoch, TrainLoss: trainLoss, Status: Running}
 	want := c.iv.mask(step)
 	if want != 0 {
@@ -115,7 +117,7 @@ func (c *Collector) Frame(step int, epoch, trainLoss float64, taps []*norm.Taps)
 		badWhat, badValue = "train loss", trainLoss
 	}
 	for i := range c.layers {
-		var t *norm.Taps
+		var t *normspec.Taps
 		if i < len(taps) {
 			t = taps[i]
 		}
@@ -149,13 +151,13 @@ func (c *Collector) Frame(step int, epoch, trainLoss float64, taps []*norm.Taps)
 
 // layerValues computes one layer's values and updates its shadow statistics.
 // what names the first non-finite value seen ("" if none).
-func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v LayerValues, what string) {
+func (c *Collector) layerValues(i int, t *normspec.Taps, want normspec.TapMask) (v LayerValues, what string) {
 	v = EmptyLayerValues()
 	if t.NonFinite {
 		what = "input, gradient or statistics"
 	}
 	report := want & t.Mask
-	if t.Mask&norm.TapStats != 0 {
+	if t.Mask&normspec.TapStats != 0 {
 		dm, dv, dp := c.distances(i, t)
 		for _, b := range []struct {
 			batch []float64
@@ -166,21 +168,21 @@ func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v Layer
 				what = b.p.String()
 			}
 		}
-		if report&norm.TapStats != 0 {
+		if report&normspec.TapStats != 0 {
 			v[DistMu], v[DistVar], v[DistPsi2] = dm, dv, dp
 			v[InMean], v[InStd], v[InMaxAbs] = t.InMean, t.InStd, t.InMaxAbs
 			v[AdaFrac] = t.AdaFrac
 		}
 	}
-	if report&(norm.TapStats|norm.TapGrad) != 0 {
+	if report&(normspec.TapStats|normspec.TapGrad) != 0 {
 		v[PNGamma] = t.PNGamma // filled in backward, with ν; reported with either group
 	}
-	if report&norm.TapGrad != 0 {
+	if report&normspec.TapGrad != 0 {
 		v[GMu], v[GVar], v[GPsi2] = t.GMu, t.GVar, t.GPsi2
 		v[DxMean], v[DxVar], v[DyMean], v[DyVar] = t.DxMean, t.DxVar, t.DyMean, t.DyVar
 		v[PNNu] = t.NuNorm
 	}
-	if report&norm.TapParams != 0 {
+	if report&normspec.TapParams != 0 {
 		v[GammaDrift], v[BetaNorm] = t.GammaDrift, t.BetaNorm
 	}
 	if what == "" {
@@ -201,7 +203,7 @@ func (c *Collector) layerValues(i int, t *norm.Taps, want norm.TapMask) (v Layer
 // the batch) is not folded in, so one bad batch does not poison a shadow for
 // the rest of the run; the NaN itself reaches the divergence alert through
 // Taps.NonFinite.
-func (c *Collector) distances(i int, t *norm.Taps) (dm, dv, dp float64) {
+func (c *Collector) distances(i int, t *normspec.Taps) (dm, dv, dp float64) {
 	d := max(len(t.BatchMean), len(t.BatchVar), len(t.BatchPsi2))
 	if d == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
@@ -239,12 +241,12 @@ func pick(own, shadow []float64) []float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// Diverge marks f as the Frame at which the divergence guard stopped the
-// variant: Status becomes Diverged and f carries one divergence alert naming
-// the last good step and why. If Frame already put a divergence alert on f,
-// that alert's message is replaced rather than a second one added.
-func (c *Collector) Diverge(f *Frame, why string) {
-	f.Status = Diverged
+// diverge closes f as the Frame at which the divergence guard stopped the
+// variant (Status Diverged) and makes its divergence alert name the last good
+// step and why. If measure already put a divergence alert on f, that alert's
+// message is replaced rather than a second one added.
+func (c *Collector) diverge(f *Frame, why string) {
+	c.finish(f, Diverged)
 	good := min(c.lastGood, f.Step-1)
 	msg := fmt.Sprintf("diverged at step %d (last good %d): %s", f.Step, good, why)
 	c.divergeAlerts = true
@@ -258,12 +260,12 @@ func (c *Collector) Diverge(f *Frame, why string) {
 		Value: f.TrainLoss, Msg: msg})
 }
 
-// Finish marks f as the variant's last Frame (Status Done): it waits for a
-// spectrum still being computed and attaches the newest finished one. A
-// trainer stopped by the user may call Finish and then set Status = Stopped.
-func (c *Collector) Finish(f *Frame) {
+// finish closes f as the variant's last Frame with Status end (Done,
+// Stopped or Diverged): it waits for a spectrum still being computed and
+// attaches the newest finished one. It is the one place that ends a variant.
+func (c *Collector) finish(f *Frame, end Status) {
 	if s := c.spect.wait(); s != nil {
 		f.Spectrum = s
 	}
-	f.Status = Done
+	f.Status = end
 }

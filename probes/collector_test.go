@@ -1,19 +1,18 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 var nan = math.NaN()
 
 // fullTaps returns taps with every group computed and distinct scalar values.
-func fullTaps(mu, v, psi2, runMu, runVar, runPsi2 []float64) *norm.Taps {
-	return &norm.Taps{
-		Step: 1, N: 4, D: len(mu), Mask: norm.TapAll,
+func fullTaps(mu, v, psi2, runMu, runVar, runPsi2 []float64) *normspec.Taps {
+	return &normspec.Taps{
+		Step: 1, N: 4, D: len(mu), Mask: normspec.TapAll,
 		BatchMean: mu, BatchVar: v, BatchPsi2: psi2,
 		RunMean: runMu, RunVar: runVar, RunPsi2: runPsi2,
 		InMean: 0.25, InStd: 1.5, InMaxAbs: 3.5, AdaFrac: nan, PNGamma: nan,
@@ -45,7 +44,7 @@ func TestFrameLayerValues(t *testing.T) {
 		name string
 		iv   Intervals
 		step int
-		taps *norm.Taps
+		taps *normspec.Taps
 		want func() LayerValues
 	}{{
 		name: "own running stats for mean and var, shadow for psi2 (starts at the batch: 0)",
@@ -78,7 +77,7 @@ func TestFrameLayerValues(t *testing.T) {
 	}, {
 		name: "powernorm scalars ride with stats and grad",
 		iv:   DefaultIntervals(), step: 1,
-		taps: func() *norm.Taps {
+		taps: func() *normspec.Taps {
 			tp := fullTaps(mu, v, psi2, nil, nil, []float64{1, 1})
 			tp.PNGamma, tp.NuNorm, tp.GPsi2, tp.GMu, tp.GVar = 1.25, 0.5, 0.375, nan, nan
 			return tp
@@ -107,9 +106,9 @@ func TestFrameLayerValues(t *testing.T) {
 	}, {
 		name: "group due but not in the taps' mask: NaN",
 		iv:   DefaultIntervals(), step: 1,
-		taps: func() *norm.Taps {
+		taps: func() *normspec.Taps {
 			tp := fullTaps(mu, v, psi2, nil, nil, nil)
-			tp.Mask = norm.TapGrad
+			tp.Mask = normspec.TapGrad
 			tp.AdaFrac = 0.001
 			return tp
 		}(),
@@ -122,10 +121,10 @@ func TestFrameLayerValues(t *testing.T) {
 	}, {
 		name: "adanorm fraction",
 		iv:   DefaultIntervals(), step: 1,
-		taps: func() *norm.Taps {
+		taps: func() *normspec.Taps {
 			tp := fullTaps(mu, v, psi2, nil, nil, nil)
 			tp.AdaFrac = 0.004
-			tp.Mask = norm.TapStats
+			tp.Mask = normspec.TapStats
 			return tp
 		}(),
 		want: func() LayerValues {
@@ -139,7 +138,7 @@ func TestFrameLayerValues(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCollector(2, []string{"block0.ln1"}, tc.iv)
-			f := c.Frame(tc.step, 0.5, 2.25, []*norm.Taps{tc.taps})
+			f := c.measure(tc.step, 0.5, 2.25, []*normspec.Taps{tc.taps})
 			if f.Variant != 2 || f.Step != tc.step || f.Epoch != 0.5 || f.TrainLoss != 2.25 || f.Status != Running {
 				t.Fatalf("frame header = %+v", f)
 			}
@@ -161,11 +160,11 @@ func TestFrameNothingDue(t *testing.T) {
 			t.Fatalf("TapMask(%d) = %b", step, m)
 		}
 	}
-	f := c.Frame(1, 0, 1, []*norm.Taps{nil, nil})
+	f := c.measure(1, 0, 1, []*normspec.Taps{nil, nil})
 	if f.Layers != nil {
 		t.Fatalf("Layers = %v, want nil when nothing is due", f.Layers)
 	}
-	f = c.Frame(3, 0, 1, []*norm.Taps{nil, fullTaps([]float64{1}, []float64{1}, []float64{1}, nil, nil, nil)})
+	f = c.measure(3, 0, 1, []*normspec.Taps{nil, fullTaps([]float64{1}, []float64{1}, []float64{1}, nil, nil, nil)})
 	if len(f.Layers) != 2 || f.Layers[0].Has(DistMu) || !f.Layers[1].Has(DistMu) || f.Layers[1].Has(GammaDrift) {
 		t.Fatalf("Layers = %v", f.Layers)
 	}
@@ -175,13 +174,13 @@ func TestTapMask(t *testing.T) {
 	cases := []struct {
 		iv   Intervals
 		step int
-		want norm.TapMask
+		want normspec.TapMask
 	}{
-		{DefaultIntervals(), 1, norm.TapAll},
-		{DefaultIntervals(), 7, norm.TapAll},
-		{Intervals{Stats: 2, Grad: 3, Params: 0}, 2, norm.TapStats},
-		{Intervals{Stats: 2, Grad: 3, Params: 0}, 3, norm.TapGrad},
-		{Intervals{Stats: 2, Grad: 3, Params: 5}, 30, norm.TapAll},
+		{DefaultIntervals(), 1, normspec.TapAll},
+		{DefaultIntervals(), 7, normspec.TapAll},
+		{Intervals{Stats: 2, Grad: 3, Params: 0}, 2, normspec.TapStats},
+		{Intervals{Stats: 2, Grad: 3, Params: 0}, 3, normspec.TapGrad},
+		{Intervals{Stats: 2, Grad: 3, Params: 5}, 30, normspec.TapAll},
 		{Intervals{}, 1, 0},
 	}
 	for _, tc := range cases {
@@ -226,9 +225,9 @@ func TestShadowUpdate(t *testing.T) {
 			}
 		}
 	}
-	check(1, c.Frame(1, 0, 1, []*norm.Taps{b1}), [3]float64{})
-	check(2, c.Frame(2, 0, 1, []*norm.Taps{b2}), step2)
-	f3 := c.Frame(3, 0, 1, []*norm.Taps{b1})
+	check(1, c.measure(1, 0, 1, []*normspec.Taps{b1}), [3]float64{})
+	check(2, c.measure(2, 0, 1, []*normspec.Taps{b2}), step2)
+	f3 := c.measure(3, 0, 1, []*normspec.Taps{b1})
 	check(3, f3, [3]float64{0.05 * step2[0], 0.05 * step2[1], 0.05 * step2[2]})
 	if got := f3.Layers[0][DistMu]; math.Abs(got-0.0625) > 1e-15 {
 		t.Errorf("step 3: dist_mu = %v, want 0.0625", got)
@@ -237,41 +236,41 @@ func TestShadowUpdate(t *testing.T) {
 	// A batch with a NaN statistic is reported as divergence and not folded
 	// into the shadow: the next step sees the same shadow as step 2 did.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals())
-	c.Frame(1, 0, 1, []*norm.Taps{b1})
+	c.measure(1, 0, 1, []*normspec.Taps{b1})
 	bad := fullTaps([]float64{nan, 1}, []float64{2, 3}, []float64{3, 7}, nil, nil, nil)
-	fb := c.Frame(2, 0, 1, []*norm.Taps{bad})
+	fb := c.measure(2, 0, 1, []*normspec.Taps{bad})
 	if a := alertsOf([]Frame{fb}, AlertDivergence); len(a) != 1 || !strings.Contains(a[0].Msg, "l dist_mu") {
 		t.Errorf("NaN batch mean: alerts %+v, want a divergence naming l dist_mu", fb.Alerts)
 	}
-	check(3, c.Frame(3, 0, 1, []*norm.Taps{b2}), step2)
+	check(3, c.measure(3, 0, 1, []*normspec.Taps{b2}), step2)
 
 	// A NaN in the very first batch neither starts the shadow nor hides the
 	// divergence: the next finite batch starts it.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals())
-	fb = c.Frame(1, 0, 1, []*norm.Taps{bad})
+	fb = c.measure(1, 0, 1, []*normspec.Taps{bad})
 	if a := alertsOf([]Frame{fb}, AlertDivergence); len(a) != 1 {
 		t.Errorf("NaN first batch: alerts %+v, want one divergence", fb.Alerts)
 	}
-	c.Frame(2, 0, 1, []*norm.Taps{b1})
-	check(3, c.Frame(3, 0, 1, []*norm.Taps{b2}), step2)
+	c.measure(2, 0, 1, []*normspec.Taps{b1})
+	check(3, c.measure(3, 0, 1, []*normspec.Taps{b2}), step2)
 
 	// One row has no variance: n = 1 neither starts nor moves the variance
 	// shadow, while μ and ψ² fold in as usual.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals())
 	one := fullTaps([]float64{-1, 0.5}, []float64{0, 0}, []float64{1.5, 4.25}, nil, nil, nil)
 	one.N = 1
-	c.Frame(1, 0, 1, []*norm.Taps{one})
-	c.Frame(2, 0, 1, []*norm.Taps{b1})
-	f := c.Frame(3, 0, 1, []*norm.Taps{b2})
+	c.measure(1, 0, 1, []*normspec.Taps{one})
+	c.measure(2, 0, 1, []*normspec.Taps{b1})
+	f := c.measure(3, 0, 1, []*normspec.Taps{b2})
 	if got := f.Layers[0][DistVar]; !sameFloat(got, step2[1]) {
 		t.Errorf("after an n=1 batch: dist_var = %v, want %v (variance shadow started at batch 1)", got, step2[1])
 	}
 
 	// WithShadowMomentum changes m for all three.
 	c = NewCollector(0, []string{"l"}, DefaultIntervals(), WithShadowMomentum(0.5))
-	c.Frame(1, 0, 1, []*norm.Taps{b1})
-	c.Frame(2, 0, 1, []*norm.Taps{b2})
-	check(3, c.Frame(3, 0, 1, []*norm.Taps{b1}), [3]float64{0.5 * step2[0], 0.5 * step2[1], 0.5 * step2[2]})
+	c.measure(1, 0, 1, []*normspec.Taps{b1})
+	c.measure(2, 0, 1, []*normspec.Taps{b2})
+	check(3, c.measure(3, 0, 1, []*normspec.Taps{b1}), [3]float64{0.5 * step2[0], 0.5 * step2[1], 0.5 * step2[2]})
 }
 
 // TestShadowIsPlainEMA feeds 300 random batches and compares the shadow
@@ -291,7 +290,7 @@ func TestShadowIsPlainEMA(t *testing.T) {
 		}
 		tShd := fullTaps(mu, v, psi2, nil, nil, nil)
 		tShd.N = n
-		got := shd.Frame(step, 0, 1, []*norm.Taps{tShd}).Layers[0]
+		got := shd.measure(step, 0, 1, []*normspec.Taps{tShd}).Layers[0]
 		for j, b := range [3][]float64{mu, v, psi2} {
 			if run[j] == nil {
 				run[j] = append([]float64(nil), b...)

@@ -11,7 +11,10 @@
 //	              alerts) and the run's end status, folded once from the Frames for every consumer
 //	warmup.go     the warm-up window of a variant's own running statistics (spec §5)
 //	intervals.go  per-group sampling intervals and the tap mask they imply
-//	collector.go  Collector: taps and losses → Frame (one per variant, on its goroutine)
+//	draft.go      the trainer's handoff: TrainStep → Draft (the divergence guard) → AddEval → Seal
+//	collector.go  Collector: taps and losses → Frame (one per variant, on its goroutine); the
+//	              one owner of every Frame field
+//	jsonfloat.go  JSONFloat: the one JSON rule for non-finite values (NaN null, ±Inf "+Inf"/"-Inf")
 //	shadow.go     shadow running statistics and spec §5's distance
 //	alerts.go     outlier / ν-growth / AdaNorm alerts, one per episode
 //	evaltrack.go  smoothed train loss, generalization gap, over-fitting alert
@@ -20,6 +23,7 @@
 //	history.go    History: one bounded, downsampled series
 //	histories.go  Histories: the UI's store of series fed from Frames
 //
-// It depends on norm (for the layer taps) and gonum (SVD) and nothing else in
-// normtop; tui and record depend on probes only.
+// It depends on normspec (the layer taps, variant specs) and gonum (SVD) and
+// nothing else in normtop, so it links no gorgonia; tui, record, headless and
+// report depend on probes only.
 package probes

@@ -41,16 +41,16 @@ func (e *evalTracker) smoothed() float64 {
 	return e.sum / float64(e.n)
 }
 
-// AddEval appends e to f.Eval, filling e.TrainLoss with the smoothed train
+// addEval appends e to f.Eval, filling e.TrainLoss with the smoothed train
 // loss (so e.Gap() is the generalization gap), and adds an over-fitting alert
 // when, for OverfitEvals consecutive "val" evaluations, the validation loss
 // rose while the smoothed train loss fell. The alert fires once per episode;
 // the episode ends when the streak breaks.
-func (c *Collector) AddEval(f *Frame, e Eval) {
+func (c *Collector) addEval(f *Frame, e Eval) {
 	t := &c.eval
 	e.TrainLoss = t.smoothed()
 	f.Eval = append(f.Eval, e)
-	if e.Split != "val" {
+	if Split(e.Split) != SplitVal {
 		return
 	}
 	t.lastTrain, t.sum, t.n = e.TrainLoss, 0, 0

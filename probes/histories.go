@@ -84,7 +84,7 @@ func (h *Histories) Add(f Frame) {
 		}
 	}
 	for _, e := range f.Eval {
-		if e.Split != "val" {
+		if Split(e.Split) != SplitVal {
 			continue
 		}
 		h.add(&vh.run[SeriesValLoss], f.Step, e.Loss)

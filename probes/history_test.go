@@ -1,11 +1,10 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"reflect"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 type point struct {
@@ -161,10 +160,10 @@ func TestHistories(t *testing.T) {
 	c := NewCollector(1, []string{"l0", "l1"}, DefaultIntervals())
 	for step := 1; step <= 100; step++ {
 		tp := fullTaps([]float64{1, 2}, []float64{1, 1}, []float64{2, 5}, nil, nil, nil)
-		f := c.Frame(step, 0, 1/float64(step), []*norm.Taps{tp, nil})
+		f := c.measure(step, 0, 1/float64(step), []*normspec.Taps{tp, nil})
 		if step%10 == 0 {
-			c.AddEval(&f, Eval{Split: "val", Loss: 2, Metric: 0.5})
-			c.AddEval(&f, Eval{Split: "test", Loss: 9})
+			c.addEval(&f, Eval{Split: "val", Loss: 2, Metric: 0.5})
+			c.addEval(&f, Eval{Split: "test", Loss: 9})
 		}
 		if step == 50 {
 			f.Spectrum = &Spectrum{Step: 40, Sigma: []float64{1}, EffRank: 1.5}

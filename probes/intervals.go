@@ -2,8 +2,7 @@ package probes
 
 import (
 	"fmt"
-
-	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/normspec"
 )
 
 // Intervals says how often each probe group is measured, in training steps.
@@ -23,16 +22,16 @@ func DefaultIntervals() Intervals { return Intervals{Stats: 1, Grad: 1, Params: 
 func due(interval, step int) bool { return interval > 0 && step > 0 && step%interval == 0 }
 
 // mask returns the norm tap groups due at step.
-func (iv Intervals) mask(step int) norm.TapMask {
-	var m norm.TapMask
+func (iv Intervals) mask(step int) normspec.TapMask {
+	var m normspec.TapMask
 	if due(iv.Stats, step) {
-		m |= norm.TapStats
+		m |= normspec.TapStats
 	}
 	if due(iv.Grad, step) {
-		m |= norm.TapGrad
+		m |= normspec.TapGrad
 	}
 	if due(iv.Params, step) {
-		m |= norm.TapParams
+		m |= normspec.TapParams
 	}
 	return m
 }

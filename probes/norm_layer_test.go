@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"testing"
 
@@ -13,9 +14,9 @@ import (
 // step's batch) with the given tap mask and returns a copy of its taps after
 // each step. With TapGrad in the mask it also runs the backward pass of the
 // loss Σ y⊙w for a fixed w.
-func runNormLayer(t *testing.T, spec string, n, d, steps int, mask norm.TapMask, gen func(step, i, k int) float64) []*norm.Taps {
+func runNormLayer(t *testing.T, spec string, n, d, steps int, mask normspec.TapMask, gen func(step, i, k int) float64) []*normspec.Taps {
 	t.Helper()
-	cfg, err := norm.Parse(spec)
+	cfg, err := normspec.Parse(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func runNormLayer(t *testing.T, spec string, n, d, steps int, mask norm.TapMask,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mask&norm.TapGrad != 0 {
+	if mask&normspec.TapGrad != 0 {
 		wv := make([]float64, n*d)
 		for i := range wv {
 			wv[i] = float64(i%7) - 3
@@ -45,7 +46,7 @@ func runNormLayer(t *testing.T, spec string, n, d, steps int, mask norm.TapMask,
 	}
 	m := gorgonia.NewTapeMachine(g)
 	defer m.Close()
-	var out []*norm.Taps
+	var out []*normspec.Taps
 	for step := 1; step <= steps; step++ {
 		data := make([]float64, n*d)
 		for i := range data {
@@ -89,12 +90,12 @@ func TestShadowVersusRealLayer(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
 			rng := newTestRand(11)
-			taps := runNormLayer(t, tc.spec, 6, 8, 60, norm.TapStats, func(step, i, k int) float64 {
+			taps := runNormLayer(t, tc.spec, 6, 8, 60, normspec.TapStats, func(step, i, k int) float64 {
 				return (rng.float()-0.5)*float64(k+1) + 0.3*float64(k) + 0.01*float64(step)
 			})
 			own := NewCollector(0, []string{"bn"}, DefaultIntervals())
 			shd := NewCollector(0, []string{"bn"}, DefaultIntervals(), WithShadowMomentum(tc.momentum))
-			batch := func(tp *norm.Taps) []float64 {
+			batch := func(tp *normspec.Taps) []float64 {
 				if tc.probe == DistMu {
 					return tp.BatchMean
 				}
@@ -112,8 +113,8 @@ func TestShadowVersusRealLayer(t *testing.T) {
 				}
 				hidden := *tp
 				hidden.RunMean, hidden.RunVar, hidden.RunPsi2 = nil, nil, nil
-				a := own.Frame(i+1, 0, 1, []*norm.Taps{tp}).Layers[0][tc.probe]
-				b := shd.Frame(i+1, 0, 1, []*norm.Taps{&hidden}).Layers[0][tc.probe]
+				a := own.measure(i+1, 0, 1, []*normspec.Taps{tp}).Layers[0][tc.probe]
+				b := shd.measure(i+1, 0, 1, []*normspec.Taps{&hidden}).Layers[0][tc.probe]
 				bound := gap0 * math.Pow(1-tc.momentum, float64(i))
 				if i == 0 && (b != 0 || !sameFloat(a, gap0)) {
 					t.Fatalf("step 1 %s: own %v (want %v), shadow %v (want 0)", tc.probe, a, gap0, b)
@@ -133,7 +134,7 @@ func TestShadowVersusRealLayer(t *testing.T) {
 func TestRealPowerNormNuGrowthAlert(t *testing.T) {
 	const n, d, quiet = 16, 8, 40
 	rng := newTestRand(4)
-	taps := runNormLayer(t, "powernorm:warmup=0,groups=1", n, d, quiet+5, norm.TapAll, func(step, i, k int) float64 {
+	taps := runNormLayer(t, "powernorm:warmup=0,groups=1", n, d, quiet+5, normspec.TapAll, func(step, i, k int) float64 {
 		v := rng.float() - 0.5
 		if k == 0 {
 			if step <= quiet {
@@ -146,7 +147,7 @@ func TestRealPowerNormNuGrowthAlert(t *testing.T) {
 	c := NewCollector(0, []string{"pn"}, DefaultIntervals(), WithAlphaBwd(0.9))
 	var fired []Alert
 	for i, tp := range taps {
-		f := c.Frame(i+1, 0, 1, []*norm.Taps{tp})
+		f := c.measure(i+1, 0, 1, []*normspec.Taps{tp})
 		if !f.Layers[0].Has(PNGamma) || !f.Layers[0].Has(PNNu) || !f.Layers[0].Has(GPsi2) {
 			t.Fatalf("step %d: powernorm probes missing: %v", i+1, f.Layers[0])
 		}

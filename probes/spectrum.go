@@ -36,7 +36,7 @@ type spectrumWorker struct {
 // (row-major; the Collector takes ownership of emb) to the spectrum worker.
 // It never blocks on the SVD: if one is running, the snapshot waits, replacing
 // any snapshot already waiting. The result rides on a later Frame (or the
-// Frame passed to Finish). A snapshot whose size does not match rows×cols, or
+// variant's last, which waits for it). A snapshot whose size does not match rows×cols, or
 // that is empty, is ignored.
 func (c *Collector) SubmitSpectrum(step int, emb []float64, rows, cols int) {
 	if rows <= 0 || cols <= 0 || len(emb) != rows*cols {

@@ -1,11 +1,10 @@
 package probes
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"sync"
 	"testing"
-
-	"github.com/normtop/normtop/norm"
 )
 
 func TestComputeSpectrum(t *testing.T) {
@@ -83,7 +82,7 @@ func TestSpectrumNeverBlocksAndKeepsNewest(t *testing.T) {
 	c.SubmitSpectrum(200, diag(4), 2, 2)
 	c.SubmitSpectrum(300, diag(8), 2, 2) // replaces 200
 	c.SubmitSpectrum(400, []float64{1}, 2, 2)
-	if f := c.Frame(301, 0, 1, nil); f.Spectrum != nil {
+	if f := c.measure(301, 0, 1, nil); f.Spectrum != nil {
 		t.Fatalf("a spectrum rode on a frame before any SVD finished: %+v", f.Spectrum)
 	}
 	if c.SpectraDropped() != 1 {
@@ -91,14 +90,14 @@ func TestSpectrumNeverBlocksAndKeepsNewest(t *testing.T) {
 	}
 	close(b.release)
 	var f Frame
-	c.Finish(&f)
+	c.finish(&f, Done)
 	if f.Status != Done || f.Spectrum == nil || f.Spectrum.Step != 300 || f.Spectrum.Sigma[1] != 1.0/8 {
-		t.Fatalf("Finish: %+v spectrum %+v, want Done with step 300's", f, f.Spectrum)
+		t.Fatalf("finish: %+v spectrum %+v, want Done with step 300's", f, f.Spectrum)
 	}
 	if got := <-b.started; got != 300 {
 		t.Errorf("second SVD ran step %d, want 300", got)
 	}
-	if f := c.Frame(302, 0, 1, nil); f.Spectrum != nil {
+	if f := c.measure(302, 0, 1, nil); f.Spectrum != nil {
 		t.Error("a spectrum was handed out twice")
 	}
 }
@@ -113,14 +112,14 @@ func TestSpectrumRidesOnNextFrame(t *testing.T) {
 		c.spect.done.Wait()
 	}
 	c.spect.mu.Unlock()
-	f := c.Frame(201, 0, 1, nil)
+	f := c.measure(201, 0, 1, nil)
 	if f.Spectrum == nil || f.Spectrum.Step != 200 || math.Abs(f.Spectrum.Sigma[1]-0.2) > 1e-12 {
 		t.Fatalf("spectrum = %+v", f.Spectrum)
 	}
 	var last Frame
-	c.Finish(&last)
+	c.finish(&last, Done)
 	if last.Spectrum != nil {
-		t.Errorf("Finish attached an old spectrum again: %+v", last.Spectrum)
+		t.Errorf("finish attached an old spectrum again: %+v", last.Spectrum)
 	}
 }
 
@@ -153,7 +152,7 @@ func TestSpectrumRace(t *testing.T) {
 			c.SubmitSpectrum(step, emb, 16, 8)
 		}
 		tp := fullTaps([]float64{1, 2}, []float64{1, 1}, []float64{2, 5}, nil, nil, nil)
-		if f := c.Frame(step, 0, 1, []*norm.Taps{tp}); f.Spectrum != nil {
+		if f := c.measure(step, 0, 1, []*normspec.Taps{tp}); f.Spectrum != nil {
 			got++
 			if f.Spectrum.Sigma[0] != 1 || f.Spectrum.EffRank < 1 || f.Spectrum.EffRank > 8 {
 				t.Fatalf("bad spectrum %+v", f.Spectrum)
@@ -161,7 +160,7 @@ func TestSpectrumRace(t *testing.T) {
 		}
 	}
 	var f Frame
-	c.Finish(&f)
+	c.finish(&f, Done)
 	if f.Spectrum != nil {
 		got++
 	}

@@ -17,6 +17,7 @@ type VariantTally struct {
 	DivergedAt  int     // first step with Status Diverged; 0 when it has not diverged
 	TrainLoss   float64 // train loss of the newest Frame (NaN before any)
 	Val, Test   *Eval   // newest evaluation of each split, nil before the first
+	Evals       []Eval  // newest evaluation of every split, in the order the splits first came
 	StepsPerSec float64
 	Alerts      [NumAlertKinds]int // alerts seen, by kind
 	Outliers    []int              // outlier alerts per layer (index into RunMeta.Layers)
@@ -60,13 +61,7 @@ func (t *Tally) Add(f *Frame) {
 		v.DivergedAt = f.Step
 	}
 	for i := range f.Eval {
-		e := f.Eval[i]
-		switch Split(e.Split) {
-		case SplitVal:
-			v.Val = &e
-		case SplitTest:
-			v.Test = &e
-		}
+		v.addEval(f.Eval[i])
 	}
 	for _, a := range f.Alerts {
 		if a.Kind < NumAlertKinds {
@@ -76,6 +71,23 @@ func (t *Tally) Add(f *Frame) {
 			v.Outliers[a.Layer]++
 		}
 	}
+}
+
+// addEval makes e the newest evaluation of its split.
+func (v *VariantTally) addEval(e Eval) {
+	switch Split(e.Split) {
+	case SplitVal:
+		v.Val = &e
+	case SplitTest:
+		v.Test = &e
+	}
+	for i := range v.Evals {
+		if v.Evals[i].Split == e.Split {
+			v.Evals[i] = e
+			return
+		}
+	}
+	v.Evals = append(v.Evals, e)
 }
 
 // MarkDiverged records that variant v diverged at step, e.g. from a run
@@ -125,6 +137,18 @@ func (t *Tally) DivergedSteps() map[int]int {
 	return m
 }
 
+// FinalEvals maps each variant that was evaluated to its newest evaluation of
+// every split, as the end record stores them. The slices are copies.
+func (t *Tally) FinalEvals() map[int][]Eval {
+	m := map[int][]Eval{}
+	for i := range t.Variants {
+		if evs := t.Variants[i].Evals; len(evs) > 0 {
+			m[i] = append([]Eval(nil), evs...)
+		}
+	}
+	return m
+}
+
 // Merge folds in a Tally of the Frames that follow t's in the stream (the
 // next part of a run file read in parallel): the later part's newest state
 // wins, the first divergence stays, alert counts add up. Both must have
@@ -139,11 +163,8 @@ func (t *Tally) Merge(later *Tally) {
 			v.Seen, v.Step, v.Status = true, l.Step, l.Status
 			v.TrainLoss, v.StepsPerSec = l.TrainLoss, l.StepsPerSec
 		}
-		if l.Val != nil {
-			v.Val = l.Val
-		}
-		if l.Test != nil {
-			v.Test = l.Test
+		for _, e := range l.Evals {
+			v.addEval(e)
 		}
 		if v.DivergedAt == 0 {
 			v.DivergedAt = l.DivergedAt

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -193,5 +194,33 @@ func TestTallyMerge(t *testing.T) {
 				t.Errorf("cut %d, variant %d: merged %+v, whole %+v", cut, v, g, w)
 			}
 		}
+	}
+}
+
+// The end record keeps the newest evaluation of every split, in the order
+// the splits first came, whatever their names.
+func TestTallyFinalEvals(t *testing.T) {
+	tl := NewTallySize(3, 0)
+	tl.Add(&Frame{Variant: 0, Step: 1, Eval: []Eval{{Split: "test", Loss: 1}, {Split: "heldout", Loss: 2}}})
+	tl.Add(&Frame{Variant: 0, Step: 2, Eval: []Eval{{Split: "val", Loss: 3}, {Split: "test", Loss: 4}}})
+	tl.Add(&Frame{Variant: 2, Step: 2})
+	later := NewTallySize(3, 0)
+	later.Add(&Frame{Variant: 0, Step: 3, Eval: []Eval{{Split: "heldout", Loss: 5}}})
+	later.Add(&Frame{Variant: 1, Step: 3, Eval: []Eval{{Split: "val", Loss: 6}}})
+	tl.Merge(later)
+	got := tl.FinalEvals()
+	want := map[int][]Eval{
+		0: {{Split: "test", Loss: 4}, {Split: "heldout", Loss: 5}, {Split: "val", Loss: 3}},
+		1: {{Split: "val", Loss: 6}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FinalEvals %+v, want %+v", got, want)
+	}
+	if v := tl.Variants[0]; v.Val == nil || v.Val.Loss != 3 || v.Test == nil || v.Test.Loss != 4 {
+		t.Errorf("val %+v test %+v", v.Val, v.Test)
+	}
+	got[0][0].Loss = 99
+	if tl.Variants[0].Evals[0].Loss != 4 {
+		t.Error("FinalEvals shares its slices with the tally")
 	}
 }

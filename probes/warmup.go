@@ -2,8 +2,7 @@ package probes
 
 import (
 	"fmt"
-
-	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/normspec"
 )
 
 // Warmup is spec/NORMS.md §5's warm-up window of one variant's layers: a
@@ -23,7 +22,7 @@ type Warmup struct {
 // "batchnorm" (m = 0.05: 60 steps of dist_mu and dist_var) or
 // "pn-v:alpha=0.9" (1−α = 0.1: 30 steps of dist_psi2).
 func WarmupOf(spec string) (Warmup, error) {
-	c, err := norm.Parse(spec)
+	c, err := normspec.Parse(spec)
 	if err != nil {
 		return Warmup{}, fmt.Errorf("variant %q: %w", spec, err)
 	}
@@ -32,9 +31,9 @@ func WarmupOf(spec string) (Warmup, error) {
 		return w, nil
 	}
 	switch c.Kind {
-	case norm.BatchNorm:
+	case normspec.BatchNorm:
 		w.Probes = []Probe{DistMu, DistVar}
-	case norm.PNV, norm.PowerNorm:
+	case normspec.PNV, normspec.PowerNorm:
 		w.Probes = []Probe{DistPsi2}
 	}
 	return w, nil

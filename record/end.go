@@ -80,36 +80,3 @@ func sortedKeys[V any](m map[int]V) []int {
 	sort.Ints(ks)
 	return ks
 }
-
-// finals tracks what Close puts into End when the caller leaves it nil.
-type finals struct {
-	diverged map[int]int
-	evals    map[int][]probes.Eval
-}
-
-func (t *finals) observe(f *probes.Frame) {
-	if f.Status == probes.Diverged {
-		if t.diverged == nil {
-			t.diverged = map[int]int{}
-		}
-		if _, seen := t.diverged[f.Variant]; !seen {
-			t.diverged[f.Variant] = f.Step
-		}
-	}
-	for _, ev := range f.Eval {
-		if t.evals == nil {
-			t.evals = map[int][]probes.Eval{}
-		}
-		list := t.evals[f.Variant]
-		found := false
-		for i := range list {
-			if list[i].Split == ev.Split {
-				list[i], found = ev, true
-			}
-		}
-		if !found {
-			list = append(list, ev)
-		}
-		t.evals[f.Variant] = list
-	}
-}

@@ -20,17 +20,6 @@ import (
 // shortest round-trip decimal, "+Inf"/"-Inf" and "NaN" for non-finite values.
 func exportNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func variantLabel(m probes.RunMeta, v int) string { return m.VariantLabel(v) }
-
-func layerLabel(m probes.RunMeta, l int) string { return m.LayerName(l) }
-
-func metricName(m probes.RunMeta) string {
-	if m.Metric == "" {
-		return "metric"
-	}
-	return m.Metric
-}
-
 // forEachFrame calls fn for every frame up to the current end.
 func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 	for {
@@ -75,7 +64,7 @@ func ExportCSV(w io.Writer, r *Reader) error {
 	bw.WriteString("variant,step,epoch,layer,series,value,text\n")
 	var f *probes.Frame
 	row := func(layer, series, value, text string) {
-		bw.WriteString(csvField(variantLabel(m, f.Variant)))
+		bw.WriteString(csvField(m.VariantLabel(f.Variant)))
 		bw.WriteByte(',')
 		bw.WriteString(strconv.Itoa(f.Step))
 		bw.WriteByte(',')
@@ -101,7 +90,7 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		}
 		for _, e := range f.Eval {
 			num("", e.Split+"_loss", e.Loss)
-			num("", e.Split+"_"+metricName(m), m.MetricKind().Value(e.Metric))
+			num("", e.Split+"_"+m.MetricKind().Name(), m.MetricKind().Value(e.Metric))
 			if !math.IsNaN(e.TrainLoss) {
 				num("", e.Split+"_train_loss", e.TrainLoss)
 			}
@@ -109,7 +98,7 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		for l := range f.Layers {
 			for p := probes.Probe(0); p < probes.NumProbes; p++ {
 				if f.Layers[l].Has(p) {
-					num(layerLabel(m, l), p.String(), f.Layers[l][p])
+					num(m.LayerName(l), p.String(), f.Layers[l][p])
 				}
 			}
 		}
@@ -123,7 +112,7 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		for _, a := range f.Alerts {
 			layer := ""
 			if a.Layer >= 0 {
-				layer = layerLabel(m, a.Layer)
+				layer = m.LayerName(a.Layer)
 			}
 			series := "alert_" + a.Kind.String()
 			if a.Probe < probes.NumProbes {
@@ -145,20 +134,6 @@ func csvField(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
-}
-
-// jsonNum writes a JSON number; NaN becomes null and ±Inf the strings
-// "+Inf" / "-Inf" (JSON has no non-finite numbers).
-func jsonNum(b []byte, v float64) []byte {
-	switch {
-	case math.IsNaN(v):
-		return append(b, "null"...)
-	case math.IsInf(v, 1):
-		return append(b, `"+Inf"`...)
-	case math.IsInf(v, -1):
-		return append(b, `"-Inf"`...)
-	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 func jsonStr(b []byte, s string) []byte {
@@ -185,28 +160,28 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 	var b []byte
 	err := forEachFrame(r, func(f *probes.Frame) error {
 		b = append(b[:0], `{"variant":`...)
-		b = jsonStr(b, variantLabel(m, f.Variant))
+		b = jsonStr(b, m.VariantLabel(f.Variant))
 		b = append(b, `,"variant_index":`...)
 		b = strconv.AppendInt(b, int64(f.Variant), 10)
 		b = append(b, `,"step":`...)
 		b = strconv.AppendInt(b, int64(f.Step), 10)
 		b = append(b, `,"epoch":`...)
-		b = jsonNum(b, f.Epoch)
+		b = probes.AppendJSONFloat(b, f.Epoch)
 		b = append(b, `,"train_loss":`...)
-		b = jsonNum(b, f.TrainLoss)
+		b = probes.AppendJSONFloat(b, f.TrainLoss)
 		b = append(b, `,"status":`...)
 		b = jsonStr(b, f.Status.String())
 		b = append(b, `,"elapsed_s":`...)
-		b = jsonNum(b, f.Elapsed.Seconds())
+		b = probes.AppendJSONFloat(b, f.Elapsed.Seconds())
 		b = append(b, `,"steps_per_sec":`...)
-		b = jsonNum(b, f.StepsPerSec)
+		b = probes.AppendJSONFloat(b, f.StepsPerSec)
 		if f.Layers != nil {
 			b = append(b, `,"layers":{`...)
 			for l := range f.Layers {
 				if l > 0 {
 					b = append(b, ',')
 				}
-				b = jsonStr(b, layerLabel(m, l))
+				b = jsonStr(b, m.LayerName(l))
 				b = append(b, ":{"...)
 				first := true
 				for p := probes.Probe(0); p < probes.NumProbes; p++ {
@@ -219,7 +194,7 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 					first = false
 					b = jsonStr(b, p.String())
 					b = append(b, ':')
-					b = jsonNum(b, f.Layers[l][p])
+					b = probes.AppendJSONFloat(b, f.Layers[l][p])
 				}
 				b = append(b, '}')
 			}
@@ -234,14 +209,14 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = append(b, `{"split":`...)
 				b = jsonStr(b, e.Split)
 				b = append(b, `,"loss":`...)
-				b = jsonNum(b, e.Loss)
+				b = probes.AppendJSONFloat(b, e.Loss)
 				b = append(b, `,"metric":`...)
-				b = jsonNum(b, m.MetricKind().Value(e.Metric))
+				b = probes.AppendJSONFloat(b, m.MetricKind().Value(e.Metric))
 				if u := m.MetricKind().Unit(); u == "%" {
 					b = append(b, `,"unit":"%"`...)
 				}
 				b = append(b, `,"train_loss":`...)
-				b = jsonNum(b, e.TrainLoss)
+				b = probes.AppendJSONFloat(b, e.TrainLoss)
 				b = append(b, '}')
 			}
 			b = append(b, ']')
@@ -254,10 +229,10 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = jsonNum(b, x)
+				b = probes.AppendJSONFloat(b, x)
 			}
 			b = append(b, `],"eff_rank":`...)
-			b = jsonNum(b, s.EffRank)
+			b = probes.AppendJSONFloat(b, s.EffRank)
 			b = append(b, '}')
 		}
 		if f.Alerts != nil {
@@ -272,16 +247,16 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 				b = strconv.AppendInt(b, int64(a.Step), 10)
 				if a.Layer >= 0 {
 					b = append(b, `,"layer":`...)
-					b = jsonStr(b, layerLabel(m, a.Layer))
+					b = jsonStr(b, m.LayerName(a.Layer))
 				}
 				if a.Probe < probes.NumProbes {
 					b = append(b, `,"probe":`...)
 					b = jsonStr(b, a.Probe.String())
 				}
 				b = append(b, `,"value":`...)
-				b = jsonNum(b, a.Value)
+				b = probes.AppendJSONFloat(b, a.Value)
 				b = append(b, `,"threshold":`...)
-				b = jsonNum(b, a.Threshold)
+				b = probes.AppendJSONFloat(b, a.Threshold)
 				b = append(b, `,"msg":`...)
 				b = jsonStr(b, a.Msg)
 				b = append(b, '}')
@@ -321,13 +296,14 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 	for _, s := range tally.Variants {
 		hasTest = hasTest || s.Test != nil
 	}
-	metric := metricName(m)
+	kind := m.MetricKind()
+	metric := kind.Name()
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Run %s: %s on %s; %s", m.RunID, m.Model, m.Data, metric)
-	switch metric {
-	case "accuracy":
+	switch kind {
+	case probes.MetricAccuracy:
 		bw.WriteString(" in %, higher is better.")
-	case "bpc":
+	case probes.MetricBPC:
 		bw.WriteString(" (bits per character), lower is better.")
 	default:
 		bw.WriteString(".")
@@ -359,13 +335,13 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 			steps = strconv.Itoa(s.DivergedAt)
 		default:
 			if s.Val != nil {
-				val = formatMetric(metric, s.Val.Metric)
+				val = mdMetric(kind, s.Val.Metric)
 			}
 			if s.Test != nil {
-				test = formatMetric(metric, s.Test.Metric)
+				test = mdMetric(kind, s.Test.Metric)
 			}
 		}
-		fmt.Fprintf(bw, "| %s | %s | %s |", mdEscape(variantLabel(m, v)), steps, val)
+		fmt.Fprintf(bw, "| %s | %s | %s |", mdEscape(m.VariantLabel(v)), steps, val)
 		if hasTest {
 			fmt.Fprintf(bw, " %s |", test)
 		}
@@ -374,17 +350,14 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 	return bw.Flush()
 }
 
-func formatMetric(metric string, v float64) string {
+// mdMetric is a metric as the table prints it: Metric.Format without the
+// percent sign, which the header states once, and the papers' "Diverge" for
+// a value that is not finite.
+func mdMetric(m probes.Metric, v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "Diverge"
 	}
-	switch metric {
-	case "accuracy":
-		return strconv.FormatFloat(probes.Metric(metric).Value(v), 'f', 2, 64)
-	case "bpc":
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return strings.TrimSuffix(m.Format(v), "%")
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -110,7 +110,7 @@ func TestCSVHoldsEverything(t *testing.T) {
 	for _, row := range rows[1:] {
 		variant, step, layer, series, value, text := row[0], row[1], row[3], row[4], row[5], row[6]
 		v := 0
-		if variant != variantLabel(m, 0) {
+		if variant != m.VariantLabel(0) {
 			v = 1
 		}
 		st, _ := strconv.Atoi(step)

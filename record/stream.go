@@ -28,33 +28,6 @@ func isStream(p []byte) bool {
 	return len(p) > 0 && p[0] == '{'
 }
 
-// jnum is a JSON number as the stream writes it: null is NaN ("not
-// measured"), the strings "+Inf", "-Inf", "NaN" are the non-finite values.
-type jnum float64
-
-func (n *jnum) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case "null":
-		*n = jnum(math.NaN())
-		return nil
-	case `"+Inf"`, `"Inf"`, `"Infinity"`:
-		*n = jnum(math.Inf(1))
-		return nil
-	case `"-Inf"`, `"-Infinity"`:
-		*n = jnum(math.Inf(-1))
-		return nil
-	case `"NaN"`:
-		*n = jnum(math.NaN())
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return fmt.Errorf("%.40s is not a number", b)
-	}
-	*n = jnum(v)
-	return nil
-}
-
 type streamHeader struct {
 	Version *int           `json:"normtop_stream"`
 	Meta    probes.RunMeta `json:"meta"`
@@ -62,18 +35,18 @@ type streamHeader struct {
 }
 
 type streamEval struct {
-	Split     string `json:"split"`
-	Loss      jnum   `json:"loss"`
-	Metric    jnum   `json:"metric"`
-	Unit      string `json:"unit"` // "%": metric is a percentage (normtop's own JSONL export)
-	TrainLoss jnum   `json:"train_loss"`
+	Split     string           `json:"split"`
+	Loss      probes.JSONFloat `json:"loss"`
+	Metric    probes.JSONFloat `json:"metric"`
+	Unit      string           `json:"unit"` // "%": metric is a percentage (normtop's own JSONL export)
+	TrainLoss probes.JSONFloat `json:"train_loss"`
 }
 
 // UnmarshalJSON leaves a missing loss, metric or train loss NaN (unknown),
 // not 0.
 func (e *streamEval) UnmarshalJSON(b []byte) error {
 	type plain streamEval
-	nan := jnum(math.NaN())
+	nan := probes.JSONFloat(math.NaN())
 	p := plain{Loss: nan, Metric: nan, TrainLoss: nan}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
@@ -83,30 +56,30 @@ func (e *streamEval) UnmarshalJSON(b []byte) error {
 }
 
 type streamAlert struct {
-	Kind      string  `json:"kind"`
-	Step      int     `json:"step"`
-	Layer     *string `json:"layer"`
-	Probe     *string `json:"probe"`
-	Value     jnum    `json:"value"`
-	Threshold jnum    `json:"threshold"`
-	Msg       string  `json:"msg"`
+	Kind      string           `json:"kind"`
+	Step      int              `json:"step"`
+	Layer     *string          `json:"layer"`
+	Probe     *string          `json:"probe"`
+	Value     probes.JSONFloat `json:"value"`
+	Threshold probes.JSONFloat `json:"threshold"`
+	Msg       string           `json:"msg"`
 }
 
 type streamLine struct {
-	Variant      *string                    `json:"variant"`
-	VariantIndex *int                       `json:"variant_index"`
-	Step         *int                       `json:"step"`
-	Epoch        jnum                       `json:"epoch"`
-	TrainLoss    jnum                       `json:"train_loss"`
-	Status       string                     `json:"status"`
-	ElapsedS     jnum                       `json:"elapsed_s"`
-	StepsPerSec  jnum                       `json:"steps_per_sec"`
-	Layers       map[string]map[string]jnum `json:"layers"`
-	Eval         []streamEval               `json:"eval"`
+	Variant      *string                                `json:"variant"`
+	VariantIndex *int                                   `json:"variant_index"`
+	Step         *int                                   `json:"step"`
+	Epoch        probes.JSONFloat                       `json:"epoch"`
+	TrainLoss    probes.JSONFloat                       `json:"train_loss"`
+	Status       string                                 `json:"status"`
+	ElapsedS     probes.JSONFloat                       `json:"elapsed_s"`
+	StepsPerSec  probes.JSONFloat                       `json:"steps_per_sec"`
+	Layers       map[string]map[string]probes.JSONFloat `json:"layers"`
+	Eval         []streamEval                           `json:"eval"`
 	Spectrum     *struct {
-		Step    int    `json:"step"`
-		Sigma   []jnum `json:"sigma"`
-		EffRank jnum   `json:"eff_rank"`
+		Step    int                `json:"step"`
+		Sigma   []probes.JSONFloat `json:"sigma"`
+		EffRank probes.JSONFloat   `json:"eff_rank"`
 	} `json:"spectrum"`
 	Alerts []streamAlert `json:"alerts"`
 	End    *struct {
@@ -175,7 +148,7 @@ const (
 // parseStreamLine decodes one line after the header into a Frame, or into
 // an End (kind lineEnd). An error is the reason the line is damaged.
 func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind int, err error) {
-	nan := jnum(math.NaN())
+	nan := probes.JSONFloat(math.NaN())
 	l := streamLine{Epoch: 0, TrainLoss: nan, ElapsedS: 0, StepsPerSec: 0}
 	if err := json.Unmarshal(line, &l); err != nil {
 		return f, e, 0, fmt.Errorf("not a JSON object: %v", err)

@@ -21,7 +21,7 @@ type streamState struct {
 	scanned int64 // LastStep: lines before this offset have been scanned
 	maxStep int64
 
-	final map[int][]probes.Eval // variant → last eval of each split, for End
+	tally *probes.Tally // the frames read, for End's final evaluations
 
 	ranks *rankMerge // the other ranks' streams the header lists, or nil
 }
@@ -83,7 +83,7 @@ func (r *Reader) findNewline(off int64) int64 {
 
 // readStreamHead reads a stream's header line.
 func (r *Reader) readStreamHead(listRanks bool) error {
-	r.js = &streamState{maxStep: noStep, final: map[int][]probes.Eval{}}
+	r.js = &streamState{maxStep: noStep}
 	off := int64(0)
 	for {
 		line, next, st := r.readLine(off)
@@ -109,6 +109,7 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 				r.meta = r.js.ranks.meta
 			}
 			r.js.sm = newStreamMap(h.Meta)
+			r.js.tally = probes.NewTally(r.meta)
 			return nil
 		}
 	}
@@ -158,27 +159,9 @@ func (r *Reader) streamNext() (probes.Frame, error) {
 		f, err = r.js.ranks.next(r)
 	}
 	if err == nil {
-		noteFinal(r.js.final, &f)
+		r.js.tally.Add(&f)
 	}
 	return f, err
-}
-
-// noteFinal keeps each variant's last evaluation of each split, as the run
-// file's Close does for its end record.
-func noteFinal(final map[int][]probes.Eval, f *probes.Frame) {
-	for _, e := range f.Eval {
-		evs := final[f.Variant]
-		replaced := false
-		for i := range evs {
-			if evs[i].Split == e.Split {
-				evs[i], replaced = e, true
-			}
-		}
-		if !replaced {
-			evs = append(evs, e)
-		}
-		final[f.Variant] = evs
-	}
 }
 
 func (r *Reader) streamSeek(step int) {
@@ -229,8 +212,8 @@ func (r *Reader) streamEnd() (End, bool) {
 			return End{}, false
 		}
 	}
-	for v, evs := range r.js.final {
-		e.Final[v] = append([]probes.Eval(nil), evs...)
+	for v, evs := range r.js.tally.FinalEvals() {
+		e.Final[v] = evs
 	}
 	return e, true
 }

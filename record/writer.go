@@ -63,9 +63,9 @@ type Writer struct {
 	maxStep    int64
 	keys       []keyEntry
 	stats      *chunkStats
-	finals     finals
-	values     int64 // probe values written
-	frameBytes int64 // bytes of frame records written
+	tally      *probes.Tally // what Close puts into End when the caller leaves it nil
+	values     int64         // probe values written
+	frameBytes int64         // bytes of frame records written
 }
 
 // headerJSON is the header record's payload.
@@ -117,7 +117,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	reg := newRegistry(meta)
 	w := &Writer{
 		path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), reg: reg, codec: newCodec(reg),
-		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)),
+		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), tally: probes.NewTally(meta),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
@@ -227,7 +227,7 @@ func (w *Writer) Write(f probes.Frame) error {
 			}
 		}
 	}
-	w.finals.observe(&f)
+	w.tally.Add(&f)
 	if len(w.batch) >= batchBytes {
 		w.sealBatch()
 	}
@@ -308,10 +308,10 @@ func (w *Writer) Close(end End) error {
 		end.Status = StatusCompleted
 	}
 	if end.Diverged == nil {
-		end.Diverged = w.finals.diverged
+		end.Diverged = w.tally.DivergedSteps()
 	}
 	if end.Final == nil {
-		end.Final = w.finals.evals
+		end.Final = w.tally.FinalEvals()
 	}
 	p := end.encode()
 	if len(p) > MaxRecordSize {

@@ -3,37 +3,18 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/normtop/normtop/probes"
 )
 
-// jnum is a float in JSON by the exports' rule (record.ExportJSONL): NaN is
-// null, ±Inf the strings "+Inf" and "-Inf".
-type jnum float64
-
-func (v jnum) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	switch {
-	case math.IsNaN(f):
-		return []byte("null"), nil
-	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
 type jagg struct {
-	Mean    jnum `json:"mean"`
-	SD      jnum `json:"sd"`
-	N       int  `json:"n"`
-	Missing int  `json:"missing,omitempty"`
+	Mean    probes.JSONFloat `json:"mean"`
+	SD      probes.JSONFloat `json:"sd"`
+	N       int              `json:"n"`
+	Missing int              `json:"missing,omitempty"`
 }
 
-func toJ(a agg) jagg { return jagg{jnum(a.Mean), jnum(a.SD), a.N, a.Missing} }
+func toJ(a agg) jagg { return jagg{probes.JSONFloat(a.Mean), probes.JSONFloat(a.SD), a.N, a.Missing} }
 
 type jsonReport struct {
 	Files    []jsonFile    `json:"files"`
@@ -54,22 +35,22 @@ type jsonFile struct {
 }
 
 type jsonVariant struct {
-	Model        string      `json:"model"`
-	Spec         string      `json:"spec"`
-	Name         string      `json:"name"`
-	Seeds        []int64     `json:"seeds"`
-	Diverged     int         `json:"diverged"`
-	WarmupSteps  int         `json:"warmup_steps"`
-	WarmupRate   jnum        `json:"warmup_rate"`
-	WarmupProbes []string    `json:"warmup_probes"`
-	FinalVal     jagg        `json:"final_val_metric"`
-	BestVal      jagg        `json:"best_val_metric"`
-	TrainLoss    jagg        `json:"train_loss"`
-	ValLoss      jagg        `json:"val_loss"`
-	Gap          jagg        `json:"gap"`
-	GapTrend     jagg        `json:"gap_trend_per_1k_steps"`
-	Spectrum     *jsonSpec   `json:"spectrum,omitempty"`
-	Layers       []jsonLayer `json:"layers"`
+	Model        string           `json:"model"`
+	Spec         string           `json:"spec"`
+	Name         string           `json:"name"`
+	Seeds        []int64          `json:"seeds"`
+	Diverged     int              `json:"diverged"`
+	WarmupSteps  int              `json:"warmup_steps"`
+	WarmupRate   probes.JSONFloat `json:"warmup_rate"`
+	WarmupProbes []string         `json:"warmup_probes"`
+	FinalVal     jagg             `json:"final_val_metric"`
+	BestVal      jagg             `json:"best_val_metric"`
+	TrainLoss    jagg             `json:"train_loss"`
+	ValLoss      jagg             `json:"val_loss"`
+	Gap          jagg             `json:"gap"`
+	GapTrend     jagg             `json:"gap_trend_per_1k_steps"`
+	Spectrum     *jsonSpec        `json:"spectrum,omitempty"`
+	Layers       []jsonLayer      `json:"layers"`
 }
 
 type jsonSpec struct {
@@ -120,7 +101,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	for _, g := range r.Groups {
 		v := jsonVariant{Model: g.Model, Spec: g.Spec, Name: g.Name, Seeds: g.Seeds(), Diverged: g.Diverged,
-			WarmupSteps: g.Warmup.Steps, WarmupRate: jnum(g.Warmup.Rate), WarmupProbes: []string{},
+			WarmupSteps: g.Warmup.Steps, WarmupRate: probes.JSONFloat(g.Warmup.Rate), WarmupProbes: []string{},
 			FinalVal: toJ(g.FinalVal), BestVal: toJ(g.BestVal), TrainLoss: toJ(g.FinalTrain), ValLoss: toJ(g.FinalValLoss),
 			Gap: toJ(g.Gap), GapTrend: toJ(g.GapTrend), Layers: []jsonLayer{}}
 		for _, p := range g.Warmup.Probes {

@@ -30,8 +30,8 @@ func benchRunner(b *testing.B, c Config, variant string, iv probes.Intervals) *R
 // evaluation: forward, backward, taps, Frame, Adam, spectrum submission.
 func trainStep(b *testing.B, r *Runner, step int) {
 	v := r.variants[0]
-	if _, diverged, err := r.step(v, step); err != nil || diverged {
-		b.Fatalf("step %d: err %v diverged %v", step, err, diverged)
+	if d, err := r.step(v, step); err != nil || d.Diverged() {
+		b.Fatalf("step %d: err %v diverged %v", step, err, d.Diverged())
 	}
 	if r.cfg.Probes.Spectrum > 0 && v.coll.WantSpectrum(step) {
 		r.submitSpectrum(v, step)
@@ -248,7 +248,7 @@ func BenchmarkMemoryPerVariant(b *testing.B) {
 				}
 				for step := 1; step <= 3; step++ {
 					for _, v := range r.variants {
-						if _, _, err := r.step(v, step); err != nil {
+						if _, err := r.step(v, step); err != nil {
 							b.Fatal(err)
 						}
 						runtime.ReadMemStats(&ms)

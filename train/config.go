@@ -3,17 +3,17 @@ package train
 import (
 	"errors"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strings"
 
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/probes"
 )
 
 // Config is a run's configuration: everything that determines it. The
 // same Config (seed included) gives the same Frames.
 type Config struct {
-	Model    string   // mlp | cnn | transformer
+	Model    ModelKind
 	Data     string   // mnist (mlp, cnn) | text (transformer)
 	DataPath string   // "" = built-in (GoMNIST / Go's Opticks text); else an IDX directory or a text file
 	Variants []string // norm specs, e.g. "powernorm:alpha_fwd=0.95"
@@ -103,7 +103,7 @@ func WordConfig(data string) Config {
 // and bias of LayerNorm can over-fit. Several epochs over a small set.
 func ClassifierConfig() Config {
 	c := DefaultConfig()
-	c.Model, c.Data = "classifier", "spam"
+	c.Model, c.Data = ModelClassifier, "spam"
 	c.Variants = []string{"layernorm", "layernorm-simple", "adanorm:c=0.3", "detachnorm"}
 	c.Steps, c.Epochs, c.Batch, c.LR, c.Warmup = 0, 8, 32, 1e-3, 50
 	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 1, 64, 4, 64, 8000
@@ -126,7 +126,7 @@ func (c Config) RunSeeds() []int64 {
 
 // MNISTConfig is the image-model preset (model mlp or cnn): Adam 1e-3,
 // batch 32 as in Xu et al.'s MNIST setting, one epoch.
-func MNISTConfig(model string) Config {
+func MNISTConfig(model ModelKind) Config {
 	c := DefaultConfig()
 	c.Model, c.Data = model, "mnist"
 	c.Variants = []string{"none", "layernorm", "batchnorm", "rmsnorm", "powernorm"}
@@ -150,20 +150,37 @@ const (
 )
 
 // Validate reports the first problem in c as an error naming the option
-// and what is valid.
+// and what is valid. A bad variant spec is a *VariantError.
 func (c Config) Validate() error {
+	_, err := c.check()
+	return err
+}
+
+// VariantError is a variant spec of Config.Variants that does not parse.
+type VariantError struct {
+	Spec string
+	Err  error // normspec.Parse's, naming the variant or option at fault
+}
+
+func (e *VariantError) Error() string { return fmt.Sprintf("variant %q: %v", e.Spec, e.Err) }
+
+func (e *VariantError) Unwrap() error { return e.Err }
+
+// check is Validate returning the parsed variant specs, so that a Runner
+// parses each spec once.
+func (c Config) check() ([]normspec.Config, error) {
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	switch c.Model {
-	case "mlp", "cnn":
+	switch {
+	case c.Model.OnImages():
 		if c.Data != "mnist" {
 			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
 		}
-	case "transformer", "classifier":
+	case c.Model.OnTokens():
 		switch {
-		case c.Model == "transformer" && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
+		case c.Model == ModelTransformer && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
 			add("data %q: model transformer trains on text (characters of a UTF-8 file), sotu, moby-dick or words:FILE (sentences)", c.Data)
-		case c.Model == "classifier" && c.Data != "spam" && c.Data != "docs":
+		case c.Model == ModelClassifier && c.Data != "spam" && c.Data != "docs":
 			add("data %q: model classifier trains on spam or a directory of class subdirectories", c.Data)
 		}
 		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
@@ -189,9 +206,11 @@ func (c Config) Validate() error {
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
 	}
-	for _, v := range c.Variants {
-		if _, err := norm.Parse(v); err != nil {
-			add("variant %q: %w", v, err)
+	specs := make([]normspec.Config, len(c.Variants))
+	for i, v := range c.Variants {
+		var err error
+		if specs[i], err = normspec.Parse(v); err != nil {
+			errs = append(errs, &VariantError{Spec: v, Err: err})
 		}
 	}
 	for i, lr := range c.VariantLR {
@@ -253,14 +272,14 @@ func (c Config) Validate() error {
 		add("dtype %q: want float32 or float64", c.Dtype)
 	}
 	if len(errs) > 0 {
-		return errs[0]
+		return nil, errs[0]
 	}
-	return nil
+	return specs, nil
 }
 
 func variantNames() string {
 	var names []string
-	for _, v := range norm.Variants() {
+	for _, v := range normspec.Variants() {
 		names = append(names, v.Name)
 	}
 	return strings.Join(names, ", ")

@@ -2,6 +2,7 @@ package train
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ func TestValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
-	for _, m := range []string{"mlp", "cnn"} {
+	for _, m := range []ModelKind{ModelMLP, ModelCNN} {
 		if err := MNISTConfig(m).Validate(); err != nil {
 			t.Fatalf("MNIST config %s: %v", m, err)
 		}
@@ -87,6 +88,36 @@ func TestDataErrors(t *testing.T) {
 		_, err := NewRunner(c)
 		if err == nil || !errors.Is(err, ErrData) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s on %s: err = %v, want an ErrData naming %q", tc.model, tc.path, err, tc.want)
+		}
+	}
+}
+
+// A bad variant spec is a *VariantError carrying normspec.Parse's error, so
+// that cmd can point at `normtop variants`; the specs Validate parsed are the
+// ones a Runner builds its layers from.
+func TestVariantError(t *testing.T) {
+	tests := []struct {
+		variants []string
+		bad      string // "" when every spec parses
+	}{
+		{[]string{"layernorm", "powernorm:alpha_fwd=0.95"}, ""},
+		{[]string{"layernorm", "fancynorm"}, "fancynorm"},
+		{[]string{"powernorm:alpha=2"}, "powernorm:alpha=2"},
+	}
+	for _, tt := range tests {
+		c := DefaultConfig()
+		c.Variants = tt.variants
+		specs, err := c.check()
+		var ve *VariantError
+		if tt.bad == "" {
+			if err != nil || len(specs) != len(tt.variants) || specs[1].AlphaFwd != 0.95 {
+				t.Errorf("%v: specs %+v, err %v", tt.variants, specs, err)
+			}
+			continue
+		}
+		if !errors.As(c.Validate(), &ve) || ve.Spec != tt.bad || ve.Err == nil ||
+			!strings.HasPrefix(ve.Error(), fmt.Sprintf("variant %q: norm: ", tt.bad)) {
+			t.Errorf("%v: error %v, want a VariantError for %q", tt.variants, err, tt.bad)
 		}
 	}
 }

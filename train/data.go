@@ -36,8 +36,8 @@ type evalBatch struct {
 // error.
 func loadSource(ctx context.Context, c Config) (*source, error) {
 	s := &source{}
-	switch c.Model {
-	case "mlp", "cnn":
+	switch {
+	case c.Model.OnImages():
 		imgs, err := datasets.MNISTContext(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
@@ -61,7 +61,7 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 		eb := min(c.Batch*16, 512, max(nVal, n))
 		s.val = imageBatches(&imgs.Val, nVal, eb, s.pixels)
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
-	case "transformer", "classifier":
+	case c.Model.OnTokens():
 		if IsWordData(c.Data) {
 			return loadWords(ctx, s, c)
 		}
@@ -111,7 +111,7 @@ func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 	if c.DataPath != "" {
 		name = c.DataPath
 	}
-	if c.Model == "classifier" {
+	if c.Model == ModelClassifier {
 		opt := wordOptions(c)
 		opt.MaxLen = c.SeqLen
 		l, err := datasets.LoadLabelled(ctx, name, opt)

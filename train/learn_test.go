@@ -46,7 +46,7 @@ func TestModelsLearn(t *testing.T) {
 		cfg.EvalEvery = cfg.Steps
 		cfg.EvalSize = min(cfg.EvalSize, 1000)
 		cfg.TestSize = cfg.EvalSize
-		t.Run(cfg.Model, func(t *testing.T) {
+		t.Run(string(cfg.Model), func(t *testing.T) {
 			r, err := NewRunner(cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"math/rand"
 	"strconv"
@@ -34,7 +35,7 @@ type variant struct {
 	idx     int
 	spec    string
 	seed    int64
-	ncfg    norm.Config
+	ncfg    normspec.Config
 	lr      float64
 	layers  []*norm.Layer // one per model site, in site order
 	weights []*tensor.Dense
@@ -43,7 +44,7 @@ type variant struct {
 	opt     *adam
 	coll    *probes.Collector
 	batches *batcher
-	taps    []*norm.Taps
+	taps    []*normspec.Taps
 }
 
 // NewRunner loads the data and builds one model per variant, all from the
@@ -54,7 +55,8 @@ func NewRunner(cfg Config) (*Runner, error) { return NewRunnerContext(context.Ba
 // NewRunnerContext is NewRunner that stops loading the data when ctx is
 // cancelled; the error then satisfies errors.Is(err, ctx.Err()).
 func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
-	if err := cfg.Validate(); err != nil {
+	specs, err := cfg.check()
+	if err != nil {
 		return nil, err
 	}
 	src, err := loadSource(ctx, cfg)
@@ -63,15 +65,15 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	r := &Runner{cfg: cfg, src: src}
 	switch cfg.Model {
-	case "mlp":
+	case ModelMLP:
 		r.model = newMLP(src.pixels, src.classes)
-	case "cnn":
+	case ModelCNN:
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
-	case "transformer":
+	case ModelTransformer:
 		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
 		t.padded = src.corpus != nil
 		r.model = t
-	case "classifier":
+	case ModelClassifier:
 		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
 	}
 	r.steps = cfg.Steps
@@ -93,7 +95,7 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
-			v, err := r.newVariant(len(r.variants), i, spec, sd, inits[k])
+			v, err := r.newVariant(len(r.variants), i, spec, specs[i], sd, inits[k])
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", spec, err)
 			}
@@ -112,14 +114,11 @@ func (r *Runner) dtype() tensor.Dtype {
 }
 
 // newVariant builds the idx-th training of the run: variant spec (the
-// specIdx-th of Config.Variants) under seed.
-func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]float64) (*variant, error) {
+// specIdx-th of Config.Variants, parsed as ncfg) under seed.
+func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
 	c.Seed = seed
-	ncfg, err := norm.Parse(spec)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	i := idx
 	v := &variant{idx: idx, spec: spec, seed: seed, ncfg: ncfg, lr: c.LR}
 	if lr, ok := c.VariantLR[specIdx]; ok {
@@ -183,11 +182,11 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 		return nil, err
 	}
 	var opts []probes.Option
-	if ncfg.Kind == norm.PowerNorm {
+	if ncfg.Kind == normspec.PowerNorm {
 		opts = append(opts, probes.WithAlphaBwd(ncfg.AlphaBwd))
 	}
 	v.coll = probes.NewCollector(i, names, c.Probes, opts...)
-	v.taps = make([]*norm.Taps, len(v.layers))
+	v.taps = make([]*normspec.Taps, len(v.layers))
 	for k, l := range v.layers {
 		v.taps[k] = l.Taps()
 	}
@@ -196,9 +195,6 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, seed int64, init [][]
 
 // Config returns the run's configuration.
 func (r *Runner) Config() Config { return r.cfg }
-
-// Steps is the number of training steps each variant runs.
-func (r *Runner) Steps() int { return r.steps }
 
 // Meta describes the run for the run-file header and the dashboards.
 func (r *Runner) Meta() probes.RunMeta { return r.meta }
@@ -232,30 +228,23 @@ func (r *Runner) Run(ctx context.Context, emit func(probes.Frame)) error {
 	return errors.Join(errs...)
 }
 
-// train is one variant's training loop.
+// train is one variant's training loop. Its collector builds each step's
+// Frame from what the loop hands it (probes.Collector.Step, AddEval, Seal).
 func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit func(probes.Frame)) error {
 	c := r.cfg
-	last := probes.Frame{Variant: v.idx, Status: probes.Running}
-	stopped := func(step int) {
-		f := probes.Frame{Variant: v.idx, Step: step, Epoch: last.Epoch, TrainLoss: last.TrainLoss}
-		v.coll.Finish(&f)
-		f.Status = probes.Stopped
-		r.stamp(&f, start)
-		emit(f)
-	}
+	stopped := func(step int) { emit(v.coll.Stopped(step, time.Since(start))) }
 	for step := 1; step <= r.steps; step++ {
 		if ctx.Err() != nil {
 			stopped(step - 1)
 			return nil
 		}
-		f, diverged, err := r.step(v, step)
+		d, err := r.step(v, step)
 		if err != nil {
 			stopped(step - 1)
 			return err
 		}
-		if diverged {
-			r.stamp(&f, start)
-			emit(f)
+		if d.Diverged() {
+			emit(v.coll.Seal(&d, probes.Diverged, time.Since(start)))
 			return nil
 		}
 		end := step == r.steps
@@ -265,52 +254,41 @@ func (r *Runner) train(ctx context.Context, v *variant, start time.Time, emit fu
 		evalErr := error(nil)
 		if step%c.EvalEvery == 0 || end {
 			var e probes.Eval
-			if e, evalErr = r.evaluate(ctx, v, r.src.val, "val"); evalErr == nil {
-				v.coll.AddEval(&f, e)
+			if e, evalErr = r.evaluate(ctx, v, r.src.val, string(probes.SplitVal)); evalErr == nil {
+				v.coll.AddEval(&d, e)
 			}
 		}
 		if evalErr == nil && end && len(r.src.test) > 0 {
 			var e probes.Eval
-			if e, evalErr = r.evaluate(ctx, v, r.src.test, "test"); evalErr == nil {
-				v.coll.AddEval(&f, e)
+			if e, evalErr = r.evaluate(ctx, v, r.src.test, string(probes.SplitTest)); evalErr == nil {
+				v.coll.AddEval(&d, e)
 			}
 		}
 		if evalErr != nil && ctx.Err() == nil {
 			stopped(step)
 			return evalErr
 		}
-		if evalErr != nil {
-			// Cancelled between eval batches: this step's Frame is the
-			// last, without the unfinished evaluation.
-			v.coll.Finish(&f)
-			f.Status = probes.Stopped
-		} else if end {
-			v.coll.Finish(&f)
-		} else if ctx.Err() != nil {
-			v.coll.Finish(&f)
-			f.Status = probes.Stopped
+		status := probes.Running
+		switch {
+		case evalErr != nil, ctx.Err() != nil:
+			// Cancelled (between eval batches: this step's Frame is the
+			// last, without the unfinished evaluation).
+			status = probes.Stopped
+		case end:
+			status = probes.Done
 		}
-		r.stamp(&f, start)
-		emit(f)
-		last = f
-		if f.Status == probes.Stopped {
+		emit(v.coll.Seal(&d, status, time.Since(start)))
+		if status == probes.Stopped {
 			return nil
 		}
 	}
 	return nil
 }
 
-func (r *Runner) stamp(f *probes.Frame, start time.Time) {
-	f.Elapsed = time.Since(start)
-	if s := f.Elapsed.Seconds(); s > 0 {
-		f.StepsPerSec = float64(f.Step) / s
-	}
-}
-
-// step runs one training step of v and returns its Frame. When the loss,
-// a gradient or a tap is not finite, the update is not applied and the
-// Frame is the variant's last (Status Diverged).
-func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
+// step runs one training step of v and returns the Draft of its Frame. When
+// the collector finds the loss, a gradient or a tap not finite, the update is
+// not applied and the Draft is the variant's last (Diverged).
+func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	mask := v.coll.TapMask(step)
 	for _, l := range v.layers {
 		l.SetTapMask(mask)
@@ -322,35 +300,19 @@ func (r *Runner) step(v *variant, step int) (probes.Frame, bool, error) {
 	loss, err := v.train.run()
 	defer v.train.reset()
 	if err != nil {
-		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	grads, err := v.train.gradData()
 	if err != nil {
-		return probes.Frame{}, false, fmt.Errorf("step %d: %w", step, err)
+		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	gnorm, finite := gradNorm(grads)
-	why := ""
-	switch {
-	case math.IsNaN(loss) || math.IsInf(loss, 0):
-		why = fmt.Sprintf("train loss %v", loss)
-	case !finite:
-		why = "non-finite gradient"
-	default:
-		for k, t := range v.taps {
-			if t.NonFinite {
-				why = "non-finite values at norm site " + v.layers[k].Name()
-				break
-			}
-		}
-	}
-	f := v.coll.Frame(step, v.batches.epoch(), loss, v.taps)
-	if why != "" {
-		v.coll.Finish(&f)
-		v.coll.Diverge(&f, why)
-		return f, true, nil
+	d := v.coll.Step(probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite})
+	if d.Diverged() {
+		return d, nil
 	}
 	v.opt.step(v.train.paramData(), grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
-	return f, false, nil
+	return d, nil
 }
 
 // submitSpectrum hands a float64 copy of the token-embedding matrix to the
@@ -430,7 +392,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	c := r.cfg
 	m := probes.RunMeta{
 		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
-		Model:  c.Model,
+		Model:  string(c.Model),
 		Data:   r.src.desc,
 		Metric: r.metric(),
 		Start:  time.Now(),
@@ -454,7 +416,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		params += n
 	}
 	kv := map[string]string{
-		"model": c.Model, "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
+		"model": string(c.Model), "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
 		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
 		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
 		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
@@ -476,10 +438,10 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
 		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
 	}
-	if c.Model == "transformer" || c.Model == "classifier" {
+	if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
-	} else if c.Model == "mlp" {
+	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)

@@ -1,11 +1,11 @@
 package tui
 
 import (
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"strconv"
 	"time"
 
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -22,7 +22,7 @@ type variantData struct {
 	label string // spec when it carries options, else the name; " s<seed>" added in a multi-seed run
 	group string // the spec without the seed: the variants of one spec over seeds share it
 	// warmup is the warm-up window of the variant's own running
-	// statistics (norm.Config.WarmupSteps), 0 when it keeps none.
+	// statistics (normspec.Config.WarmupSteps), 0 when it keeps none.
 	warmup int
 
 	idx int
@@ -99,7 +99,7 @@ func (s *store) reset() {
 		}
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
 		v.outliers = make([]int, len(s.meta.Layers))
-		if c, err := norm.Parse(v.group); err == nil {
+		if c, err := normspec.Parse(v.group); err == nil {
 			v.warmup = c.WarmupSteps()
 		}
 	}

@@ -124,7 +124,7 @@ func stoppedLoading(s os.Signal) error {
 func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Writer, string, error) {
 	path := o.record
 	if path == "" {
-		path = defaultRunPath(time.Now(), o.cfg.Model)
+		path = defaultRunPath(time.Now(), string(o.cfg.Model))
 	}
 	w, err := record.Create(path, meta)
 	if errors.Is(err, fs.ErrExist) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/normtop/normtop/headless"
-	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/train"
 )
 
@@ -35,11 +34,11 @@ type trainOptions struct {
 // sentences unless --data names a character text (text or a file); the
 // MNIST preset for --model mlp and cnn; the classifier preset for --model
 // classifier.
-func baseConfig(model, data string) train.Config {
+func baseConfig(model train.ModelKind, data string) train.Config {
 	switch {
-	case model == "mlp" || model == "cnn":
+	case model.OnImages():
 		return train.MNISTConfig(model)
-	case model == "classifier":
+	case model == train.ModelClassifier:
 		return train.ClassifierConfig()
 	case data == "" || train.IsWordData(data):
 		if data == "" {
@@ -52,7 +51,7 @@ func baseConfig(model, data string) train.Config {
 	return train.DefaultConfig()
 }
 
-func newTrainFlags(model, data string) (*flag.FlagSet, *trainOptions) {
+func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOptions) {
 	o := &trainOptions{cfg: baseConfig(model, data), logFormat: "text"}
 	c := &o.cfg
 	o.data = c.Data
@@ -64,7 +63,7 @@ func newTrainFlags(model, data string) (*flag.FlagSet, *trainOptions) {
 	o.svdEvery = c.Probes.Spectrum
 
 	fs := newFlagSet("train")
-	fs.StringVar(&c.Model, "model", c.Model, "model: mlp | cnn | transformer | classifier")
+	fs.StringVar((*string)(&c.Model), "model", string(c.Model), "model: mlp | cnn | transformer | classifier")
 	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer, a directory of class subdirectories for classifier)")
 	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
@@ -126,11 +125,6 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	if err != nil {
 		return usageError(trainHelpHint, err)
 	}
-	for _, s := range specs {
-		if _, err := norm.Parse(s); err != nil {
-			return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
-		}
-	}
 	c.Variants = specs
 	switch {
 	case o.data == "mnist" || o.data == "text" || train.IsWordData(o.data):
@@ -140,12 +134,12 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	default:
 		c.DataPath = o.data
 		switch c.Model {
-		case "transformer":
+		case train.ModelTransformer:
 			c.Data = "text"
 			if strings.HasSuffix(o.data, ".tgz") {
 				c.Data = "words" // an npm data package: a word corpus, not characters
 			}
-		case "classifier":
+		case train.ModelClassifier:
 			c.Data = "docs"
 		default:
 			c.Data = "mnist"
@@ -192,6 +186,12 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		return usageErrorf(trainHelpHint, "--record %s: the file exists; a run file is never overwritten, choose another path", o.record)
 	}
 	if err := c.Validate(); err != nil {
+		// Validate parses the specs (the one place they are checked); a bad
+		// one points at the list of variants.
+		var ve *train.VariantError
+		if errors.As(err, &ve) {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve.Err))
+		}
 		return usageError(trainHelpHint, err)
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 // Variants are separated by commas, and so are a variant's options
 // ("layernorm,powernorm:alpha_fwd=0.95,warmup=4000,rmsnorm"): a piece that
 // holds "=" but no ":" is another option of the variant before it. Spaces
-// around pieces are ignored. The specs themselves are checked by norm.Parse.
+// around pieces are ignored. The specs themselves are checked by normspec.Parse.
 func splitVariants(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("--variants is empty (want e.g. layernorm,powernorm; see normtop variants)")

@@ -3,10 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/normtop/normtop/norm"
 )
 
 const variantsHelp = `Usage: normtop variants
@@ -32,7 +31,7 @@ func runVariants(args []string, st streams) error {
 	if len(pos) > 0 {
 		return usageErrorf("normtop variants --help", "variants takes no arguments, got %q", pos[0])
 	}
-	vs := norm.Variants()
+	vs := normspec.Variants()
 	width := 0 // of "name=default", for aligning the help texts
 	for _, v := range vs {
 		for _, opt := range v.Options {

@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/normtop/normtop/normspec"
 	"math"
 	"os"
 
@@ -50,7 +51,7 @@ func run() error {
 	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
 		return fmt.Errorf("reading the input: %v", err)
 	}
-	cfg, err := norm.Parse(in.Spec)
+	cfg, err := normspec.Parse(in.Spec)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,8 @@ func run() error {
 			return fmt.Errorf("step %d: %v", i+1, err)
 		}
 		t := l.Taps()
-		f := c.Frame(i+1, 0, 0, []*norm.Taps{t})
+		d := c.Step(probes.TrainStep{Step: i + 1, Taps: []*normspec.Taps{t}, GradsFinite: true})
+		f := c.Seal(&d, probes.Running, 0)
 		o := stepOutput{Probes: map[string]*float64{}, Dx: dx}
 		for p := probes.Probe(0); p < probes.NumProbes; p++ {
 			o.Probes[p.String()] = jnum(f.Layers[0][p])

@@ -1,4 +1,4 @@
-package norm
+package normspec
 
 // OptionInfo describes one option of a variant spec.
 type OptionInfo struct{ Name, Default, Help string }

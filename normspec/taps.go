@@ -1,4 +1,4 @@
-package norm
+package normspec
 
 // TapMask selects which tap groups a layer computes on its next training
 // step. Probes decide (by their intervals) and the trainer sets the mask

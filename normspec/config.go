@@ -1,4 +1,4 @@
-package norm
+package normspec
 
 import (
 	"fmt"
@@ -39,15 +39,15 @@ func (k Kind) String() string {
 	return kindNames[k]
 }
 
-// rowFamily reports whether the variant normalises each row over its
+// RowFamily reports whether the variant normalises each row over its
 // features (statistics per row), as opposed to per feature over rows.
-func (k Kind) rowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
+func (k Kind) RowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
 
-// lnFamily: the variants whose statistics follow a Convention.
-func (k Kind) lnFamily() bool { return k >= LayerNorm && k <= AdaNorm }
+// LNFamily: the variants whose statistics follow a Convention.
+func (k Kind) LNFamily() bool { return k >= LayerNorm && k <= AdaNorm }
 
-// hasAffine: the variants with a learnable gain γ and bias β.
-func (k Kind) hasAffine() bool {
+// HasAffine: the variants with a learnable gain γ and bias β.
+func (k Kind) HasAffine() bool {
 	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm
 }
 
@@ -331,7 +331,7 @@ func (c Config) Validate() error {
 	if c.Conv != ConvP && c.Conv != ConvC {
 		return fmt.Errorf("norm: %s: conv: valid values: p, c", name)
 	}
-	if c.Conv == ConvC && !c.Kind.lnFamily() {
+	if c.Conv == ConvC && !c.Kind.LNFamily() {
 		return fmt.Errorf("norm: %s: conv=c applies only to the LayerNorm family", name)
 	}
 	if c.Warmup < -1 {
