@@ -213,3 +213,14 @@ func (v *variantData) hasProbe(p probes.Probe) bool {
 	}
 	return false
 }
+
+// allStopped reports whether every variant stopped (done, diverged or
+// stopped), and there is at least one.
+func (s *store) allStopped() bool {
+	for i := range s.variants {
+		if s.variants[i].status == probes.Running {
+			return false
+		}
+	}
+	return len(s.variants) > 0
+}

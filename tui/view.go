@@ -80,28 +80,49 @@ func (m *Model) render() string {
 	return b.String()
 }
 
-func (m *Model) writeHeader(b *strings.Builder) {
-	s := m.styles
-	meta := &m.data.meta
-	mode := "live"
-	switch {
-	case m.rd != nil && m.following && m.srcEnded:
-		mode = "following (ended)"
-	case m.rd != nil && m.following:
-		mode = "following"
-	case m.rd != nil && m.catchUp:
-		mode = "catching up"
-	case m.rd != nil:
-		mode = fmt.Sprintf("replay ×%g", m.st.Speed)
-	case m.ended:
-		mode = "live (ended)"
+// modeWords is the header's badge: the driver's state in words, then
+// whether the dashboard is paused and where a seek is going.
+func (m *Model) modeWords() string {
+	var mode, seek string
+	if r := m.replay; r != nil {
+		switch r.State() {
+		case replayFollowing, replayFollowBehind:
+			mode = "following"
+			if r.Ended() {
+				mode += " (ended)"
+			}
+		case replayCatchingUp:
+			mode = "catching up"
+		case replaySeeking:
+			seek = fmt.Sprintf(" · seeking → %d", r.target)
+			fallthrough
+		default:
+			mode = fmt.Sprintf("replay ×%g", m.st.Speed)
+		}
+	} else {
+		mode = "live"
+		if m.live.Ended() {
+			mode += " (ended)"
+		}
 	}
 	if m.st.Paused {
 		mode += " · paused"
 	}
-	if m.seeking >= 0 && !m.catchUp {
-		mode += fmt.Sprintf(" · seeking → %d", m.seeking)
+	return mode + seek
+}
+
+// feedDropped is the live feed's dropped-frame count (0 in replay).
+func (m *Model) feedDropped() int {
+	if m.live == nil {
+		return 0
 	}
+	return m.live.dropped()
+}
+
+func (m *Model) writeHeader(b *strings.Builder) {
+	s := m.styles
+	meta := &m.data.meta
+	mode := m.modeWords()
 	run := meta.RunID
 	if run == "" {
 		run = "(unnamed run)"
@@ -116,8 +137,8 @@ func (m *Model) writeHeader(b *strings.Builder) {
 		stepStr += fmt.Sprintf("/%d", m.data.total)
 	}
 	facts := fmt.Sprintf("%s · epoch %.2f · elapsed %s", stepStr, m.data.epoch, fmtDuration(m.data.elapsed))
-	if m.err != nil {
-		facts += " · " + s.Bad.Render("read error: "+m.err.Error())
+	if m.replay != nil && m.replay.err != nil {
+		facts += " · " + s.Bad.Render("read error: "+m.replay.err.Error())
 	}
 	if d := m.feedDropped(); d > 0 {
 		// The live feed is lossy by design (the trainer never waits); say
