@@ -69,11 +69,11 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		opt.Speed = 1
 	}
 	m := &Model{
-		st:       NewState(replay, opt.Speed),
-		data:     newStore(meta),
-		styles:   NewStyles(dark, noColor),
-		keys:     newKeyMap(replay),
-		help:     help.New(),
+		st:     NewState(replay, opt.Speed),
+		data:   newStore(meta),
+		styles: NewStyles(dark, noColor),
+		keys:   newKeyMap(replay),
+		help:   help.New(),
 		opt:    opt,
 		dirty:  true,
 	}
@@ -195,4 +195,3 @@ func (m *Model) landOnSummary() {
 	m.landed = true
 	m.st.Screen = ScreenSummary
 }
-

@@ -29,12 +29,12 @@ type Ender interface {
 type replayState int
 
 const (
-	replayPlaying    replayState = iota // paced by the replay clock
-	replaySeeking                       // reading without pacing up to target
-	replayCatchingUp                    // follow: reading the file's history without pacing or drawing
-	replayFollowing                     // follow: at the writer's end, polling for appended frames
-	replayFollowBehind                  // follow: a poll filled a batch; more appended frames are due
-	replayAtEnd                         // plain replay: read to the end; only a seek moves it
+	replayPlaying      replayState = iota // paced by the replay clock
+	replaySeeking                         // reading without pacing up to target
+	replayCatchingUp                      // follow: reading the file's history without pacing or drawing
+	replayFollowing                       // follow: at the writer's end, polling for appended frames
+	replayFollowBehind                    // follow: a poll filled a batch; more appended frames are due
+	replayAtEnd                           // plain replay: read to the end; only a seek moves it
 )
 
 // replayTimer is the one timer the replay driver may have scheduled: at
