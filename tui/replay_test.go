@@ -142,8 +142,8 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 		t.Fatalf("enter on the event at step 120 left the replay at step %d (paused %v)", m.data.step, m.st.Paused)
 	}
 	for i := range m.data.variants {
-		if s := m.data.variants[i].step; s != 120 && m.data.variants[i].status == probes.Running {
-			t.Fatalf("variant %d at step %d, want 120", i, s)
+		if vt := m.data.tally.Variants[i]; vt.Step != 120 && vt.Status == probes.Running {
+			t.Fatalf("variant %d at step %d, want 120", i, m.data.tally.Variants[i].Step)
 		}
 	}
 }
