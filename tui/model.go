@@ -96,7 +96,8 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.live.Init())
 }
 
-// Update handles keys, size, the live feed and replay batches.
+// Update handles keys, the mouse, size and colours; every other message
+// goes to the driver.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
