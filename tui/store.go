@@ -45,7 +45,7 @@ type event struct {
 
 // store holds the dashboard's data: the bounded series of probes.Histories
 // (one per variant × layer × probe and per variant × run series, created on
-// the first measured value) plus the latest facts and the events.
+// the first measured value), the run's probes.Tally and the events.
 type store struct {
 	meta     probes.RunMeta
 	hs       *probes.Histories
