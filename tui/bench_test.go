@@ -125,14 +125,14 @@ func BenchmarkFollowCatchUp(b *testing.B) {
 	for b.Loop() {
 		src := &sliceSource{meta: meta, frames: frames}
 		m := NewReplay(src, Options{Follow: true}).(*Model)
-		m.schedule = func(time.Duration, tea.Msg) tea.Cmd { return nil }
-		for cmd := m.startCatchUp(); cmd != nil; {
+		m.replay.schedule = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+		for cmd := m.replay.startCatchUp(); cmd != nil; {
 			t0 := time.Now()
 			_, cmd = m.Update(cmd())
 			worst = max(worst, time.Since(t0))
 		}
-		if !m.following || m.data.frames != len(frames) {
-			b.Fatalf("following=%v frames=%d", m.following, m.data.frames)
+		if !m.replay.following() || m.data.frames != len(frames) {
+			b.Fatalf("following=%v frames=%d", m.replay.following(), m.data.frames)
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*len(frames)), "cpu-ns/frame")

@@ -117,3 +117,30 @@ func (m *Model) cellSteps(w int) int {
 	lo, hi := m.xRange()
 	return max((hi-lo+1)/max(w-9, 1), 1)
 }
+
+// valuesOf is the last value of each bucket, optionally EMA-smoothed and
+// log10-scaled (non-positive values become gaps): sparklines.
+func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
+	out := make([]float64, len(bs))
+	ema, have := 0.0, false
+	for i, bk := range bs {
+		v := bk.Last
+		if smooth {
+			if !have {
+				ema, have = v, true
+			} else {
+				ema += 0.2 * (v - ema)
+			}
+			v = ema
+		}
+		if logScale {
+			if v > 0 {
+				v = math.Log10(v)
+			} else {
+				v = math.NaN()
+			}
+		}
+		out[i] = v
+	}
+	return out
+}

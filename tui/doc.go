@@ -16,6 +16,12 @@
 // paused one leaves the feed alone. The replay dashboard reads its source
 // in tea.Cmds only, one at a time.
 //
+// The Model composes one driver that feeds its store: liveDriver (live.go)
+// or replayDriver (replay.go), a state machine over replayState (playing,
+// seeking, catching up, following, at the end) with its own Update, whose
+// transitions are tested as plain function calls. The header reads the
+// driver's state; where each variant stands is the store's probes.Tally.
+//
 // Key and mouse handling are the pure functions Navigate(State, key,
 // Bounds), Click and Wheel over State, tested without Bubble Tea; the
 // screens record the clickable zones they draw.

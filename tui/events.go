@@ -93,7 +93,7 @@ func (m *Model) eventsView(w, h int) []string {
 		filter += " · all variants"
 	}
 	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant)")}
-	if m.rd != nil {
+	if m.replay != nil {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
 	rows := eventRows(evs, m.st.EvKind, m.st.EvVariant)

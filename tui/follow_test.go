@@ -32,7 +32,7 @@ type timerMsg struct {
 // the model paced or polled.
 func trace(t *testing.T, m *Model, cmd tea.Cmd, limit int, stop func() bool) (msgs []tea.Msg, left []tea.Cmd) {
 	t.Helper()
-	m.schedule = func(d time.Duration, msg tea.Msg) tea.Cmd {
+	m.replay.schedule = func(d time.Duration, msg tea.Msg) tea.Cmd {
 		return func() tea.Msg { return timerMsg{d, msg} }
 	}
 	queue := []tea.Cmd{cmd}
@@ -81,7 +81,7 @@ func TestFollowCatchesUpWithoutPacing(t *testing.T) {
 			}
 			var batches int
 			msgs, left := trace(t, m, init, 100, func() bool {
-				if m.dirty && !m.following && m.data.frames > 0 {
+				if m.dirty && !m.replay.following() && m.data.frames > 0 {
 					t.Fatalf("screen redrawn during catch-up at %d frames", m.data.frames)
 				}
 				return false
@@ -102,11 +102,11 @@ func TestFollowCatchesUpWithoutPacing(t *testing.T) {
 			if want := (len(src.frames) + batchMax - 1) / batchMax; batches > want+1 || len(msgs) > want+3 {
 				t.Fatalf("catch-up took %d batches / %d messages, want ≤ %d / %d", batches, len(msgs), want+1, want+3)
 			}
-			if m.data.frames != len(src.frames) || m.data.step != steps || !m.following || m.catchUp {
-				t.Fatalf("frames=%d step=%d following=%v catchUp=%v", m.data.frames, m.data.step, m.following, m.catchUp)
+			if m.data.frames != len(src.frames) || m.data.step != steps || !m.replay.following() || m.replay.State() == replayCatchingUp {
+				t.Fatalf("frames=%d step=%d following=%v catchUp=%v", m.data.frames, m.data.step, m.replay.following(), m.replay.State() == replayCatchingUp)
 			}
-			if !m.pollPending || pending(left) != 1 {
-				t.Fatalf("after catching up: pollPending=%v, %d Cmds left (want the one poll)", m.pollPending, pending(left))
+			if m.replay.timer != timerPoll || pending(left) != 1 {
+				t.Fatalf("after catching up: pollPending=%v, %d Cmds left (want the one poll)", m.replay.timer == timerPoll, pending(left))
 			}
 			if v := m.View().Content; !strings.Contains(v, "following") || !strings.Contains(v, "step 5000") {
 				t.Fatalf("header after catch-up:\n%s", v)
@@ -123,20 +123,20 @@ func TestFollowCatchUpStaysResponsive(t *testing.T) {
 	m := NewReplay(src, Options{Follow: true, Speed: 64}).(*Model)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	trace(t, m, m.Init(), 2, nil) // colour request + first batch
-	if !m.catchUp || m.data.frames != batchMax {
-		t.Fatalf("after one batch: catchUp=%v frames=%d", m.catchUp, m.data.frames)
+	if m.replay.State() != replayCatchingUp || m.data.frames != batchMax {
+		t.Fatalf("after one batch: catchUp=%v frames=%d", m.replay.State() == replayCatchingUp, m.data.frames)
 	}
 	if _, cmd := m.Update(keyPress("3")); m.st.Screen != ScreenCompare || !m.dirty {
 		t.Fatalf("key during catch-up not handled (screen %v, cmd %v)", m.st.Screen, cmd != nil)
 	}
 	// g during the catch-up: back to step 0, then a paced replay.
 	_, cmd := m.Update(keyPress("g"))
-	if cmd != nil || m.pendSeek != 0 {
-		t.Fatalf("seek during an in-flight read: cmd=%v pendSeek=%d", cmd != nil, m.pendSeek)
+	if cmd != nil || m.replay.queued != 0 {
+		t.Fatalf("seek during an in-flight read: cmd=%v pendSeek=%d", cmd != nil, m.replay.queued)
 	}
-	trace(t, m, m.readCmd(0, -1), 4, func() bool { return m.tickPending })
-	if m.catchUp || len(src.seeks) != 1 || m.data.step > 1 {
-		t.Fatalf("g did not replace the catch-up: catchUp=%v seeks=%v step=%d", m.catchUp, src.seeks, m.data.step)
+	trace(t, m, m.replay.readCmd(0, -1), 4, func() bool { return m.replay.timer == timerTick })
+	if m.replay.State() == replayCatchingUp || len(src.seeks) != 1 || m.data.step > 1 {
+		t.Fatalf("g did not replace the catch-up: catchUp=%v seeks=%v step=%d", m.replay.State() == replayCatchingUp, src.seeks, m.data.step)
 	}
 	if _, cmd := m.Update(keyPress("q")); cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("q during replay did not quit")
@@ -161,11 +161,11 @@ func TestFollowEnded(t *testing.T) {
 			m := NewReplay(src, Options{Follow: true}).(*Model)
 			m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 			_, left := trace(t, m, m.Init(), 100, nil)
-			if !m.following || m.data.frames != 200 {
-				t.Fatalf("following=%v frames=%d", m.following, m.data.frames)
+			if !m.replay.following() || m.data.frames != 200 {
+				t.Fatalf("following=%v frames=%d", m.replay.following(), m.data.frames)
 			}
-			if pending(left) != tc.wantPolls || m.pollPending != (tc.wantPolls == 1) {
-				t.Fatalf("%d Cmds left, pollPending=%v; want %d polls", pending(left), m.pollPending, tc.wantPolls)
+			if pending(left) != tc.wantPolls || (m.replay.timer == timerPoll) != (tc.wantPolls == 1) {
+				t.Fatalf("%d Cmds left, pollPending=%v; want %d polls", pending(left), m.replay.timer == timerPoll, tc.wantPolls)
 			}
 			if v := m.View().Content; !strings.Contains(v, tc.wantMode) {
 				t.Fatalf("header lacks %q:\n%s", tc.wantMode, v)
@@ -205,7 +205,7 @@ func TestSeekPastEOFWaits(t *testing.T) {
 			if tc.key != "" {
 				eofs := src.eofs
 				_, cmd := m.Update(keyPress(tc.key))
-				if m.seeking < 0 {
+				if !m.replay.seeking() {
 					t.Fatalf("%s did not start a seek", tc.key)
 				}
 				msgs, left = trace(t, m, cmd, 100, nil)
@@ -216,8 +216,8 @@ func TestSeekPastEOFWaits(t *testing.T) {
 			if len(msgs) > 4 || src.eofs > 2 {
 				t.Fatalf("seek past EOF: %d messages, %d EOF reads (spinning?)", len(msgs), src.eofs)
 			}
-			if m.seeking != -1 || m.data.frames != 200 || m.following != tc.follow {
-				t.Fatalf("seeking=%d frames=%d following=%v", m.seeking, m.data.frames, m.following)
+			if m.replay.seeking() || m.data.frames != 200 || m.replay.following() != tc.follow {
+				t.Fatalf("seeking=%v frames=%d following=%v", m.replay.seeking(), m.data.frames, m.replay.following())
 			}
 			want := 0
 			if tc.follow {

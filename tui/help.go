@@ -1,6 +1,11 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+)
 
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
@@ -107,4 +112,46 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
 	}
 	return cols
+}
+
+// fullHelpLines lays the full help's columns side by side, in as many
+// bands as the width needs: no key is cut off at 80 columns.
+func (m *Model) fullHelpLines() []string {
+	cols := m.keys.FullHelp()
+	var out []string
+	for len(cols) > 0 {
+		n := len(cols)
+		for n > 1 && maxWidth(m.help.FullHelpView(cols[:n])) > m.w {
+			n--
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(m.help.FullHelpView(cols[:n]), "\n")...)
+		cols = cols[n:]
+	}
+	return out
+}
+
+func maxWidth(block string) int {
+	w := 0
+	for _, l := range strings.Split(block, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// helpBar is the one-line help of the mode and screen; "? help" and
+// "q quit" always show at its end, the other keys give way from the right.
+func (m *Model) helpBar() string {
+	keys := m.keys.shortHelp(m.st.Screen)
+	tail := m.help.ShortHelpView(keys[len(keys)-2:])
+	room := max(m.w-ansi.StringWidth(tail)-3, 10)
+	h := m.help
+	h.SetWidth(room)
+	head := h.ShortHelpView(keys[:len(keys)-2])
+	if ansi.StringWidth(head) > room {
+		head = ansi.Truncate(head, room-1, "…")
+	}
+	return head + m.styles.Help.ShortSeparator.Render(" • ") + tail
 }

@@ -176,19 +176,9 @@ func (m *Model) layersView(w, h int) []string {
 		x := nameW + k*cellW
 		m.zones = append(m.zones, zone{kind: zoneProbe, x0: x, x1: x + cellW, y0: headerH + 1, y1: headerH + 2, val: int(p)})
 	}
-	for l := lfirst; l < min(lfirst+rowsH, len(layers)); l++ {
-		var rb strings.Builder
-		name := fmt.Sprintf("%-*s", nameW, truncName(layers[l], nameW-1))
-		if l == m.st.Layer {
-			rb.WriteString(s.Selected.Render(name))
-		} else {
-			rb.WriteString(name)
-		}
-		for _, p := range ps[first:last] {
-			rb.WriteString(m.cell(v, l, p, fms[p]))
-		}
-		out = append(out, rb.String())
-	}
+	out = append(out, layerRows(s, layers, m.st.Layer, rowsH, nameW, first, last, func(k, l int) string {
+		return m.cell(v, l, ps[k], fms[ps[k]])
+	})...)
 	if detailH > 0 && m.st.Layer < len(layers) {
 		l := m.st.Layer
 		p := m.st.Probe
@@ -202,12 +192,4 @@ func (m *Model) layersView(w, h int) []string {
 		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
 	}
 	return out
-}
-
-func truncName(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
-		return s
-	}
-	return string(r[:w-1]) + "…"
 }

@@ -132,7 +132,7 @@ func TestLiveCoalesces(t *testing.T) {
 	for i, f := range fixtureFrames(meta, 1000) {
 		feed.push(f)
 		m.Update(feedReadyMsg{})
-		if !m.tickArmed {
+		if !m.live.tickArmed {
 			t.Fatalf("frame %d: no render tick armed", i)
 		}
 		if m.dirty {
@@ -156,8 +156,8 @@ func TestLiveFeedClosed(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"renderTickMsg"}) {
 		t.Fatalf("closed feed: got %v, want only the render tick (no waitFeed)", got)
 	}
-	if !m.ended || m.data.frames != 10 {
-		t.Fatalf("ended=%v frames=%d", m.ended, m.data.frames)
+	if !m.live.ended || m.data.frames != 10 {
+		t.Fatalf("ended=%v frames=%d", m.live.ended, m.data.frames)
 	}
 	if m.st.Screen != ScreenSummary {
 		t.Fatalf("the finished run is on %s, want Summary", m.st.Screen.Title())
@@ -237,7 +237,7 @@ func TestNewLiveRealFeed(t *testing.T) {
 		teatest.WithDuration(teaTimeout))
 	tm.Send(keyPress("q"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(teaTimeout)).(*Model)
-	if fm.data.step != 100 || !fm.ended {
-		t.Fatalf("live dashboard saw step %d, ended=%v", fm.data.step, fm.ended)
+	if fm.data.step != 100 || !fm.live.ended {
+		t.Fatalf("live dashboard saw step %d, ended=%v", fm.data.step, fm.live.ended)
 	}
 }

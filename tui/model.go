@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"errors"
-	"io"
 	"math"
 	"os"
 	"time"
@@ -11,22 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
-
-// ReplaySource is what the replay dashboard reads; *record.Reader satisfies
-// it. It is only ever called from one tea.Cmd at a time, never from View.
-type ReplaySource interface {
-	Meta() probes.RunMeta
-	Next() (probes.Frame, error) // io.EOF: nothing more for now
-	Seek(step int) error         // next Next returns the first frame with Step ≥ step
-}
-
-// Ender is optionally implemented by a ReplaySource that can tell a run
-// that has ended (its end record was read) from one still being written.
-// When Next returns io.EOF and Ended reports true, a followed run is not
-// polled any more. It is called only from the Cmd that read the EOF.
-type Ender interface {
-	Ended() bool
-}
 
 // Options configure a dashboard.
 type Options struct {
@@ -52,22 +34,6 @@ const (
 	minW, minH    = 80, 24
 )
 
-// feedSource is the part of *probes.Feed the live dashboard uses.
-type feedSource interface {
-	Ready() <-chan struct{}
-	Drain(dst []probes.Frame) []probes.Frame
-	Closed() bool
-}
-
-// feedDropped reports the live feed's dropped-frame count when the feed
-// keeps one (*probes.Feed does), else 0.
-func (m *Model) feedDropped() int {
-	if d, ok := m.feed.(interface{ Dropped() int }); ok {
-		return d.Dropped()
-	}
-	return 0
-}
-
 // Model is the dashboard. It is used through tea.Model by pointer: View
 // caches its output and redraws only when something it shows changed.
 type Model struct {
@@ -79,34 +45,12 @@ type Model struct {
 	opt    Options
 	w, h   int
 
-	// live
-	feed      feedSource
-	buf       []probes.Frame
-	tickArmed bool
-	ended     bool     // the feed was closed
-	feedHeld  bool     // the feed signalled while paused; drained on resume
-	landed    bool     // the finished run was shown on the Summary screen once
-	findings  []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+	landed   bool     // the finished run was shown on the Summary screen once
 
-	// replay
-	rd        *reader
-	gen       int // bumped by every seek; stale ticks and batches are dropped
-	inFlight  bool
-	eof       bool
-	following bool // follow mode caught up with the writer
-	catchUp   bool // follow mode reading the file's history without pacing
-	srcEnded  bool // the source reported Ended at EOF: nothing more will come
-	// tickPending / pollPending: a replay tick or follow poll is scheduled.
-	// At most one of each exists, so pausing and resuming quickly cannot
-	// start a second clock (which would double the replay speed).
-	tickPending, pollPending bool
-	clock                    time.Duration // replay clock, in recorded time
-	seeking                  int           // target step of the running seek, -1 none
-	pendSeek                 int           // a seek requested while a read was in flight, -1 none
-	err                      error
-	// schedule delivers msg after d: tea.Tick; tests swap it to see the
-	// timers the replay arms without sleeping through them.
-	schedule func(d time.Duration, msg tea.Msg) tea.Cmd
+	// The driver: exactly one is set.
+	live   *liveDriver
+	replay *replayDriver
 
 	// rendering
 	dirty bool
@@ -125,16 +69,13 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		opt.Speed = 1
 	}
 	m := &Model{
-		st:       NewState(replay, opt.Speed),
-		data:     newStore(meta),
-		styles:   NewStyles(dark, noColor),
-		keys:     newKeyMap(replay),
-		help:     help.New(),
-		opt:      opt,
-		seeking:  -1,
-		pendSeek: -1,
-		dirty:    true,
-		schedule: tick,
+		st:     NewState(replay, opt.Speed),
+		data:   newStore(meta),
+		styles: NewStyles(dark, noColor),
+		keys:   newKeyMap(replay),
+		help:   help.New(),
+		opt:    opt,
+		dirty:  true,
 	}
 	m.help.Styles = m.styles.Help
 	return m
@@ -143,54 +84,20 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 // NewReplay returns the dashboard for a recorded run.
 func NewReplay(src ReplaySource, opt Options) tea.Model {
 	m := newModel(src.Meta(), opt, true)
-	m.rd = &reader{src: src}
-	m.catchUp = opt.Follow && opt.From <= 0 // so the first View says so
-	return m
-}
-
-// newLive is NewLive over the feed interface (tests use a fake feed).
-func newLive(meta probes.RunMeta, feed feedSource, opt Options) *Model {
-	m := newModel(meta, opt, false)
-	m.feed = feed
+	m.replay = newReplayDriver(src, m.data, opt.Follow, opt.Follow && opt.From <= 0)
 	return m
 }
 
 // Init starts the data source.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
-	if m.feed != nil {
-		cmds = append(cmds, waitFeed(m.feed))
-	} else if m.rd != nil {
-		switch {
-		case m.opt.From > 0:
-			cmds = append(cmds, m.startSeek(m.opt.From))
-		case m.catchUp:
-			cmds = append(cmds, m.startCatchUp())
-		default:
-			cmds = append(cmds, m.readCmd(m.clock, -1))
-		}
+	if m.replay != nil {
+		return tea.Batch(tea.RequestBackgroundColor, m.replay.Init(m.opt.From))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(tea.RequestBackgroundColor, m.live.Init())
 }
 
-// waitFeed blocks (in its own goroutine, costing no CPU) until the feed has
-// frames. It is the only thing the live dashboard waits on while idle.
-func waitFeed(f feedSource) tea.Cmd {
-	return func() tea.Msg {
-		<-f.Ready()
-		return feedReadyMsg{}
-	}
-}
-
-func tick(d time.Duration, msg tea.Msg) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
-}
-
-func renderTick() tea.Cmd {
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return renderTickMsg{} })
-}
-
-// Update handles keys, size, the live feed and replay batches.
+// Update handles keys, the mouse, size and colours; every other message
+// goes to the driver.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -215,34 +122,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case FindingsMsg:
 		m.findings = msg.Lines
 		m.dirty = true
-	case feedReadyMsg:
-		return m, m.onFeed()
-	case renderTickMsg:
-		m.tickArmed = false
-		if !m.st.Paused {
-			m.dirty = true
-		}
-	case replayTickMsg:
-		if msg.gen != m.gen {
-			return m, nil
-		}
-		m.tickPending = false
-		if m.st.Paused || m.inFlight || m.seeking >= 0 {
-			return m, nil
-		}
-		m.clock += time.Duration(float64(frameInterval) * m.st.Speed)
-		return m, m.readCmd(m.clock, -1)
-	case followPollMsg:
-		if msg.gen != m.gen {
-			return m, nil
-		}
-		m.pollPending = false
-		if m.inFlight || m.st.Paused {
-			return m, nil
-		}
-		return m, m.readCmd(math.MaxInt64, -1)
-	case replayBatchMsg:
-		return m, m.onBatch(msg)
+	default:
+		cmd, news := m.driver().Update(msg, m.playback())
+		m.apply(news)
+		return m, cmd
 	}
 	return m, nil
 }
@@ -271,7 +154,7 @@ func (m *Model) bounds() Bounds {
 		SeekStride: stride,
 		Probes:     measured,
 		CellSteps:  m.cellSteps(m.w),
-		Running:    m.feed != nil && !m.ended,
+		Running:    m.live != nil && !m.live.ended,
 		SortCols:   len(summaryCols),
 	}
 }
@@ -289,60 +172,17 @@ func (m *Model) onState(next State) tea.Cmd {
 	if m.st.Quit {
 		return tea.Quit
 	}
-	if m.rd == nil {
-		if wasPaused && !m.st.Paused && m.feedHeld {
-			// Frames arrived while paused: take them now.
-			m.feedHeld = false
-			return m.onFeed()
-		}
-		return nil
-	}
-	if m.st.SeekTo >= 0 {
+	if m.replay != nil && m.st.SeekTo >= 0 {
 		target := m.st.SeekTo
 		m.st.SeekTo = -1
-		if m.inFlight {
-			m.pendSeek = target
-			return nil
-		}
-		return m.startSeek(target)
+		return m.replay.Seek(target)
 	}
 	if wasPaused && !m.st.Paused {
-		return m.resume()
+		cmd, news := m.driver().Resume(m.playback())
+		m.apply(news)
+		return cmd
 	}
 	return nil
-}
-
-// onFeed drains the live feed. The render tick is armed only here, so with
-// no frames arriving nothing but the blocked waitFeed is outstanding.
-func (m *Model) onFeed() tea.Cmd {
-	if m.st.Paused && !m.feed.Closed() {
-		// Paused: leave the frames in the feed (it coalesces plain frames
-		// and keeps alerts, evals and status changes), so the screen stays
-		// exactly as it was, whatever key is pressed, until space.
-		m.feedHeld = true
-		return nil
-	}
-	m.buf = m.feed.Drain(m.buf[:0])
-	for i := range m.buf {
-		m.data.add(&m.buf[i])
-	}
-	n := len(m.buf)
-	clear(m.buf) // drop references to the frames' slices
-	var cmds []tea.Cmd
-	if n > 0 && !m.tickArmed {
-		m.tickArmed = true
-		cmds = append(cmds, renderTick())
-	}
-	if m.feed.Closed() {
-		// Close signals Ready once more and no frame follows it: everything
-		// is drained, stop waiting.
-		m.ended = true
-		m.dirty = true
-		m.landOnSummary()
-	} else {
-		cmds = append(cmds, waitFeed(m.feed))
-	}
-	return tea.Batch(cmds...)
 }
 
 // landOnSummary switches to the Summary screen once, when the run ends
@@ -355,202 +195,4 @@ func (m *Model) landOnSummary() {
 	}
 	m.landed = true
 	m.st.Screen = ScreenSummary
-}
-
-// startSeek moves the replay to target: backward resets the histories and
-// re-reads from the start (the charts show the whole past), forward reads
-// on. Either way frames are ingested without pacing.
-func (m *Model) startSeek(target int) tea.Cmd {
-	m.gen++ // drops the scheduled tick or poll of the old generation
-	m.tickPending, m.pollPending = false, false
-	m.seeking = target
-	m.eof, m.following, m.catchUp = false, false, false
-	m.dirty = true
-	if target <= m.data.step {
-		m.data.reset()
-		m.clock = 0
-		return m.seekCmd(target)
-	}
-	return m.readCmd(math.MaxInt64, target)
-}
-
-// startCatchUp begins following a run: everything already in the source is
-// ingested without pacing, as a forward seek to no step in particular, in
-// batchMax-frame Cmds (keys are handled between them) and without drawing;
-// at EOF the dashboard draws once and follows the writer.
-func (m *Model) startCatchUp() tea.Cmd {
-	cmd := m.startSeek(math.MaxInt)
-	m.catchUp = true
-	return cmd
-}
-
-// resume restarts the replay clock after a pause or a seek.
-func (m *Model) resume() tea.Cmd {
-	if m.st.Paused || m.inFlight || m.seeking >= 0 {
-		return nil
-	}
-	if m.eof {
-		if m.opt.Follow && !m.srcEnded {
-			return m.followCmd()
-		}
-		return nil
-	}
-	return m.replayTick()
-}
-
-func (m *Model) replayTick() tea.Cmd {
-	if m.tickPending {
-		return nil
-	}
-	m.tickPending = true
-	return m.schedule(frameInterval, replayTickMsg{gen: m.gen})
-}
-
-func (m *Model) followCmd() tea.Cmd {
-	if m.pollPending {
-		return nil
-	}
-	m.pollPending = true
-	return m.schedule(followPoll, followPollMsg{gen: m.gen})
-}
-
-func (m *Model) onBatch(msg replayBatchMsg) tea.Cmd {
-	m.inFlight = false
-	if msg.gen == m.gen {
-		for i := range msg.frames {
-			m.data.add(&msg.frames[i])
-		}
-		if len(msg.frames) > 0 && m.seeking < 0 {
-			m.dirty = true
-		}
-		if msg.err != nil {
-			m.err = msg.err
-			m.dirty = true
-			return nil
-		}
-		m.eof = msg.eof
-		if msg.ended {
-			m.srcEnded = true
-			m.dirty = true
-			if m.seeking < 0 || msg.reached {
-				m.landOnSummary()
-			}
-		}
-		if m.seeking >= 0 && m.pendSeek < 0 {
-			if !msg.reached {
-				return m.readCmd(math.MaxInt64, m.seeking)
-			}
-			// Reached the target, or the end of what exists: a target past
-			// the end waits there (following) instead of reading on.
-			m.seeking, m.catchUp = -1, false
-			m.clock = m.rd.lastTime
-			m.dirty = true
-		}
-		if msg.eof && !m.opt.Follow && m.seeking < 0 && m.finished() {
-			// A plain replay read the whole run and every variant stopped:
-			// the result is what is left to look at.
-			m.landOnSummary()
-		}
-		if msg.eof && m.opt.Follow && m.seeking < 0 && !m.following {
-			m.following = true
-			m.dirty = true
-		}
-	}
-	if m.pendSeek >= 0 {
-		// A seek asked for during a long catch-up or seek replaces it.
-		t := m.pendSeek
-		m.pendSeek = -1
-		return m.startSeek(t)
-	}
-	if !msg.eof && len(msg.frames) == batchMax {
-		// More frames are already due: keep reading without waiting a tick.
-		if !m.st.Paused {
-			return m.readCmd(m.clock, -1)
-		}
-		return nil
-	}
-	return m.resume()
-}
-
-// readCmd reads frames due by the replay clock (until) or, for a seek,
-// those before step target.
-func (m *Model) readCmd(until time.Duration, target int) tea.Cmd {
-	if m.following {
-		until = math.MaxInt64
-	}
-	m.inFlight = true
-	rd, gen := m.rd, m.gen
-	return func() tea.Msg { return rd.read(gen, until, target) }
-}
-
-func (m *Model) seekCmd(target int) tea.Cmd {
-	m.inFlight = true
-	rd, gen := m.rd, m.gen
-	return func() tea.Msg {
-		if err := rd.seek(0); err != nil {
-			return replayBatchMsg{gen: gen, err: err}
-		}
-		return rd.read(gen, math.MaxInt64, target)
-	}
-}
-
-// reader wraps the ReplaySource with one frame of look-ahead. It is touched
-// only by the single Cmd in flight.
-type reader struct {
-	src      ReplaySource
-	pending  *probes.Frame
-	lastTime time.Duration // recorded time of the last frame handed out
-}
-
-func frameTime(f *probes.Frame) time.Duration {
-	if f.Elapsed > 0 {
-		return f.Elapsed
-	}
-	return time.Duration(f.Step) * untimedPace
-}
-
-func (r *reader) seek(step int) error {
-	r.pending = nil
-	r.lastTime = 0
-	return r.src.Seek(step)
-}
-
-// read returns the frames due by until, or (target ≥ 0) every frame with
-// Step < target, at most batchMax of them.
-func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
-	msg := replayBatchMsg{gen: gen}
-	for len(msg.frames) < batchMax {
-		var f probes.Frame
-		if r.pending != nil {
-			f, r.pending = *r.pending, nil
-		} else {
-			var err error
-			f, err = r.src.Next()
-			if errors.Is(err, io.EOF) {
-				msg.eof = true
-				msg.reached = true
-				if e, ok := r.src.(Ender); ok {
-					msg.ended = e.Ended()
-				}
-				return msg
-			}
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-		}
-		if target >= 0 {
-			if f.Step >= target {
-				r.pending = &f
-				msg.reached = true
-				return msg
-			}
-		} else if frameTime(&f) > until {
-			r.pending = &f
-			return msg
-		}
-		r.lastTime = max(r.lastTime, frameTime(&f))
-		msg.frames = append(msg.frames, f)
-	}
-	return msg
 }

@@ -63,3 +63,6 @@ func colFormat(vals []float64) func(float64) string {
 }
 
 func pow10(v float64) float64 { return math.Pow(10, v) }
+
+// fmtVal prints a probe value in at most 8 cells, 3 significant digits.
+func fmtVal(v float64) string { return fmt3(v) }

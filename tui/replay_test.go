@@ -83,8 +83,8 @@ func TestReplayPlaysToEndThenIdles(t *testing.T) {
 	if pending(left) != 0 {
 		t.Fatalf("replay still scheduling work at EOF")
 	}
-	if m.data.frames != len(src.frames) || !m.eof || m.data.step != 200 {
-		t.Fatalf("frames=%d/%d eof=%v step=%d", m.data.frames, len(src.frames), m.eof, m.data.step)
+	if m.data.frames != len(src.frames) || m.replay.State() != replayAtEnd || m.data.step != 200 {
+		t.Fatalf("frames=%d/%d eof=%v step=%d", m.data.frames, len(src.frames), m.replay.State() == replayAtEnd, m.data.step)
 	}
 	if len(src.seeks) != 0 {
 		t.Fatalf("plain replay seeked: %v", src.seeks)
@@ -115,8 +115,8 @@ func TestReplaySeekBackwardResetsAndRereads(t *testing.T) {
 	if len(src.seeks) != 1 || src.seeks[0] != 0 {
 		t.Fatalf("backward seek called Seek(%v), want Seek(0) once", src.seeks)
 	}
-	if m.data.step != want-1 || m.seeking != -1 {
-		t.Fatalf("after seek to %d: step=%d seeking=%d", want, m.data.step, m.seeking)
+	if m.data.step != want-1 || m.replay.seeking() {
+		t.Fatalf("after seek to %d: step=%d seeking=%v", want, m.data.step, m.replay.seeking())
 	}
 	// The histories hold the whole past again, nothing after the target.
 	if n := m.data.variants[0].series(probes.SeriesTrainLoss).Len(); n != want-1 {
@@ -142,8 +142,8 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 		t.Fatalf("enter on the event at step 120 left the replay at step %d (paused %v)", m.data.step, m.st.Paused)
 	}
 	for i := range m.data.variants {
-		if s := m.data.variants[i].step; s != 120 && m.data.variants[i].status == probes.Running {
-			t.Fatalf("variant %d at step %d, want 120", i, s)
+		if vt := m.data.tally.Variants[i]; vt.Step != 120 && vt.Status == probes.Running {
+			t.Fatalf("variant %d at step %d, want 120", i, m.data.tally.Variants[i].Step)
 		}
 	}
 }
@@ -167,7 +167,7 @@ func TestReplayPausedSchedulesNothing(t *testing.T) {
 	if pending(left) != 0 {
 		t.Fatal("paused replay kept ticking")
 	}
-	_, cmd := m.Update(replayTickMsg{gen: m.gen})
+	_, cmd := m.Update(replayTickMsg{gen: m.replay.gen})
 	if cmd != nil {
 		t.Fatal("a tick while paused read frames")
 	}
@@ -178,9 +178,9 @@ func TestReplayFollow(t *testing.T) {
 	src := &sliceSource{meta: meta, frames: fixtureFrames(meta, 100), limit: 60}
 	m := NewReplay(src, Options{Follow: true, Speed: 64}).(*Model)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	left := drive(t, m, m.Init(), 1000, func() bool { return m.following })
-	if !m.following || m.data.frames != 60 {
-		t.Fatalf("following=%v frames=%d", m.following, m.data.frames)
+	left := drive(t, m, m.Init(), 1000, func() bool { return m.replay.following() })
+	if !m.replay.following() || m.data.frames != 60 {
+		t.Fatalf("following=%v frames=%d", m.replay.following(), m.data.frames)
 	}
 	if !strings.Contains(m.View().Content, "following") {
 		t.Fatalf("header does not say following:\n%s", m.View().Content)
@@ -211,8 +211,8 @@ func TestReplayReadErrorShown(t *testing.T) {
 	m := NewReplay(src, Options{Speed: 64}).(*Model)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
 	left := drive(t, m, m.Init(), 100, nil)
-	if pending(left) != 0 || m.err == nil {
-		t.Fatalf("err=%v pending=%d", m.err, pending(left))
+	if pending(left) != 0 || m.replay.err == nil {
+		t.Fatalf("err=%v pending=%d", m.replay.err, pending(left))
 	}
 	if !strings.Contains(m.View().Content, "corrupt frame at byte 1234") {
 		t.Fatalf("error not shown:\n%s", m.View().Content)
@@ -224,7 +224,7 @@ func TestReplayReadErrorShown(t *testing.T) {
 func TestReplayOneClock(t *testing.T) {
 	m, _ := newReplayFixture(200, Options{})
 	drive(t, m, m.Init(), 2, nil) // start + first read; a tick is now scheduled
-	if !m.tickPending {
+	if m.replay.timer != timerTick {
 		t.Fatal("no tick scheduled while playing")
 	}
 	m.Update(keyPress("space"))
@@ -232,19 +232,19 @@ func TestReplayOneClock(t *testing.T) {
 		t.Fatal("resume scheduled a second tick while one was pending")
 	}
 	// The pending tick fires: one read, then exactly one new tick.
-	_, cmd := m.Update(replayTickMsg{gen: m.gen})
-	if cmd == nil || !m.inFlight {
+	_, cmd := m.Update(replayTickMsg{gen: m.replay.gen})
+	if cmd == nil || !m.replay.reading {
 		t.Fatal("tick did not read")
 	}
 	msg := cmd()
 	_, next := m.Update(msg)
-	if next == nil || !m.tickPending {
+	if next == nil || m.replay.timer != timerTick {
 		t.Fatal("no next tick after the read")
 	}
 	// A stale tick from before a seek is ignored and does not clear the flag.
-	m.gen++
-	m.tickPending = true
-	if _, cmd := m.Update(replayTickMsg{gen: m.gen - 1}); cmd != nil || !m.tickPending {
+	m.replay.gen++
+	m.replay.timer = timerTick
+	if _, cmd := m.Update(replayTickMsg{gen: m.replay.gen - 1}); cmd != nil || m.replay.timer != timerTick {
 		t.Fatal("stale tick acted")
 	}
 }

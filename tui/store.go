@@ -27,25 +27,12 @@ type variantData struct {
 
 	idx int
 	hs  *probes.Histories // the run's series, shared by all variants
-
-	lastTrain, lastVal, lastMetric, lastGap float64
-	haveVal                                 bool
-	lastTest                                *probes.Eval
-
-	step        int
-	epoch       float64
-	status      probes.Status
-	stoppedAt   int // step of the Diverged/Stopped/Done frame
-	stepsPerSec float64
-	elapsed     time.Duration
+	// t is where the variant stands (step, status, latest evaluations,
+	// alert counts): the run's probes.Tally, which the store feeds.
+	t *probes.VariantTally
 
 	// outlier[l][p] is the step of the latest outlier alert for that cell.
 	outlier [][probes.NumProbes]int
-	// outliers[l] counts the outlier alerts of layer l (summary).
-	outliers []int
-	// bestMetric is the best val metric seen and its step (summary).
-	bestMetric     float64
-	bestMetricStep int
 
 	firstSpec, lastSpec *probes.Spectrum
 }
@@ -58,18 +45,18 @@ type event struct {
 
 // store holds the dashboard's data: the bounded series of probes.Histories
 // (one per variant × layer × probe and per variant × run series, created on
-// the first measured value) plus the latest facts and the events.
+// the first measured value), the run's probes.Tally and the events.
 type store struct {
 	meta     probes.RunMeta
 	hs       *probes.Histories
 	variants []variantData
+	tally    *probes.Tally
 	events   []event
 	dropped  int // events dropped beyond maxEvents
 	step     int // highest step seen over all variants
 	epoch    float64
 	elapsed  time.Duration
 	frames   int
-	bad      int // frames naming a variant the meta does not have
 	total    int // total steps from the run config, 0 if unknown
 }
 
@@ -86,9 +73,10 @@ func newStore(meta probes.RunMeta) *store {
 func (s *store) reset() {
 	s.hs.Reset()
 	s.variants = make([]variantData, len(s.meta.Variants))
+	s.tally = probes.NewTally(s.meta)
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
-		v.idx, v.hs = i, s.hs
+		v.idx, v.hs, v.t = i, s.hs, &s.tally.Variants[i]
 		v.group = vm.Name
 		if vm.Spec != "" {
 			v.group = vm.Spec
@@ -98,52 +86,27 @@ func (s *store) reset() {
 			v.label += " s" + strconv.FormatInt(vm.Seed, 10)
 		}
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
-		v.outliers = make([]int, len(s.meta.Layers))
 		if c, err := normspec.Parse(v.group); err == nil {
 			v.warmup = c.WarmupSteps()
 		}
 	}
 	s.events = s.events[:0]
-	s.dropped, s.step, s.epoch, s.elapsed, s.frames, s.bad = 0, 0, 0, 0, 0, 0
+	s.dropped, s.step, s.epoch, s.elapsed, s.frames = 0, 0, 0, 0, 0
 }
 
-// add ingests one frame. Frames for unknown variants are counted and
-// ignored; extra layers beyond the meta's are ignored.
+// add ingests one frame. Frames for unknown variants are ignored; extra
+// layers beyond the meta's are ignored.
 func (s *store) add(f *probes.Frame) {
 	if f.Variant < 0 || f.Variant >= len(s.variants) {
-		s.bad++
 		return
 	}
 	s.frames++
 	v := &s.variants[f.Variant]
-	v.step, v.epoch, v.status = f.Step, f.Epoch, f.Status
-	if f.Status != probes.Running && v.stoppedAt == 0 {
-		v.stoppedAt = f.Step
-	}
-	if f.StepsPerSec > 0 {
-		v.stepsPerSec = f.StepsPerSec
-	}
-	v.elapsed = max(v.elapsed, f.Elapsed)
+	s.tally.Add(f)
 	s.step = max(s.step, f.Step)
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)
-
 	s.hs.Add(*f)
-	if !math.IsNaN(f.TrainLoss) {
-		v.lastTrain = f.TrainLoss
-	}
-	for _, e := range f.Eval {
-		switch e.Split {
-		case "val":
-			if !v.haveVal || betterMetric(s.meta.Metric, e.Metric, v.bestMetric) {
-				v.bestMetric, v.bestMetricStep = e.Metric, f.Step
-			}
-			v.lastVal, v.lastMetric, v.lastGap, v.haveVal = e.Loss, e.Metric, e.Gap(), true
-		case "test":
-			e := e
-			v.lastTest = &e
-		}
-	}
 	if sp := f.Spectrum; sp != nil && len(sp.Sigma) > 0 {
 		if v.firstSpec == nil {
 			v.firstSpec = sp
@@ -153,7 +116,6 @@ func (s *store) add(f *probes.Frame) {
 	for _, a := range f.Alerts {
 		if a.Kind == probes.AlertOutlier && a.Layer >= 0 && a.Layer < len(v.outlier) && a.Probe < probes.NumProbes {
 			v.outlier[a.Layer][a.Probe] = a.Step
-			v.outliers[a.Layer]++
 		}
 		s.addEvent(event{variant: f.Variant, Alert: a})
 	}
@@ -176,22 +138,6 @@ func (s *store) addEvent(e event) {
 	s.events[i] = e
 }
 
-// betterMetric reports whether metric value a beats b: accuracy is better
-// higher, bits per character (and any loss-like metric) lower. NaN never
-// beats anything.
-func betterMetric(metric string, a, b float64) bool {
-	if math.IsNaN(a) {
-		return false
-	}
-	if math.IsNaN(b) {
-		return true
-	}
-	if metric == "accuracy" {
-		return a > b
-	}
-	return a < b
-}
-
 // probe is the series of probe p at layer l, nil when never measured.
 func (v *variantData) probe(l int, p probes.Probe) *probes.History {
 	return v.hs.Probe(v.idx, l, p)
@@ -212,4 +158,15 @@ func (v *variantData) hasProbe(p probes.Probe) bool {
 		}
 	}
 	return false
+}
+
+// allStopped reports whether every variant stopped (done, diverged or
+// stopped), and there is at least one.
+func (s *store) allStopped() bool {
+	for i := range s.variants {
+		if s.tally.Variants[i].Status == probes.Running {
+			return false
+		}
+	}
+	return len(s.variants) > 0
 }

@@ -214,16 +214,14 @@ func orNaN(v float64, ok bool) float64 {
 	return v
 }
 
+// FindingsMsg carries the papers' findings as `normtop report` judges this
+// run, one line each; the Summary screen lists them. The command that runs
+// the dashboard computes them (file I/O stays out of the model) once the run
+// file is complete, and sends them with tea.Program.Send.
+type FindingsMsg struct{ Lines []string }
+
 // finished reports whether the run has ended: the live feed closed, or the
 // replayed file's end record was read, or every variant stopped.
 func (m *Model) finished() bool {
-	if m.ended || m.srcEnded {
-		return true
-	}
-	for i := range m.data.variants {
-		if m.data.variants[i].status == probes.Running {
-			return false
-		}
-	}
-	return len(m.data.variants) > 0
+	return m.driver().Ended() || m.data.allStopped()
 }

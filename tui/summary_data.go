@@ -9,10 +9,9 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// This file is the dashboard's own tally of where each variant stands,
-// for the ranking (Overview) and the Summary screen. It reads only the
-// store, so that it can be swapped for probes.Tally when that lands
-// (issue 14): standings() is the one place to change.
+// This file groups where each variant stands (probes.Tally, fed by the
+// store) by spec over seeds, for the ranking (Overview) and the Summary
+// screen. It keeps no bookkeeping of its own.
 
 // standing is one variant's (or one group of seeds') result so far.
 type standing struct {
@@ -80,28 +79,29 @@ func (s *store) standings() []standing {
 		st.status = probes.Done
 		for _, i := range st.idx {
 			v := &s.variants[i]
-			st.step = max(st.step, v.step)
-			st.status = worseStatus(st.status, v)
-			if v.status != probes.Running && v.stoppedAt > 0 && (st.stopped == 0 || v.stoppedAt < st.stopped) && v.status != probes.Done {
-				st.stopped = v.stoppedAt
+			t := v.t
+			st.step = max(st.step, t.Step)
+			st.status = worseStatus(st.status, t.Status)
+			if at := stoppedAt(t); at > 0 && (st.stopped == 0 || at < st.stopped) {
+				st.stopped = at
 			}
-			if v.haveVal {
+			if t.Val != nil {
 				st.haveVal = true
-				metric = append(metric, v.lastMetric)
-				best = append(best, v.bestMetric)
-				val = append(val, v.lastVal)
-				gap = append(gap, v.lastGap)
+				metric = append(metric, t.Val.Metric)
+				best = append(best, v.bestMetric(s.meta.Metric))
+				val = append(val, t.Val.Loss)
+				gap = append(gap, t.Val.Gap())
 			}
 			if h := v.series(probes.SeriesTrainLoss); h != nil {
-				if _, t, ok := h.Last(); ok {
-					train = append(train, t)
+				if _, x, ok := h.Last(); ok {
+					train = append(train, x)
 				}
 			}
-			sps = append(sps, v.stepsPerSec)
-			if v.lastTest != nil {
-				test = append(test, v.lastTest.Metric)
+			sps = append(sps, t.StepsPerSec)
+			if t.Test != nil {
+				test = append(test, t.Test.Metric)
 			}
-			for l, n := range v.outliers {
+			for l, n := range t.Outliers {
 				st.alerts[gof[l]] += n
 			}
 		}
@@ -116,9 +116,38 @@ func (s *store) standings() []standing {
 	return out
 }
 
+// stoppedAt is the step a variant diverged or was stopped at, 0 while it
+// runs or once it is done.
+func stoppedAt(t *probes.VariantTally) int {
+	switch t.Status {
+	case probes.Diverged:
+		return t.DivergedAt
+	case probes.Stopped:
+		return t.Step
+	}
+	return 0
+}
+
+// bestMetric is the best val metric of the run so far (NaN before any):
+// the extremes of the series' buckets survive every merge, so it is exact.
+func (v *variantData) bestMetric(metric string) float64 {
+	h := v.series(probes.SeriesValMetric)
+	if h == nil {
+		return math.NaN()
+	}
+	bs := h.View(1)
+	if len(bs) == 0 {
+		return math.NaN()
+	}
+	if metric == "accuracy" {
+		return bs[0].Max
+	}
+	return bs[0].Min
+}
+
 // worseStatus folds a seed's status into its group's: diverged beats
 // stopped beats running beats done (a group is done when every seed is).
-func worseStatus(cur probes.Status, v *variantData) probes.Status {
+func worseStatus(cur, s probes.Status) probes.Status {
 	rank := func(s probes.Status) int {
 		switch s {
 		case probes.Diverged:
@@ -130,10 +159,26 @@ func worseStatus(cur probes.Status, v *variantData) probes.Status {
 		}
 		return 0
 	}
-	if rank(v.status) > rank(cur) {
-		return v.status
+	if rank(s) > rank(cur) {
+		return s
 	}
 	return cur
+}
+
+// betterMetric reports whether metric value a beats b: accuracy is better
+// higher, bits per character (and any loss-like metric) lower. NaN never
+// beats anything.
+func betterMetric(metric string, a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	if metric == "accuracy" {
+		return a > b
+	}
+	return a < b
 }
 
 // meanSD is the mean and sample standard deviation of the finite values

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -152,4 +153,42 @@ func seededFixture() (*Model, probes.RunMeta) {
 		m.data.add(&f)
 	}
 	return m, meta
+}
+
+// TestBestMetricFromSeries: the best val metric comes from the series'
+// bucket extremes, exact after the buckets were merged many times over,
+// higher for accuracy and lower for bpc, NaN values skipped.
+func TestBestMetricFromSeries(t *testing.T) {
+	for _, tc := range []struct {
+		metric string
+		evals  int
+		want   float64
+	}{
+		{"accuracy", 0, math.NaN()},
+		{"accuracy", 3000, 0.9},
+		{"bpc", 3000, 0.5},
+	} {
+		t.Run(fmt.Sprintf("%s×%d", tc.metric, tc.evals), func(t *testing.T) {
+			meta := fixtureMeta(1, 1, 1)
+			meta.Metric = tc.metric
+			s := newStore(meta)
+			for i := range tc.evals {
+				x := 0.7 + 0.1*math.Sin(float64(i))
+				switch i {
+				case 1234:
+					x = tc.want
+				case 77, 2999:
+					x = math.NaN()
+				}
+				s.add(&probes.Frame{Step: i + 1, Eval: []probes.Eval{{Split: "val", Metric: x}}})
+			}
+			got := s.variants[0].bestMetric(tc.metric)
+			if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+				t.Fatalf("best %v, want %v", got, tc.want)
+			}
+			if st := s.standings(); tc.evals > 0 && (!st[0].haveVal || st[0].best != tc.want || st[0].step != tc.evals) {
+				t.Fatalf("standing %+v", st[0])
+			}
+		})
+	}
 }

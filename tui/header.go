@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// modeWords is the header's badge: the driver's state in words, then
+// whether the dashboard is paused and where a seek is going.
+func (m *Model) modeWords() string {
+	var mode, seek string
+	if r := m.replay; r != nil {
+		switch r.State() {
+		case replayFollowing, replayFollowBehind:
+			mode = "following"
+			if r.Ended() {
+				mode += " (ended)"
+			}
+		case replayCatchingUp:
+			mode = "catching up"
+		case replaySeeking:
+			seek = fmt.Sprintf(" · seeking → %d", r.target)
+			fallthrough
+		default:
+			mode = fmt.Sprintf("replay ×%g", m.st.Speed)
+		}
+	} else {
+		mode = "live"
+		if m.live.Ended() {
+			mode += " (ended)"
+		}
+	}
+	if m.st.Paused {
+		mode += " · paused"
+	}
+	return mode + seek
+}
+
+// feedDropped is the live feed's dropped-frame count (0 in replay).
+func (m *Model) feedDropped() int {
+	if m.live == nil {
+		return 0
+	}
+	return m.live.dropped()
+}
+
+func (m *Model) writeHeader(b *strings.Builder) {
+	s := m.styles
+	meta := &m.data.meta
+	mode := m.modeWords()
+	run := meta.RunID
+	if run == "" {
+		run = "(unnamed run)"
+	}
+	left := s.Title.Render("normtop") + " " + s.Header.Render(fmt.Sprintf("%s · %s · %s", run, meta.Model, meta.Data))
+	right := s.ActiveTab.Render(" " + mode + " ")
+	b.WriteString(joinLR(left, right, m.w))
+	b.WriteByte('\n')
+
+	stepStr := fmt.Sprintf("step %d", m.data.step)
+	if m.data.total > 0 {
+		stepStr += fmt.Sprintf("/%d", m.data.total)
+	}
+	facts := fmt.Sprintf("%s · epoch %.2f · elapsed %s", stepStr, m.data.epoch, fmtDuration(m.data.elapsed))
+	if m.replay != nil && m.replay.err != nil {
+		facts += " · " + s.Bad.Render("read error: "+m.replay.err.Error())
+	}
+	if d := m.feedDropped(); d > 0 {
+		// The live feed is lossy by design (the trainer never waits); say
+		// how many plain frames were coalesced away. The run file has them.
+		facts += fmt.Sprintf(" · %d frames coalesced", d)
+	}
+	path := m.opt.RunPath
+	if path == "" {
+		path = "(not recorded)"
+	}
+	// The facts come first; the path gets what is left, its end (the file
+	// name) kept, and goes when too little is left to mean anything.
+	room := m.w - ansi.StringWidth(facts) - 1
+	if room < 12 {
+		b.WriteString(fit(s.Header.Render(facts), m.w))
+	} else {
+		b.WriteString(joinLR(s.Header.Render(facts), s.Dim.Render(shortenPath(path, room)), m.w))
+	}
+	b.WriteByte('\n')
+
+	var tabs strings.Builder
+	x := 0
+	for i := range numScreens {
+		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		tw := ansi.StringWidth(t)
+		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
+		x += tw
+		if Screen(i) == m.st.Screen {
+			tabs.WriteString(s.ActiveTab.Render(t))
+		} else {
+			tabs.WriteString(s.Tab.Render(t))
+		}
+	}
+	flags := ""
+	if m.st.Log {
+		flags += " log"
+	}
+	if m.st.Smooth {
+		flags += " ema"
+	}
+	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
+	b.WriteByte('\n')
+}
+
+// headerH is the header's height: the screen body starts on this row.
+const headerH = 3

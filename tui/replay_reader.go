@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// reader wraps the ReplaySource with one frame of look-ahead. It is touched
+// only by the single Cmd in flight.
+type reader struct {
+	src      ReplaySource
+	pending  *probes.Frame
+	lastTime time.Duration // recorded time of the last frame handed out
+}
+
+func frameTime(f *probes.Frame) time.Duration {
+	if f.Elapsed > 0 {
+		return f.Elapsed
+	}
+	return time.Duration(f.Step) * untimedPace
+}
+
+func (r *reader) seek(step int) error {
+	r.pending = nil
+	r.lastTime = 0
+	return r.src.Seek(step)
+}
+
+// read returns the frames due by until, or (target ≥ 0) every frame with
+// Step < target, at most batchMax of them.
+func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
+	msg := replayBatchMsg{gen: gen}
+	for len(msg.frames) < batchMax {
+		var f probes.Frame
+		if r.pending != nil {
+			f, r.pending = *r.pending, nil
+		} else {
+			var err error
+			f, err = r.src.Next()
+			if errors.Is(err, io.EOF) {
+				msg.eof = true
+				msg.reached = true
+				if e, ok := r.src.(Ender); ok {
+					msg.ended = e.Ended()
+				}
+				return msg
+			}
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+		}
+		if target >= 0 {
+			if f.Step >= target {
+				r.pending = &f
+				msg.reached = true
+				return msg
+			}
+		} else if frameTime(&f) > until {
+			r.pending = &f
+			return msg
+		}
+		r.lastTime = max(r.lastTime, frameTime(&f))
+		msg.frames = append(msg.frames, f)
+	}
+	return msg
+}
