@@ -22,38 +22,54 @@ def col_stats(xf, w):
     """Per-feature batch statistics of xf [rows, C] over the real rows, two
     passes: (μ_B, σ_B² biased, n)."""
     if w is None:
-        # sum/n, not mean(): CPU mean() of float32 copies its input first.
+        # sum/n, not mean(): CPU mean() of float32 copies its input first;
+        # the centred copy is squared in place (one temporary, not two).
         n = float(xf.shape[0])
-        mean = xf.sum(0) / n
-        return mean, (xf - mean).square().sum(0) / n, n
+        mean = xf.sum(0).div_(n)
+        return mean, (xf - mean).square_().sum(0).div_(n), n
     n = w.sum()
-    wc = w[:, None].to(xf.dtype)
-    mean = (xf * wc).sum(0) / n
-    return mean, ((xf - mean) * wc).square().sum(0) / n, n
+    wc = w.to(xf.dtype)
+    mean = (wc @ xf) / n
+    return mean, (wc @ (xf - mean).square_()) / n, n
 
 
 def min_max(xf, w):
-    """[min x, max x] over the real rows (max |x| is the larger magnitude);
-    two reductions without a temporary |x|."""
+    """(min x, max x) over the real rows (max |x| is the larger magnitude),
+    one pass (aminmax) without a temporary |x|."""
     if w is not None:
         xf = xf * w[:, None].to(xf.dtype)  # padding becomes 0, which changes neither max |x|
-    return torch.stack([xf.amin(), xf.amax()])
+    return torch.aminmax(xf)
 
 
-def row_grad_sums(xr, gh, rms):
-    """Per normalization row: ‖x−μ‖² (‖x‖² for RMSNorm), Σĝ, Σĝ⊙(x−μ) (for
-    RMSNorm Σĝ⊙x): the passes over the data the row family's gradient
-    probes need. The rest is arithmetic on these [R] vectors. (Squares and
-    sums, not torch.linalg.vector_norm, which makes four passes on CPU.)"""
-    if rms:
-        return [xr.square().sum(1), (gh * xr).sum(1)]
-    xc = xr - xr.sum(1, keepdim=True) / xr.shape[1]
-    return [xc.square().sum(1), gh.sum(1), (gh * xc).sum(1)]
+def sq_norms(r):
+    """Σ_k r_ik² per row: one fused pass (vector_norm over dim 1), squared."""
+    return torch.linalg.vector_norm(r, dim=1).square_()
+
+
+def row_grad_sums(xr, gr, gam, rms):
+    """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖², Σĝ, Σĝ⊙(x−μ) (for
+    RMSNorm ‖x‖², Σĝ⊙x), then the Theorem-1 sums of g, Σg and Σg²: the
+    passes over the data the row family's probes need; the rest is
+    arithmetic on these [R] vectors. A sum weighted by γ is a product with
+    γ (Σĝ and Σg in one [R,d]@[d,2] pass), so ĝ is never made."""
+    xc = xr if rms else xr - xr.sum(1, keepdim=True).div_(xr.shape[1])
+    out = [sq_norms(xc)]
+    if gam is None:
+        sg = gr.sum(1)
+        sgh, sghx = sg, (gr * xc).sum(1)
+    else:
+        gam = gam.to(gr.dtype)
+        both = gr @ torch.stack([gam, torch.ones_like(gam)], 1)
+        sgh, sg = both[:, 0], both[:, 1]
+        sghx = (gr * xc) @ gam
+    if not rms:
+        out.append(sgh)
+    return out + [sghx, sg, sq_norms(gr)]
 
 
 def moment_sums(r):
     """Σ_k r_ik and Σ_k r_ik² per row (Theorem-1 moments)."""
-    return [r.sum(1), r.square().sum(1)]
+    return [r.sum(1), sq_norms(r)]
 
 
 def moments(s, q2, d):
@@ -80,16 +96,23 @@ def rms_grad_norms(q2, sgx, d, eps):
     return (q2.sqrt() / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gh, w, n, mean, var, eps):
+def batchnorm_grad_rows(xf, gf, gam, w, n, mean, var, eps):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
-    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i; returns ‖g_μ‖ and ‖g_σ²,i‖ per row."""
+    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
+    row. γ is per feature, so it comes out of the sums over rows
+    (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
     a = (var + eps).rsqrt()
-    xh = (xf - mean) * a
-    if w is not None:
-        gh = gh * w[:, None].to(gh.dtype)
-    s1 = gh.sum(0)
-    s2 = (gh * xh).sum(0)
-    return (s1 * a / n).norm(), (xh * (s2 * a / n)).square().sum(1).sqrt()
+    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
+    gx = gf * xh
+    if w is None:
+        s1, s2 = gf.sum(0), gx.sum(0)
+    else:
+        wc = w.to(gf.dtype)
+        s1, s2 = wc @ gf, wc @ gx
+    if gam is not None:
+        gam = gam.to(gf.dtype)
+        s1, s2 = s1 * gam, s2 * gam
+    return (s1 * a / n).norm(), torch.linalg.vector_norm(xh.mul_(s2 * a / n), dim=1)
 
 
 def spectrum(weight):

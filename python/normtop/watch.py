@@ -190,27 +190,23 @@ class _Variant:
         s, x = st.site, st.x
         acc = self._acc(x)
         if s.kind == BATCHNORM:
-            xf, gf = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
+            xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
-            gam = s.feature_gamma()
-            gh = gf if gam is None else gf * _as(gam, acc)
             mean, var, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gh, st.w_feat, n, mean, var, s.eps)
-            vecs = [rows]
-            gr, w = gf, st.w_feat
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, mean, var, s.eps)
+            vecs = [rows] + P.moment_sums(gr)
+            w = st.w_feat
         else:
             xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
             dxr = None if dx is None else _as(s.row_view(dx), acc)
             gam = s.row_gamma(x)
-            if gam is None:
-                gh = gr
-            elif gam.dim() == 1:
-                gh = gr * _as(gam, acc)
-            else:  # GroupNorm: γ per channel, laid out as [groups, d]
+            if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-            vecs = P.row_grad_sums(xr, gh, s.kind == RMSNORM)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
+                vecs[-2:] = P.moment_sums(gr)
+            else:
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
             gmu, w = None, st.w_row
-        vecs += P.moment_sums(gr)
         if dxr is not None:
             vecs += P.moment_sums(dxr)
         st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
@@ -280,7 +276,7 @@ class _Variant:
             st.shadow = s
         in_mean = mean.mean(1)
         in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
-        maxabs = torch.stack([st.fwd[2] for st in group]).abs().amax(1).to(in_mean.dtype)
+        maxabs = torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1).to(in_mean.dtype)
         cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
         vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
         self._scatter(out, group, cols, vals)
