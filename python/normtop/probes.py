@@ -18,19 +18,49 @@ GAMMA_DRIFT, BETA_NORM = 16, 17
 NUM_PROBES = 18
 
 
-def col_stats(xf, w):
-    """Per-feature batch statistics of xf [rows, C] over the real rows, two
-    passes: (μ_B, σ_B² biased, n)."""
+class Scratch:
+    """Temporaries the size of a layer's input, shared by all layers on the
+    CPU. The hooks of a step run one layer after the other, so a shared
+    buffer is still in cache when the next layer uses it, where a fresh
+    temporary per layer lands in cold memory and costs more than the pass
+    over the data itself (measured: a hook's first call on a step took
+    2.3× its immediate repeat). On other devices tensors are allocated as
+    usual (their caching allocators already recycle, and kernels on
+    different streams must not share a buffer)."""
+
+    def __init__(self):
+        self._bufs = {}
+
+    def __call__(self, like, slot):
+        """A buffer shaped like `like` (slot 0 or 1: two can be live at
+        once), or None off the CPU."""
+        if like.device.type != "cpu":
+            return None
+        key = (tuple(like.shape), like.dtype, slot)
+        b = self._bufs.get(key)
+        if b is None:
+            b = self._bufs[key] = torch.empty(like.shape, dtype=like.dtype)
+        return b
+
+
+def _no_scratch(like, slot):
+    return None
+
+
+def col_stats(xf, w, tmp=_no_scratch):
+    """Per-feature sums of xf [rows, C] over the real rows, two passes:
+    (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and σ_B² = Q/n (biased); the
+    divisions run batched over the layers."""
     if w is None:
-        # sum/n, not mean(): CPU mean() of float32 copies its input first;
-        # the centred copy is squared in place (one temporary, not two).
+        # sum, not mean(): CPU mean() of float32 copies its input first. The
+        # centred copy x − S/n is one op (alpha), squared in place.
         n = float(xf.shape[0])
-        mean = xf.sum(0).div_(n)
-        return mean, (xf - mean).square_().sum(0).div_(n), n
+        s = xf.sum(0)
+        return s, torch.sub(xf, s, alpha=1 / n, out=tmp(xf, 0)).square_().sum(0), n
     n = w.sum()
     wc = w.to(xf.dtype)
-    mean = (wc @ xf) / n
-    return mean, (wc @ (xf - mean).square_()) / n, n
+    s = wc @ xf
+    return s, wc @ torch.sub(xf, s / n, out=tmp(xf, 0)).square_(), n
 
 
 def min_max(xf, w):
@@ -41,69 +71,71 @@ def min_max(xf, w):
     return torch.aminmax(xf)
 
 
-def sq_norms(r):
-    """Σ_k r_ik² per row: one fused pass (vector_norm over dim 1), squared."""
-    return torch.linalg.vector_norm(r, dim=1).square_()
+def norms(r):
+    """‖r_i‖ per row: one fused pass (vector_norm over dim 1); the squares
+    are taken batched over the layers."""
+    return torch.linalg.vector_norm(r, dim=1)
 
 
-def row_grad_sums(xr, gr, gam, rms):
-    """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖², Σĝ, Σĝ⊙(x−μ) (for
-    RMSNorm ‖x‖², Σĝ⊙x), then the Theorem-1 sums of g, Σg and Σg²: the
+def row_grad_sums(xr, gr, gam, rms, tmp=_no_scratch):
+    """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for
+    RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
     passes over the data the row family's probes need; the rest is
     arithmetic on these [R] vectors. A sum weighted by γ is a product with
-    γ (Σĝ and Σg in one [R,d]@[d,2] pass), so ĝ is never made."""
-    xc = xr if rms else xr - xr.sum(1, keepdim=True).div_(xr.shape[1])
-    out = [sq_norms(xc)]
+    γ, so ĝ is never made."""
+    d = xr.shape[1]
+    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d, out=tmp(xr, 0))
+    out = [norms(xc)]
+    sg = gr.sum(1)
+    gxc = torch.mul(gr, xc, out=tmp(gr, 1))
     if gam is None:
-        sg = gr.sum(1)
-        sgh, sghx = sg, (gr * xc).sum(1)
+        sgh, sghx = sg, gxc.sum(1)
     else:
         gam = gam.to(gr.dtype)
-        both = gr @ torch.stack([gam, torch.ones_like(gam)], 1)
-        sgh, sg = both[:, 0], both[:, 1]
-        sghx = (gr * xc) @ gam
+        sgh, sghx = gr @ gam, gxc @ gam
     if not rms:
         out.append(sgh)
-    return out + [sghx, sg, sq_norms(gr)]
+    return out + [sghx, sg, norms(gr)]
 
 
 def moment_sums(r):
-    """Σ_k r_ik and Σ_k r_ik² per row (Theorem-1 moments)."""
-    return [r.sum(1), sq_norms(r)]
+    """Σ_k r_ik and ‖r_i‖ per row (Theorem-1 moments)."""
+    return [r.sum(1), norms(r)]
 
 
-def moments(s, q2, d):
-    """Per-row mean and biased variance from Σr and Σr² (d values a row)."""
+def moments(s, nrm, d):
+    """Per-row mean and biased variance from Σr and ‖r‖ (d values a row)."""
     m = s / d
-    return m, (q2 / d - m.square()).clamp(min=0)
+    return m, (nrm.square() / d - m.square()).clamp(min=0)
 
 
-def ln_grad_norms(q2, sg, sgxc, d, eps):
+def ln_grad_norms(nc, sg, sgxc, d, eps):
     """§5 LayerNorm analogue per row (convention P, PyTorch's) from
-    q2 = ‖x−μ‖², Σĝ, Σĝ(x−μ): with v = q2/d and D = √(v+ε),
+    nc = ‖x−μ‖, Σĝ, Σĝ(x−μ): with v = nc²/d and D = √(v+ε),
     ‖g_μ,i‖ = |Σĝ|·√d/(d·D) and ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·D), where
-    ‖x̂_i‖ = √q2/D and Σĝx̂ = Σĝ(x−μ)/D."""
-    v = q2 / d
+    ‖x̂_i‖ = nc/D and Σĝx̂ = Σĝ(x−μ)/D."""
+    v = nc.square() / d
     D = (v + eps).sqrt()
     den = d * D
-    return sg.abs() * (d ** 0.5) / den, (q2.sqrt() / D) * (sgxc.abs() / D) / den
+    return sg.abs() * (d ** 0.5) / den, (nc / D) * (sgxc.abs() / D) / den
 
 
-def rms_grad_norms(q2, sgx, d, eps):
-    """RMSNorm's statistic term: r = √(‖x‖²/d + ε), x̂ = x/r,
+def rms_grad_norms(nx, sgx, d, eps):
+    """RMSNorm's statistic term from nx = ‖x‖: r = √(‖x‖²/d + ε), x̂ = x/r,
     ‖g_ψ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·r)."""
-    r = (q2 / d + eps).sqrt()
-    return (q2.sqrt() / r) * (sgx.abs() / r) / (d * r)
+    r = (nx.square() / d + eps).sqrt()
+    return (nx / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gf, gam, w, n, mean, var, eps):
+def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps, tmp=_no_scratch):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
     S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
     row. γ is per feature, so it comes out of the sums over rows
     (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
-    a = (var + eps).rsqrt()
-    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
-    gx = gf * xh
+    mean = s / n
+    a = (q / n + eps).rsqrt()
+    xh = torch.addcmul(-mean * a, xf, a, out=tmp(xf, 0))  # (x−μ)·a in one pass
+    gx = torch.mul(gf, xh, out=tmp(gf, 1))
     if w is None:
         s1, s2 = gf.sum(0), gx.sum(0)
     else:

@@ -63,6 +63,19 @@ class Site:
         self.groups = int(getattr(module, "num_groups", 1)) if kind == GROUPNORM else 1
         # BatchNorm's own running statistics (spec §5: distances use them).
         self.has_running = kind == BATCHNORM and isinstance(getattr(module, "running_mean", None), torch.Tensor)
+        self._flat = {}
+
+    def flat(self, t):
+        """A detached, flattened view of a parameter or buffer of the module,
+        made once: it shares the tensor's storage, so it sees the optimizer's
+        in-place updates (a hook then needs no detach/reshape per call). It
+        is made again when the tensor's storage changes (module.to(),
+        param.data = ...)."""
+        ptr = t.data_ptr()
+        v = self._flat.get(id(t))
+        if v is None or v[0] != ptr or v[1].numel() != t.numel():
+            v = self._flat[id(t)] = (ptr, t.detach().reshape(-1), t)  # t kept: its id stays its own
+        return v[1]
 
     def width(self, x):
         """d of the normalization rows (features normalized together)."""
@@ -78,8 +91,11 @@ class Site:
         """The input as [positions, features]: channels last for BatchNorm and
         GroupNorm, the normalized dims flattened for LayerNorm/RMSNorm."""
         if self.kind in (LAYERNORM, RMSNORM):
-            return x.reshape(-1, self.width(x))
-        if x.dim() <= 2:
+            d = self.width(x)
+            return x if x.dim() == 2 and x.shape[1] == d else x.reshape(-1, d)
+        if x.dim() == 2:
+            return x
+        if x.dim() < 2:
             return x.reshape(x.shape[0], -1)
         c = x.shape[1]
         return x.movedim(1, -1).reshape(-1, c)
@@ -98,12 +114,12 @@ class Site:
         if self.kind == GROUPNORM:
             c = x.shape[1]
             spatial = x[0, 0].numel()
-            return w.detach().reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
-        return w.detach().reshape(-1)
+            return self.flat(w).reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
+        return self.flat(w)
 
     def feature_gamma(self):
         w = self.weight
-        return None if w is None else w.detach().reshape(-1)
+        return None if w is None else self.flat(w)
 
     def rows_per_position(self):
         """How many normalization rows one per-feature row makes (mask mapping)."""

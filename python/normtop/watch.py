@@ -46,7 +46,7 @@ class _Variant:
         self.handles = []
         self.due = False
         self.touched = False  # a hook wrote probe values since the last take
-        self.cols = {}  # (device, layer rows, probe columns) → index tensors
+        self.eps = {}  # (device, dtype, the layers' ε) → [S, 1] tensor, made once
         self.pending = None
         self.last_step = 0
         self.last_time = None
@@ -110,7 +110,8 @@ class _Variant:
             if not self._active(module) or not st.site.has_running:
                 return
             # The running statistics before this batch's update (§5).
-            st.own = torch.stack([module.running_mean.detach(), module.running_var.detach()])
+            s = st.site
+            st.own = torch.stack([s.flat(module.running_mean), s.flat(module.running_var)])
         return hook
 
     def _fwd_hook(self, st):
@@ -138,8 +139,8 @@ class _Variant:
             if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
                 st.x, st.w_feat, st.w_row = x, w_feat, w_row
                 try:
-                    with torch.no_grad():
-                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+                    with torch.no_grad():  # no graph is recorded: g and dx need no detach
+                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None)
                 finally:
                     st.x = st.w_feat = st.w_row = None
         return hook
@@ -159,16 +160,16 @@ class _Variant:
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
-        mean, var, n = P.col_stats(xf, w_feat)
+        sums, sq, n = P.col_stats(xf, w_feat, self.run.scratch)
         params = None
         if s.weight is not None:
-            params = [s.weight.detach().reshape(-1)]
+            params = [s.flat(s.weight)]
             if s.bias is not None:
-                params.append(s.bias.detach().reshape(-1))
+                params.append(s.flat(s.bias))
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
-        st.fwd = (mean, var, P.min_max(xf, w_feat), n, own, params)
+        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params)
         st.x, st.w_feat, st.w_row = x, w_feat, w_row
         self.touched = True
 
@@ -192,8 +193,9 @@ class _Variant:
         if s.kind == BATCHNORM:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
-            mean, var, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, mean, var, s.eps)
+            sums, sq, _, n, _, _ = st.fwd
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps,
+                                                 self.run.scratch)
             vecs = [rows] + P.moment_sums(gr)
             w = st.w_feat
         else:
@@ -202,10 +204,10 @@ class _Variant:
             gam = s.row_gamma(x)
             if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM, self.run.scratch)
                 vecs[-2:] = P.moment_sums(gr)
             else:
-                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, self.run.scratch)
             gmu, w = None, st.w_row
         if dxr is not None:
             vecs += P.moment_sums(dxr)
@@ -213,8 +215,9 @@ class _Variant:
         self.touched = True
 
     def finish(self):
-        """This step's probe values, [L, NUM_PROBES] on each device (NaN where
-        not measured): the per-layer arithmetic, batched over the layers."""
+        """This step's probe values, batched over the layers: on each device a
+        list of (layer rows, probe columns, values [rows, columns]); what is
+        not listed was not measured."""
         out = {}
         fw = [st for st in self.states if st.fwd is not None]
         bw = [st for st in self.states if st.bwd is not None]
@@ -227,28 +230,22 @@ class _Variant:
             st.fwd = st.bwd = None
         return out
 
-    def _buf_for(self, out, device, dtype):
-        b = out.get(device)
-        if b is None:
-            b = out[device] = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=dtype, device=device)
-        return b
-
-    def _scatter(self, out, group, cols, vals):
-        """Writes vals [S, len(cols)] into the rows of the group's sites."""
-        dev = vals.device
-        key = (dev, tuple(st.row for st in group), tuple(cols))
-        idx = self.cols.get(key)
-        if idx is None:  # made once per layer set and probe set, never per step
-            r = torch.tensor([st.row for st in group], device=dev)
-            c = torch.tensor(cols, device=dev)
-            idx = self.cols[key] = (r[:, None], c[None, :])
-        b = self._buf_for(out, dev, vals.dtype)
-        b[idx] = vals.to(b.dtype)
+    @staticmethod
+    def _scatter(out, group, cols, vals):
+        """Notes vals [S, len(cols)] as the values of the group's sites."""
+        out.setdefault(vals.device, []).append(([st.row for st in group], cols, vals))
 
     def _finish_stats(self, group, out):
         m = self.run.momentum
-        mean = torch.stack([st.fwd[0] for st in group])  # [S, C]
-        var = torch.stack([st.fwd[1] for st in group])
+        ns = [st.fwd[3] for st in group]
+        if all(isinstance(n, float) for n in ns) and len(set(ns)) == 1:
+            n = ns[0]
+        else:
+            n = torch.stack([torch.full((), x, dtype=group[0].fwd[0].dtype, device=group[0].fwd[0].device)
+                             if isinstance(x, float) else x.to(group[0].fwd[0].dtype) for x in ns])[:, None]
+        sq = torch.stack([st.fwd[0] for st in group] + [st.fwd[1] for st in group]) / (
+            n if isinstance(n, float) else n.repeat(2, 1))
+        mean, var = sq[:len(group)], sq[len(group):]  # [S, C]: μ_B, σ_B²
         batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
         shadows = []
         for st in group:
@@ -285,9 +282,9 @@ class _Variant:
             c = mean.shape[1]
             if p.shape[1] == 2 * c:
                 vals = torch.stack([(p[:, :c] - 1).norm(dim=1), p[:, c:].norm(dim=1)], 1)
-                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals.to(dists.dtype))
+                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals)
             else:
-                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None].to(dists.dtype))
+                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None])
 
     def _finish_grads(self, group, out):
         first = group[0]
@@ -308,10 +305,10 @@ class _Variant:
             if len(set(eps)) == 1:
                 eps = eps[0]
             else:  # a tensor made once, not per step (a copy to the device would wait for it)
-                key = ("eps", v.device, v.dtype, tuple(eps))
-                if key not in self.cols:
-                    self.cols[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
-                eps = self.cols[key]
+                key = (v.device, v.dtype, tuple(eps))
+                if key not in self.eps:
+                    self.eps[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.eps[key]
             if kind == RMSNORM:
                 cols.append(P.G_PSI2)
                 vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))
@@ -336,17 +333,22 @@ class _Variant:
         extra_val = None
         if self.touched:
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
-            for dev, b in self.finish().items():
-                flat = b.reshape(-1)
-                if extra is not None and extra_val is None and extra.device == dev:
-                    flat = torch.cat([flat, extra.detach().reshape(1).to(b.dtype)])
-                host = flat.cpu().tolist()
-                if len(host) > b.numel():
-                    extra_val = host[-1]
-                for st in self.states:
-                    row = host[st.row * P.NUM_PROBES:(st.row + 1) * P.NUM_PROBES]
-                    if any(not math.isnan(v) for v in row):
-                        out[st.row] = row
+            for dev, pieces in self.finish().items():
+                dt = pieces[0][2].dtype
+                flat = [_as(v, dt).reshape(-1) for _, _, v in pieces]
+                with_extra = extra is not None and extra_val is None and extra.device == dev
+                if with_extra:
+                    flat.append(_as(extra.detach().reshape(1), dt))
+                host = torch.cat(flat).tolist()  # the step's one copy to the host
+                if with_extra:
+                    extra_val = host.pop()
+                k = 0
+                for rows, cols, _ in pieces:
+                    for r in rows:
+                        row = out[r]
+                        for c in cols:
+                            row[c] = host[k]
+                            k += 1
             self.touched = False
         if extra is not None and extra_val is None:
             extra_val = float(extra.detach())
@@ -384,6 +386,7 @@ class Run:
             raise ValueError(f"normtop: precision={precision!r}; valid: input, float64, float32")
         self.acc, self.every, self.momentum = accs[precision], every, float(momentum)
         self.spectrum_every = spectrum_every
+        self.scratch = P.Scratch()  # the hooks' temporaries on the CPU, shared by all layers
         if isinstance(models, torch.nn.Module):
             models = {type(models).__name__: models}
         if not models:
