@@ -24,6 +24,9 @@ type streamState struct {
 	final map[int][]probes.Eval // variant → last eval of each split, for End
 
 	ranks *rankMerge // the other ranks' streams the header lists, or nil
+
+	layers []string      // the header's, for derived alerts
+	alerts *streamAlerts // nil when the writer writes its own alerts
 }
 
 // readLine returns the line at off without its '\n' (valid until the next
@@ -109,6 +112,10 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 				r.meta = r.js.ranks.meta
 			}
 			r.js.sm = newStreamMap(h.Meta)
+			if h.Alerts != alertsWritten {
+				r.js.layers = h.Meta.Layers
+				r.js.alerts = newStreamAlerts(h.Meta.Layers)
+			}
 			return nil
 		}
 	}
@@ -141,6 +148,9 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 		if kind == lineEnd {
 			r.end = &e
 			continue
+		}
+		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
+			r.js.alerts.add(&f)
 		}
 		if int64(f.Step) < r.target {
 			continue
@@ -183,6 +193,9 @@ func noteFinal(final map[int][]probes.Eval, f *probes.Frame) {
 
 func (r *Reader) streamSeek(step int) {
 	r.pos, r.target = r.js.start, int64(step)
+	if r.js.alerts != nil {
+		r.js.alerts = newStreamAlerts(r.js.layers)
+	}
 	if r.js.ranks != nil {
 		r.js.ranks.seek(step)
 	}
