@@ -52,6 +52,7 @@ class _Variant:
         self.last_time = None
         self.losses_since_eval = []
         self.mask = None
+        self.mask_on = {}  # (device, dtype) → the mask there, made once per set_mask
 
     def attach(self, layer_index):
         for s in self.sites:
@@ -94,7 +95,11 @@ class _Variant:
         if m is None:
             return None, None
         s = st.site
-        m = m.reshape(-1).to(device=x.device, dtype=self._acc(x))
+        key = (x.device, self._acc(x))
+        on = self.mask_on.get(key)
+        if on is None:  # one copy per device and step, not one per layer (a copy to a GPU waits for it)
+            on = self.mask_on[key] = m.reshape(-1).to(device=x.device, dtype=key[1])
+        m = on
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
         if m.numel() == feat_rows and s.kind != GROUPNORM:
@@ -476,6 +481,7 @@ class Run:
         vs = self.variants if variant is None else [self._variant(variant)]
         for v in vs:
             v.mask = None if mask is None else mask.detach()
+            v.mask_on = {}
 
     def log(self, step, train_loss=None, val_loss=None, val_metric=None, test_loss=None,
             test_metric=None, epoch=None, variant=None):
