@@ -46,7 +46,7 @@ class _Variant:
         self.handles = []
         self.due = False
         self.touched = False  # a hook wrote probe values since the last take
-        self.eps = {}  # (device, dtype, the layers' ε) → [S, 1] tensor, made once
+        self.consts = {}  # constants made once, not per step: the layers' ε, [1, 0] for γ and β
         self.pending = None
         self.last_step = 0
         self.last_time = None
@@ -260,7 +260,8 @@ class _Variant:
         sh = torch.stack(shadows)
         # Before its first batch a shadow is the batch itself (it starts
         # from it): distance 0, as normtop's probes.Collector reports.
-        ref = torch.where(torch.isnan(sh), batch, sh)
+        fresh = torch.isnan(sh)
+        ref = torch.where(fresh, batch, sh)
         if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
             own = torch.stack([ref[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
             ref = torch.cat([own, ref[:, 2:]], 1)
@@ -273,20 +274,24 @@ class _Variant:
             n = torch.stack([torch.full((), st.fwd[3], dtype=sh.dtype, device=sh.device)
                              if isinstance(st.fwd[3], float) else st.fwd[3].to(sh.dtype) for st in group])
             ok = ok & torch.stack([n > 0, n > 1, n > 0], 1)
-        new = torch.where(ok[:, :, None], torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
+        new = torch.where(ok[:, :, None], torch.where(fresh, batch, sh.lerp(batch, m)), sh)
         for st, s in zip(group, new.unbind(0)):
             st.shadow = s
         in_mean = mean.mean(1)
         in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
-        maxabs = torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1).to(in_mean.dtype)
+        maxabs = _as(torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1), in_mean.dtype)
         cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
         vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
         self._scatter(out, group, cols, vals)
         for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
             p = torch.stack([st.fwd[5] for st in sub])
             c = mean.shape[1]
-            if p.shape[1] == 2 * c:
-                vals = torch.stack([(p[:, :c] - 1).norm(dim=1), p[:, c:].norm(dim=1)], 1)
+            if p.shape[1] == 2 * c:  # [γ, β]: ‖γ−1‖ and ‖β‖ as one subtraction and one norm
+                key = ("γβ", c, p.dtype, p.device)
+                one = self.consts.get(key)
+                if one is None:
+                    one = self.consts[key] = torch.tensor([[1.0], [0.0]], dtype=p.dtype, device=p.device)
+                vals = (p.view(-1, 2, c) - one).norm(dim=2)
                 self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals)
             else:
                 self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None])
@@ -295,15 +300,12 @@ class _Variant:
         first = group[0]
         kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
         v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
-        w = None if w0 is None else torch.stack([st.bwd[2] for st in group]).to(v.dtype)  # [S, R]
-        n = None if w is None else w.sum(1)
-
-        def wmean(r):  # mean over the real rows: [S, R] → [S]
-            return r.mean(1) if w is None else (r * w).sum(1) / n
-        cols, vals = [], []
+        # Per-row values [S, ·, R] whose mean over the real rows is a probe,
+        # averaged in one op at the end.
+        cols, per_row = [], []
         if kind == BATCHNORM:
-            cols += [P.G_MU, P.G_VAR]
-            vals += [torch.stack([st.bwd[1] for st in group]).to(v.dtype), wmean(v[:, 0])]
+            cols.append(P.G_VAR)
+            per_row.append(v[:, :1])
             k = 1
         else:
             eps = [st.site.eps for st in group]
@@ -311,24 +313,30 @@ class _Variant:
                 eps = eps[0]
             else:  # a tensor made once, not per step (a copy to the device would wait for it)
                 key = (v.device, v.dtype, tuple(eps))
-                if key not in self.eps:
-                    self.eps[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
-                eps = self.eps[key]
+                if key not in self.consts:
+                    self.consts[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.consts[key]
             if kind == RMSNORM:
                 cols.append(P.G_PSI2)
-                vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))
+                per_row.append(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)[:, None])
                 k = 2
             else:
-                gmu, gvar = P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)
                 cols += [P.G_MU, P.G_VAR]
-                vals += [wmean(gmu), wmean(gvar)]
+                per_row += [t[:, None] for t in P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)]
                 k = 3
-        for c_mean, c_var in ((P.DY_MEAN, P.DY_VAR), (P.DX_MEAN, P.DX_VAR))[:2 if has_dx else 1]:
-            m, var = P.moments(v[:, k], v[:, k + 1], d)
-            cols += [c_mean, c_var]
-            vals += [wmean(m), wmean(var)]
-            k += 2
-        self._scatter(out, group, cols, torch.stack(vals, 1))
+        j = 2 if has_dx else 1  # the moments of dy (and dx): Σ at k, k+2; ‖·‖ at k+1, k+3
+        m, var = P.moments(v[:, k:k + 2 * j:2], v[:, k + 1:k + 2 * j:2], d)
+        cols += [P.DY_MEAN, P.DX_MEAN][:j] + [P.DY_VAR, P.DX_VAR][:j]
+        r = torch.cat(per_row + [m, var], 1)
+        if w0 is None:
+            vals = r.mean(2)
+        else:
+            w = torch.stack([st.bwd[2] for st in group]).to(v.dtype)[:, None]  # [S, 1, R]
+            vals = (r * w).sum(2) / w.sum(2)
+        if kind == BATCHNORM:  # ‖g_μ‖: one value per layer, not per row
+            cols.insert(0, P.G_MU)
+            vals = torch.cat([torch.stack([st.bwd[1] for st in group]).to(v.dtype)[:, None], vals], 1)
+        self._scatter(out, group, cols, vals)
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
