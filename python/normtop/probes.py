@@ -18,36 +18,7 @@ GAMMA_DRIFT, BETA_NORM = 16, 17
 NUM_PROBES = 18
 
 
-class Scratch:
-    """Temporaries the size of a layer's input, shared by all layers on the
-    CPU. The hooks of a step run one layer after the other, so a shared
-    buffer is still in cache when the next layer uses it, where a fresh
-    temporary per layer lands in cold memory and costs more than the pass
-    over the data itself (measured: a hook's first call on a step took
-    2.3× its immediate repeat). On other devices tensors are allocated as
-    usual (their caching allocators already recycle, and kernels on
-    different streams must not share a buffer)."""
-
-    def __init__(self):
-        self._bufs = {}
-
-    def __call__(self, like, slot):
-        """A buffer shaped like `like` (slot 0 or 1: two can be live at
-        once), or None off the CPU."""
-        if like.device.type != "cpu":
-            return None
-        key = (tuple(like.shape), like.dtype, slot)
-        b = self._bufs.get(key)
-        if b is None:
-            b = self._bufs[key] = torch.empty(like.shape, dtype=like.dtype)
-        return b
-
-
-def _no_scratch(like, slot):
-    return None
-
-
-def col_stats(xf, w, tmp=_no_scratch):
+def col_stats(xf, w):
     """Per-feature sums of xf [rows, C] over the real rows, two passes:
     (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and σ_B² = Q/n (biased); the
     divisions run batched over the layers."""
@@ -56,11 +27,11 @@ def col_stats(xf, w, tmp=_no_scratch):
         # centred copy x − S/n is one op (alpha), squared in place.
         n = float(xf.shape[0])
         s = xf.sum(0)
-        return s, torch.sub(xf, s, alpha=1 / n, out=tmp(xf, 0)).square_().sum(0), n
+        return s, torch.sub(xf, s, alpha=1 / n).square_().sum(0), n
     n = w.sum()
     wc = w.to(xf.dtype)
     s = wc @ xf
-    return s, wc @ torch.sub(xf, s / n, out=tmp(xf, 0)).square_(), n
+    return s, wc @ (xf - s / n).square_(), n
 
 
 def min_max(xf, w):
@@ -77,17 +48,17 @@ def norms(r):
     return torch.linalg.vector_norm(r, dim=1)
 
 
-def row_grad_sums(xr, gr, gam, rms, tmp=_no_scratch):
+def row_grad_sums(xr, gr, gam, rms):
     """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for
     RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
     passes over the data the row family's probes need; the rest is
     arithmetic on these [R] vectors. A sum weighted by γ is a product with
     γ, so ĝ is never made."""
     d = xr.shape[1]
-    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d, out=tmp(xr, 0))
+    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d)
     out = [norms(xc)]
     sg = gr.sum(1)
-    gxc = torch.mul(gr, xc, out=tmp(gr, 1))
+    gxc = gr * xc
     if gam is None:
         sgh, sghx = sg, gxc.sum(1)
     else:
@@ -127,15 +98,15 @@ def rms_grad_norms(nx, sgx, d, eps):
     return (nx / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps, tmp=_no_scratch):
+def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
     S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
     row. γ is per feature, so it comes out of the sums over rows
     (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
     mean = s / n
     a = (q / n + eps).rsqrt()
-    xh = torch.addcmul(-mean * a, xf, a, out=tmp(xf, 0))  # (x−μ)·a in one pass
-    gx = torch.mul(gf, xh, out=tmp(gf, 1))
+    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
+    gx = gf * xh
     if w is None:
         s1, s2 = gf.sum(0), gx.sum(0)
     else:

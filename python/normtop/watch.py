@@ -165,7 +165,7 @@ class _Variant:
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
-        sums, sq, n = P.col_stats(xf, w_feat, self.run.scratch)
+        sums, sq, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
             params = [s.flat(s.weight)]
@@ -199,8 +199,7 @@ class _Variant:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
             sums, sq, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps,
-                                                 self.run.scratch)
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps)
             vecs = [rows] + P.moment_sums(gr)
             w = st.w_feat
         else:
@@ -209,10 +208,10 @@ class _Variant:
             gam = s.row_gamma(x)
             if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM, self.run.scratch)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
                 vecs[-2:] = P.moment_sums(gr)
             else:
-                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, self.run.scratch)
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
             gmu, w = None, st.w_row
         if dxr is not None:
             vecs += P.moment_sums(dxr)
@@ -399,7 +398,6 @@ class Run:
             raise ValueError(f"normtop: precision={precision!r}; valid: input, float64, float32")
         self.acc, self.every, self.momentum = accs[precision], every, float(momentum)
         self.spectrum_every = spectrum_every
-        self.scratch = P.Scratch()  # the hooks' temporaries on the CPU, shared by all layers
         if isinstance(models, torch.nn.Module):
             models = {type(models).__name__: models}
         if not models:
