@@ -311,7 +311,7 @@ class _Variant:
             if len(set(eps)) == 1:
                 eps = eps[0]
             else:  # a tensor made once, not per step (a copy to the device would wait for it)
-                key = (v.device, v.dtype, tuple(eps))
+                key = ("ε", v.device, v.dtype, tuple(eps))
                 if key not in self.consts:
                     self.consts[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
                 eps = self.consts[key]
