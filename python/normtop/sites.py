@@ -65,17 +65,22 @@ class Site:
         self.has_running = kind == BATCHNORM and isinstance(getattr(module, "running_mean", None), torch.Tensor)
         self._flat = {}
 
-    def flat(self, t):
-        """A detached, flattened view of a parameter or buffer of the module,
-        made once: it shares the tensor's storage, so it sees the optimizer's
-        in-place updates (a hook then needs no detach/reshape per call). It
-        is made again when the tensor's storage changes (module.to(),
-        param.data = ...)."""
+    def flat(self, key, t):
+        """A detached, flattened view of the module's tensor t (key names it:
+        "weight", "running_mean", ...), made once: it shares t's storage, so
+        it sees the optimizer's in-place updates, and a hook needs no
+        detach/reshape per call. It is made again when t's storage changes
+        (module.to(), param.data = ...; the cached view keeps the old storage
+        alive, so a new one never has the same address). A non-contiguous t
+        has no flat view: it is copied on each call, never cached."""
         ptr = t.data_ptr()
-        v = self._flat.get(id(t))
-        if v is None or v[0] != ptr or v[1].numel() != t.numel():
-            v = self._flat[id(t)] = (ptr, t.detach().reshape(-1), t)  # t kept: its id stays its own
-        return v[1]
+        v = self._flat.get(key)
+        if v is not None and v[0] == ptr and v[1].numel() == t.numel():
+            return v[1]
+        f = t.detach().reshape(-1)
+        if f.data_ptr() == ptr and t.is_contiguous():
+            self._flat[key] = (ptr, f)
+        return f
 
     def width(self, x):
         """d of the normalization rows (features normalized together)."""
@@ -114,12 +119,12 @@ class Site:
         if self.kind == GROUPNORM:
             c = x.shape[1]
             spatial = x[0, 0].numel()
-            return self.flat(w).reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
-        return self.flat(w)
+            return self.flat("weight", w).reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
+        return self.flat("weight", w)
 
     def feature_gamma(self):
         w = self.weight
-        return None if w is None else self.flat(w)
+        return None if w is None else self.flat("weight", w)
 
     def rows_per_position(self):
         """How many normalization rows one per-feature row makes (mask mapping)."""

@@ -116,7 +116,8 @@ class _Variant:
                 return
             # The running statistics before this batch's update (§5).
             s = st.site
-            st.own = torch.stack([s.flat(module.running_mean), s.flat(module.running_var)])
+            st.own = torch.stack([s.flat("running_mean", module.running_mean),
+                                  s.flat("running_var", module.running_var)])
         return hook
 
     def _fwd_hook(self, st):
@@ -168,9 +169,9 @@ class _Variant:
         sums, sq, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
-            params = [s.flat(s.weight)]
+            params = [s.flat("weight", s.weight)]
             if s.bias is not None:
-                params.append(s.flat(s.bias))
+                params.append(s.flat("bias", s.bias))
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
