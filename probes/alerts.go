@@ -139,3 +139,34 @@ func (la *layerAlerts) check(dst []Alert, step, layer int, name string, v *Layer
 	}
 	return dst
 }
+
+// Alerter applies the per-layer alert rules (outlier, ν-growth, AdaNorm φ)
+// to layer values measured elsewhere, with the thresholds, warm-up and
+// episodes of a Collector: a stream whose writer computes no alerts (the
+// PyTorch hook, any trainer written to record/STREAM.md) gets normtop's
+// alerts from its reader. The ν-growth threshold uses DefaultAlphaBwd, as
+// a stream does not say a layer's α_b.
+type Alerter struct {
+	layers []string
+	state  []layerAlerts
+}
+
+// NewAlerter returns an Alerter for one variant whose layers are named
+// layers (RunMeta.Layers).
+func NewAlerter(layers []string) *Alerter {
+	return &Alerter{layers: append([]string(nil), layers...), state: make([]layerAlerts, len(layers))}
+}
+
+// Alerts appends to dst the alerts of f's layer values, in layer order, as
+// Collector.Frame adds its own; f must be the variant's next frame (the
+// running medians advance). A frame without Layers (no probe due) adds
+// nothing and changes nothing, as for a Collector.
+func (a *Alerter) Alerts(dst []Alert, f *Frame) []Alert {
+	for i := range f.Layers {
+		if i >= len(a.state) {
+			break
+		}
+		dst = a.state[i].check(dst, f.Step, i, a.layers[i], &f.Layers[i], DefaultAlphaBwd)
+	}
+	return dst
+}

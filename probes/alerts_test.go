@@ -290,3 +290,42 @@ func TestEvalTrainLossEdges(t *testing.T) {
 		t.Errorf("evals = %+v", f.Eval)
 	}
 }
+
+// TestAlerterMatchesCollector: the Alerter, fed the values of a Collector's
+// frames, raises exactly the Collector's layer alerts (what a stream's
+// reader derives equals what normtop's trainer would have said).
+func TestAlerterMatchesCollector(t *testing.T) {
+	cases := []struct {
+		name   string
+		series []float64
+	}{
+		{"spike after warm-up", append(repeat(1, OutlierWindow), 10.5)},
+		{"episodes and re-arming", concat(repeat(1, OutlierWindow), []float64{11}, repeat(1, alertRearmQuiet), []float64{11, 12, 1, 30})},
+		{"slow growth", ramp(1, 100)},
+		{"zeros", append(repeat(0, OutlierWindow), 5)},
+	}
+	layers := []string{"block0.ln", "block1.ln"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector(0, layers, DefaultIntervals())
+			a := NewAlerter(layers)
+			for i, x := range tc.series {
+				f := c.measure(i+1, 0, 1, []*normspec.Taps{scalarTaps(1), scalarTaps(x)})
+				want := f.Alerts
+				f.Alerts = nil
+				got := a.Alerts(nil, &f)
+				if len(got) != len(want) {
+					t.Fatalf("step %d: Alerter %+v, Collector %+v", i+1, got, want)
+				}
+				for j := range got {
+					if got[j] != want[j] {
+						t.Fatalf("step %d: Alerter %+v, Collector %+v", i+1, got[j], want[j])
+					}
+				}
+			}
+		})
+	}
+	if got := NewAlerter(layers).Alerts(nil, &Frame{Step: 1}); got != nil {
+		t.Errorf("a frame without layers: %+v", got)
+	}
+}

@@ -75,6 +75,8 @@ func streamSeeds() []string {
 		`{"normtop_stream":1,"meta":{"Variants":[{"Name":"a"}],"Layers":["x"]},"streams":["s.rank1.jsonl"]}` + "\n" + `{"step":1}` + "\n",
 		"\n\n" + twoLayerHead + "{bad\n\n" + line("ln", -5, `,"status":"stopped","elapsed_s":1e300`),
 		`{"variant":"ln","step":1}` + "\n",
+		`{"normtop_stream":1,"alerts":"written","meta":{"Variants":[{"Name":"a"}],"Layers":["x"]}}` + "\n" +
+			`{"step":1,"layers":{"x":{"in_std":1,"ada_frac":0.5}}}` + "\n" + `{"step":2,"layers":{"x":{"in_std":90}}}` + "\n",
 	}
 }
 

@@ -32,7 +32,14 @@ type streamHeader struct {
 	Version *int           `json:"normtop_stream"`
 	Meta    probes.RunMeta `json:"meta"`
 	Streams []string       `json:"streams"`
+	Alerts  string         `json:"alerts"` // "derived" (default) or "written" (STREAM.md)
 }
+
+// Values of the header's "alerts" key: who makes the frames' alerts.
+const (
+	alertsDerived = "derived" // the reader, from the values (the default)
+	alertsWritten = "written" // the writer; the reader derives none
+)
 
 type streamEval struct {
 	Split     string           `json:"split"`
@@ -126,6 +133,8 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 		return h, fmt.Errorf("invalid stream format version %d", *h.Version)
 	case len(h.Meta.Variants) == 0:
 		return h, fmt.Errorf("its header names no variant (meta.Variants is empty)")
+	case h.Alerts != "" && h.Alerts != alertsDerived && h.Alerts != alertsWritten:
+		return h, fmt.Errorf("its header has \"alerts\":%q (valid: %q, %q)", h.Alerts, alertsDerived, alertsWritten)
 	case len(h.Meta.Variants) > maxStreamVariants || len(h.Meta.Layers) > maxStreamLayers:
 		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
 	}

@@ -24,6 +24,9 @@ type streamState struct {
 	tally *probes.Tally // the frames read, for End's final evaluations
 
 	ranks *rankMerge // the other ranks' streams the header lists, or nil
+
+	layers []string      // the header's, for derived alerts
+	alerts *streamAlerts // nil when the writer writes its own alerts
 }
 
 // readLine returns the line at off without its '\n' (valid until the next
@@ -110,6 +113,10 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 			}
 			r.js.sm = newStreamMap(h.Meta)
 			r.js.tally = probes.NewTally(r.meta)
+			if h.Alerts != alertsWritten {
+				r.js.layers = h.Meta.Layers
+				r.js.alerts = newStreamAlerts(h.Meta.Layers)
+			}
 			return nil
 		}
 	}
@@ -143,6 +150,9 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 			r.end = &e
 			continue
 		}
+		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
+			r.js.alerts.add(&f)
+		}
 		if int64(f.Step) < r.target {
 			continue
 		}
@@ -166,6 +176,9 @@ func (r *Reader) streamNext() (probes.Frame, error) {
 
 func (r *Reader) streamSeek(step int) {
 	r.pos, r.target = r.js.start, int64(step)
+	if r.js.alerts != nil {
+		r.js.alerts = newStreamAlerts(r.js.layers)
+	}
 	if r.js.ranks != nil {
 		r.js.ranks.seek(step)
 	}

@@ -17,7 +17,15 @@ import (
 )
 
 func streamHeaderLine(t testing.TB, meta probes.RunMeta, streams ...string) []byte {
+	return streamHeaderWith(t, meta, nil, streams...)
+}
+
+// streamHeaderWith is streamHeaderLine with more header keys.
+func streamHeaderWith(t testing.TB, meta probes.RunMeta, keys map[string]any, streams ...string) []byte {
 	h := map[string]any{"normtop_stream": 1, "meta": meta}
+	for k, v := range keys {
+		h[k] = v
+	}
 	if len(streams) > 0 {
 		h["streams"] = streams
 	}
@@ -129,7 +137,8 @@ func asStreamed(f probes.Frame, layers int) probes.Frame {
 
 // TestStreamRoundTrip: header + `normtop export --format jsonl` lines + end
 // line is a stream, and reading it gives back the Frames (up to what JSON
-// cannot say: NaN payloads and nanoseconds).
+// cannot say: NaN payloads and nanoseconds). The header says the alerts are
+// written (the export's own): the reader derives none.
 func TestStreamRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	meta := testMeta(3, 4)
@@ -142,7 +151,7 @@ func TestStreamRoundTrip(t *testing.T) {
 		frames = append(frames, f)
 	}
 	var b []byte
-	b = append(b, streamHeaderLine(t, meta)...)
+	b = append(b, streamHeaderWith(t, meta, map[string]any{"alerts": "written"})...)
 	b = append(b, exportedLines(t, meta, frames)...)
 	b = append(b, `{"end":{"status":"completed"}}`+"\n"...)
 	r, err := Open(writeStream(t, b))

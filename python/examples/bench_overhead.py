@@ -4,7 +4,9 @@ of normtop's own benchmark (2 layers, d 64, 4 heads, 64 characters, batch
 
 Blocks of steps without the hook and with it (default probes, every=1;
 and every=10) alternate, so that a machine whose load changes affects both
-alike; the report gives the median step time of each and the overhead.
+alike; the report gives, per mode, the median step time and the overhead over the
+blocks without the hook of the same round (median and quartiles over the
+rounds), for wall time and for the training thread's CPU time.
 
     python3 python/examples/bench_overhead.py [--norm layernorm] [--rounds 8] [--steps 20]
 """
@@ -45,14 +47,18 @@ def main():
     y = torch.randint(0, vocab, (batch, seq))
     tmp = tempfile.mkdtemp()
     modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
-    times = {k: [] for k in modes}
+    # Per mode and round: the median step's wall time and the main thread's
+    # CPU time (time.thread_time: the work done on the training thread,
+    # which other processes on a shared machine do not inflate; torch runs
+    # its ops on this thread unless BLAS spawns its own).
+    wall = {k: [] for k in modes}
     cpu = {k: [] for k in modes}
     step = 0
 
     def one(run):
         nonlocal step
         step += 1
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = time.perf_counter(), time.thread_time()
         loss = nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
         opt.zero_grad()
         loss.backward()
@@ -61,7 +67,7 @@ def main():
             run.log(step, train_loss=loss)
         else:
             float(loss)  # the same one sync the hook's log() makes
-        return time.perf_counter() - t0, time.process_time() - c0
+        return time.perf_counter() - t0, time.thread_time() - c0
 
     for _ in range(3):  # warm up
         one(None)
@@ -72,20 +78,23 @@ def main():
                 run = normtop.watch(model, os.path.join(tmp, f"{name}-{r}.jsonl"), every=every,
                                     precision=a.precision, spectrum_every=100)
             step = 0
-            for _ in range(a.steps):
-                w, c = one(run)
-                times[name].append(w)
-                cpu[name].append(c)
+            ts = [one(run) for _ in range(a.steps)]
+            wall[name].append(statistics.median(t[0] for t in ts))
+            cpu[name].append(statistics.median(t[1] for t in ts))
             if run is not None:
                 run.close()
-    base = statistics.median(times["none"])
-    cbase = statistics.median(cpu["none"])
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {a.norm}, d {a.d_model}, "
           f"{a.rounds} rounds × {a.steps} steps per mode, precision {a.precision}")
+    print("overhead over 'none' of the same round: median [quartiles] of the rounds")
     for name in modes:
-        m, c = statistics.median(times[name]), statistics.median(cpu[name])
-        print(f"{name:9s} median step {m * 1e3:7.2f} ms wall ({100 * (m / base - 1):+6.1f}%), "
-              f"{c * 1e3:7.2f} ms CPU ({100 * (c / cbase - 1):+6.1f}%)")
+        print(f"{name:9s} step {statistics.median(wall[name]) * 1e3:6.2f} ms wall {_spread(wall[name], wall['none'])}, "
+              f"{statistics.median(cpu[name]) * 1e3:6.2f} ms thread CPU {_spread(cpu[name], cpu['none'])}")
+
+
+def _spread(xs, base):
+    r = sorted(100 * (x / b - 1) for x, b in zip(xs, base))
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    return f"{statistics.median(r):+6.1f}% [{q[0]:+5.1f}, {q[2]:+5.1f}]"
 
 
 if __name__ == "__main__":

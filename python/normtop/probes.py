@@ -19,77 +19,103 @@ NUM_PROBES = 18
 
 
 def col_stats(xf, w):
-    """Per-feature batch statistics of xf [rows, C] over the real rows, two
-    passes: (μ_B, σ_B² biased, n)."""
+    """Per-feature sums of xf [rows, C] over the real rows, two passes:
+    (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and σ_B² = Q/n (biased); the
+    divisions run batched over the layers."""
     if w is None:
-        # sum/n, not mean(): CPU mean() of float32 copies its input first.
+        # sum, not mean(): CPU mean() of float32 copies its input first. The
+        # centred copy x − S/n is one op (alpha), squared in place.
         n = float(xf.shape[0])
-        mean = xf.sum(0) / n
-        return mean, (xf - mean).square().sum(0) / n, n
+        s = xf.sum(0)
+        return s, torch.sub(xf, s, alpha=1 / n).square_().sum(0), n
     n = w.sum()
-    wc = w[:, None].to(xf.dtype)
-    mean = (xf * wc).sum(0) / n
-    return mean, ((xf - mean) * wc).square().sum(0) / n, n
+    wc = w.to(xf.dtype)
+    s = wc @ xf
+    return s, wc @ (xf - s / n).square_(), n
 
 
 def min_max(xf, w):
-    """[min x, max x] over the real rows (max |x| is the larger magnitude);
-    two reductions without a temporary |x|."""
+    """(min x, max x) over the real rows (max |x| is the larger magnitude),
+    one pass (aminmax) without a temporary |x|."""
     if w is not None:
         xf = xf * w[:, None].to(xf.dtype)  # padding becomes 0, which changes neither max |x|
-    return torch.stack([xf.amin(), xf.amax()])
+    return torch.aminmax(xf)
 
 
-def row_grad_sums(xr, gh, rms):
-    """Per normalization row: ‖x−μ‖² (‖x‖² for RMSNorm), Σĝ, Σĝ⊙(x−μ) (for
-    RMSNorm Σĝ⊙x): the passes over the data the row family's gradient
-    probes need. The rest is arithmetic on these [R] vectors. (Squares and
-    sums, not torch.linalg.vector_norm, which makes four passes on CPU.)"""
-    if rms:
-        return [xr.square().sum(1), (gh * xr).sum(1)]
-    xc = xr - xr.sum(1, keepdim=True) / xr.shape[1]
-    return [xc.square().sum(1), gh.sum(1), (gh * xc).sum(1)]
+def norms(r):
+    """‖r_i‖ per row: one fused pass (vector_norm over dim 1); the squares
+    are taken batched over the layers."""
+    return torch.linalg.vector_norm(r, dim=1)
+
+
+def row_grad_sums(xr, gr, gam, rms):
+    """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for
+    RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
+    passes over the data the row family's probes need; the rest is
+    arithmetic on these [R] vectors. A sum weighted by γ is a product with
+    γ, so ĝ is never made."""
+    d = xr.shape[1]
+    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d)
+    out = [norms(xc)]
+    sg = gr.sum(1)
+    gxc = gr * xc
+    if gam is None:
+        sgh, sghx = sg, gxc.sum(1)
+    else:
+        gam = gam.to(gr.dtype)
+        sgh, sghx = gr @ gam, gxc @ gam
+    if not rms:
+        out.append(sgh)
+    return out + [sghx, sg, norms(gr)]
 
 
 def moment_sums(r):
-    """Σ_k r_ik and Σ_k r_ik² per row (Theorem-1 moments)."""
-    return [r.sum(1), r.square().sum(1)]
+    """Σ_k r_ik and ‖r_i‖ per row (Theorem-1 moments)."""
+    return [r.sum(1), norms(r)]
 
 
-def moments(s, q2, d):
-    """Per-row mean and biased variance from Σr and Σr² (d values a row)."""
+def moments(s, nrm, d):
+    """Per-row mean and biased variance from Σr and ‖r‖ (d values a row)."""
     m = s / d
-    return m, (q2 / d - m.square()).clamp(min=0)
+    return m, (nrm.square() / d - m.square()).clamp(min=0)
 
 
-def ln_grad_norms(q2, sg, sgxc, d, eps):
+def ln_grad_norms(nc, sg, sgxc, d, eps):
     """§5 LayerNorm analogue per row (convention P, PyTorch's) from
-    q2 = ‖x−μ‖², Σĝ, Σĝ(x−μ): with v = q2/d and D = √(v+ε),
+    nc = ‖x−μ‖, Σĝ, Σĝ(x−μ): with v = nc²/d and D = √(v+ε),
     ‖g_μ,i‖ = |Σĝ|·√d/(d·D) and ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·D), where
-    ‖x̂_i‖ = √q2/D and Σĝx̂ = Σĝ(x−μ)/D."""
-    v = q2 / d
+    ‖x̂_i‖ = nc/D and Σĝx̂ = Σĝ(x−μ)/D."""
+    v = nc.square() / d
     D = (v + eps).sqrt()
     den = d * D
-    return sg.abs() * (d ** 0.5) / den, (q2.sqrt() / D) * (sgxc.abs() / D) / den
+    return sg.abs() * (d ** 0.5) / den, (nc / D) * (sgxc.abs() / D) / den
 
 
-def rms_grad_norms(q2, sgx, d, eps):
-    """RMSNorm's statistic term: r = √(‖x‖²/d + ε), x̂ = x/r,
+def rms_grad_norms(nx, sgx, d, eps):
+    """RMSNorm's statistic term from nx = ‖x‖: r = √(‖x‖²/d + ε), x̂ = x/r,
     ‖g_ψ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(d·r)."""
-    r = (q2 / d + eps).sqrt()
-    return (q2.sqrt() / r) * (sgx.abs() / r) / (d * r)
+    r = (nx.square() / d + eps).sqrt()
+    return (nx / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gh, w, n, mean, var, eps):
+def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
-    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i; returns ‖g_μ‖ and ‖g_σ²,i‖ per row."""
-    a = (var + eps).rsqrt()
-    xh = (xf - mean) * a
-    if w is not None:
-        gh = gh * w[:, None].to(gh.dtype)
-    s1 = gh.sum(0)
-    s2 = (gh * xh).sum(0)
-    return (s1 * a / n).norm(), (xh * (s2 * a / n)).square().sum(1).sqrt()
+    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
+    row. γ is per feature, so it comes out of the sums over rows
+    (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
+    mean = s / n
+    a = (q / n + eps).rsqrt()
+    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
+    gx = gf * xh
+    if w is None:
+        s1, s2 = gf.sum(0), gx.sum(0)
+    else:
+        wc = w.to(gf.dtype)
+        s1, s2 = wc @ gf, wc @ gx
+    if gam is not None:
+        gam = gam.to(gf.dtype)
+        s1, s2 = s1 * gam, s2 * gam
+    return (s1 * a / n).norm(), torch.linalg.vector_norm(xh.mul_(s2 * a / n), dim=1)
 
 
 def spectrum(weight):

@@ -63,6 +63,24 @@ class Site:
         self.groups = int(getattr(module, "num_groups", 1)) if kind == GROUPNORM else 1
         # BatchNorm's own running statistics (spec §5: distances use them).
         self.has_running = kind == BATCHNORM and isinstance(getattr(module, "running_mean", None), torch.Tensor)
+        self._flat = {}
+
+    def flat(self, key, t):
+        """A detached, flattened view of the module's tensor t (key names it:
+        "weight", "running_mean", ...), made once: it shares t's storage, so
+        it sees the optimizer's in-place updates, and a hook needs no
+        detach/reshape per call. It is made again when t's storage changes
+        (module.to(), param.data = ...; the cached view keeps the old storage
+        alive, so a new one never has the same address). A non-contiguous t
+        has no flat view: it is copied on each call, never cached."""
+        ptr = t.data_ptr()
+        v = self._flat.get(key)
+        if v is not None and v[0] == ptr and v[1].numel() == t.numel():
+            return v[1]
+        f = t.detach().reshape(-1)
+        if f.data_ptr() == ptr and t.is_contiguous():
+            self._flat[key] = (ptr, f)
+        return f
 
     def width(self, x):
         """d of the normalization rows (features normalized together)."""
@@ -78,8 +96,11 @@ class Site:
         """The input as [positions, features]: channels last for BatchNorm and
         GroupNorm, the normalized dims flattened for LayerNorm/RMSNorm."""
         if self.kind in (LAYERNORM, RMSNORM):
-            return x.reshape(-1, self.width(x))
-        if x.dim() <= 2:
+            d = self.width(x)
+            return x if x.dim() == 2 and x.shape[1] == d else x.reshape(-1, d)
+        if x.dim() == 2:
+            return x
+        if x.dim() < 2:
             return x.reshape(x.shape[0], -1)
         c = x.shape[1]
         return x.movedim(1, -1).reshape(-1, c)
@@ -98,12 +119,12 @@ class Site:
         if self.kind == GROUPNORM:
             c = x.shape[1]
             spatial = x[0, 0].numel()
-            return w.detach().reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
-        return w.detach().reshape(-1)
+            return self.flat("weight", w).reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
+        return self.flat("weight", w)
 
     def feature_gamma(self):
         w = self.weight
-        return None if w is None else w.detach().reshape(-1)
+        return None if w is None else self.flat("weight", w)
 
     def rows_per_position(self):
         """How many normalization rows one per-feature row makes (mask mapping)."""

@@ -46,12 +46,13 @@ class _Variant:
         self.handles = []
         self.due = False
         self.touched = False  # a hook wrote probe values since the last take
-        self.cols = {}  # (device, layer rows, probe columns) → index tensors
+        self.consts = {}  # constants made once, not per step: the layers' ε, [1, 0] for γ and β
         self.pending = None
         self.last_step = 0
         self.last_time = None
         self.losses_since_eval = []
         self.mask = None
+        self.mask_on = {}  # (device, dtype) → the mask there, made once per set_mask
 
     def attach(self, layer_index):
         for s in self.sites:
@@ -94,7 +95,11 @@ class _Variant:
         if m is None:
             return None, None
         s = st.site
-        m = m.reshape(-1).to(device=x.device, dtype=self._acc(x))
+        key = (x.device, self._acc(x))
+        on = self.mask_on.get(key)
+        if on is None:  # one copy per device and step, not one per layer (a copy to a GPU waits for it)
+            on = self.mask_on[key] = m.reshape(-1).to(device=x.device, dtype=key[1])
+        m = on
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
         if m.numel() == feat_rows and s.kind != GROUPNORM:
@@ -110,7 +115,9 @@ class _Variant:
             if not self._active(module) or not st.site.has_running:
                 return
             # The running statistics before this batch's update (§5).
-            st.own = torch.stack([module.running_mean.detach(), module.running_var.detach()])
+            s = st.site
+            st.own = torch.stack([s.flat("running_mean", module.running_mean),
+                                  s.flat("running_var", module.running_var)])
         return hook
 
     def _fwd_hook(self, st):
@@ -138,8 +145,8 @@ class _Variant:
             if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
                 st.x, st.w_feat, st.w_row = x, w_feat, w_row
                 try:
-                    with torch.no_grad():
-                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+                    with torch.no_grad():  # no graph is recorded: g and dx need no detach
+                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None)
                 finally:
                     st.x = st.w_feat = st.w_row = None
         return hook
@@ -159,16 +166,16 @@ class _Variant:
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
-        mean, var, n = P.col_stats(xf, w_feat)
+        sums, sq, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
-            params = [s.weight.detach().reshape(-1)]
+            params = [s.flat("weight", s.weight)]
             if s.bias is not None:
-                params.append(s.bias.detach().reshape(-1))
+                params.append(s.flat("bias", s.bias))
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
-        st.fwd = (mean, var, P.min_max(xf, w_feat), n, own, params)
+        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params)
         st.x, st.w_feat, st.w_row = x, w_feat, w_row
         self.touched = True
 
@@ -190,35 +197,32 @@ class _Variant:
         s, x = st.site, st.x
         acc = self._acc(x)
         if s.kind == BATCHNORM:
-            xf, gf = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
+            xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
-            gam = s.feature_gamma()
-            gh = gf if gam is None else gf * _as(gam, acc)
-            mean, var, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gh, st.w_feat, n, mean, var, s.eps)
-            vecs = [rows]
-            gr, w = gf, st.w_feat
+            sums, sq, _, n, _, _ = st.fwd
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps)
+            vecs = [rows] + P.moment_sums(gr)
+            w = st.w_feat
         else:
             xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
             dxr = None if dx is None else _as(s.row_view(dx), acc)
             gam = s.row_gamma(x)
-            if gam is None:
-                gh = gr
-            elif gam.dim() == 1:
-                gh = gr * _as(gam, acc)
-            else:  # GroupNorm: γ per channel, laid out as [groups, d]
+            if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-            vecs = P.row_grad_sums(xr, gh, s.kind == RMSNORM)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
+                vecs[-2:] = P.moment_sums(gr)
+            else:
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
             gmu, w = None, st.w_row
-        vecs += P.moment_sums(gr)
         if dxr is not None:
             vecs += P.moment_sums(dxr)
         st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
         self.touched = True
 
     def finish(self):
-        """This step's probe values, [L, NUM_PROBES] on each device (NaN where
-        not measured): the per-layer arithmetic, batched over the layers."""
+        """This step's probe values, batched over the layers: on each device a
+        list of (layer rows, probe columns, values [rows, columns]); what is
+        not listed was not measured."""
         out = {}
         fw = [st for st in self.states if st.fwd is not None]
         bw = [st for st in self.states if st.bwd is not None]
@@ -231,28 +235,22 @@ class _Variant:
             st.fwd = st.bwd = None
         return out
 
-    def _buf_for(self, out, device, dtype):
-        b = out.get(device)
-        if b is None:
-            b = out[device] = torch.full((len(self.run.layers), P.NUM_PROBES), math.nan, dtype=dtype, device=device)
-        return b
-
-    def _scatter(self, out, group, cols, vals):
-        """Writes vals [S, len(cols)] into the rows of the group's sites."""
-        dev = vals.device
-        key = (dev, tuple(st.row for st in group), tuple(cols))
-        idx = self.cols.get(key)
-        if idx is None:  # made once per layer set and probe set, never per step
-            r = torch.tensor([st.row for st in group], device=dev)
-            c = torch.tensor(cols, device=dev)
-            idx = self.cols[key] = (r[:, None], c[None, :])
-        b = self._buf_for(out, dev, vals.dtype)
-        b[idx] = vals.to(b.dtype)
+    @staticmethod
+    def _scatter(out, group, cols, vals):
+        """Notes vals [S, len(cols)] as the values of the group's sites."""
+        out.setdefault(vals.device, []).append(([st.row for st in group], cols, vals))
 
     def _finish_stats(self, group, out):
         m = self.run.momentum
-        mean = torch.stack([st.fwd[0] for st in group])  # [S, C]
-        var = torch.stack([st.fwd[1] for st in group])
+        ns = [st.fwd[3] for st in group]
+        if all(isinstance(n, float) for n in ns) and len(set(ns)) == 1:
+            n = ns[0]
+        else:
+            n = torch.stack([torch.full((), x, dtype=group[0].fwd[0].dtype, device=group[0].fwd[0].device)
+                             if isinstance(x, float) else x.to(group[0].fwd[0].dtype) for x in ns])[:, None]
+        sq = torch.stack([st.fwd[0] for st in group] + [st.fwd[1] for st in group]) / (
+            n if isinstance(n, float) else n.repeat(2, 1))
+        mean, var = sq[:len(group)], sq[len(group):]  # [S, C]: μ_B, σ_B²
         batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
         shadows = []
         for st in group:
@@ -262,7 +260,8 @@ class _Variant:
         sh = torch.stack(shadows)
         # Before its first batch a shadow is the batch itself (it starts
         # from it): distance 0, as normtop's probes.Collector reports.
-        ref = torch.where(torch.isnan(sh), batch, sh)
+        fresh = torch.isnan(sh)
+        ref = torch.where(fresh, batch, sh)
         if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
             own = torch.stack([ref[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
             ref = torch.cat([own, ref[:, 2:]], 1)
@@ -275,62 +274,69 @@ class _Variant:
             n = torch.stack([torch.full((), st.fwd[3], dtype=sh.dtype, device=sh.device)
                              if isinstance(st.fwd[3], float) else st.fwd[3].to(sh.dtype) for st in group])
             ok = ok & torch.stack([n > 0, n > 1, n > 0], 1)
-        new = torch.where(ok[:, :, None], torch.where(torch.isnan(sh), batch, sh.lerp(batch, m)), sh)
+        new = torch.where(ok[:, :, None], torch.where(fresh, batch, sh.lerp(batch, m)), sh)
         for st, s in zip(group, new.unbind(0)):
             st.shadow = s
         in_mean = mean.mean(1)
         in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
-        maxabs = torch.stack([st.fwd[2] for st in group]).abs().amax(1).to(in_mean.dtype)
+        maxabs = _as(torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1), in_mean.dtype)
         cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
         vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
         self._scatter(out, group, cols, vals)
         for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
             p = torch.stack([st.fwd[5] for st in sub])
             c = mean.shape[1]
-            if p.shape[1] == 2 * c:
-                vals = torch.stack([(p[:, :c] - 1).norm(dim=1), p[:, c:].norm(dim=1)], 1)
-                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals.to(dists.dtype))
+            if p.shape[1] == 2 * c:  # [γ, β]: ‖γ−1‖ and ‖β‖ as one subtraction and one norm
+                key = ("γβ", c, p.dtype, p.device)
+                one = self.consts.get(key)
+                if one is None:
+                    one = self.consts[key] = torch.tensor([[1.0], [0.0]], dtype=p.dtype, device=p.device)
+                vals = (p.view(-1, 2, c) - one).norm(dim=2)
+                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals)
             else:
-                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None].to(dists.dtype))
+                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None])
 
     def _finish_grads(self, group, out):
         first = group[0]
         kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
         v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
-        w = None if w0 is None else torch.stack([st.bwd[2] for st in group]).to(v.dtype)  # [S, R]
-        n = None if w is None else w.sum(1)
-
-        def wmean(r):  # mean over the real rows: [S, R] → [S]
-            return r.mean(1) if w is None else (r * w).sum(1) / n
-        cols, vals = [], []
+        # Per-row values [S, ·, R] whose mean over the real rows is a probe,
+        # averaged in one op at the end.
+        cols, per_row = [], []
         if kind == BATCHNORM:
-            cols += [P.G_MU, P.G_VAR]
-            vals += [torch.stack([st.bwd[1] for st in group]).to(v.dtype), wmean(v[:, 0])]
+            cols.append(P.G_VAR)
+            per_row.append(v[:, :1])
             k = 1
         else:
             eps = [st.site.eps for st in group]
             if len(set(eps)) == 1:
                 eps = eps[0]
             else:  # a tensor made once, not per step (a copy to the device would wait for it)
-                key = ("eps", v.device, v.dtype, tuple(eps))
-                if key not in self.cols:
-                    self.cols[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
-                eps = self.cols[key]
+                key = ("ε", v.device, v.dtype, tuple(eps))
+                if key not in self.consts:
+                    self.consts[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.consts[key]
             if kind == RMSNORM:
                 cols.append(P.G_PSI2)
-                vals.append(wmean(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)))
+                per_row.append(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)[:, None])
                 k = 2
             else:
-                gmu, gvar = P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)
                 cols += [P.G_MU, P.G_VAR]
-                vals += [wmean(gmu), wmean(gvar)]
+                per_row += [t[:, None] for t in P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)]
                 k = 3
-        for c_mean, c_var in ((P.DY_MEAN, P.DY_VAR), (P.DX_MEAN, P.DX_VAR))[:2 if has_dx else 1]:
-            m, var = P.moments(v[:, k], v[:, k + 1], d)
-            cols += [c_mean, c_var]
-            vals += [wmean(m), wmean(var)]
-            k += 2
-        self._scatter(out, group, cols, torch.stack(vals, 1))
+        j = 2 if has_dx else 1  # the moments of dy (and dx): Σ at k, k+2; ‖·‖ at k+1, k+3
+        m, var = P.moments(v[:, k:k + 2 * j:2], v[:, k + 1:k + 2 * j:2], d)
+        cols += [P.DY_MEAN, P.DX_MEAN][:j] + [P.DY_VAR, P.DX_VAR][:j]
+        r = torch.cat(per_row + [m, var], 1)
+        if w0 is None:
+            vals = r.mean(2)
+        else:
+            w = torch.stack([st.bwd[2] for st in group]).to(v.dtype)[:, None]  # [S, 1, R]
+            vals = (r * w).sum(2) / w.sum(2)
+        if kind == BATCHNORM:  # ‖g_μ‖: one value per layer, not per row
+            cols.insert(0, P.G_MU)
+            vals = torch.cat([torch.stack([st.bwd[1] for st in group]).to(v.dtype)[:, None], vals], 1)
+        self._scatter(out, group, cols, vals)
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
@@ -340,17 +346,22 @@ class _Variant:
         extra_val = None
         if self.touched:
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
-            for dev, b in self.finish().items():
-                flat = b.reshape(-1)
-                if extra is not None and extra_val is None and extra.device == dev:
-                    flat = torch.cat([flat, extra.detach().reshape(1).to(b.dtype)])
-                host = flat.cpu().tolist()
-                if len(host) > b.numel():
-                    extra_val = host[-1]
-                for st in self.states:
-                    row = host[st.row * P.NUM_PROBES:(st.row + 1) * P.NUM_PROBES]
-                    if any(not math.isnan(v) for v in row):
-                        out[st.row] = row
+            for dev, pieces in self.finish().items():
+                dt = pieces[0][2].dtype
+                flat = [_as(v, dt).reshape(-1) for _, _, v in pieces]
+                with_extra = extra is not None and extra_val is None and extra.device == dev
+                if with_extra:
+                    flat.append(_as(extra.detach().reshape(1), dt))
+                host = torch.cat(flat).tolist()  # the step's one copy to the host
+                if with_extra:
+                    extra_val = host.pop()
+                k = 0
+                for rows, cols, _ in pieces:
+                    for r in rows:
+                        row = out[r]
+                        for c in cols:
+                            row[c] = host[k]
+                            k += 1
             self.touched = False
         if extra is not None and extra_val is None:
             extra_val = float(extra.detach())
@@ -477,6 +488,7 @@ class Run:
         vs = self.variants if variant is None else [self._variant(variant)]
         for v in vs:
             v.mask = None if mask is None else mask.detach()
+            v.mask_on = {}
 
     def log(self, step, train_loss=None, val_loss=None, val_metric=None, test_loss=None,
             test_metric=None, epoch=None, variant=None):

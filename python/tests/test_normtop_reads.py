@@ -143,3 +143,32 @@ def test_script_without_close(tmp_path):
     _, frames, end = read_stream(path)
     assert [f["step"] for f in frames] == [1, 2, 3, 4]
     assert frames[-1]["status"] == "stopped" and end == {"end": {"status": "interrupted"}}
+
+
+def test_normtop_derives_alerts_from_the_hooks_values(tmp_path, go_tool):
+    """The hook writes no alerts; normtop's reader derives them from the
+    values with its trainer's rules (STREAM.md, header "alerts"): an input
+    100× larger after 40 calm steps is an outlier of the layer's in_std,
+    reported once, at that step, for that layer only."""
+    import torch
+    from torch import nn
+
+    import normtop
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.LayerNorm(8), nn.Linear(8, 8), nn.LayerNorm(8))
+    path = str(tmp_path / "run.jsonl")
+    run = normtop.watch(net, path, spectrum_every=0)
+    for step in range(1, 46):
+        x = torch.randn(32, 8) * (100.0 if step == 41 else 1.0)
+        net(x).square().mean().backward()
+        run.log(step, train_loss=0.0)
+    run.close()
+    head, frames, _ = read_stream(path)
+    assert "alerts" not in head and not any("alerts" in f for f in frames)
+    out = subprocess.run([normtop_cmd(go_tool), "export", path, "--format", "jsonl"], capture_output=True,
+                         text=True, check=True).stdout
+    alerts = [a for line in out.splitlines() if line.strip() for a in json.loads(line).get("alerts", [])]
+    spikes = [(a["step"], a["layer"], a["probe"]) for a in alerts if a["probe"] in ("in_std", "in_maxabs")]
+    assert (41, "0", "in_std") in spikes and (41, "0", "in_maxabs") in spikes, alerts
+    assert all(step == 41 and layer == "0" for step, layer, _ in spikes), spikes
+    assert all(a["kind"] == "outlier" for a in alerts), alerts

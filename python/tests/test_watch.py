@@ -294,3 +294,33 @@ def test_layers_batched_together_match_layers_alone(tmp_path):
     assert both["0"] == probes([a], "a")["0"]
     assert both["1"] == probes([b], "b")["0"]
     assert both["0"]["g_psi2"] != both["1"]["g_psi2"]
+
+
+def test_gamma_follows_in_place_updates_and_replaced_storage(tmp_path):
+    """γ and β are read through views made once (no detach/reshape per
+    call): the values reported must be those of each step's forward, after
+    in-place updates (the optimizer's) and after the parameter's storage
+    is replaced (param.data = ..., as module.to() does)."""
+    torch.manual_seed(0)
+    ln = nn.LayerNorm(4)
+    net = nn.Sequential(nn.Linear(4, 4), ln)
+    path = str(tmp_path / "s.jsonl")
+    run = normtop.watch(net, path, spectrum_every=0)
+    want = []
+    for step in range(1, 5):
+        if step == 2:
+            with torch.no_grad():
+                ln.weight.mul_(3)  # in place
+        if step == 3:
+            ln.weight.data = torch.full((4,), -2.0)  # a new storage
+            ln.bias.data = torch.full((4,), 0.5)
+        want.append(((ln.weight.detach() - 1).norm().item(), ln.bias.detach().norm().item()))
+        net(torch.randn(8, 4)).square().mean().backward()
+        with torch.no_grad():
+            ln.weight.add_(0.25)  # after the forward: not this step's value
+        run.log(step, train_loss=0.0)
+    run.close()
+    _, frames, _ = read_stream(path)
+    got = [(f["layers"]["1"]["gamma_drift"], f["layers"]["1"]["beta_norm"]) for f in frames]
+    for step, (g, w) in enumerate(zip(got, want), 1):
+        assert close(g[0], w[0], 1e-6) and close(g[1], w[1], 1e-6), f"step {step}: got {g}, want {w}"
