@@ -17,7 +17,6 @@ func TestGradBuiltins(t *testing.T) {
 	}{
 		{"Mul/matmul", [][]int{{4, 3}, {3, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return G.Mul(in[0], in[1]) }},
 		{"Add", [][]int{{3, 4}, {3, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return G.Add(in[0], in[1]) }},
-		{"Rectify", [][]int{{5, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return G.Rectify(in[0]) }},
 		{"Reshape", [][]int{{2, 3, 2, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return G.Reshape(in[0], tensor.Shape{2, 12}) }},
 		{"Concat/axis1", [][]int{{3, 2}, {3, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return G.Concat(1, in[0], in[1]) }},
 		{"Conv2d/5x5", [][]int{{2, 2, 7, 7}, {3, 2, 5, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {

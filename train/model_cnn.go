@@ -59,7 +59,7 @@ func (m *cnn) conv(b *builder, name string) func(*G.Node) (*G.Node, error) {
 				return G.Conv2d(x, w, tensor.Shape{5, 5}, []int{0, 0}, []int{1, 1}, []int{1, 1})
 			},
 			func(x *G.Node) (*G.Node, error) { return AddBias(x, bias) },
-			G.Rectify,
+			ReLU,
 			func(x *G.Node) (*G.Node, error) {
 				return G.MaxPool2D(x, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
 			},
@@ -77,7 +77,7 @@ func (m *cnn) Forward(b *builder) (*G.Node, error) {
 		func(x *G.Node) (*G.Node, error) { return G.Reshape(x, tensor.Shape{b.batch, m.flat()}) },
 		func(x *G.Node) (*G.Node, error) { return b.linear("fc1", x) },
 		func(x *G.Node) (*G.Node, error) { return b.norm("fc1", x) },
-		G.Rectify,
+		ReLU,
 		b.dropout,
 		func(x *G.Node) (*G.Node, error) { return b.linear("out", x) },
 	)

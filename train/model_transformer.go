@@ -85,7 +85,7 @@ func (m *transformer) ffn(b *builder, p string) func(*G.Node) (*G.Node, error) {
 	return func(x *G.Node) (*G.Node, error) {
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"ffn.fc", x) },
-			G.Rectify,
+			ReLU,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"ffn.proj", x) },
 			b.dropout,
 		)

@@ -32,6 +32,8 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 	}{
 		{"AddBias/matrix", (&biasOp{opBase: newOpBase("AddBias"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(9)}},
 		{"AddBias/image", (&biasOp{opBase: newOpBase("AddBias"), dims: 4}).do, []G.Value{rnd(2, 3, 2, 5), rnd(3)}},
+		{"ReLU", (&reluOp{opBase: newOpBase("ReLU"), dims: 2}).do, []G.Value{rnd(5, 9)}},
+		{"ReLUGrad", (&reluGradOp{opBase: newOpBase("ReLUGrad"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(5, 9)}},
 		{"AddBiasGrad/matrix", (&biasGradOp{opBase: newOpBase("AddBiasGrad"), dims: 2, c: 9}).do, []G.Value{rnd(5, 9)}},
 		{"AddBiasGrad/image", (&biasGradOp{opBase: newOpBase("AddBiasGrad"), dims: 4, c: 3}).do, []G.Value{rnd(2, 3, 2, 5)}},
 		{"CausalAttention", attn(true, nil).do, []G.Value{rnd(8, 12)}},

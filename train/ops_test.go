@@ -21,6 +21,8 @@ func TestGradOwnOps(t *testing.T) {
 	}{
 		{"AddBias/matrix", [][]int{{4, 3}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
 		{"AddBias/image", [][]int{{2, 3, 2, 2}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
+		{"ReLU/matrix", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
+		{"ReLU/image", [][]int{{2, 3, 2, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"Embed", [][]int{{5, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Embed(in[0], &idx) }},
 		{"CrossEntropy/padded", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets) }},
 		{"CausalAttention/1head", [][]int{{2 * 3, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CausalAttention(in[0], 2, 3, 1) }},

@@ -1,0 +1,111 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ReLU returns x·[x ≥ 0], the same values as gorgonia's Rectify (NaN stays
+// NaN, a negative input gives −0) in one op. Rectify builds a comparison
+// node and a product node, each allocating its output and its gradient on
+// every step: 14% of the transformer's step went there.
+func ReLU(x *G.Node) (*G.Node, error) {
+	return G.ApplyOp(&reluOp{opBase: newOpBase("ReLU"), dims: x.Shape().Dims()}, x)
+}
+
+type reluOp struct {
+	opBase
+	dims int
+}
+
+func (o *reluOp) Arity() int    { return 1 }
+func (o *reluOp) Type() hm.Type { return hm.NewFnType(tt(o.dims), tt(o.dims)) }
+func (o *reluOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (o *reluOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *reluOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	x, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
+	switch xd := x.Data().(type) {
+	case []float32:
+		reluMask(xd, xd, out.Data().([]float32))
+	case []float64:
+		reluMask(xd, xd, out.Data().([]float64))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+// reluMask writes v·[x ≥ 0] into out: the forward pass with v = x, the
+// backward pass with v = the upstream gradient. A product with the mask,
+// not a select, so that NaN and signed zeros come out as Rectify's do.
+func reluMask[T float](x, v, out []T) {
+	for i, xi := range x {
+		var m T
+		if xi >= 0 {
+			m = 1
+		}
+		out[i] = v[i] * m
+	}
+}
+
+func (o *reluOp) DiffWRT(int) []bool { return []bool{true} }
+func (o *reluOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dx, err := G.ApplyOp(&reluGradOp{opBase: newOpBase("ReLUGrad"), dims: o.dims}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx}, nil
+}
+
+// reluGradOp is g·[x ≥ 0] from the ReLU's input x and upstream gradient g.
+type reluGradOp struct {
+	opBase
+	dims int
+}
+
+func (o *reluGradOp) Arity() int    { return 2 }
+func (o *reluGradOp) Type() hm.Type { return hm.NewFnType(tt(o.dims), tt(o.dims), tt(o.dims)) }
+func (o *reluGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (o *reluGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *reluGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 2); err != nil {
+		return nil, err
+	}
+	x, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	g, err := dense(o.name, in[1])
+	if err != nil {
+		return nil, err
+	}
+	if !x.Shape().Eq(g.Shape()) || x.Dtype() != g.Dtype() {
+		return nil, fmt.Errorf("%s: x %v %v and gradient %v %v differ", o.name, x.Shape(), x.Dtype(), g.Shape(), g.Dtype())
+	}
+	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
+	switch xd := x.Data().(type) {
+	case []float32:
+		reluMask(xd, g.Data().([]float32), out.Data().([]float32))
+	case []float64:
+		reluMask(xd, g.Data().([]float64), out.Data().([]float64))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
