@@ -52,12 +52,16 @@ func (o *reluOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 // backward pass with v = the upstream gradient. A product with the mask,
 // not a select, so that NaN and signed zeros come out as Rectify's do.
 func reluMask[T float](x, v, out []T) {
+	v, out = v[:len(x)], out[:len(x)]
 	for i, xi := range x {
-		var m T
+		// an integer flag, which the compiler sets without a branch (SETcc):
+		// a branch on the sign of trained activations mispredicts half the
+		// time and made the op slower than Rectify's two passes
+		var m int32
 		if xi >= 0 {
 			m = 1
 		}
-		out[i] = v[i] * m
+		out[i] = v[i] * T(m)
 	}
 }
 
