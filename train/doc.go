@@ -1,9 +1,15 @@
 // Package train is normtop's embedded trainer: the models (mlp, cnn,
 // transformer), the gorgonia ops gorgonia itself gets wrong or makes slow
 // (dropout, fused softmax cross-entropy, embedding lookup, causal
-// self-attention, bias add), Adam with warmup and inverse-sqrt decay, and
-// the side-by-side Runner that trains one copy of the model per
-// normalization variant and turns every step into a probes.Frame.
+// self-attention, bias add, ReLU, the matrix product), Adam with warmup and
+// inverse-sqrt decay, and the side-by-side Runner that trains one copy of
+// the model per normalization variant and turns every step into a
+// probes.Frame.
+//
+// Graphs run on the executor (exec.go), not on gorgonia's TapeMachine: the
+// same ops in the same order, with every op's output kept from one step to
+// the next and reused, so a training step allocates almost nothing
+// (exec_test.go holds it to the TapeMachine bit for bit).
 //
 // Every op here has a finite-difference test (ops_test.go); so does every
 // gorgonia built-in the models rely on.

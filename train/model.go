@@ -130,7 +130,8 @@ func (b *builder) linear(name string, x *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	y, err := G.Mul(x, w)
+	// x without an op is the model's input data (the mlp's images)
+	y, err := MatMul(x, w, x.Op() == nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

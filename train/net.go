@@ -17,7 +17,9 @@ type net struct {
 	loss   *G.Node
 	params []*G.Node // model weights in spec order, then the norm layers' γ/β
 	grads  []*G.Node // same order as params; nil in eval graphs
-	vm     G.VM
+	eng    engine
+
+	paramBoxes, gradBoxes boxes
 }
 
 // normApply applies the variant's norm layer at a site to x and returns its
@@ -86,9 +88,9 @@ func buildNet(s netSpec) (*net, error) {
 		if n.grads, err = G.Grad(n.loss, n.params...); err != nil {
 			return nil, fmt.Errorf("model %s: gradients: %w", s.model.Name(), err)
 		}
-		n.vm = G.NewTapeMachine(g)
-	} else {
-		n.vm = G.NewTapeMachine(g)
+	}
+	if n.eng, err = newEngine(g); err != nil {
+		return nil, fmt.Errorf("model %s: %w", s.model.Name(), err)
 	}
 	return n, nil
 }
@@ -96,43 +98,68 @@ func buildNet(s netSpec) (*net, error) {
 // run executes the graph once and returns the loss; the caller reads
 // logits and gradients, then calls reset.
 func (n *net) run() (float64, error) {
-	if err := n.vm.RunAll(); err != nil {
+	if err := n.eng.run(); err != nil {
 		return 0, err
 	}
-	return scalar("loss", n.loss.Value())
+	return scalar("loss", n.eng.value(n.loss))
 }
 
-func (n *net) reset() { n.vm.Reset() }
+func (n *net) reset() { n.eng.reset() }
 
 // paramData and gradData are the backing slices ([]float32 or []float64)
-// of the parameters and of their gradients after run.
-func (n *net) paramData() []any {
-	out := make([]any, len(n.params))
+// of the parameters and of their gradients after run. The slices are
+// boxed once and handed out again while the tensor behind each stays the
+// same (weights are updated in place and the executor reuses every output),
+// since boxing a slice in an interface allocates. The gradients are
+// overwritten by the next run.
+func (n *net) paramData() ([]any, error) {
 	for i, p := range n.params {
-		out[i] = p.Value().Data()
+		if err := n.paramBoxes.set(i, len(n.params), p.Name(), p.Value()); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return n.paramBoxes.out, nil
 }
 
 func (n *net) gradData() ([]any, error) {
-	out := make([]any, len(n.grads))
 	for i, g := range n.grads {
-		v := g.Value()
-		if v == nil {
-			return nil, fmt.Errorf("no gradient for %s", n.params[i].Name())
+		if err := n.gradBoxes.set(i, len(n.grads), n.params[i].Name(), n.eng.value(g)); err != nil {
+			return nil, fmt.Errorf("gradient of %s: %w", n.params[i].Name(), err)
 		}
-		out[i] = v.Data()
 	}
-	return out, nil
+	return n.gradBoxes.out, nil
+}
+
+// boxes holds the boxed backing slices of a list of tensors.
+type boxes struct {
+	of  []*tensor.Dense
+	ptr []uintptr
+	out []any
+}
+
+// set boxes entry i of n for v unless it already holds v's slice.
+func (b *boxes) set(i, n int, name string, v G.Value) error {
+	if len(b.out) != n {
+		b.of, b.ptr, b.out = make([]*tensor.Dense, n), make([]uintptr, n), make([]any, n)
+	}
+	d, err := dense(name, v)
+	if err != nil {
+		return err
+	}
+	if b.of[i] != d || b.ptr[i] != d.Uintptr() {
+		b.of[i], b.ptr[i], b.out[i] = d, d.Uintptr(), d.Data()
+	}
+	return nil
 }
 
 // setImages copies a batch of pixels (float32, as the datasets deliver
 // them) into the graph's input tensor.
 func (n *net) setImages(x []float32) {
-	switch d := n.b.images.Data().(type) {
-	case []float32:
-		copy(d, x)
-	case []float64:
+	switch n.b.images.Dtype() {
+	case tensor.Float32:
+		copy(n.b.images.Float32s(), x)
+	case tensor.Float64:
+		d := n.b.images.Float64s()
 		for i, v := range x {
 			d[i] = float64(v)
 		}
@@ -165,11 +192,15 @@ func (n *net) setTokens(in, target []int32, mask []bool) {
 func (n *net) correct() int {
 	c := n.logits.Shape()[1]
 	hits := 0
-	switch d := n.logits.Value().Data().(type) {
-	case []float32:
-		hits = argmaxHits(d, n.b.targets, c)
-	case []float64:
-		hits = argmaxHits(d, n.b.targets, c)
+	logits, err := dense("logits", n.eng.value(n.logits))
+	if err != nil {
+		return 0
+	}
+	switch logits.Dtype() {
+	case tensor.Float32:
+		hits = argmaxHits(logits.Float32s(), n.b.targets, c)
+	case tensor.Float64:
+		hits = argmaxHits(logits.Float64s(), n.b.targets, c)
 	}
 	return hits
 }

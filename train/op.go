@@ -95,10 +95,10 @@ func newDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
 type float interface{ ~float32 | ~float64 }
 
 // reuse runs do with the op's previous output as the buffer for the new
-// one. gorgonia's tape machine drops every value on Reset and allocates
-// afresh on the next run (25 MB a step for the default transformer); an
-// op's output is only read during the run that made it (and by the
-// trainer right after it), so the next run may overwrite it.
+// one. The op keeps it itself, whichever engine runs the graph (the
+// executor, or gorgonia's TapeMachine in tests, which drops every value
+// on Reset); an op's output is only read during the run that made it (and
+// by the trainer right after it), so the next run may overwrite it.
 func (o *opBase) reuse(do func(pre G.Value, in []G.Value) (G.Value, error), in []G.Value) (G.Value, error) {
 	v, err := do(o.last, in)
 	if err == nil {

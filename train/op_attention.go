@@ -97,11 +97,11 @@ func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBufFull(pre, in, x.Dtype(), o.b*o.t, o.d)
-	switch xd := x.Data().(type) {
-	case []float32:
-		attnFwd(o, xd, out.Data().([]float32))
-	case []float64:
-		attnFwd(o, xd, out.Data().([]float64))
+	switch x.Dtype() {
+	case tensor.Float32:
+		attnFwd(o, x.Float32s(), out.Float32s())
+	case tensor.Float64:
+		attnFwd(o, x.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -202,11 +202,11 @@ func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
 	}
 	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		attnBwd(o.fwd, xd, g.Data().([]float32), out.Data().([]float32))
-	case []float64:
-		attnBwd(o.fwd, xd, g.Data().([]float64), out.Data().([]float64))
+	switch x.Dtype() {
+	case tensor.Float32:
+		attnBwd(o.fwd, x.Float32s(), g.Float32s(), out.Float32s())
+	case tensor.Float64:
+		attnBwd(o.fwd, x.Float64s(), g.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}

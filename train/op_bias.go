@@ -47,11 +47,11 @@ func (o *biasOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		biasFwd(xd, b.Data().([]float32), out.Data().([]float32), x.Shape())
-	case []float64:
-		biasFwd(xd, b.Data().([]float64), out.Data().([]float64), x.Shape())
+	switch x.Dtype() {
+	case tensor.Float32:
+		biasFwd(x.Float32s(), b.Float32s(), out.Float32s(), x.Shape())
+	case tensor.Float64:
+		biasFwd(x.Float64s(), b.Float64s(), out.Float64s(), x.Shape())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -113,11 +113,11 @@ func (o *biasGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBufFull(pre, in, g.Dtype(), o.c)
-	switch gd := g.Data().(type) {
-	case []float32:
-		biasBwd(gd, out.Data().([]float32), g.Shape())
-	case []float64:
-		biasBwd(gd, out.Data().([]float64), g.Shape())
+	switch g.Dtype() {
+	case tensor.Float32:
+		biasBwd(g.Float32s(), out.Float32s(), g.Shape())
+	case tensor.Float64:
+		biasBwd(g.Float64s(), out.Float64s(), g.Shape())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
 	}

@@ -88,11 +88,11 @@ func applyMask(pre G.Value, in []G.Value, name string, x *tensor.Dense, mask []f
 		return nil, fmt.Errorf("%s: %d entries, mask of %d", name, x.Size(), len(mask))
 	}
 	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		mulMask(xd, out.Data().([]float32), mask)
-	case []float64:
-		mulMask(xd, out.Data().([]float64), mask)
+	switch x.Dtype() {
+	case tensor.Float32:
+		mulMask(x.Float32s(), out.Float32s(), mask)
+	case tensor.Float64:
+		mulMask(x.Float64s(), out.Float64s(), mask)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", name, x.Dtype())
 	}

@@ -49,11 +49,11 @@ func (o *embedOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		}
 	}
 	out := outBuf(pre, in, w.Dtype(), len(idx), o.d)
-	switch wd := w.Data().(type) {
-	case []float32:
-		gather(wd, out.Data().([]float32), idx, o.d)
-	case []float64:
-		gather(wd, out.Data().([]float64), idx, o.d)
+	switch w.Dtype() {
+	case tensor.Float32:
+		gather(w.Float32s(), out.Float32s(), idx, o.d)
+	case tensor.Float64:
+		gather(w.Float64s(), out.Float64s(), idx, o.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, w.Dtype())
 	}
@@ -96,11 +96,11 @@ func (o *embedGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBuf(pre, in, g.Dtype(), o.fwd.v, o.fwd.d)
-	switch gd := g.Data().(type) {
-	case []float32:
-		scatterAdd(gd, out.Data().([]float32), *o.fwd.idx, o.fwd.d)
-	case []float64:
-		scatterAdd(gd, out.Data().([]float64), *o.fwd.idx, o.fwd.d)
+	switch g.Dtype() {
+	case tensor.Float32:
+		scatterAdd(g.Float32s(), out.Float32s(), *o.fwd.idx, o.fwd.d)
+	case tensor.Float64:
+		scatterAdd(g.Float64s(), out.Float64s(), *o.fwd.idx, o.fwd.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
 	}

@@ -79,11 +79,11 @@ func (o *poolOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBuf(pre, in, x.Dtype(), o.b, o.d)
-	switch xd := x.Data().(type) {
-	case []float32:
-		pool(xd, out.Data().([]float32), w, o.t, o.d)
-	case []float64:
-		pool(xd, out.Data().([]float64), w, o.t, o.d)
+	switch x.Dtype() {
+	case tensor.Float32:
+		pool(x.Float32s(), out.Float32s(), w, o.t, o.d)
+	case tensor.Float64:
+		pool(x.Float64s(), out.Float64s(), w, o.t, o.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -142,11 +142,11 @@ func (o *poolGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBuf(pre, in, g.Dtype(), f.b*f.t, f.d)
-	switch gd := g.Data().(type) {
-	case []float32:
-		unpool(gd, out.Data().([]float32), w, f.t, f.d)
-	case []float64:
-		unpool(gd, out.Data().([]float64), w, f.t, f.d)
+	switch g.Dtype() {
+	case tensor.Float32:
+		unpool(g.Float32s(), out.Float32s(), w, f.t, f.d)
+	case tensor.Float64:
+		unpool(g.Float64s(), out.Float64s(), w, f.t, f.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
 	}

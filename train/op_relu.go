@@ -37,11 +37,11 @@ func (o *reluOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		reluMask(xd, xd, out.Data().([]float32))
-	case []float64:
-		reluMask(xd, xd, out.Data().([]float64))
+	switch x.Dtype() {
+	case tensor.Float32:
+		reluMask(x.Float32s(), x.Float32s(), out.Float32s())
+	case tensor.Float64:
+		reluMask(x.Float64s(), x.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -103,11 +103,11 @@ func (o *reluGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%s: x %v %v and gradient %v %v differ", o.name, x.Shape(), x.Dtype(), g.Shape(), g.Dtype())
 	}
 	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		reluMask(xd, g.Data().([]float32), out.Data().([]float32))
-	case []float64:
-		reluMask(xd, g.Data().([]float64), out.Data().([]float64))
+	switch x.Dtype() {
+	case tensor.Float32:
+		reluMask(x.Float32s(), g.Float32s(), out.Float32s())
+	case tensor.Float64:
+		reluMask(x.Float64s(), g.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}

@@ -58,11 +58,11 @@ func (o *xentOp) Do(in ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	var loss float64
-	switch xd := x.Data().(type) {
-	case []float32:
-		loss = xentFwd(xd, *o.targets, o.c)
-	case []float64:
-		loss = xentFwd(xd, *o.targets, o.c)
+	switch x.Dtype() {
+	case tensor.Float32:
+		loss = xentFwd(x.Float32s(), *o.targets, o.c)
+	case tensor.Float64:
+		loss = xentFwd(x.Float64s(), *o.targets, o.c)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -137,11 +137,11 @@ func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
-	switch xd := x.Data().(type) {
-	case []float32:
-		xentBwd(xd, out.Data().([]float32), *o.fwd.targets, o.fwd.c, g)
-	case []float64:
-		xentBwd(xd, out.Data().([]float64), *o.fwd.targets, o.fwd.c, g)
+	switch x.Dtype() {
+	case tensor.Float32:
+		xentBwd(x.Float32s(), out.Float32s(), *o.fwd.targets, o.fwd.c, g)
+	case tensor.Float64:
+		xentBwd(x.Float64s(), out.Float64s(), *o.fwd.targets, o.fwd.c, g)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}

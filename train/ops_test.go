@@ -21,6 +21,20 @@ func TestGradOwnOps(t *testing.T) {
 	}{
 		{"AddBias/matrix", [][]int{{4, 3}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
 		{"AddBias/image", [][]int{{2, 3, 2, 2}, {3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return AddBias(in[0], in[1]) }},
+		{"MatMul", [][]int{{4, 3}, {3, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MatMul(in[0], in[1], false) }},
+		{"MatMul→Bias→ReLU→MatMul", [][]int{{4, 3}, {3, 5}, {5}, {5, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			h, err := MatMul(in[0], in[1], false)
+			if err != nil {
+				return nil, err
+			}
+			if h, err = AddBias(h, in[2]); err != nil {
+				return nil, err
+			}
+			if h, err = ReLU(h); err != nil {
+				return nil, err
+			}
+			return MatMul(h, in[3], false)
+		}},
 		{"ReLU/matrix", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"ReLU/image", [][]int{{2, 3, 2, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"Embed", [][]int{{5, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Embed(in[0], &idx) }},

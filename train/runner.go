@@ -311,7 +311,11 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if d.Diverged() {
 		return d, nil
 	}
-	v.opt.step(v.train.paramData(), grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
+	params, err := v.train.paramData()
+	if err != nil {
+		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
+	}
+	v.opt.step(params, grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
 	return d, nil
 }
 
