@@ -14,7 +14,7 @@ import (
 )
 
 // benchRunner builds a one-variant runner for benchmarks.
-func benchRunner(b *testing.B, c Config, variant string, iv probes.Intervals) *Runner {
+func benchRunner(b testing.TB, c Config, variant string, iv probes.Intervals) *Runner {
 	b.Helper()
 	c.Variants = []string{variant}
 	c.Probes = iv
@@ -28,7 +28,7 @@ func benchRunner(b *testing.B, c Config, variant string, iv probes.Intervals) *R
 
 // trainStep is one training step as the Runner's loop does it, without
 // evaluation: forward, backward, taps, Frame, Adam, spectrum submission.
-func trainStep(b *testing.B, r *Runner, step int) {
+func trainStep(b testing.TB, r *Runner, step int) {
 	v := r.variants[0]
 	if d, err := r.step(v, step); err != nil || d.Diverged() {
 		b.Fatalf("step %d: err %v diverged %v", step, err, d.Diverged())

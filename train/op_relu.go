@@ -53,7 +53,8 @@ func (o *reluOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 // not a select, so that NaN and signed zeros come out as Rectify's do.
 func reluMask[T float](x, v, out []T) {
 	v, out = v[:len(x)], out[:len(x)]
-	for i, xi := range x {
+	for i := reluMaskFast(x, v, out); i < len(x); i++ {
+		xi := x[i]
 		// an integer flag, which the compiler sets without a branch (SETcc):
 		// a branch on the sign of trained activations mispredicts half the
 		// time and made the op slower than Rectify's two passes

@@ -42,6 +42,9 @@ func softmaxGrad32AVX(p, d []float32, dot, sc float64)
 func sumSq32AVX(x []float32) float64
 
 //go:noescape
+func reluMask32AVX(x, v, out []float32)
+
+//go:noescape
 func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
 
 // is32 reports whether the float32 kernels apply to T.
@@ -91,6 +94,15 @@ func addRowFast[T float](x, b, out []T) int {
 		return 0
 	}
 	addRow32AVX(f32(x)[:k], f32(b)[:k], f32(out)[:k])
+	return k
+}
+
+func reluMaskFast[T float](x, v, out []T) int {
+	k := len(x) &^ 7
+	if k == 0 || !is32[T]() {
+		return 0
+	}
+	reluMask32AVX(f32(x)[:k], f32(v)[:k], f32(out)[:k])
 	return k
 }
 

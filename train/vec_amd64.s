@@ -448,3 +448,35 @@ sgloop:
 sgdone:
 	VZEROUPPER
 	RET
+
+// func reluMask32AVX(x, v, out []float32)
+// out[i] = v[i] · [x[i] ≥ 0]; len(x) is a multiple of 8, v and out as long.
+// The mask is 1.0 or 0.0 (an ordered compare: NaN gives 0), multiplied
+// in, so NaN, −0 and −Inf·0 come out as the Go loop's product does.
+TEXT ·reluMask32AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ v_base+24(FP), DX
+	MOVQ out_base+48(FP), DI
+	SHRQ $3, CX
+	JZ   reludone
+	MOVL $0x3f800000, AX // 1.0
+	MOVL AX, X7
+	VBROADCASTSS X7, Y7
+	VXORPS Y6, Y6, Y6
+
+reluloop:
+	VMOVUPS (SI), Y0
+	VCMPPS  $0x1d, Y6, Y0, Y1 // x ≥ 0, ordered, non-signalling (GE_OQ)
+	VANDPS  Y7, Y1, Y1
+	VMULPS  (DX), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     reluloop
+
+reludone:
+	VZEROUPPER
+	RET

@@ -470,3 +470,41 @@ func TestVecSoftmaxGrad(t *testing.T) {
 		}
 	})
 }
+
+// TestVecReLUMask: v·[x ≥ 0] bit for bit as the product Rectify computes,
+// on both paths and every length, with NaN, ±Inf and signed zeros in x and
+// in v, and nothing written past the end.
+func TestVecReLUMask(t *testing.T) {
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), 1e-40, -1e-40, 3, -3}
+	r := rand.New(rand.NewSource(5))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			x, v := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], v[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+				if r.Intn(3) == 0 {
+					x[i] = special[r.Intn(len(special))]
+				}
+				if r.Intn(3) == 0 {
+					v[i] = special[r.Intn(len(special))]
+				}
+			}
+			out := make([]float32, n+1)
+			out[n] = 42
+			reluMask(x, v, out)
+			for i := range x {
+				var m float32
+				if x[i] >= 0 {
+					m = 1
+				}
+				if want := v[i] * m; math.Float32bits(out[i]) != math.Float32bits(want) {
+					t.Fatalf("n=%d: x=%v v=%v: %v, want %v", n, x[i], v[i], out[i], want)
+				}
+			}
+			if out[n] != 42 {
+				t.Fatalf("n=%d: written past the end", n)
+			}
+		}
+	})
+}
