@@ -56,7 +56,8 @@ func (m *cnn) conv(b *builder, name string) func(*G.Node) (*G.Node, error) {
 		}
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) {
-				return G.Conv2d(x, w, tensor.Shape{5, 5}, []int{0, 0}, []int{1, 1}, []int{1, 1})
+				// x without an op is the model's input data (the images)
+				return Conv2D(x, w, x.Op() == nil)
 			},
 			func(x *G.Node) (*G.Node, error) { return AddBias(x, bias) },
 			ReLU,

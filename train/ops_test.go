@@ -35,6 +35,9 @@ func TestGradOwnOps(t *testing.T) {
 			}
 			return MatMul(h, in[3], false)
 		}},
+		{"Conv2D", [][]int{{2, 2, 6, 5}, {3, 2, 3, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Conv2D(in[0], in[1], false) }},
+		{"Conv2D/1×1 filter", [][]int{{1, 3, 2, 2}, {2, 3, 1, 1}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Conv2D(in[0], in[1], false) }},
+		{"Conv2D/filter as large as the image", [][]int{{2, 1, 3, 3}, {2, 1, 3, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Conv2D(in[0], in[1], false) }},
 		{"ReLU/matrix", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"ReLU/image", [][]int{{2, 3, 2, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"Embed", [][]int{{5, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Embed(in[0], &idx) }},

@@ -1,0 +1,259 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Conv2D is a valid (unpadded), stride-1 convolution of images x [B, C, H,
+// W] with filters w [O, C, kh, kw], giving [B, O, H−kh+1, W−kw+1]: per
+// image, the filters as an [O, C·kh·kw] matrix times the image's patches
+// laid out as columns (im2col), one product through package gemm. It
+// replaces gorgonia's Conv2d, whose im2col, reshape, transpose and matrix
+// product nodes allocated ~290 times a step. xIsData says x is the
+// model's input, whose gradient is not built.
+func Conv2D(x, w *G.Node, xIsData bool) (*G.Node, error) {
+	xs, ws := x.Shape(), w.Shape()
+	if xs.Dims() != 4 || ws.Dims() != 4 || xs[1] != ws[1] || ws[2] > xs[2] || ws[3] > xs[3] {
+		return nil, fmt.Errorf("Conv2D: images %v and filters %v do not match", xs, ws)
+	}
+	g := convGeom{b: xs[0], c: xs[1], h: xs[2], w: xs[3], o: ws[0], kh: ws[2], kw: ws[3]}
+	g.oh, g.ow = g.h-g.kh+1, g.w-g.kw+1
+	return G.ApplyOp(&convOp{opBase: newOpBase("Conv2D"), g: g, xIsData: xIsData}, x, w)
+}
+
+// convGeom is one convolution's sizes.
+type convGeom struct {
+	b, c, h, w, o, kh, kw, oh, ow int
+}
+
+func (g convGeom) k() int { return g.c * g.kh * g.kw } // rows of an image's patch matrix
+func (g convGeom) p() int { return g.oh * g.ow }       // output positions per image
+
+type convOp struct {
+	opBase
+	g       convGeom
+	xIsData bool
+	cols    any // []T: every image's patch matrix, [b][k][p], kept for the filters' gradient
+}
+
+func (o *convOp) Arity() int    { return 2 }
+func (o *convOp) Type() hm.Type { return hm.NewFnType(tt(4), tt(4), tt(4)) }
+func (o *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{o.g.b, o.g.o, o.g.oh, o.g.ow}, nil
+}
+func (o *convOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *convOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	x, w, err := twoDense(o.name, in)
+	if err != nil {
+		return nil, err
+	}
+	g := o.g
+	out := outBufFull(pre, in, x.Dtype(), g.b, g.o, g.oh, g.ow)
+	switch x.Dtype() {
+	case tensor.Float32:
+		convFwd(g, x.Float32s(), w.Float32s(), out.Float32s(), scratch[float32](&o.cols, g.b*g.k()*g.p()))
+	case tensor.Float64:
+		convFwd(g, x.Float64s(), w.Float64s(), out.Float64s(), scratch[float64](&o.cols, g.b*g.k()*g.p()))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+// twoDense checks an op's two inputs are dense tensors of one dtype.
+func twoDense(name string, in []G.Value) (*tensor.Dense, *tensor.Dense, error) {
+	if len(in) != 2 {
+		return nil, nil, fmt.Errorf("%s: got %d inputs, want 2", name, len(in))
+	}
+	a, err := dense(name, in[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := dense(name, in[1])
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.Dtype() != b.Dtype() {
+		return nil, nil, fmt.Errorf("%s: dtypes %v and %v", name, a.Dtype(), b.Dtype())
+	}
+	return a, b, nil
+}
+
+// scratch returns *buf as a []T of length n, reallocated when it is not
+// one (a new size or dtype).
+func scratch[T float](buf *any, n int) []T {
+	if s, ok := (*buf).([]T); ok && len(s) == n {
+		return s
+	}
+	s := make([]T, n)
+	*buf = s
+	return s
+}
+
+func convFwd[T float](g convGeom, x, w, out, cols []T) {
+	k, p := g.k(), g.p()
+	for b := 0; b < g.b; b++ {
+		cb := cols[b*k*p : (b+1)*k*p]
+		im2col(g, x[b*g.c*g.h*g.w:(b+1)*g.c*g.h*g.w], cb)
+		mul(false, false, 1, mat[T]{w, g.o, k, k}, mat[T]{cb, k, p, p}, 0, mat[T]{out[b*g.o*p : (b+1)*g.o*p], g.o, p, p})
+	}
+}
+
+// im2col writes one image's patches: row (c, i, j) of cols holds, for every
+// output position (y, x), the input pixel (c, y+i, x+j).
+func im2col[T float](g convGeom, img, cols []T) {
+	p := g.p()
+	r := 0
+	for c := 0; c < g.c; c++ {
+		for i := 0; i < g.kh; i++ {
+			for j := 0; j < g.kw; j++ {
+				row := cols[r*p : (r+1)*p]
+				for y := 0; y < g.oh; y++ {
+					src := img[(c*g.h+y+i)*g.w+j:]
+					copy(row[y*g.ow:(y+1)*g.ow], src[:g.ow])
+				}
+				r++
+			}
+		}
+	}
+}
+
+// col2imAdd adds one image's patch-gradient matrix back onto its pixels,
+// the transpose of im2col.
+func col2imAdd[T float](g convGeom, cols, img []T) {
+	p := g.p()
+	r := 0
+	for c := 0; c < g.c; c++ {
+		for i := 0; i < g.kh; i++ {
+			for j := 0; j < g.kw; j++ {
+				row := cols[r*p : (r+1)*p]
+				for y := 0; y < g.oh; y++ {
+					dst := img[(c*g.h+y+i)*g.w+j:][:g.ow]
+					for x, v := range row[y*g.ow : (y+1)*g.ow] {
+						dst[x] += v
+					}
+				}
+				r++
+			}
+		}
+	}
+}
+
+func (o *convOp) DiffWRT(int) []bool { return []bool{!o.xIsData, true} }
+func (o *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dw, err := G.ApplyOp(&convGradWOp{opBase: newOpBase("Conv2DGradW"), fwd: o}, grad)
+	if err != nil {
+		return nil, err
+	}
+	if o.xIsData {
+		return G.Nodes{nil, dw}, nil
+	}
+	dx, err := G.ApplyOp(&convGradXOp{opBase: newOpBase("Conv2DGradX"), fwd: o}, inputs[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+// convGradWOp is the filters' gradient, Σ over images of dy·colsᵀ, from
+// the upstream gradient and the patches the forward op kept.
+type convGradWOp struct {
+	opBase
+	fwd *convOp
+}
+
+func (o *convGradWOp) Arity() int    { return 1 }
+func (o *convGradWOp) Type() hm.Type { return hm.NewFnType(tt(4), tt(4)) }
+func (o *convGradWOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	g := o.fwd.g
+	return tensor.Shape{g.o, g.c, g.kh, g.kw}, nil
+}
+func (o *convGradWOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *convGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	if err := o.checkArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	dy, err := dense(o.name, in[0])
+	if err != nil {
+		return nil, err
+	}
+	g := o.fwd.g
+	out := outBufFull(pre, in, dy.Dtype(), g.o, g.c, g.kh, g.kw)
+	switch dy.Dtype() {
+	case tensor.Float32:
+		cols, ok := o.fwd.cols.([]float32)
+		if !ok || len(cols) != g.b*g.k()*g.p() {
+			return nil, fmt.Errorf("%s: the forward convolution has not run", o.name)
+		}
+		convGradW(g, dy.Float32s(), cols, out.Float32s())
+	case tensor.Float64:
+		cols, ok := o.fwd.cols.([]float64)
+		if !ok || len(cols) != g.b*g.k()*g.p() {
+			return nil, fmt.Errorf("%s: the forward convolution has not run", o.name)
+		}
+		convGradW(g, dy.Float64s(), cols, out.Float64s())
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
+	}
+	return out, nil
+}
+
+func convGradW[T float](g convGeom, dy, cols, dw []T) {
+	k, p := g.k(), g.p()
+	for b := 0; b < g.b; b++ {
+		beta := 1.0
+		if b == 0 {
+			beta = 0 // overwrite whatever the buffer held
+		}
+		mul(false, true, 1, mat[T]{dy[b*g.o*p : (b+1)*g.o*p], g.o, p, p}, mat[T]{cols[b*k*p : (b+1)*k*p], k, p, p},
+			beta, mat[T]{dw, g.o, k, k})
+	}
+}
+
+// convGradXOp is the images' gradient: per image wᵀ·dy, scattered back
+// onto the pixels (col2im).
+type convGradXOp struct {
+	opBase
+	fwd  *convOp
+	dcol any // []T: one image's patch gradient
+}
+
+func (o *convGradXOp) Arity() int    { return 2 }
+func (o *convGradXOp) Type() hm.Type { return hm.NewFnType(tt(4), tt(4), tt(4)) }
+func (o *convGradXOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	g := o.fwd.g
+	return tensor.Shape{g.b, g.c, g.h, g.w}, nil
+}
+func (o *convGradXOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+
+func (o *convGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	w, dy, err := twoDense(o.name, in)
+	if err != nil {
+		return nil, err
+	}
+	g := o.fwd.g
+	out := outBuf(pre, in, dy.Dtype(), g.b, g.c, g.h, g.w) // zeroed: col2im adds
+	switch dy.Dtype() {
+	case tensor.Float32:
+		convGradX(g, w.Float32s(), dy.Float32s(), out.Float32s(), scratch[float32](&o.dcol, g.k()*g.p()))
+	case tensor.Float64:
+		convGradX(g, w.Float64s(), dy.Float64s(), out.Float64s(), scratch[float64](&o.dcol, g.k()*g.p()))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
+	}
+	return out, nil
+}
+
+func convGradX[T float](g convGeom, w, dy, dx, dcol []T) {
+	k, p, n := g.k(), g.p(), g.c*g.h*g.w
+	for b := 0; b < g.b; b++ {
+		mul(true, false, 1, mat[T]{w, g.o, k, k}, mat[T]{dy[b*g.o*p : (b+1)*g.o*p], g.o, p, p}, 0, mat[T]{dcol, k, p, p})
+		col2imAdd(g, dcol, dx[b*n:(b+1)*n])
+	}
+}
