@@ -46,6 +46,15 @@ type attnOp struct {
 	b, t, h, d int
 	causal     bool
 	real       *[]bool // key padding mask, one flag per row; nil = every row real
+	sq         any     // []T: two T×T matrices of scratch (P and dP), reused by every run
+}
+
+// squares returns the op's two T×T scratch matrices. The forward and the
+// backward op run one after the other in one goroutine, so they share them.
+func squares[T float](o *attnOp) (p, dp mat[T]) {
+	n := o.t * o.t
+	s := scratch[T](&o.sq, 2*n)
+	return mat[T]{data: s[:n], rows: o.t, cols: o.t, stride: o.t}, mat[T]{data: s[n:], rows: o.t, cols: o.t, stride: o.t}
 }
 
 // keys returns sequence b's key mask (nil when every key is real) after
@@ -153,7 +162,7 @@ func hideKeys[T float](row []T, keys []bool) bool {
 func attnFwd[T float](o *attnOp, qkv, out []T) {
 	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
-	p := mat[T]{data: make([]T, o.t*o.t), rows: o.t, cols: o.t, stride: o.t}
+	p, _ := squares[T](o)
 	for b := 0; b < o.b; b++ {
 		for h := 0; h < o.h; h++ {
 			q, k, v := headMats(o, qkv, b, h)
@@ -216,8 +225,7 @@ func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 func attnBwd[T float](o *attnOp, qkv, gout, dqkv []T) {
 	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
-	sq := func() mat[T] { return mat[T]{data: make([]T, o.t*o.t), rows: o.t, cols: o.t, stride: o.t} }
-	p, dp := sq(), sq()
+	p, dp := squares[T](o)
 	for b := 0; b < o.b; b++ {
 		for h := 0; h < o.h; h++ {
 			q, k, v := headMats(o, qkv, b, h)

@@ -97,6 +97,7 @@ func (o *biasOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 type biasGradOp struct {
 	opBase
 	dims, c int
+	acc     []float64 // the sums, reused by every run
 }
 
 func (o *biasGradOp) Arity() int                                     { return 1 }
@@ -115,18 +116,28 @@ func (o *biasGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	out := outBufFull(pre, in, g.Dtype(), o.c)
 	switch g.Dtype() {
 	case tensor.Float32:
-		biasBwd(g.Float32s(), out.Float32s(), g.Shape())
+		biasBwd(g.Float32s(), out.Float32s(), g.Shape(), o.sums())
 	case tensor.Float64:
-		biasBwd(g.Float64s(), out.Float64s(), g.Shape())
+		biasBwd(g.Float64s(), out.Float64s(), g.Shape(), o.sums())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
 	}
 	return out, nil
 }
 
-func biasBwd[T float](g, db []T, s tensor.Shape) {
+// sums returns the op's float64 accumulator, zeroed.
+func (o *biasGradOp) sums() []float64 {
+	if len(o.acc) != o.c {
+		o.acc = make([]float64, o.c)
+	}
+	clear(o.acc)
+	return o.acc
+}
+
+// biasBwd sums g over every axis but 1 into db, in float64 in acc (zero,
+// as long as db).
+func biasBwd[T float](g, db []T, s tensor.Shape, acc []float64) {
 	in, c := inner(s), s[1]
-	acc := make([]float64, c)
 	if in == 1 { // [N, d]: column sums, one row at a time
 		for r := 0; r < len(g); r += c {
 			colAdd(g[r:r+c], acc)
