@@ -104,18 +104,17 @@ func convFwd[T float](g convGeom, x, w, out, cols []T) {
 	}
 }
 
-// im2col writes one image's patches: row (c, i, j) of cols holds, for every
-// output position (y, x), the input pixel (c, y+i, x+j).
-func im2col[T float](g convGeom, img, cols []T) {
+// patchRuns calls f for every run of ow consecutive output positions of
+// every row (c, i, j) of an image's patch matrix: cols[at:at+ow] holds the
+// pixels img[px:px+ow], channel c, row y+i, columns j to j+ow−1.
+func (g convGeom) patchRuns(f func(at, px int)) {
 	p := g.p()
 	r := 0
 	for c := 0; c < g.c; c++ {
 		for i := 0; i < g.kh; i++ {
 			for j := 0; j < g.kw; j++ {
-				row := cols[r*p : (r+1)*p]
 				for y := 0; y < g.oh; y++ {
-					src := img[(c*g.h+y+i)*g.w+j:]
-					copy(row[y*g.ow:(y+1)*g.ow], src[:g.ow])
+					f(r*p+y*g.ow, (c*g.h+y+i)*g.w+j)
 				}
 				r++
 			}
@@ -123,25 +122,20 @@ func im2col[T float](g convGeom, img, cols []T) {
 	}
 }
 
+// im2col writes one image's patch matrix.
+func im2col[T float](g convGeom, img, cols []T) {
+	g.patchRuns(func(at, px int) { copy(cols[at:at+g.ow], img[px:px+g.ow]) })
+}
+
 // col2imAdd adds one image's patch-gradient matrix back onto its pixels,
 // the transpose of im2col.
 func col2imAdd[T float](g convGeom, cols, img []T) {
-	p := g.p()
-	r := 0
-	for c := 0; c < g.c; c++ {
-		for i := 0; i < g.kh; i++ {
-			for j := 0; j < g.kw; j++ {
-				row := cols[r*p : (r+1)*p]
-				for y := 0; y < g.oh; y++ {
-					dst := img[(c*g.h+y+i)*g.w+j:][:g.ow]
-					for x, v := range row[y*g.ow : (y+1)*g.ow] {
-						dst[x] += v
-					}
-				}
-				r++
-			}
+	g.patchRuns(func(at, px int) {
+		dst := img[px : px+g.ow]
+		for x, v := range cols[at : at+g.ow] {
+			dst[x] += v
 		}
-	}
+	})
 }
 
 func (o *convOp) DiffWRT(int) []bool { return []bool{!o.xIsData, true} }
