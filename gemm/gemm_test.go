@@ -169,11 +169,13 @@ func oddProblems() []problem {
 }
 
 func TestSgemmOddShapes(t *testing.T) {
-	for i, p := range oddProblems() {
-		t.Run(p.String(), func(t *testing.T) {
-			check(t, p, uint64(i), u32, Implementation{}.Sgemm)
-		})
-	}
+	forEachKernel(t, func(t *testing.T) {
+		for i, p := range oddProblems() {
+			t.Run(p.String(), func(t *testing.T) {
+				check(t, p, uint64(i), u32, Implementation{}.Sgemm)
+			})
+		}
+	})
 }
 
 func TestDgemmOddShapes(t *testing.T) {
@@ -199,6 +201,10 @@ func TestKernelsUsed(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no AVX/FMA kernels in this build or on this CPU: Sgemm is gonum's")
 	}
+	forEachKernel(t, testKernelsUsed)
+}
+
+func testKernelsUsed(t *testing.T) {
 	p := problem{m: 64, k: 300, n: 64, alpha: 1}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, lda, b, ldb, c, ldc := operands[float32](p, rng)
@@ -218,7 +224,9 @@ func TestKernelsUsed(t *testing.T) {
 
 // TestDeterministic: the same product twice, and with C at another stride,
 // gives the same bits (each element's summation order is fixed).
-func TestDeterministic(t *testing.T) {
+func TestDeterministic(t *testing.T) { forEachKernel(t, testDeterministic) }
+
+func testDeterministic(t *testing.T) {
 	p := problem{m: 97, k: 530, n: 70, tA: true, alpha: 1}
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, lda, b, ldb, c, ldc := operands[float32](p, rng)
