@@ -20,17 +20,30 @@ const (
 	ncBlock = 1536 // a multiple of every panel width
 )
 
+// kernelID names one assembly micro-kernel.
+type kernelID uint8
+
+const (
+	k6x16 kernelID = iota + 1 // float32, AVX2
+	k8x32                     // float32, AVX-512
+	k8x16                     // float32, AVX-512, a half-width last panel
+	k6x8                      // float64, AVX2
+)
+
 // micro is a micro-kernel and its register block: mr rows of C by nr
-// columns, the width of B's packed panels.
+// columns, the width of B's packed panels. half, where set, is a kernel
+// of mr rows and nr/2 columns for a last panel at most half full, which
+// would otherwise cost a full block's FMAs and go through the edge copy.
 type micro struct {
 	mr, nr int
-	wide   bool // float32's AVX-512 kernel8x32 rather than kernel6x16
+	id     kernelID
+	half   kernelID
 }
 
 var (
-	narrow32 = micro{mr: 6, nr: 16}
-	wide32   = micro{mr: 8, nr: 32, wide: true}
-	narrow64 = micro{mr: 6, nr: 8}
+	narrow32 = micro{mr: 6, nr: 16, id: k6x16}
+	wide32   = micro{mr: 8, nr: 32, id: k8x32, half: k8x16}
+	narrow64 = micro{mr: 6, nr: 8, id: k6x8}
 )
 
 // microFor is the micro-kernel T's products use: for float32 the AVX-512
@@ -46,20 +59,22 @@ func microFor[T float]() micro {
 	return narrow32
 }
 
-// kernel runs the micro-kernel mk.
-func kernel[T float](mk micro, kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
-	var z T
-	if unsafe.Sizeof(z) == 4 {
-		a, b, c := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c))
-		if mk.wide {
-			kernel8x32(kc, a, rsa, csa, b, ldb, c, ldc, float32(alpha), add)
-			return
-		}
-		kernel6x16(kc, a, rsa, csa, b, ldb, c, ldc, float32(alpha), add)
+// kernel runs micro-kernel id, which must be one of T's.
+func kernel[T float](id kernelID, kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
+	if id == k6x8 {
+		kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
+			(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
 		return
 	}
-	kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
-		(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
+	a32, b32, c32, alpha32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c)), float32(alpha)
+	switch id {
+	case k8x32:
+		kernel8x32(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+	case k8x16:
+		kernel8x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+	default:
+		kernel6x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+	}
 }
 
 // work holds one product's scratch: packed B, a zero-padded copy of A's
@@ -201,6 +216,10 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 	for jr := 0; jr < nc; jr += nr {
 		nw := min(nr, nc-jr)
 		bp, ldb := bs.panel(jr)
+		id, kw := mk.id, nr
+		if mk.half != 0 && 2*nw <= nr {
+			id, kw = mk.half, nr/2
+		}
 		for ir := 0; ir < mc; ir += mr {
 			var pa *T
 			rs, cs := rsa, csa
@@ -211,17 +230,17 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 			}
 			ci := ir*ldc + jr
 			rows := min(mr, mc-ir)
-			if rows == mr && nw == nr {
-				kernel(mk, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
+			if rows == mr && nw == kw {
+				kernel(id, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
 				continue
 			}
 			// An edge tile: the kernel fills a full register block, and
 			// only the part inside C is written, with the kernel's
 			// rounding (alpha·AB rounded, then added).
-			kernel(mk, kc, pa, rs, cs, bp, ldb, &w.c[0], nr, 1, false)
+			kernel(id, kc, pa, rs, cs, bp, ldb, &w.c[0], kw, 1, false)
 			for r := 0; r < rows; r++ {
 				cr := c[ci+r*ldc : ci+r*ldc+nw]
-				tr := w.c[r*nr : r*nr+nw]
+				tr := w.c[r*kw : r*kw+nw]
 				if add {
 					for j := range cr {
 						cr[j] += T(alpha * tr[j])

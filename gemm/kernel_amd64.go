@@ -14,7 +14,7 @@ import (
 // to compare with gonum.
 var haveKernels = cpu.X86.HasAVX && cpu.X86.HasFMA
 
-// haveAVX512 says kernel8x32 can run: it uses AVX-512F instructions only,
+// haveAVX512 says kernel8x32 and kernel8x16 can run: it uses AVX-512F instructions only,
 // and x/sys/cpu reports AVX-512F only where the OS saves the Z registers
 // and the mask registers (XGETBV).
 var haveAVX512 = haveKernels && cpu.X86.HasAVX512F
@@ -35,6 +35,9 @@ func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 
 //go:noescape
 func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
 
 //go:noescape
 func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool)

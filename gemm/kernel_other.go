@@ -17,6 +17,10 @@ func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 	panic("gemm: no assembly kernels in this build")
 }
 
+func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}
+
 func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool) {
 	panic("gemm: no assembly kernels in this build")
 }

@@ -49,7 +49,7 @@ func TestKernelChoice(t *testing.T) {
 	for _, k := range float32Kernels {
 		t.Run(k.name, func(t *testing.T) {
 			defer useKernel(t, k)()
-			if mk := microFor[float32](); mk.wide != k.wide {
+			if mk := microFor[float32](); (mk == wide32) != k.wide {
 				t.Fatalf("microFor[float32]() = %+v", mk)
 			}
 			if mk := microFor[float64](); mk != narrow64 {
@@ -59,15 +59,26 @@ func TestKernelChoice(t *testing.T) {
 	}
 }
 
-// TestKernel8x32 calls the AVX-512 kernel on one register block, with A
-// in place at strides, against float64, for a kc around the unrolling,
-// both store modes and an alpha that rounds; and checks it writes nothing
-// outside its block.
-func TestKernel8x32(t *testing.T) {
+// TestAVX512Kernels calls each AVX-512 kernel on one register block,
+// with A in place at strides, against float64, for a kc around the
+// unrolling, both store modes and an alpha that rounds; and checks it
+// writes nothing outside its block.
+func TestAVX512Kernels(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512F on this CPU (or the OS does not save the Z registers), or no assembly in this build: kernel8x32 cannot run")
 	}
-	const mr, nr, rsa, csa, ldb, ldc = 8, 32, 3, 29, 37, 35
+	kernels := []struct {
+		name string
+		nr   int
+		fn   func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+	}{{"8x32", 32, kernel8x32}, {"8x16", 16, kernel8x16}}
+	for _, k := range kernels {
+		t.Run(k.name, func(t *testing.T) { testAVX512Kernel(t, k.nr, k.fn) })
+	}
+}
+
+func testAVX512Kernel(t *testing.T, nr int, fn func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)) {
+	const mr, rsa, csa, ldb, ldc = 8, 3, 29, 37, 35
 	for _, kc := range []int{1, 3, 4, 5, 17, 256} {
 		for _, add := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(uint64(kc), 9))
@@ -81,7 +92,7 @@ func TestKernel8x32(t *testing.T) {
 			}
 			c0 := append([]float32(nil), c...)
 			const alpha = 0.3
-			kernel8x32(kc, &a[0], rsa, csa, &b[0], ldb, &c[0], ldc, alpha, add)
+			fn(kc, &a[0], rsa, csa, &b[0], ldb, &c[0], ldc, alpha, add)
 			for i := 0; i < mr; i++ {
 				for j := 0; j < ldc; j++ {
 					got := float64(c[i*ldc+j])
