@@ -33,7 +33,9 @@ const (
 // micro is a micro-kernel and its register block: mr rows of C by nr
 // columns, the width of B's packed panels. half, where set, is a kernel
 // of mr rows and nr/2 columns for a last panel at most half full, which
-// would otherwise cost a full block's FMAs and go through the edge copy.
+// would otherwise cost a full block's FMAs and go through the edge copy;
+// it writes only the panel's columns of C (a masked store), so a panel of
+// 10 columns needs no edge copy either.
 type micro struct {
 	mr, nr int
 	id     kernelID
@@ -59,8 +61,9 @@ func microFor[T float]() micro {
 	return narrow32
 }
 
-// kernel runs micro-kernel id, which must be one of T's.
-func kernel[T float](id kernelID, kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
+// kernel runs micro-kernel id, which must be one of T's. nw is how many
+// of the block's columns to write: the block's width, or less for k8x16.
+func kernel[T float](id kernelID, nw, kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
 	if id == k6x8 {
 		kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
 			(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
@@ -71,7 +74,7 @@ func kernel[T float](id kernelID, kc int, a *T, rsa, csa int, b *T, ldb int, c *
 	case k8x32:
 		kernel8x32(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
 	case k8x16:
-		kernel8x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+		kernel8x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add, uint16(1)<<nw-1)
 	default:
 		kernel6x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
 	}
@@ -230,14 +233,14 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 			}
 			ci := ir*ldc + jr
 			rows := min(mr, mc-ir)
-			if rows == mr && nw == kw {
-				kernel(id, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
+			if rows == mr && (nw == kw || id == k8x16) {
+				kernel(id, nw, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
 				continue
 			}
 			// An edge tile: the kernel fills a full register block, and
 			// only the part inside C is written, with the kernel's
 			// rounding (alpha·AB rounded, then added).
-			kernel(id, kc, pa, rs, cs, bp, ldb, &w.c[0], kw, 1, false)
+			kernel(id, kw, kc, pa, rs, cs, bp, ldb, &w.c[0], kw, 1, false)
 			for r := 0; r < rows; r++ {
 				cr := c[ci+r*ldc : ci+r*ldc+nw]
 				tr := w.c[r*kw : r*kw+nw]

@@ -170,7 +170,9 @@ set:
 // kernel8x16 is kernel8x32 for a last panel of at most 16 columns: one Z
 // accumulator per row, the same FMA chain per element. It reads the first
 // 16 columns of each B row at stride ldb, so it runs on 32-wide packed
-// panels as they are.
+// panels as they are, and reads and writes only the columns of C in the
+// mask cols (K1): C's last columns need no edge copy, and the masked-off
+// lanes of the loads are not read, so they cannot fault.
 
 // STEP16 does one p for eight rows: Z16 is B's row, Z18-Z25 the
 // broadcasts; registers as in STEP32.
@@ -196,17 +198,18 @@ set:
 	ADDQ         R12, BX
 
 #define ROW16ADD(z) \
-	VADDPS  (DI), z, z \
-	VMOVUPS z, (DI) \
+	VADDPS  (DI), z, K1, z \
+	VMOVUPS z, K1, (DI) \
 	ADDQ    DX, DI
 
 #define ROW16SET(z) \
-	VMOVUPS z, (DI) \
+	VMOVUPS z, K1, (DI) \
 	ADDQ    DX, DI
 
-// func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
-TEXT ·kernel8x16(SB), NOSPLIT, $0-69
+// func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16)
+TEXT ·kernel8x16(SB), NOSPLIT, $0-72
 	SETUP512
+	KMOVW  cols+70(FP), K1
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2

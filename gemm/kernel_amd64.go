@@ -28,7 +28,8 @@ var useAVX512 = haveAVX512 && os.Getenv("NORMTOP_GEMM") != "avx2"
 // The micro-kernels; see kernel_amd64.s. a must address mr rows of kc
 // elements at strides rsa (rows) and csa (columns), b kc rows of nr
 // elements at stride ldb, c mr rows of nr elements at stride ldc, for the
-// kernel's mr×nr block.
+// kernel's mr×nr block. kernel8x16 reads and writes only the columns of C
+// whose bit is set in cols (the low bits: 1<<n - 1 for n columns).
 
 //go:noescape
 func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
@@ -37,7 +38,7 @@ func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
 
 //go:noescape
-func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16)
 
 //go:noescape
 func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool)

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -62,22 +63,36 @@ func TestKernelChoice(t *testing.T) {
 // TestAVX512Kernels calls each AVX-512 kernel on one register block,
 // with A in place at strides, against float64, for a kc around the
 // unrolling, both store modes and an alpha that rounds; and checks it
-// writes nothing outside its block.
+// writes nothing outside its block (kernel8x16's masked columns
+// included).
 func TestAVX512Kernels(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512F on this CPU (or the OS does not save the Z registers), or no assembly in this build: kernel8x32 cannot run")
 	}
-	kernels := []struct {
-		name string
-		nr   int
-		fn   func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
-	}{{"8x32", 32, kernel8x32}, {"8x16", 16, kernel8x16}}
-	for _, k := range kernels {
-		t.Run(k.name, func(t *testing.T) { testAVX512Kernel(t, k.nr, k.fn) })
+	for _, k := range avx512Kernels() {
+		t.Run(k.name, func(t *testing.T) { testAVX512Kernel(t, k) })
 	}
 }
 
-func testAVX512Kernel(t *testing.T, nr int, fn func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)) {
+// avx512Kernel is one AVX-512 kernel writing cols columns of C.
+type avx512Kernel struct {
+	name string
+	cols int
+	fn   func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+}
+
+func avx512Kernels() []avx512Kernel {
+	ks := []avx512Kernel{{"8x32", 32, kernel8x32}}
+	for _, cols := range []int{16, 10, 1} {
+		ks = append(ks, avx512Kernel{fmt.Sprintf("8x16/%dcols", cols), cols,
+			func(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+				kernel8x16(kc, a, rsa, csa, b, ldb, c, ldc, alpha, add, uint16(1)<<cols-1)
+			}})
+	}
+	return ks
+}
+
+func testAVX512Kernel(t *testing.T, k avx512Kernel) {
 	const mr, rsa, csa, ldb, ldc = 8, 3, 29, 37, 35
 	for _, kc := range []int{1, 3, 4, 5, 17, 256} {
 		for _, add := range []bool{false, true} {
@@ -92,11 +107,11 @@ func testAVX512Kernel(t *testing.T, nr int, fn func(kc int, a *float32, rsa, csa
 			}
 			c0 := append([]float32(nil), c...)
 			const alpha = 0.3
-			fn(kc, &a[0], rsa, csa, &b[0], ldb, &c[0], ldc, alpha, add)
+			k.fn(kc, &a[0], rsa, csa, &b[0], ldb, &c[0], ldc, alpha, add)
 			for i := 0; i < mr; i++ {
 				for j := 0; j < ldc; j++ {
 					got := float64(c[i*ldc+j])
-					if j >= nr {
+					if j >= k.cols {
 						if got != float64(c0[i*ldc+j]) {
 							t.Fatalf("kc %d add %v: C[%d,%d] outside the block changed", kc, add, i, j)
 						}
