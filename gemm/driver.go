@@ -160,7 +160,8 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 			// beta = 0: the first k block stores over C without reading it
 			add := beta != 0 || pc > 0
 			// a transposed A is worth packing when enough B panels reuse it
-			packA := tA && nc >= packAColumns
+			// and its in-place reads are costly
+			packA := tA && nc >= packAColumns && lda >= packALda && kc >= packAKc
 			for ic := 0; ic < m; ic += mcBlock {
 				mc := min(mcBlock, m-ic)
 				block(mk, w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
@@ -174,10 +175,18 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 // few dozen rows, and B's rows stream well enough from L2.
 const inPlaceBRows = 64
 
-// packAColumns is how many columns of B must reuse a block of transposed
-// A for packing it to pay: measured with the 6×16 kernel, n = 64 runs
-// faster in place, n = 192 packed.
-const packAColumns = 128
+// When a transposed A is packed. In place, each p of a register block's
+// rows is a different cache line, lda elements after the last. Packing
+// pays only when enough B panels reuse the block (n ≥ packAColumns), the
+// lines are far apart (lda ≥ packALda) and a k block has many of them (kc
+// ≥ packAKc). Measured with both kernels: the models' transposed products
+// (lda = 64, 256; or kc = 32 at lda = 784) run 5-30% faster in place,
+// 1024×256×1024 and 1024³ (lda = 1024, kc = 256) 7-20% faster packed.
+const (
+	packAColumns = 128
+	packALda     = 512
+	packAKc      = 128
+)
 
 // bSource is where the kernel finds the kc×nc block of op(B): the packed
 // panels, or B itself (b, ldb) with only a partial last panel packed.
