@@ -141,12 +141,13 @@ const (
 )
 
 // oddProblems covers the edge paths: sizes below, at and just above the
-// register block (6×16, 6×8) and the cache blocks (k = 256, m = 96), every
+// register blocks (6×16, 8×32, 6×8) and the cache blocks (k = 256, m = 96), every
 // transpose pair, padded leading dimensions, and the alpha/beta cases.
 func oddProblems() []problem {
 	var ps []problem
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {6, 16, 16}, {6, 8, 8}, {5, 3, 17}, {13, 1, 33},
-		{1, 300, 1}, {97, 257, 31}, {12, 64, 48}, {2, 0, 3}, {0, 4, 5}, {4, 5, 0}, {200, 20, 1600}}
+		{1, 300, 1}, {97, 257, 31}, {12, 64, 48}, {2, 0, 3}, {0, 4, 5}, {4, 5, 0}, {200, 20, 1600},
+		{523, 300, 130}} // transposed, a packed A: lda ≥ packALda, kc ≥ packAKc, n ≥ packAColumns
 	for _, s := range shapes {
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
