@@ -50,9 +50,39 @@ func modelShapes() []shape {
 	return ss
 }
 
-// impls are the implementations compared in one run: gonum's, ours, and
-// OpenBLAS under -tags openblas.
-var impls = Available()
+// impls are the implementations compared in one run: gonum's, ours with
+// each float32 kernel the CPU has, and OpenBLAS under -tags openblas.
+var impls = benchImpls()
+
+func benchImpls() []Named {
+	var ns []Named
+	for _, im := range Available() {
+		if _, ours := im.BLAS.(Implementation); !ours {
+			ns = append(ns, im)
+			continue
+		}
+		for _, k := range float32Kernels {
+			if !k.wide || haveAVX512 {
+				ns = append(ns, Named{im.Name + "-" + k.name, kernelImpl{wide: k.wide}})
+			}
+		}
+	}
+	return ns
+}
+
+// kernelImpl is Implementation with its float32 kernel fixed, so one
+// benchmark run can interleave the kernels.
+type kernelImpl struct {
+	Implementation
+	wide bool
+}
+
+func (k kernelImpl) Sgemm(tA, tB blas.Transpose, m, n, kk int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	saved := useAVX512
+	useAVX512 = k.wide
+	k.Implementation.Sgemm(tA, tB, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc)
+	useAVX512 = saved
+}
 
 func operandsFor(s shape) (a, b, c []float32, lda, ldb int) {
 	rng := rand.New(rand.NewPCG(1, 1))

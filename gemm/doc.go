@@ -6,12 +6,25 @@
 // OpenBLAS's speed on the trainer's shapes and was three quarters of a
 // training step. The code here is the usual design of fast BLAS libraries,
 // written for the shapes normtop has (a thousand rows, a few hundred
-// columns): a 6×16 float32 (6×8 float64) register block of AVX2 FMA
-// accumulators (kernel_amd64.s), B packed into 16-column panels that stay
-// in L1 while the kernel sweeps the rows, and k, m and n blocked so the
-// working set stays in cache. A is read in place with its row and column
-// strides, so the transposed products of the backward pass cost no copy;
-// only a last partial panel of fewer than six rows is copied, zero padded.
+// columns): a register block of FMA accumulators (the micro-kernel), B
+// packed into panels of the block's width that stay in L1 while the kernel
+// sweeps the rows, and k, m and n blocked so the working set stays in
+// cache. A is read in place with its row and column strides, so the
+// transposed products of the backward pass cost no copy; only a last
+// partial panel of fewer rows than the block is copied, zero padded.
+//
+// The micro-kernel is chosen at start-up. float32 products use an 8×32
+// block of 512-bit AVX-512 accumulators (kernel512_amd64.s, with an 8×16
+// twin for a last panel of at most 16 columns) where x/sys/cpu reports
+// AVX-512F, which includes the check that the OS saves the Z registers;
+// otherwise a 6×16 block of 256-bit AVX/FMA accumulators
+// (kernel_amd64.s). float64 products always use the 6×8 AVX one. The
+// environment variable NORMTOP_GEMM=avx2 keeps the 6×16 kernel on an
+// AVX-512 CPU, to compare the two. Every kernel computes each element of C
+// as one FMA chain over the same k block in the same order, scales it by
+// alpha and adds it to C the same way, so the choice changes the speed,
+// never the bits (kernels_test.go): a run's results do not depend on
+// whether its CPU has AVX-512.
 //
 // A product of more than a few MFLOP is split into bands of C, one
 // goroutine per GOMAXPROCS. Each element of C sums its k products in the
@@ -21,7 +34,7 @@
 //
 // Implementation satisfies gonum's blas.Float32 and blas.Float64 (and the
 // complex interfaces, so gorgonia accepts it): Sgemm and Dgemm are the
-// fast ones, every other routine is gonum's. Without AVX2 and FMA, with
+// fast ones, every other routine is gonum's. Without AVX and FMA, with
 // `-tags purego` and off amd64, Sgemm and Dgemm are gonum's too.
 //
 // With `-tags openblas` (cgo, Debian's libopenblas-dev) the package also

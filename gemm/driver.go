@@ -8,33 +8,76 @@ import (
 
 type float interface{ float32 | float64 }
 
-// Block sizes. A kc×16 float32 panel of packed B (16 KiB at kc = 256) stays
-// in the 32 KiB L1 while the kernel sweeps an mc-row block of A (96 KiB,
-// in L2); the packed kc×nc block of B (1.5 MiB) lives in L2/L3. The
-// trainer's products (k ≤ 1024, n ≤ 1024) mostly fit one block of each.
+// Block sizes. A kc×nr panel of packed B (16 KiB for the 6×16 kernel, 32
+// KiB for the 8×32 one at kc = 256) stays in L1 while the kernel sweeps an
+// mc-row block of A (96 KiB, in L2); the packed kc×nc block of B (1.5 MiB)
+// lives in L2/L3. The trainer's products (k ≤ 1024, n ≤ 1024) mostly fit
+// one block of each. kc blocks are the same for every kernel: they fix
+// each element's summation, so every kernel gives the same bits.
 const (
-	mr      = 6 // rows of the register block
 	kcBlock = 256
-	mcBlock = 16 * mr
-	ncBlock = 1536 // a multiple of both panel widths
+	mcBlock = 96   // a multiple of every kernel's mr
+	ncBlock = 1536 // a multiple of every panel width
 )
 
-// panelWidth is the register block's width: 64 bytes, 16 float32 or 8 float64.
-func panelWidth[T float]() int {
-	var z T
-	return 64 / int(unsafe.Sizeof(z))
+// kernelID names one assembly micro-kernel.
+type kernelID uint8
+
+const (
+	k6x16 kernelID = iota + 1 // float32, AVX2
+	k8x32                     // float32, AVX-512
+	k8x16                     // float32, AVX-512, a half-width last panel
+	k6x8                      // float64, AVX2
+)
+
+// micro is a micro-kernel and its register block: mr rows of C by nr
+// columns, the width of B's packed panels. half, where set, is a kernel
+// of mr rows and nr/2 columns for a last panel at most half full, which
+// would otherwise cost a full block's FMAs and go through the edge copy;
+// it writes only the panel's columns of C (a masked store), so a panel of
+// 10 columns needs no edge copy either.
+type micro struct {
+	mr, nr int
+	id     kernelID
+	half   kernelID
 }
 
-// kernel runs the micro-kernel of T's width.
-func kernel[T float](kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
+var (
+	narrow32 = micro{mr: 6, nr: 16, id: k6x16}
+	wide32   = micro{mr: 8, nr: 32, id: k8x32, half: k8x16}
+	narrow64 = micro{mr: 6, nr: 8, id: k6x8}
+)
+
+// microFor is the micro-kernel T's products use: for float32 the AVX-512
+// one where useAVX512 is set.
+func microFor[T float]() micro {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
-		kernel6x16(kc, (*float32)(unsafe.Pointer(a)), rsa, csa, (*float32)(unsafe.Pointer(b)), ldb,
-			(*float32)(unsafe.Pointer(c)), ldc, float32(alpha), add)
+	switch {
+	case unsafe.Sizeof(z) == 8:
+		return narrow64
+	case useAVX512:
+		return wide32
+	}
+	return narrow32
+}
+
+// kernel runs micro-kernel id, which must be one of T's. nw is how many
+// of the block's columns to write: the block's width, or less for k8x16.
+func kernel[T float](id kernelID, nw, kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool) {
+	if id == k6x8 {
+		kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
+			(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
 		return
 	}
-	kernel6x8(kc, (*float64)(unsafe.Pointer(a)), rsa, csa, (*float64)(unsafe.Pointer(b)), ldb,
-		(*float64)(unsafe.Pointer(c)), ldc, float64(alpha), add)
+	a32, b32, c32, alpha32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c)), float32(alpha)
+	switch id {
+	case k8x32:
+		kernel8x32(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+	case k8x16:
+		kernel8x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add, uint16(1)<<nw-1)
+	default:
+		kernel6x16(kc, a32, rsa, csa, b32, ldb, c32, ldc, alpha32, add)
+	}
 }
 
 // work holds one product's scratch: packed B, a zero-padded copy of A's
@@ -79,20 +122,20 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		scale(m, n, beta, c, ldc)
 		beta = 1
 	}
-	split(workers(m, n, k), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	split(microFor[T](), workers(m, n, k), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // serial is gemm's product for beta 0 or 1, k > 0, alpha ≠ 0, in the
-// calling goroutine.
-func serial[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+// calling goroutine, with micro-kernel mk.
+func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	rsa, csa := lda, 1
 	if tA {
 		rsa, csa = 1, lda
 	}
-	nr := panelWidth[T]()
+	nr := mk.nr
 	w := getWork[T]()
 	defer poolOf[T]().Put(w)
-	w.c = grow(w.c, mr*nr)
+	w.c = grow(w.c, mk.mr*nr)
 	// k in equal blocks: 784 is four blocks of 196, not three of 256 and
 	// one of 16 that would load and store C for little work.
 	kcEven := (k + (k+kcBlock-1)/kcBlock - 1) / ((k + kcBlock - 1) / kcBlock)
@@ -117,10 +160,11 @@ func serial[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, l
 			// beta = 0: the first k block stores over C without reading it
 			add := beta != 0 || pc > 0
 			// a transposed A is worth packing when enough B panels reuse it
-			packA := tA && nc >= packARowsPanels*nr
+			// and its in-place reads are costly
+			packA := tA && nc >= packAColumns && lda >= packALda && kc >= packAKc
 			for ic := 0; ic < m; ic += mcBlock {
 				mc := min(mcBlock, m-ic)
-				block(w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
+				block(mk, w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
 			}
 		}
 	}
@@ -131,10 +175,18 @@ func serial[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, l
 // few dozen rows, and B's rows stream well enough from L2.
 const inPlaceBRows = 64
 
-// packARowsPanels is how many B panels must reuse a block of transposed A
-// for packing it to pay: measured, 4 panels (n = 64) run faster in place,
-// 12 (n = 192) packed.
-const packARowsPanels = 8
+// When a transposed A is packed. In place, each p of a register block's
+// rows is a different cache line, lda elements after the last. Packing
+// pays only when enough B panels reuse the block (n ≥ packAColumns), the
+// lines are far apart (lda ≥ packALda) and a k block has many of them (kc
+// ≥ packAKc). Measured with both kernels: the models' transposed products
+// (lda = 64, 256; or kc = 32 at lda = 784) run 5-30% faster in place,
+// 1024×256×1024 and 1024³ (lda = 1024, kc = 256) 7-20% faster packed.
+const (
+	packAColumns = 128
+	packALda     = 512
+	packAKc      = 128
+)
 
 // bSource is where the kernel finds the kc×nc block of op(B): the packed
 // panels, or B itself (b, ldb) with only a partial last panel packed.
@@ -163,19 +215,23 @@ func roundUp(x, to int) int { return (x + to - 1) / to * to }
 // transposed A (rsa = 1) is packed first: its six elements per p sit in a
 // different cache line for every p, and kc lines of A beside B's panel
 // would crowd L1. Otherwise only a last partial row panel is packed.
-func block[T float](w *work[T], bs *bSource[T], mc int, alpha T, a []T, rsa, csa int, packAll bool, c []T, ldc int, add bool) {
-	nr, kc, nc := bs.nr, bs.kc, bs.nc
+func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T, rsa, csa int, packAll bool, c []T, ldc int, add bool) {
+	mr, nr, kc, nc := mk.mr, bs.nr, bs.kc, bs.nc
 	full := mc / mr * mr
 	if packAll {
 		full = 0
 	}
 	if full < mc {
 		w.a = grow(w.a, roundUp(mc-full, mr)*kc)
-		packA(a[full*rsa:], rsa, csa, mc-full, kc, w.a)
+		packA(mr, a[full*rsa:], rsa, csa, mc-full, kc, w.a)
 	}
 	for jr := 0; jr < nc; jr += nr {
 		nw := min(nr, nc-jr)
 		bp, ldb := bs.panel(jr)
+		id, kw := mk.id, nr
+		if mk.half != 0 && 2*nw <= nr {
+			id, kw = mk.half, nr/2
+		}
 		for ir := 0; ir < mc; ir += mr {
 			var pa *T
 			rs, cs := rsa, csa
@@ -186,17 +242,17 @@ func block[T float](w *work[T], bs *bSource[T], mc int, alpha T, a []T, rsa, csa
 			}
 			ci := ir*ldc + jr
 			rows := min(mr, mc-ir)
-			if rows == mr && nw == nr {
-				kernel(kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
+			if rows == mr && (nw == kw || id == k8x16) {
+				kernel(id, nw, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
 				continue
 			}
 			// An edge tile: the kernel fills a full register block, and
 			// only the part inside C is written, with the kernel's
 			// rounding (alpha·AB rounded, then added).
-			kernel(kc, pa, rs, cs, bp, ldb, &w.c[0], nr, 1, false)
+			kernel(id, kw, kc, pa, rs, cs, bp, ldb, &w.c[0], kw, 1, false)
 			for r := 0; r < rows; r++ {
 				cr := c[ci+r*ldc : ci+r*ldc+nw]
-				tr := w.c[r*nr : r*nr+nw]
+				tr := w.c[r*kw : r*kw+nw]
 				if add {
 					for j := range cr {
 						cr[j] += T(alpha * tr[j])
@@ -255,15 +311,11 @@ func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
 // packA copies rows (any number) of an A block into panels of mr rows,
 // element (i, p) of a panel at dst[p·mr + i], a last partial panel zero
 // padded.
-func packA[T float](a []T, rsa, csa, rows, kc int, dst []T) {
+func packA[T float](mr int, a []T, rsa, csa, rows, kc int, dst []T) {
 	for i0 := 0; i0 < rows; i0 += mr {
 		pan := dst[i0*kc : i0*kc+mr*kc]
 		n := min(mr, rows-i0)
-		if n == mr && rsa == 1 {
-			// op(A)'s six rows are contiguous for each p
-			for p := 0; p < kc; p++ {
-				*(*[mr]T)(pan[p*mr:]) = *(*[mr]T)(a[i0+p*csa:])
-			}
+		if n == mr && rsa == 1 && packContiguous(mr, a[i0:], csa, kc, pan) {
 			continue
 		}
 		for p := 0; p < kc; p++ {
@@ -274,6 +326,25 @@ func packA[T float](a []T, rsa, csa, rows, kc int, dst []T) {
 			clear(d[n:])
 		}
 	}
+}
+
+// packContiguous is packA's panel when op(A)'s mr rows are contiguous for
+// each p: fixed-size copies, where a copy() per p would call memmove. It
+// reports false for an mr it has no case for.
+func packContiguous[T float](mr int, a []T, csa, kc int, pan []T) bool {
+	switch mr {
+	case 6:
+		for p := 0; p < kc; p++ {
+			*(*[6]T)(pan[p*6:]) = *(*[6]T)(a[p*csa:])
+		}
+	case 8:
+		for p := 0; p < kc; p++ {
+			*(*[8]T)(pan[p*8:]) = *(*[8]T)(a[p*csa:])
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // scale is C = beta·C; beta = 0 zeroes C whatever it held (NaN included).
@@ -298,7 +369,10 @@ const parallelFlops = 1 << 21
 // GOMAXPROCS, at most one per parallelFlops of work.
 func workers(m, n, k int) int {
 	w := 2 * float64(m) * float64(n) * float64(k) / parallelFlops
-	return max(1, min(runtime.GOMAXPROCS(0), int(w)))
+	if w < 2 {
+		return 1 // runtime.GOMAXPROCS takes a lock: 6% of a 64×16×64 product
+	}
+	return min(runtime.GOMAXPROCS(0), int(w))
 }
 
 // split runs the product in up to w goroutines, each on its own band of
@@ -310,15 +384,15 @@ func workers(m, n, k int) int {
 // w and any assignment of bands: the core count and the scheduler never
 // show in a run. Bands go to long-lived helper goroutines (no allocation
 // per product); a band no idle helper takes runs in the caller.
-func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	unit, size := mr, m
+func split[T float](mk micro, w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	unit, size := mk.mr, m
 	if m < n {
-		unit, size = panelWidth[T](), n
+		unit, size = mk.nr, n
 	}
 	units := (size + unit - 1) / unit
 	w = min(w, units)
 	if w <= 1 {
-		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		serial(mk, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	q := helpers[T](w - 1)
@@ -326,7 +400,7 @@ func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b 
 	defer wgPool.Put(wg)
 	for i := 0; i < w; i++ {
 		lo, hi := units*i/w*unit, min(size, units*(i+1)/w*unit)
-		bd := band[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, done: wg}
+		bd := band[T]{mk: mk, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, done: wg}
 		if m >= n { // rows lo..hi: A's rows and C's rows
 			bd.m, bd.c = hi-lo, c[lo*ldc:]
 			if tA {
@@ -357,6 +431,7 @@ func split[T float](w int, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b 
 
 // band is one goroutine's share of a split product.
 type band[T float] struct {
+	mk          micro
 	tA, tB      bool
 	m, n, k     int
 	alpha, beta T
@@ -367,7 +442,7 @@ type band[T float] struct {
 }
 
 func (bd *band[T]) run() {
-	serial(bd.tA, bd.tB, bd.m, bd.n, bd.k, bd.alpha, bd.a, bd.lda, bd.b, bd.ldb, bd.beta, bd.c, bd.ldc)
+	serial(bd.mk, bd.tA, bd.tB, bd.m, bd.n, bd.k, bd.alpha, bd.a, bd.lda, bd.b, bd.ldb, bd.beta, bd.c, bd.ldc)
 	bd.done.Done()
 }
 

@@ -4,7 +4,8 @@ import "testing"
 
 // FuzzSgemm checks Sgemm against the float64 reference on fuzzed shapes,
 // transposes, paddings and scalars (sizes up to 63×300×63, enough to
-// cross the register block in m and n and the cache block in k).
+// cross the register blocks in m and n and the cache block in k), through
+// each float32 kernel the CPU has.
 func FuzzSgemm(f *testing.F) {
 	f.Add(uint8(1), uint16(1), uint8(1), uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), uint64(1))
 	f.Add(uint8(7), uint16(13), uint8(5), uint8(3), uint8(1), uint8(2), uint8(3), uint8(1), uint64(2))
@@ -19,6 +20,13 @@ func FuzzSgemm(f *testing.F) {
 			padA: int(padA % 8), padB: int(padB % 8), padC: int(padC % 8),
 			nanC: scalars%6 == 5,
 		}
-		check(t, p, seed, u32, Implementation{}.Sgemm)
+		for _, k := range float32Kernels {
+			if k.wide && !haveAVX512 {
+				continue
+			}
+			restore := useKernel(t, k)
+			check(t, p, seed, u32, Implementation{}.Sgemm)
+			restore()
+		}
 	})
 }

@@ -141,12 +141,13 @@ const (
 )
 
 // oddProblems covers the edge paths: sizes below, at and just above the
-// register block (6×16, 6×8) and the cache blocks (k = 256, m = 96), every
+// register blocks (6×16, 8×32, 6×8) and the cache blocks (k = 256, m = 96), every
 // transpose pair, padded leading dimensions, and the alpha/beta cases.
 func oddProblems() []problem {
 	var ps []problem
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {6, 16, 16}, {6, 8, 8}, {5, 3, 17}, {13, 1, 33},
-		{1, 300, 1}, {97, 257, 31}, {12, 64, 48}, {2, 0, 3}, {0, 4, 5}, {4, 5, 0}, {200, 20, 1600}}
+		{1, 300, 1}, {97, 257, 31}, {12, 64, 48}, {2, 0, 3}, {0, 4, 5}, {4, 5, 0}, {200, 20, 1600},
+		{523, 300, 130}} // transposed, a packed A: lda ≥ packALda, kc ≥ packAKc, n ≥ packAColumns
 	for _, s := range shapes {
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
@@ -169,11 +170,13 @@ func oddProblems() []problem {
 }
 
 func TestSgemmOddShapes(t *testing.T) {
-	for i, p := range oddProblems() {
-		t.Run(p.String(), func(t *testing.T) {
-			check(t, p, uint64(i), u32, Implementation{}.Sgemm)
-		})
-	}
+	forEachKernel(t, func(t *testing.T) {
+		for i, p := range oddProblems() {
+			t.Run(p.String(), func(t *testing.T) {
+				check(t, p, uint64(i), u32, Implementation{}.Sgemm)
+			})
+		}
+	})
 }
 
 func TestDgemmOddShapes(t *testing.T) {
@@ -199,6 +202,10 @@ func TestKernelsUsed(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no AVX/FMA kernels in this build or on this CPU: Sgemm is gonum's")
 	}
+	forEachKernel(t, testKernelsUsed)
+}
+
+func testKernelsUsed(t *testing.T) {
 	p := problem{m: 64, k: 300, n: 64, alpha: 1}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, lda, b, ldb, c, ldc := operands[float32](p, rng)
@@ -218,7 +225,9 @@ func TestKernelsUsed(t *testing.T) {
 
 // TestDeterministic: the same product twice, and with C at another stride,
 // gives the same bits (each element's summation order is fixed).
-func TestDeterministic(t *testing.T) {
+func TestDeterministic(t *testing.T) { forEachKernel(t, testDeterministic) }
+
+func testDeterministic(t *testing.T) {
 	p := problem{m: 97, k: 530, n: 70, tA: true, alpha: 1}
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, lda, b, ldb, c, ldc := operands[float32](p, rng)

@@ -2,7 +2,11 @@
 
 package gemm
 
-import "golang.org/x/sys/cpu"
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
 
 // haveKernels selects the assembly kernels of kernel_amd64.s. They use
 // 256-bit AVX and FMA3 only (no AVX2 integer instructions); x/sys/cpu
@@ -10,13 +14,31 @@ import "golang.org/x/sys/cpu"
 // to compare with gonum.
 var haveKernels = cpu.X86.HasAVX && cpu.X86.HasFMA
 
-// The micro-kernels; see kernel_amd64.s. a must address 6 rows of kc
-// elements at strides rsa (rows) and csa (columns), b kc rows of 16
-// (float32) or 8 (float64) elements at stride ldb, c 6 rows of that width
-// at stride ldc.
+// haveAVX512 says kernel8x32 and kernel8x16 can run: it uses AVX-512F instructions only,
+// and x/sys/cpu reports AVX-512F only where the OS saves the Z registers
+// and the mask registers (XGETBV).
+var haveAVX512 = haveKernels && cpu.X86.HasAVX512F
+
+// useAVX512 selects kernel8x32 for float32 products; the environment
+// variable NORMTOP_GEMM=avx2 keeps kernel6x16 (to compare the two in whole
+// programs), and tests flip it to run every test through both. Both
+// kernels give the same bits.
+var useAVX512 = haveAVX512 && os.Getenv("NORMTOP_GEMM") != "avx2"
+
+// The micro-kernels; see kernel_amd64.s. a must address mr rows of kc
+// elements at strides rsa (rows) and csa (columns), b kc rows of nr
+// elements at stride ldb, c mr rows of nr elements at stride ldc, for the
+// kernel's mr×nr block. kernel8x16 reads and writes only the columns of C
+// whose bit is set in cols (the low bits: 1<<n - 1 for n columns).
 
 //go:noescape
 func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16)
 
 //go:noescape
 func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool)

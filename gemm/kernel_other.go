@@ -3,9 +3,21 @@
 package gemm
 
 // Without the amd64 kernels Sgemm and Dgemm are gonum's.
-var haveKernels = false
+var (
+	haveKernels = false
+	haveAVX512  = false
+	useAVX512   = false
+)
 
 func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16) {
 	panic("gemm: no assembly kernels in this build")
 }
 

@@ -13,6 +13,10 @@ func TestSplitSameBits(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no AVX/FMA kernels in this build or on this CPU: Sgemm is gonum's")
 	}
+	forEachKernel(t, testSplitSameBits)
+}
+
+func testSplitSameBits(t *testing.T) {
 	shapes := []problem{
 		{m: 1024, k: 64, n: 80},
 		{m: 64, k: 300, n: 192},
@@ -28,7 +32,7 @@ func TestSplitSameBits(t *testing.T) {
 				a, lda, b, ldb, c0, ldc := operands[float32](p, rng)
 				run := func(w int) []float32 {
 					c := append([]float32(nil), c0...)
-					split(w, p.tA, p.tB, p.m, p.n, p.k, float32(p.alpha), a, lda, b, ldb, float32(p.beta), c, ldc)
+					split(microFor[float32](), w, p.tA, p.tB, p.m, p.n, p.k, float32(p.alpha), a, lda, b, ldb, float32(p.beta), c, ldc)
 					return c
 				}
 				want := run(1)
@@ -55,11 +59,15 @@ func TestNoAllocations(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no AVX/FMA kernels in this build or on this CPU: Sgemm is gonum's")
 	}
+	forEachKernel(t, testNoAllocations)
+}
+
+func testNoAllocations(t *testing.T) {
 	for _, s := range []shape{{1024, 64, 256, false, false}, {64, 1024, 192, true, false}, {64, 16, 64, false, true}, {7, 13, 5, true, true}} {
 		a, b, c, lda, ldb := operandsFor(s)
 		for _, w := range []int{1, 2} {
 			n := testing.AllocsPerRun(10, func() {
-				split(w, s.tA, s.tB, s.m, s.n, s.k, float32(1), a, lda, b, ldb, 0, c, s.n)
+				split(microFor[float32](), w, s.tA, s.tB, s.m, s.n, s.k, float32(1), a, lda, b, ldb, 0, c, s.n)
 			})
 			if n != 0 {
 				t.Errorf("%v in %d goroutines: %v allocations per product", s, w, n)
