@@ -10,7 +10,9 @@
 # Models: $PEER_MODELS, default "transformer mlp words" (words: the
 # word-level preset, BenchmarkSteps/words, whose data normtop must have
 # fetched; a model normtop cannot run is reported as skipped).
-# Build tags for normtop (e.g. openblas) come from GOFLAGS: GOFLAGS=-tags=openblas.
+# With PEER_OPENBLAS=1, a third process per round runs normtop built with
+# -tags openblas (Debian's libopenblas-dev, cgo), the reference the pure-Go
+# GEMM is measured against, and its column is added.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pairs=${1:-3}
@@ -26,10 +28,14 @@ fi
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go test -c -o "$bin/train.test" ./train
+blas=${PEER_OPENBLAS:-0}
+if [[ $blas == 1 ]]; then
+	go test -tags openblas -c -o "$bin/train-openblas.test" ./train
+fi
 
-# normtop_ms MODEL THREADS: median ms/step of one BenchmarkSteps run.
+# normtop_ms MODEL THREADS [BINARY]: median ms/step of one BenchmarkSteps run.
 normtop_ms() {
-	(cd train && "$bin/train.test" -test.run '^$' -test.bench "^BenchmarkSteps/$1/$norm\$" \
+	(cd train && "$bin/${3:-train.test}" -test.run '^$' -test.bench "^BenchmarkSteps/$1/$norm\$" \
 		-test.benchtime "${steps}x" -test.cpu "$2") |
 		awk '/median-steps\/s/ { for (i = 1; i < NF; i++) if ($(i+1) == "median-steps/s") printf "%.3f\n", 1000 / $i }'
 }
@@ -40,7 +46,11 @@ torch_ms() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-12s %-8s %7s %14s %14s %8s\n' model norm threads normtop-ms/step pytorch-ms/step ratio
+if [[ $blas == 1 ]]; then
+	printf '%-12s %-8s %7s %14s %14s %14s %8s\n' model norm threads normtop-ms/step openblas-ms/step pytorch-ms/step ratio
+else
+	printf '%-12s %-8s %7s %14s %14s %8s\n' model norm threads normtop-ms/step pytorch-ms/step ratio
+fi
 for model in ${PEER_MODELS:-transformer mlp words}; do
 	# one normtop run first: a warm-up, and the check that it can run the model
 	if [[ -z $(normtop_ms "$model" 1 2>/dev/null | head -1) ]]; then
@@ -48,7 +58,7 @@ for model in ${PEER_MODELS:-transformer mlp words}; do
 		continue
 	fi
 	for threads in 1 2; do
-		n=() t=()
+		n=() t=() o=()
 		for ((i = 0; i < pairs; i++)); do
 			# alternate which side runs first
 			if ((i % 2 == 0)); then
@@ -58,10 +68,18 @@ for model in ${PEER_MODELS:-transformer mlp words}; do
 				t+=("$(torch_ms "$model" "$threads")")
 				n+=("$(normtop_ms "$model" "$threads")")
 			fi
+			if [[ $blas == 1 ]]; then
+				o+=("$(normtop_ms "$model" "$threads" train-openblas.test)")
+			fi
 		done
 		nm=$(printf '%s\n' "${n[@]}" | median)
 		tm=$(printf '%s\n' "${t[@]}" | median)
-		printf '%-12s %-8s %7d %14.2f %14.2f %7.2fx\n' "$model" "$norm" "$threads" "$nm" "$tm" \
-			"$(awk -v a="$nm" -v b="$tm" 'BEGIN { print a / b }')"
+		ratio=$(awk -v a="$nm" -v b="$tm" 'BEGIN { print a / b }')
+		if [[ $blas == 1 ]]; then
+			om=$(printf '%s\n' "${o[@]}" | median)
+			printf '%-12s %-8s %7d %14.2f %14.2f %14.2f %7.2fx\n' "$model" "$norm" "$threads" "$nm" "$om" "$tm" "$ratio"
+		else
+			printf '%-12s %-8s %7d %14.2f %14.2f %7.2fx\n' "$model" "$norm" "$threads" "$nm" "$tm" "$ratio"
+		fi
 	done
 done
