@@ -1,9 +1,10 @@
 """The probe arithmetic of spec/NORMS.md §5 on torch tensors.
 
 Everything here runs on the tensors' own device: no value is moved to the
-host, so a layer's hook never waits for the device. The hooks make the
-passes over the activations (per-feature and per-row sums); the formulas of
-§5 then run on those vectors for all layers at once (watch.finish). Weights
+host. The hooks only keep references to each layer's input and gradients;
+at log() the layers of one kind and shape are stacked ([L, rows, d]) and
+every function here runs once for all of them (watch.finish), so the number
+of torch ops per step does not grow with the number of layers. Weights
 `w` are 1 for real rows and 0 for padding (None: every row is real); means
 divide by n = Σw, so an all-padding batch gives NaN (not measured), never a
 made-up number.
@@ -19,59 +20,51 @@ NUM_PROBES = 18
 
 
 def col_stats(xf, w):
-    """Per-feature sums of xf [rows, C] over the real rows, two passes:
-    (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and σ_B² = Q/n (biased); the
-    divisions run batched over the layers."""
+    """Per-feature sums of xf [L, rows, C] (L layers stacked) over the real
+    rows, two passes: (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and
+    σ_B² = Q/n (biased); S, Q are [L, C], n a float or [L, 1]."""
     if w is None:
         # sum, not mean(): CPU mean() of float32 copies its input first. The
         # centred copy x − S/n is one op (alpha), squared in place.
-        n = float(xf.shape[0])
-        s = xf.sum(0)
-        return s, torch.sub(xf, s, alpha=1 / n).square_().sum(0), n
-    n = w.sum()
-    wc = w.to(xf.dtype)
-    s = wc @ xf
-    return s, wc @ (xf - s / n).square_(), n
+        n = float(xf.shape[1])
+        s = xf.sum(1, keepdim=True)
+        return s.squeeze(1), torch.sub(xf, s, alpha=1 / n).square_().sum(1), n
+    n = w.sum(1, keepdim=True)
+    wr = w.unsqueeze(1)  # [L, 1, rows]: the weighted sums are one batched product each
+    s = torch.bmm(wr, xf)
+    return s.squeeze(1), torch.bmm(wr, (xf - s / n.unsqueeze(2)).square_()).squeeze(1), n
 
 
-def min_max(xf, w):
-    """(min x, max x) over the real rows (max |x| is the larger magnitude),
-    one pass (aminmax) without a temporary |x|."""
+def max_abs(xf, w):
+    """max |x| over the real rows of each layer of xf [L, rows, C], from one
+    pass (aminmax) without a temporary |x|: max(max x, −min x)."""
     if w is not None:
-        xf = xf * w[:, None].to(xf.dtype)  # padding becomes 0, which changes neither max |x|
-    return torch.aminmax(xf)
+        xf = xf * w.unsqueeze(2)  # padding becomes 0, which changes no max |x|
+    lo, hi = torch.aminmax(xf.reshape(xf.shape[0], -1), dim=1)
+    return torch.maximum(hi, lo.neg())
 
 
 def norms(r):
-    """‖r_i‖ per row: one fused pass (vector_norm over dim 1); the squares
-    are taken batched over the layers."""
-    return torch.linalg.vector_norm(r, dim=1)
+    """‖r_i‖ per row of r [L, rows, d]: one fused pass."""
+    return torch.linalg.vector_norm(r, dim=2)
 
 
-def row_grad_sums(xr, gr, gam, rms):
-    """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for
-    RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
-    passes over the data the row family's probes need; the rest is
-    arithmetic on these [R] vectors. A sum weighted by γ is a product with
-    γ, so ĝ is never made."""
-    d = xr.shape[1]
-    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d)
+def row_grad_sums(xr, gr, gh, rms):
+    """Per normalization row of xr, gr [L, rows, d], with gh = ĝ = g⊙γ (gr
+    itself without γ): ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for RMSNorm ‖x‖, Σĝ⊙x), then the
+    Theorem-1 sums of g, Σg and ‖g‖, each [L, rows]: the passes over the
+    data the row family's probes need; the rest is arithmetic on these."""
+    d = xr.shape[2]
+    xc = xr if rms else torch.sub(xr, xr.sum(2, keepdim=True), alpha=1 / d)
     out = [norms(xc)]
-    sg = gr.sum(1)
-    gxc = gr * xc
-    if gam is None:
-        sgh, sghx = sg, gxc.sum(1)
-    else:
-        gam = gam.to(gr.dtype)
-        sgh, sghx = gr @ gam, gxc @ gam
     if not rms:
-        out.append(sgh)
-    return out + [sghx, sg, norms(gr)]
+        out.append(gh.sum(2))
+    return out + [(gh * xc).sum(2)] + moment_sums(gr)
 
 
 def moment_sums(r):
-    """Σ_k r_ik and ‖r_i‖ per row (Theorem-1 moments)."""
-    return [r.sum(1), norms(r)]
+    """Σ_k r_ik and ‖r_i‖ per row of r [L, rows, d] (Theorem-1 moments)."""
+    return [r.sum(2), norms(r)]
 
 
 def moments(s, nrm, d):
@@ -99,23 +92,24 @@ def rms_grad_norms(nx, sgx, d, eps):
 
 
 def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
-    """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
-    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
-    row. γ is per feature, so it comes out of the sums over rows
-    (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
+    """BatchNorm (§2) for L layers stacked (xf, gf [L, rows, C]; γ [L, C];
+    S, Q [L, C] of col_stats): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
+    S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ [L] and ‖g_σ²,i‖
+    per row [L, rows]. γ is per feature, so it comes out of the sums over
+    rows (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
     mean = s / n
     a = (q / n + eps).rsqrt()
-    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
+    xh = torch.addcmul((-mean * a).unsqueeze(1), xf, a.unsqueeze(1))  # (x−μ)·a in one pass
     gx = gf * xh
     if w is None:
-        s1, s2 = gf.sum(0), gx.sum(0)
+        s1, s2 = gf.sum(1), gx.sum(1)
     else:
-        wc = w.to(gf.dtype)
-        s1, s2 = wc @ gf, wc @ gx
+        wr = w.unsqueeze(1)
+        s1, s2 = torch.bmm(wr, gf).squeeze(1), torch.bmm(wr, gx).squeeze(1)
     if gam is not None:
-        gam = gam.to(gf.dtype)
         s1, s2 = s1 * gam, s2 * gam
-    return (s1 * a / n).norm(), torch.linalg.vector_norm(xh.mul_(s2 * a / n), dim=1)
+    return (torch.linalg.vector_norm(s1 * a / n, dim=1),
+            torch.linalg.vector_norm(xh.mul_((s2 * a / n).unsqueeze(1)), dim=2))
 
 
 def spectrum(weight):
