@@ -19,16 +19,17 @@ GAMMA_DRIFT, BETA_NORM = 16, 17
 NUM_PROBES = 18
 
 
-def col_stats(xf, w):
+def col_stats(xf, w, tmp=None):
     """Per-feature sums of xf [L, rows, C] (L layers stacked) over the real
     rows, two passes: (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and
-    σ_B² = Q/n (biased); S, Q are [L, C], n a float or [L, 1]."""
+    σ_B² = Q/n (biased); S, Q are [L, C], n a float or [L, 1]. tmp: a
+    buffer like xf for the centred copy (None: a new one)."""
     if w is None:
         # sum, not mean(): CPU mean() of float32 copies its input first. The
         # centred copy x − S/n is one op (alpha), squared in place.
         n = float(xf.shape[1])
         s = xf.sum(1, keepdim=True)
-        return s.squeeze(1), torch.sub(xf, s, alpha=1 / n).square_().sum(1), n
+        return s.squeeze(1), torch.sub(xf, s, alpha=1 / n, out=tmp).square_().sum(1), n
     n = w.sum(1, keepdim=True)
     wr = w.unsqueeze(1)  # [L, 1, rows]: the weighted sums are one batched product each
     s = torch.bmm(wr, xf)
@@ -36,12 +37,13 @@ def col_stats(xf, w):
 
 
 def max_abs(xf, w):
-    """max |x| over the real rows of each layer of xf [L, rows, C], from one
-    pass (aminmax) without a temporary |x|: max(max x, −min x)."""
+    """max |x| over the real rows of each layer of xf [L, rows, C], without a
+    temporary |x|: max(max x, −min x) (amax and amin of a flat view are
+    each one fast pass; aminmax over a dim is several times slower on CPU)."""
     if w is not None:
         xf = xf * w.unsqueeze(2)  # padding becomes 0, which changes no max |x|
-    lo, hi = torch.aminmax(xf.reshape(xf.shape[0], -1), dim=1)
-    return torch.maximum(hi, lo.neg())
+    flat = xf.reshape(xf.shape[0], -1)
+    return torch.maximum(flat.amax(1), flat.amin(1).neg())
 
 
 def norms(r):
@@ -49,17 +51,32 @@ def norms(r):
     return torch.linalg.vector_norm(r, dim=2)
 
 
-def row_grad_sums(xr, gr, gh, rms):
-    """Per normalization row of xr, gr [L, rows, d], with gh = ĝ = g⊙γ (gr
-    itself without γ): ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for RMSNorm ‖x‖, Σĝ⊙x), then the
-    Theorem-1 sums of g, Σg and ‖g‖, each [L, rows]: the passes over the
-    data the row family's probes need; the rest is arithmetic on these."""
+def row_grad_sums(xr, gr, gam, gh, rms, tmp=None):
+    """Per normalization row of xr, gr [L, rows, d], with ĝ = g⊙γ: ‖x−μ‖,
+    Σĝ, Σĝ⊙(x−μ) (for RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg
+    and ‖g‖, each [L, rows]: the passes over the data the row family's
+    probes need; the rest is arithmetic on these. γ is [L, d] (None without
+    γ); gh, when given, is ĝ made by the caller (GroupNorm, whose γ differs
+    between the rows of one layer), else the sums weighted by γ are one
+    batched product each and ĝ is never made. tmp: a buffer like xr for
+    x−μ (None: a new one)."""
     d = xr.shape[2]
-    xc = xr if rms else torch.sub(xr, xr.sum(2, keepdim=True), alpha=1 / d)
+    xc = xr if rms else torch.sub(xr, xr.sum(2, keepdim=True), alpha=1 / d, out=tmp)
     out = [norms(xc)]
+    if gh is not None:
+        sg, sgh = gr.sum(2), gh.sum(2)
+        sghx = (gh * xc).sum(2)
+    elif gam is None:
+        sg = sgh = gr.sum(2)
+        sghx = (gr * xc).sum(2)
+    else:
+        g1 = gam.unsqueeze(2)
+        sg, sgh = gr.sum(2), torch.bmm(gr, g1).squeeze(2)
+        gxc = gr * xc if rms else xc.mul_(gr)  # xc is ours: g⊙(x−μ) takes its place
+        sghx = torch.bmm(gxc, g1).squeeze(2)
     if not rms:
-        out.append(gh.sum(2))
-    return out + [(gh * xc).sum(2)] + moment_sums(gr)
+        out.append(sgh)
+    return out + [sghx, sg, norms(gr)]
 
 
 def moment_sums(r):
@@ -91,7 +108,7 @@ def rms_grad_norms(nx, sgx, d, eps):
     return (nx / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
+def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps, tmp=None):
     """BatchNorm (§2) for L layers stacked (xf, gf [L, rows, C]; γ [L, C];
     S, Q [L, C] of col_stats): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
     S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ [L] and ‖g_σ²,i‖
@@ -99,7 +116,7 @@ def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
     rows (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
     mean = s / n
     a = (q / n + eps).rsqrt()
-    xh = torch.addcmul((-mean * a).unsqueeze(1), xf, a.unsqueeze(1))  # (x−μ)·a in one pass
+    xh = torch.addcmul((-mean * a).unsqueeze(1), xf, a.unsqueeze(1), out=tmp)  # (x−μ)·a in one pass
     gx = gf * xh
     if w is None:
         s1, s2 = gf.sum(1), gx.sum(1)

@@ -72,6 +72,7 @@ class _Variant:
         self.touched = False  # a hook kept references since the last take
         self.consts = {}  # constants made once, not per step: ε vectors, gather indices, γ/β masks
         self.shadows = {}  # group key → [L, 3, C] shadow EMAs of the group's layers
+        self.scratch = {}  # (role, shape, dtype) → log()'s work buffer on CPU (see _scratch)
         self.snap = None  # this step's copy of every watched γ, β: {(device, dtype): tensor}
         self.snapped = set()  # rows whose forward used the current snapshot
         self.pending = None
@@ -276,26 +277,50 @@ class _Variant:
             gam = torch.stack([st.params[0].narrow(0, st.params[1], c) for st in group])
         return _as(gam, dtype)
 
+    def _scratch(self, name, like, shape=None):
+        """A work buffer of log() for a big temporary (None: let torch make
+        one). On CPU a fresh tensor of this size is new memory from the
+        system, whose pages cost more to touch than the arithmetic on them,
+        so the buffers are kept between steps: at most four per group shape
+        (inputs, ∂L/∂y and ∂L/∂x stacked, one temporary), each the size of
+        the group's inputs. On a GPU torch's caching allocator does this."""
+        if like.device.type != "cpu":
+            return None
+        shape = tuple(like.shape) if shape is None else shape
+        key = (name, shape, like.dtype)
+        b = self.scratch.get(key)
+        if b is None:
+            b = self.scratch[key] = torch.empty(shape, dtype=like.dtype, device=like.device)
+        return b
+
+    def _stack(self, name, ts, acc):
+        """The tensors ts stacked [L, ...] in dtype acc, into a kept buffer."""
+        t0 = ts[0]
+        if t0.dtype != acc or t0.device.type != "cpu":
+            return _as(torch.stack(ts), acc)
+        return torch.stack(ts, out=self._scratch(name, t0, (len(ts),) + tuple(t0.shape)))
+
     def _measure(self, group, out):
         first = group[0]
         s = first.site
         acc = self._acc(first.x)
         L = len(group)
-        X = _as(torch.stack([st.x for st in group]), acc)
+        X = self._stack("x", [st.x for st in group], acc)
         xf = s.feature_view(X, 1)  # [L, rows, C]
         wf = None if first.w_feat is None else torch.stack([st.w_feat for st in group])
-        sums, sq, n = P.col_stats(xf, wf)
+        sums, sq, n = P.col_stats(xf, wf, self._scratch("t", xf))
         self._finish_stats(group, out, sums, sq, n, P.max_abs(xf, wf))
         grads = [st.grads() for st in group]
         if grads[0] is None:
             return
-        G = _as(torch.stack([g for g, _ in grads]), acc)
-        DX = None if grads[0][1] is None else _as(torch.stack([dx for _, dx in grads]), acc)
+        G = self._stack("g", [g for g, _ in grads], acc)
+        DX = None if grads[0][1] is None else self._stack("dx", [dx for _, dx in grads], acc)
         gam = None if first.params is None else self._gammas(group, acc)
         cols, per_row = [], []
         if s.kind == BATCHNORM:
             gf = s.feature_view(G, 1)
-            gmu, rows = P.batchnorm_grad_rows(xf, gf, gam, wf, n, sums, sq, self._eps(group, xf))
+            gmu, rows = P.batchnorm_grad_rows(xf, gf, gam, wf, n, sums, sq, self._eps(group, xf),
+                                               self._scratch("t", xf))
             cols.append(P.G_VAR)
             per_row.append(rows)
             sums_dy = P.moment_sums(gf)
@@ -304,18 +329,15 @@ class _Variant:
         else:
             xr, gr = s.row_view(X, 1), s.row_view(G, 1)
             d = gr.shape[2]
-            if gam is None:
-                gh = gr
-            elif s.kind == GROUPNORM:
+            gh = None
+            if gam is not None and s.kind == GROUPNORM:
                 # γ per channel: a row of group k holds its C/groups channels
                 # one after the other, each spanning d/(C/groups) values.
                 cg = gam.shape[1] // s.groups
                 full = gam.view(L, s.groups, cg, 1).expand(L, s.groups, cg, d // cg).reshape(L, 1, s.groups, d)
                 gh = (gr.view(L, -1, s.groups, d) * full).view(gr.shape)
-            else:
-                gh = gr * gam.unsqueeze(1)
             rms = s.kind == RMSNORM
-            v = P.row_grad_sums(xr, gr, gh, rms)
+            v = P.row_grad_sums(xr, gr, gam, gh, rms, self._scratch("t", xr))
             eps = self._eps(group, xr)
             if rms:
                 cols.append(P.G_PSI2)
