@@ -92,27 +92,24 @@ class Site:
             return x[0].numel() // self.groups
         return x.shape[1] if x.dim() > 1 else 1
 
-    def feature_view(self, x, lead=0):
+    def feature_view(self, x):
         """The input as [positions, features]: channels last for BatchNorm and
-        GroupNorm, the normalized dims flattened for LayerNorm/RMSNorm. lead:
-        how many leading dims (layers stacked by log()) to keep in front."""
-        pre = x.shape[:lead]
-        x0 = x.shape[lead:]
+        GroupNorm, the normalized dims flattened for LayerNorm/RMSNorm."""
         if self.kind in (LAYERNORM, RMSNORM):
-            d = x.shape[-1] if self.norm_shape is None else math.prod(self.norm_shape)
-            return x if len(x0) == 2 and x0[1] == d else x.reshape(*pre, -1, d)
-        if len(x0) == 2:
+            d = self.width(x)
+            return x if x.dim() == 2 and x.shape[1] == d else x.reshape(-1, d)
+        if x.dim() == 2:
             return x
-        if len(x0) < 2:
-            return x.reshape(*pre, x0[0], -1)
-        c = x0[1]
-        return x.movedim(lead + 1, -1).reshape(*pre, -1, c)
+        if x.dim() < 2:
+            return x.reshape(x.shape[0], -1)
+        c = x.shape[1]
+        return x.movedim(1, -1).reshape(-1, c)
 
-    def row_view(self, x, lead=0):
-        """The input as normalization rows [rows, d] (after lead dims)."""
+    def row_view(self, x):
+        """The input as normalization rows [rows, d]."""
         if self.kind == GROUPNORM:
-            return x.reshape(*x.shape[:lead], x.shape[lead] * self.groups, -1)
-        return self.feature_view(x, lead)
+            return x.reshape(x.shape[0] * self.groups, -1)
+        return self.feature_view(x)
 
     def row_gamma(self, x):
         """γ laid out like one normalization row (None without γ)."""

@@ -24,44 +24,20 @@ _NATIVE_NODES = {"NativeLayerNormBackward0", "NativeBatchNormBackward0", "CudnnB
 
 
 class _LayerState:
-    """What one site of one variant carries between hooks and log()."""
+    """What one site of one variant carries between hooks and steps."""
 
     def __init__(self, site, row):
         self.site, self.row = site, row
-        self.shadow = None  # (group key, [L, 3, C] EMAs of μ_B, σ_B², ψ_B², index): NaN until the first batch
-        self.own_next = None  # BatchNorm's running μ, σ² before the coming forward ([2, C])
-        self.clear()
+        self.shadow = None  # [3, C] EMAs of μ_B, σ_B², ψ_B²; NaN until the first batch
+        self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
+        self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
+        self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
         self.native = isinstance(site.module, _NATIVE_MODULES)  # heard through its autograd node
         self.full_hook = None  # the full backward hook while due, for the others
 
-    def clear(self):
-        # This step's references, kept from the hooks until log(): the input
-        # (which autograd holds until the backward anyway), the gradients
-        # that reach and leave the layer (held until log(): one activation
-        # each, on due steps only), each with its version counter, so that
-        # a tensor changed in place after it was heard is left out.
-        self.x = self.g = self.dx = None
-        self.xver = self.gver = self.dxver = 0
-        self.w_feat = self.w_row = None
-        self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
-        self.params = None  # (snapshot tensor, offset) of γ (then β) at the forward
-
-    def heard(self):
-        """The input, unchanged since the forward (else None)."""
-        x = self.x
-        return x if x is not None and x._version == self.xver else None
-
-    def grads(self):
-        """(∂L/∂y, ∂L/∂x or None), unchanged since the backward, or None."""
-        g = self.g
-        if g is None or g._version != self.gver:
-            return None
-        dx = self.dx
-        return g, (dx if dx is not None and dx._version == self.dxver else None)
-
 
 class _Variant:
-    """One model of the run: its sites, hooks and pending frame."""
+    """One model of the run: its sites, hooks, probe buffer and pending frame."""
 
     def __init__(self, run, index, name, model, modules):
         self.run, self.index, self.name, self.model = run, index, name, model
@@ -69,12 +45,9 @@ class _Variant:
         self.states = []
         self.handles = []
         self.due = False
-        self.touched = False  # a hook kept references since the last take
-        self.consts = {}  # constants made once, not per step: ε vectors, gather indices, γ/β masks
-        self.shadows = {}  # group key → [L, 3, C] shadow EMAs of the group's layers
-        self.scratch = {}  # (role, shape, dtype) → log()'s work buffer on CPU (see _scratch)
-        self.snap = None  # this step's copy of every watched γ, β: {(device, dtype): tensor}
-        self.snapped = set()  # rows whose forward used the current snapshot
+        self.touched = False  # a hook wrote probe values since the last take
+        self.consts = {}  # constants made once, not per step: the layers' ε, [1, 0] for γ and β
+        self.scratch = P.Scratch()
         self.pending = None
         self.last_step = 0
         self.last_time = None
@@ -91,34 +64,33 @@ class _Variant:
 
     def set_due(self, due):
         """Probes are measured on the next training step or not. The hooks
-        are registered only for due steps: a module without hooks takes
-        torch's fast call path, so a step that is not measured costs
-        nothing. A module whose output comes from one autograd node of its
-        own (nn.LayerNorm, BatchNorm, GroupNorm) is heard through a hook on
-        that node; any other needs a full backward hook."""
-        if due == self.due:
-            return
+        exist only for due steps: a module without hooks takes torch's fast
+        call path, so a step that is not measured costs nothing. A module
+        whose output comes from one autograd node of its own (nn.LayerNorm,
+        BatchNorm, GroupNorm) is heard through a hook on that node; any
+        other needs a full backward hook (which wraps the module's inputs
+        and outputs on every pass)."""
+        if due and not self.handles:
+            for st in self.states:
+                m = st.site.module
+                if st.site.has_running:  # only BatchNorm's running stats need a look before the forward
+                    self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+                self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+        elif not due:
+            for h in self.handles:
+                h.remove()
+            self.handles = []
         self.due = due
-        for h in self.handles:
-            h.remove()
-        self.handles = []
         for st in self.states:
-            if st.full_hook is not None:
+            want = due and not st.native
+            if want and st.full_hook is None:
+                st.full_hook = st.site.module.register_full_backward_hook(self._bwd_hook(st))
+            elif not want and st.full_hook is not None:
                 st.full_hook.remove()
                 st.full_hook = None
-        if not due:
-            return
-        for st in self.states:
-            m = st.site.module
-            if st.site.has_running:  # only BatchNorm's running stats need a look before the forward
-                self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
-            self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
-            if not st.native:
-                st.full_hook = m.register_full_backward_hook(self._bwd_hook(st))
 
-    @staticmethod
-    def _active(module):
-        return module.training and torch.is_grad_enabled()
+    def _active(self, module):
+        return self.due and module.training and torch.is_grad_enabled()
 
     def _weights(self, st, x):
         """Real-row weights for the per-feature view and the normalization
@@ -144,76 +116,43 @@ class _Variant:
 
     def _pre_hook(self, st):
         def hook(module, inputs):
-            if not self._active(module):
+            if not self._active(module) or not st.site.has_running:
                 return
             # The running statistics before this batch's update (§5).
             s = st.site
-            st.own_next = torch.stack([s.flat("running_mean", module.running_mean),
-                                       s.flat("running_var", module.running_var)])
+            st.own = torch.stack([s.flat("running_mean", module.running_mean),
+                                  s.flat("running_var", module.running_var)])
         return hook
-
-    def _snapshot(self, st):
-        """(tensor, offset) of st's γ (then β) in this step's copy of all
-        watched parameters: one copy per step for all layers (the optimizer
-        changes them in place before log()). A second forward of a layer in
-        the same step takes a new copy (the parameters may have changed)."""
-        if self.snap is None or st.row in self.snapped:
-            groups, where = {}, {}
-            for o in self.states:
-                s = o.site
-                if s.weight is None:
-                    continue
-                ps = [s.flat("weight", s.weight)] + ([s.flat("bias", s.bias)] if s.bias is not None else [])
-                key = (ps[0].device, ps[0].dtype)
-                g = groups.setdefault(key, [])
-                where[o.row] = (key, sum(p.numel() for p in g))
-                g.extend(ps)
-            self.snap = ({k: torch.cat(v) for k, v in groups.items()}, where)
-            self.snapped = set()
-        self.snapped.add(st.row)
-        key, off = self.snap[1][st.row]
-        return self.snap[0][key], off
 
     def _fwd_hook(self, st):
         def hook(module, inputs, output):
             if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
-            x = inputs[0]
-            st.clear()
-            st.w_feat, st.w_row = self._weights(st, x)
-            st.x, st.xver = x, x._version
-            st.own, st.own_next = st.own_next, None
-            if st.site.weight is not None:
-                st.params = self._snapshot(st)
-            self.touched = True
+            x = inputs[0].detach()
+            with torch.no_grad():
+                self._forward(st, x)
             fn = getattr(output, "grad_fn", None)
             if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES:
-                fn.register_hook(self._node_hook(st, x))
+                fn.register_hook(self._node_hook(st, x, st.w_feat, st.w_row))
+                st.x = None
             elif st.native:
                 # Not one native node after all (a subclass, autocast, ...):
-                # from the next forward on, a full backward hook.
+                # from the next due step on, a full backward hook.
                 st.native = False
-                st.full_hook = module.register_full_backward_hook(self._bwd_hook(st))
+                st.x = None
         return hook
 
-    @staticmethod
-    def _keep_grads(st, x, g, dx):
-        if st.x is x and isinstance(g, torch.Tensor) and g.shape == x.shape:
-            st.g, st.gver = g, g._version
-            if isinstance(dx, torch.Tensor) and dx.shape == x.shape:
-                st.dx, st.dxver = dx, dx._version
-
-    def _node_hook(self, st, x):
+    def _node_hook(self, st, x, w_feat, w_row):
         def hook(grad_inputs, grad_outputs):
-            self._keep_grads(st, x, grad_outputs[0] if grad_outputs else None,
-                             grad_inputs[0] if grad_inputs else None)
-        return hook
-
-    def _bwd_hook(self, st):
-        def hook(module, grad_input, grad_output):
-            if st.x is not None:
-                self._keep_grads(st, st.x, grad_output[0] if grad_output else None,
-                                 grad_input[0] if grad_input else None)
+            g = grad_outputs[0] if grad_outputs else None
+            dx = grad_inputs[0] if grad_inputs else None
+            if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
+                st.x, st.w_feat, st.w_row = x, w_feat, w_row
+                try:
+                    with torch.no_grad():  # no graph is recorded: g and dx need no detach
+                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None)
+                finally:
+                    st.x = st.w_feat = st.w_row = None
         return hook
 
     def _acc(self, x):
@@ -223,238 +162,185 @@ class _Variant:
             return self.run.acc
         return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
 
-    def _const(self, key, make):
-        c = self.consts.get(key)
-        if c is None:
-            c = self.consts[key] = make()
-        return c
+    def _forward(self, st, x):
+        # Only the passes over the activation happen here; the per-layer
+        # arithmetic on the resulting vectors runs batched over all layers
+        # in finish() (a handful of ops per step instead of dozens per layer).
+        s = st.site
+        acc = self._acc(x)
+        w_feat, w_row = self._weights(st, x)
+        xf = _as(s.feature_view(x), acc)
+        sums, sq, n = P.col_stats(xf, w_feat, self.scratch)
+        params = None
+        if s.weight is not None:
+            params = [s.flat("weight", s.weight)]
+            if s.bias is not None:
+                params.append(s.flat("bias", s.bias))
+            params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
+        own = st.own
+        st.own = None
+        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params)
+        st.x, st.w_feat, st.w_row = x, w_feat, w_row
+        self.touched = True
+
+    def _bwd_hook(self, st):
+        def hook(module, grad_input, grad_output):
+            if st.x is None:
+                return
+            try:
+                g = grad_output[0] if grad_output else None
+                dx = grad_input[0] if grad_input else None
+                if isinstance(g, torch.Tensor) and g.shape == st.x.shape:
+                    with torch.no_grad():
+                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+            finally:
+                st.x = st.w_feat = st.w_row = None
+        return hook
+
+    def _backward(self, st, g, dx):
+        s, x = st.site, st.x
+        acc = self._acc(x)
+        if s.kind == BATCHNORM:
+            xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
+            dxr = None if dx is None else _as(s.feature_view(dx), acc)
+            sums, sq, _, n, _, _ = st.fwd
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps, self.scratch)
+            vecs = [rows] + P.moment_sums(gr)
+            w = st.w_feat
+        else:
+            xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
+            dxr = None if dx is None else _as(s.row_view(dx), acc)
+            gam = s.row_gamma(x)
+            if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
+                gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM, self.scratch)
+                vecs[-2:] = P.moment_sums(gr)
+            else:
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, self.scratch)
+            gmu, w = None, st.w_row
+        if dxr is not None:
+            vecs += P.moment_sums(dxr)
+        st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
+        self.touched = True
 
     def finish(self):
-        """This step's probe values: on each device a list of (cells, values)
-        with cells [(layer row, probe column)] in the order of the flattened
-        values; what is not listed was not measured. The layers of one kind,
-        input shape and dtype are stacked and measured with one set of ops."""
+        """This step's probe values, batched over the layers: on each device a
+        list of (layer rows, probe columns, values [rows, columns]); what is
+        not listed was not measured."""
         out = {}
-        with torch.no_grad():
-            heard = [st for st in self.states if st.heard() is not None]
-            for group in _groups(heard, self._group_key):
-                self._measure(group, out)
-            self._param_norms([st for st in heard if st.params is not None], out)
-        for st in self.states:
-            st.clear()
-        self.snap = None
+        fw = [st for st in self.states if st.fwd is not None]
+        bw = [st for st in self.states if st.bwd is not None]
+        for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
+            self._finish_stats(group, out)
+        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
+                                             st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
+            self._finish_grads(group, out)
+        for st in fw + bw:
+            st.fwd = st.bwd = None
         return out
-
-    def _group_key(self, st):
-        x, s, gr = st.x, st.site, st.grads()
-        return (s.kind, getattr(s, "norm_shape", None), tuple(x.shape), x.dtype, x.device, s.groups, st.w_feat is None, st.own is None,
-                st.params is None, gr is None, gr is None or gr[1] is None)
 
     @staticmethod
     def _scatter(out, group, cols, vals):
         """Notes vals [S, len(cols)] as the values of the group's sites."""
-        out.setdefault(vals.device, []).append(([(st.row, c) for st in group for c in cols], vals))
+        out.setdefault(vals.device, []).append(([st.row for st in group], cols, vals))
 
-    def _eps(self, group, like):
-        eps = [st.site.eps for st in group]
-        if len(set(eps)) == 1:
-            return eps[0]
-        # a tensor made once, not per step (a copy to the device would wait for it)
-        return self._const(("ε", like.device, like.dtype, tuple(eps)),
-                           lambda: torch.tensor(eps, dtype=like.dtype, device=like.device)[:, None])
-
-    def _gammas(self, group, dtype):
-        """γ of each layer at its forward, [L, C] (from the step's snapshot)."""
-        snaps = {id(st.params[0]) for st in group}
-        c = group[0].site.weight.numel()
-        if len(snaps) == 1:
-            snap = group[0].params[0]
-            offs = tuple(st.params[1] for st in group)
-            idx = self._const(("γ", snap.device, offs, c), lambda: (
-                torch.tensor(offs, device=snap.device)[:, None] + torch.arange(c, device=snap.device)).reshape(-1))
-            gam = snap.index_select(0, idx).view(len(group), c)
-        else:
-            gam = torch.stack([st.params[0].narrow(0, st.params[1], c) for st in group])
-        return _as(gam, dtype)
-
-    def _scratch(self, name, like, shape=None):
-        """A work buffer of log() for a big temporary (None: let torch make
-        one). On CPU a fresh tensor of this size is new memory from the
-        system, whose pages cost more to touch than the arithmetic on them,
-        so the buffers are kept between steps: at most four per group shape
-        (inputs, ∂L/∂y and ∂L/∂x stacked, one temporary), each the size of
-        the group's inputs. On a GPU torch's caching allocator does this."""
-        if like.device.type != "cpu":
-            return None
-        shape = tuple(like.shape) if shape is None else shape
-        key = (name, shape, like.dtype)
-        b = self.scratch.get(key)
-        if b is None:
-            b = self.scratch[key] = torch.empty(shape, dtype=like.dtype, device=like.device)
-        return b
-
-    def _stack(self, name, ts, acc):
-        """The tensors ts stacked [L, ...] in dtype acc, into a kept buffer."""
-        t0 = ts[0]
-        if t0.dtype != acc or t0.device.type != "cpu":
-            return _as(torch.stack(ts), acc)
-        return torch.stack(ts, out=self._scratch(name, t0, (len(ts),) + tuple(t0.shape)))
-
-    def _measure(self, group, out):
-        first = group[0]
-        s = first.site
-        acc = self._acc(first.x)
-        L = len(group)
-        X = self._stack("x", [st.x for st in group], acc)
-        xf = s.feature_view(X, 1)  # [L, rows, C]
-        wf = None if first.w_feat is None else torch.stack([st.w_feat for st in group])
-        sums, sq, n = P.col_stats(xf, wf, self._scratch("t", xf))
-        self._finish_stats(group, out, sums, sq, n, P.max_abs(xf, wf))
-        grads = [st.grads() for st in group]
-        if grads[0] is None:
-            return
-        G = self._stack("g", [g for g, _ in grads], acc)
-        DX = None if grads[0][1] is None else self._stack("dx", [dx for _, dx in grads], acc)
-        gam = None if first.params is None else self._gammas(group, acc)
-        cols, per_row = [], []
-        if s.kind == BATCHNORM:
-            gf = s.feature_view(G, 1)
-            gmu, rows = P.batchnorm_grad_rows(xf, gf, gam, wf, n, sums, sq, self._eps(group, xf),
-                                               self._scratch("t", xf))
-            cols.append(P.G_VAR)
-            per_row.append(rows)
-            sums_dy = P.moment_sums(gf)
-            sums_dx = None if DX is None else P.moment_sums(s.feature_view(DX, 1))
-            w, d = wf, gf.shape[2]
-        else:
-            xr, gr = s.row_view(X, 1), s.row_view(G, 1)
-            d = gr.shape[2]
-            gh = None
-            if gam is not None and s.kind == GROUPNORM:
-                # γ per channel: a row of group k holds its C/groups channels
-                # one after the other, each spanning d/(C/groups) values.
-                cg = gam.shape[1] // s.groups
-                full = gam.view(L, s.groups, cg, 1).expand(L, s.groups, cg, d // cg).reshape(L, 1, s.groups, d)
-                gh = (gr.view(L, -1, s.groups, d) * full).view(gr.shape)
-            rms = s.kind == RMSNORM
-            v = P.row_grad_sums(xr, gr, gam, gh, rms, self._scratch("t", xr))
-            eps = self._eps(group, xr)
-            if rms:
-                cols.append(P.G_PSI2)
-                per_row.append(P.rms_grad_norms(v[0], v[1], d, eps))
-            else:
-                cols += [P.G_MU, P.G_VAR]
-                per_row += list(P.ln_grad_norms(v[0], v[1], v[2], d, eps))
-            sums_dy = v[-2:]
-            sums_dx = None if DX is None else P.moment_sums(s.row_view(DX, 1))
-            gmu, w = None, None if first.w_row is None else torch.stack([st.w_row for st in group])
-        # Theorem-1 moments of dy (and dx): per-row mean and variance.
-        if sums_dx is None:
-            m, var = P.moments(sums_dy[0], sums_dy[1], d)
-            per_row += [m, var]
-            cols += [P.DY_MEAN, P.DY_VAR]
-        else:
-            m, var = P.moments(torch.stack([sums_dy[0], sums_dx[0]], 1), torch.stack([sums_dy[1], sums_dx[1]], 1), d)
-            per_row += [m, var]
-            cols += [P.DY_MEAN, P.DX_MEAN, P.DY_VAR, P.DX_VAR]
-        r = torch.cat([t if t.dim() == 3 else t.unsqueeze(1) for t in per_row], 1)  # [L, k, rows]
-        if w is None:
-            vals = r.mean(2)
-        else:
-            w = w.unsqueeze(1)
-            vals = (r * w).sum(2) / w.sum(2)
-        if gmu is not None:  # BatchNorm's ‖g_μ‖: one value per layer, not per row
-            cols.insert(0, P.G_MU)
-            vals = torch.cat([gmu.unsqueeze(1), vals], 1)
-        self._scatter(out, group, cols, vals)
-
-    def _finish_stats(self, group, out, sums, sq, n, maxabs):
+    def _finish_stats(self, group, out):
         m = self.run.momentum
-        mean, var = sums / n, sq / n  # [S, C]: μ_B, σ_B²
+        ns = [st.fwd[3] for st in group]
+        if all(isinstance(n, float) for n in ns) and len(set(ns)) == 1:
+            n = ns[0]
+        else:
+            n = torch.stack([torch.full((), x, dtype=group[0].fwd[0].dtype, device=group[0].fwd[0].device)
+                             if isinstance(x, float) else x.to(group[0].fwd[0].dtype) for x in ns])[:, None]
+        sq = torch.stack([st.fwd[0] for st in group] + [st.fwd[1] for st in group]) / (
+            n if isinstance(n, float) else n.repeat(2, 1))
+        mean, var = sq[:len(group)], sq[len(group):]  # [S, C]: μ_B, σ_B²
         batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
-        key = tuple(st.row for st in group)
-        sh = self.shadows.get(key)
-        if sh is None or sh.shape != batch.shape or sh.device != batch.device or sh.dtype != batch.dtype or any(
-                st.shadow is None or st.shadow[0] != key for st in group):
-            rows = []
-            for st in group:
-                if st.shadow is not None:
-                    k, t, i = st.shadow
-                    t = self.shadows.get(k)
-                    old = None if t is None else t[i]
-                    if old is not None and old.shape == batch.shape[1:] and old.device == batch.device:
-                        rows.append(_as(old, batch.dtype))
-                        continue
-                rows.append(torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device))
-            sh = torch.stack(rows)
+        shadows = []
+        for st in group:
+            if st.shadow is None or st.shadow.shape != batch.shape[1:] or st.shadow.device != batch.device:
+                st.shadow = torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device)
+            shadows.append(st.shadow)
+        sh = torch.stack(shadows)
         # Before its first batch a shadow is the batch itself (it starts
         # from it): distance 0, as normtop's probes.Collector reports.
         fresh = torch.isnan(sh)
         ref = torch.where(fresh, batch, sh)
-        if group[0].own is not None:  # BatchNorm's own running μ, σ²
-            own = _as(torch.stack([st.own for st in group]), sh.dtype)
+        if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
+            own = torch.stack([ref[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
             ref = torch.cat([own, ref[:, 2:]], 1)
-        dists = torch.linalg.vector_norm(batch - ref, dim=2) / batch.shape[2]
+        dists = (batch - ref).norm(dim=2) / batch.shape[2]
         # One rate m for all shadows (§5). A statistic whose distance is not
         # finite is not folded in; nor is anything of a batch without real
         # rows, nor the variance of a one-row batch (as probes/shadow.go).
         ok = torch.isfinite(dists)
-        if not isinstance(n, float) or n <= 1:
-            nn_ = torch.full((len(group), 1), n, dtype=sh.dtype, device=sh.device) if isinstance(n, float) else n
-            ok = ok & torch.cat([nn_ > 0, nn_ > 1, nn_ > 0], 1)
+        if any(not isinstance(st.fwd[3], float) or st.fwd[3] <= 1 for st in group):
+            n = torch.stack([torch.full((), st.fwd[3], dtype=sh.dtype, device=sh.device)
+                             if isinstance(st.fwd[3], float) else st.fwd[3].to(sh.dtype) for st in group])
+            ok = ok & torch.stack([n > 0, n > 1, n > 0], 1)
         new = torch.where(ok[:, :, None], torch.where(fresh, batch, sh.lerp(batch, m)), sh)
-        for old_key in {st.shadow[0] for st in group if st.shadow is not None} - {key}:
-            if not any(o.shadow is not None and o.shadow[0] == old_key and o not in group for o in self.states):
-                self.shadows.pop(old_key, None)
-        self.shadows[key] = new
-        for i, st in enumerate(group):
-            st.shadow = (key, None, i)
+        for st, s in zip(group, new.unbind(0)):
+            st.shadow = s
         in_mean = mean.mean(1)
         in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
+        maxabs = _as(torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1), in_mean.dtype)
         cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
-        vals = torch.cat([dists, torch.stack([in_mean, in_std, _as(maxabs, in_mean.dtype)], 1)], 1)
+        vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
         self._scatter(out, group, cols, vals)
+        for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
+            p = torch.stack([st.fwd[5] for st in sub])
+            c = mean.shape[1]
+            if p.shape[1] == 2 * c:  # [γ, β]: ‖γ−1‖ and ‖β‖ as one subtraction and one norm
+                key = ("γβ", c, p.dtype, p.device)
+                one = self.consts.get(key)
+                if one is None:
+                    one = self.consts[key] = torch.tensor([[1.0], [0.0]], dtype=p.dtype, device=p.device)
+                vals = (p.view(-1, 2, c) - one).norm(dim=2)
+                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals)
+            else:
+                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None])
 
-    def _param_norms(self, states, out):
-        """‖γ−1‖ and ‖β‖ of every layer heard, from the step's snapshot: per
-        snapshot one subtraction, one square and one segment sum, whatever
-        the number of layers and their widths."""
-        by_snap = {}
-        for st in states:
-            by_snap.setdefault(id(st.params[0]), []).append(st)
-        for group in by_snap.values():
-            snap = group[0].params[0]
-            acc = self._acc(group[0].x)
-            layout, cells = [], []
-            for st in group:
-                s = st.site
-                c = s.weight.numel()
-                layout.append((st.params[1], c, s.bias is not None))
-                cells.append((st.row, P.GAMMA_DRIFT))
-                if s.bias is not None:
-                    cells.append((st.row, P.BETA_NORM))
-            layout = tuple(layout)
-
-            def make(layout=layout, snap=snap):
-                # idx: the snapshot's entries in segment order; one: 1 under γ, 0 under β;
-                # seg: each entry's segment (one per γ and per β).
-                idx, one, seg, nseg = [], [], [], [0]
-                for off, c, has_b in layout:
-                    for j, v in enumerate((1.0, 0.0)[:1 + has_b]):
-                        idx.extend(range(off + j * c, off + (j + 1) * c))
-                        one.extend([v] * c)
-                        seg.extend([nseg[0]] * c)
-                        nseg[0] += 1
-                dev = snap.device
-                contiguous = idx == list(range(idx[0], idx[0] + len(idx)))
-                return (None if contiguous else torch.tensor(idx, device=dev), idx[0], len(idx),
-                        torch.tensor(one, dtype=acc, device=dev), torch.tensor(seg, device=dev),
-                        torch.zeros(len(cells), dtype=acc, device=dev))
-            idx, start, count, one, seg, zeros = self._const(("γβ", snap.device, acc, layout), make)
-            p = snap.narrow(0, start, count) if idx is None else snap.index_select(0, idx)
-            sq = (_as(p, acc) - one).square_()
-            vals = zeros.index_add(0, seg, sq).sqrt_()
-            out.setdefault(vals.device, []).append((cells, vals))
+    def _finish_grads(self, group, out):
+        first = group[0]
+        kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
+        v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
+        # Per-row values [S, ·, R] whose mean over the real rows is a probe,
+        # averaged in one op at the end.
+        cols, per_row = [], []
+        if kind == BATCHNORM:
+            cols.append(P.G_VAR)
+            per_row.append(v[:, :1])
+            k = 1
+        else:
+            eps = [st.site.eps for st in group]
+            if len(set(eps)) == 1:
+                eps = eps[0]
+            else:  # a tensor made once, not per step (a copy to the device would wait for it)
+                key = ("ε", v.device, v.dtype, tuple(eps))
+                if key not in self.consts:
+                    self.consts[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
+                eps = self.consts[key]
+            if kind == RMSNORM:
+                cols.append(P.G_PSI2)
+                per_row.append(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)[:, None])
+                k = 2
+            else:
+                cols += [P.G_MU, P.G_VAR]
+                per_row += [t[:, None] for t in P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)]
+                k = 3
+        j = 2 if has_dx else 1  # the moments of dy (and dx): Σ at k, k+2; ‖·‖ at k+1, k+3
+        m, var = P.moments(v[:, k:k + 2 * j:2], v[:, k + 1:k + 2 * j:2], d)
+        cols += [P.DY_MEAN, P.DX_MEAN][:j] + [P.DY_VAR, P.DX_VAR][:j]
+        r = torch.cat(per_row + [m, var], 1)
+        if w0 is None:
+            vals = r.mean(2)
+        else:
+            w = torch.stack([st.bwd[2] for st in group]).to(v.dtype)[:, None]  # [S, 1, R]
+            vals = (r * w).sum(2) / w.sum(2)
+        if kind == BATCHNORM:  # ‖g_μ‖: one value per layer, not per row
+            cols.insert(0, P.G_MU)
+            vals = torch.cat([torch.stack([st.bwd[1] for st in group]).to(v.dtype)[:, None], vals], 1)
+        self._scatter(out, group, cols, vals)
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
@@ -465,8 +351,8 @@ class _Variant:
         if self.touched:
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
             for dev, pieces in self.finish().items():
-                dt = pieces[0][1].dtype
-                flat = [_as(v, dt).reshape(-1) for _, v in pieces]
+                dt = pieces[0][2].dtype
+                flat = [_as(v, dt).reshape(-1) for _, _, v in pieces]
                 with_extra = extra is not None and extra_val is None and extra.device == dev
                 if with_extra:
                     flat.append(_as(extra.detach().reshape(1), dt))
@@ -474,10 +360,12 @@ class _Variant:
                 if with_extra:
                     extra_val = host.pop()
                 k = 0
-                for cells, _ in pieces:
-                    for r, c in cells:
-                        out[r][c] = host[k]
-                        k += 1
+                for rows, cols, _ in pieces:
+                    for r in rows:
+                        row = out[r]
+                        for c in cols:
+                            row[c] = host[k]
+                            k += 1
             self.touched = False
         if extra is not None and extra_val is None:
             extra_val = float(extra.detach())
