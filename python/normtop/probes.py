@@ -17,9 +17,9 @@ class Scratch:
     input, a product with the gradient), kept from one step to the next on
     CPU, where a fresh tensor of an activation's size is often new memory
     from the system whose pages are touched anew. One buffer per role and
-    shape (two roles, a third with a mask): at most three activations'
-    worth per distinct input shape of the watched layers. On other devices
-    torch's caching allocator does this already: None, a new tensor."""
+    shape (two roles): at most two activations' worth per distinct input
+    shape of the watched layers. On other devices torch's caching
+    allocator does this already: None, a new tensor."""
 
     def __init__(self):
         self.bufs = {}
@@ -57,9 +57,8 @@ def col_stats(xf, w, tmp=_none):
         return s, torch.sub(xf, s, alpha=1 / n, out=tmp("a", xf)).square_().sum(0), n
     n = w.sum()
     wc = w.to(xf.dtype)
-    wc = wc[:, None]  # weighted sums as products and sums, not BLAS (see row_grad_sums)
-    s = torch.mul(xf, wc, out=tmp("b", xf)).sum(0)
-    return s, torch.sub(xf, s / n, out=tmp("a", xf)).square_().mul_(wc).sum(0), n
+    s = wc @ xf
+    return s, wc @ (xf - s / n).square_(), n
 
 
 def min_max(xf, w):
@@ -81,22 +80,20 @@ def row_grad_sums(xr, gr, gam, rms, tmp=_none):
     RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
     passes over the data the row family's probes need; the rest is
     arithmetic on these [R] vectors. A sum weighted by γ is a product with
-    γ then a sum, not a matrix-vector product: torch's CPU builds hand
-    those to the system BLAS, whose own threads (OpenBLAS's, not bound by
-    torch.set_num_threads) cost more to wake than the product itself."""
+    γ, so ĝ is never made."""
     d = xr.shape[1]
     xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d, out=tmp("a", xr))
     out = [norms(xc)]
     sg = gr.sum(1)
-    # g⊙(x−μ) takes the place of x−μ (ours, no longer needed); x itself is the user's.
+    # ĝ⊙(x−μ) takes the place of x−μ (ours, no longer needed); x itself is the user's.
     gxc = torch.mul(gr, xc, out=tmp("b", xr)) if rms else xc.mul_(gr)
     if gam is None:
         sgh, sghx = sg, gxc.sum(1)
     else:
         gam = gam.to(gr.dtype)
-        sghx = gxc.mul_(gam).sum(1)
-        if not rms:
-            sgh = torch.mul(gr, gam, out=tmp("b", xr)).sum(1)
+        sghx = gxc @ gam
+        if not rms:  # RMSNorm has no mean term: Σĝ is not needed
+            sgh = gr @ gam
     if not rms:
         out.append(sgh)
     return out + [sghx, sg, norms(gr)]
@@ -143,8 +140,8 @@ def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps, tmp=_none):
     if w is None:
         s1, s2 = gf.sum(0), gx.sum(0)
     else:
-        wc = w.to(gf.dtype)[:, None]
-        s1, s2 = torch.mul(gf, wc, out=tmp("c", xf)).sum(0), gx.mul_(wc).sum(0)
+        wc = w.to(gf.dtype)
+        s1, s2 = wc @ gf, wc @ gx
     if gam is not None:
         gam = gam.to(gf.dtype)
         s1, s2 = s1 * gam, s2 * gam
