@@ -11,33 +11,6 @@ made-up number.
 
 import torch
 
-
-class Scratch:
-    """Work buffers for the hooks' big temporaries (a centred copy of an
-    input, a product with the gradient), kept from one step to the next on
-    CPU, where a fresh tensor of an activation's size is often new memory
-    from the system whose pages are touched anew. One buffer per role and
-    shape (two roles): at most two activations' worth per distinct input
-    shape of the watched layers. On other devices torch's caching
-    allocator does this already: None, a new tensor."""
-
-    def __init__(self):
-        self.bufs = {}
-
-    def __call__(self, role, like):
-        if like.device.type != "cpu":
-            return None
-        key = (role, like.shape, like.dtype)
-        b = self.bufs.get(key)
-        if b is None:
-            b = self.bufs[key] = torch.empty(like.shape, dtype=like.dtype)
-        return b
-
-
-def _none(role, like):
-    return None
-
-
 # Column indices of probes/frame.go's Probe enum.
 DIST_MU, DIST_VAR, DIST_PSI2, G_MU, G_VAR, G_PSI2 = range(6)
 DX_MEAN, DX_VAR, DY_MEAN, DY_VAR, IN_MEAN, IN_STD, IN_MAXABS = range(6, 13)
@@ -45,7 +18,7 @@ GAMMA_DRIFT, BETA_NORM = 16, 17
 NUM_PROBES = 18
 
 
-def col_stats(xf, w, tmp=_none):
+def col_stats(xf, w):
     """Per-feature sums of xf [rows, C] over the real rows, two passes:
     (S = Σx, Q = Σ(x−μ_B)², n), so μ_B = S/n and σ_B² = Q/n (biased); the
     divisions run batched over the layers."""
@@ -54,7 +27,7 @@ def col_stats(xf, w, tmp=_none):
         # centred copy x − S/n is one op (alpha), squared in place.
         n = float(xf.shape[0])
         s = xf.sum(0)
-        return s, torch.sub(xf, s, alpha=1 / n, out=tmp("a", xf)).square_().sum(0), n
+        return s, torch.sub(xf, s, alpha=1 / n).square_().sum(0), n
     n = w.sum()
     wc = w.to(xf.dtype)
     s = wc @ xf
@@ -75,18 +48,18 @@ def norms(r):
     return torch.linalg.vector_norm(r, dim=1)
 
 
-def row_grad_sums(xr, gr, gam, rms, tmp=_none):
+def row_grad_sums(xr, gr, gam, rms):
     """Per normalization row, with ĝ = g⊙γ: ‖x−μ‖, Σĝ, Σĝ⊙(x−μ) (for
     RMSNorm ‖x‖, Σĝ⊙x), then the Theorem-1 sums of g, Σg and ‖g‖: the
     passes over the data the row family's probes need; the rest is
     arithmetic on these [R] vectors. A sum weighted by γ is a product with
     γ, so ĝ is never made."""
     d = xr.shape[1]
-    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d, out=tmp("a", xr))
+    xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d)
     out = [norms(xc)]
     sg = gr.sum(1)
-    # ĝ⊙(x−μ) takes the place of x−μ (ours, no longer needed); x itself is the user's.
-    gxc = torch.mul(gr, xc, out=tmp("b", xr)) if rms else xc.mul_(gr)
+    # g⊙(x−μ) takes the place of x−μ (ours, no longer needed); RMSNorm's x is the user's.
+    gxc = gr * xc if rms else xc.mul_(gr)
     if gam is None:
         sgh, sghx = sg, gxc.sum(1)
     else:
@@ -128,15 +101,15 @@ def rms_grad_norms(nx, sgx, d, eps):
     return (nx / r) * (sgx.abs() / r) / (d * r)
 
 
-def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps, tmp=_none):
+def batchnorm_grad_rows(xf, gf, gam, w, n, s, q, eps):
     """BatchNorm (§2): g_μ = −S1/(n·D), g_σ²,i = −x̂_i⊙S2/(n·D) with
     S1 = Σ_R ĝ_i, S2 = Σ_R ĝ_i⊙x̂_i, ĝ = g⊙γ; returns ‖g_μ‖ and ‖g_σ²,i‖ per
     row. γ is per feature, so it comes out of the sums over rows
     (S1 = γ⊙Σ_R g_i), and a mask is a product with w: ĝ is never made."""
     mean = s / n
     a = (q / n + eps).rsqrt()
-    xh = torch.addcmul(-mean * a, xf, a, out=tmp("a", xf))  # (x−μ)·a in one pass
-    gx = torch.mul(gf, xh, out=tmp("b", xf))
+    xh = torch.addcmul(-mean * a, xf, a)  # (x−μ)·a in one pass
+    gx = gf * xh
     if w is None:
         s1, s2 = gf.sum(0), gx.sum(0)
     else:

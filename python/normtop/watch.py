@@ -47,7 +47,6 @@ class _Variant:
         self.due = False
         self.touched = False  # a hook wrote probe values since the last take
         self.consts = {}  # constants made once, not per step: the layers' ε, [1, 0] for γ and β
-        self.scratch = P.Scratch()
         self.pending = None
         self.last_step = 0
         self.last_time = None
@@ -170,7 +169,7 @@ class _Variant:
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
-        sums, sq, n = P.col_stats(xf, w_feat, self.scratch)
+        sums, sq, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
             params = [s.flat("weight", s.weight)]
@@ -204,7 +203,7 @@ class _Variant:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
             sums, sq, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps, self.scratch)
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps)
             vecs = [rows] + P.moment_sums(gr)
             w = st.w_feat
         else:
@@ -213,10 +212,10 @@ class _Variant:
             gam = s.row_gamma(x)
             if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM, self.scratch)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
                 vecs[-2:] = P.moment_sums(gr)
             else:
-                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, self.scratch)
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
             gmu, w = None, st.w_row
         if dxr is not None:
             vecs += P.moment_sums(dxr)
