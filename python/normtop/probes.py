@@ -58,12 +58,15 @@ def row_grad_sums(xr, gr, gam, rms):
     xc = xr if rms else torch.sub(xr, xr.sum(1, keepdim=True), alpha=1 / d)
     out = [norms(xc)]
     sg = gr.sum(1)
-    gxc = gr * xc
+    # g⊙(x−μ) takes the place of x−μ (ours, no longer needed); RMSNorm's x is the user's.
+    gxc = gr * xc if rms else xc.mul_(gr)
     if gam is None:
         sgh, sghx = sg, gxc.sum(1)
     else:
         gam = gam.to(gr.dtype)
-        sgh, sghx = gr @ gam, gxc @ gam
+        sghx = gxc @ gam
+        if not rms:  # RMSNorm has no mean term: Σĝ is not needed
+            sgh = gr @ gam
     if not rms:
         out.append(sgh)
     return out + [sghx, sg, norms(gr)]

@@ -56,26 +56,29 @@ class _Variant:
 
     def attach(self, layer_index):
         for s in self.sites:
-            st = _LayerState(s, layer_index[s.name])
-            self.states.append(st)
-            m = s.module
-            if s.has_running:  # only BatchNorm's running stats need a look before the forward
-                self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
-            self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+            self.states.append(_LayerState(s, layer_index[s.name]))
 
     def detach(self):
         self.set_due(False)
-        for h in self.handles:
-            h.remove()
-        self.handles = []
 
     def set_due(self, due):
-        """Probes are measured on the next training step or not. A module
+        """Probes are measured on the next training step or not. The hooks
+        exist only for due steps: a module without hooks takes torch's fast
+        call path, so a step that is not measured costs nothing. A module
         whose output comes from one autograd node of its own (nn.LayerNorm,
-        BatchNorm, GroupNorm) is heard through a hook on that node, which
-        costs nothing when it does not fire. Any other module needs a full
-        backward hook, whose wrapping of the module's inputs and outputs
-        costs on every pass, so it is registered only for due steps."""
+        BatchNorm, GroupNorm) is heard through a hook on that node; any
+        other needs a full backward hook (which wraps the module's inputs
+        and outputs on every pass)."""
+        if due and not self.handles:
+            for st in self.states:
+                m = st.site.module
+                if st.site.has_running:  # only BatchNorm's running stats need a look before the forward
+                    self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+                self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+        elif not due:
+            for h in self.handles:
+                h.remove()
+            self.handles = []
         self.due = due
         for st in self.states:
             want = due and not st.native
