@@ -361,9 +361,15 @@ func scale[T float](m, n int, beta T, c []T, ldc int) {
 	}
 }
 
-// parallelFlops is the smallest product (2mnk) worth a second goroutine:
-// about 20 µs of kernel time, against a microsecond to start and join it.
-const parallelFlops = 1 << 21
+// parallelFlops is the smallest product (2mnk) worth a second goroutine,
+// 32 MFLOP (~0.2 ms of AVX-512 kernel time). Handing a band to a helper
+// on the other core costs far more than the microsecond of starting and
+// joining it: waking an idle core, and both cores' clocks dropping while
+// both run 512-bit FMAs. With 2 MFLOP as the bar, the transformer's step
+// at GOMAXPROCS 2 took 15.8-16.4 ms against 13.1-13.7 ms at this one and
+// 11.9 ms at GOMAXPROCS 1 (one variant, BenchmarkSteps, 2-core Xeon); when
+// several variants train, their goroutines fill the cores anyway.
+const parallelFlops = 1 << 25
 
 // workers is how many goroutines a product of this size gets: one per
 // GOMAXPROCS, at most one per parallelFlops of work.
