@@ -143,18 +143,28 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 		nc := min(ncBlock, n-jc)
 		for pc := 0; pc < k; pc += kcEven {
 			kc := min(kcEven, k-pc)
-			bs := bSource[T]{nc: nc, kc: kc, nr: nr}
+			bs := bSource[T]{nc: nc, kc: kc, nr: nr, tailNr: nr}
+			full := nc / nr * nr // columns in full-width panels
+			if mk.half != 0 && full < nc && 2*(nc-full) <= nr {
+				bs.tailNr = nr / 2 // the half-width kernel takes the last panel
+			}
 			if !tB && m <= inPlaceBRows {
 				// few rows to amortise packing over: the kernel reads B's
-				// full-width panels in place, only the last one is packed
+				// full-width panels in place, and the last one too when it
+				// is exactly the half-width kernel's width; else only the
+				// last one is packed
 				bs.b, bs.ldb = b[pc*ldb+jc:], ldb
-				if tail := nc / nr * nr; tail < nc {
-					w.b = grow(w.b, kc*nr)
-					packB(false, b, ldb, pc, kc, jc+tail, nc-tail, nr, w.b)
+				bs.tailInPlace = nc-full == bs.tailNr && bs.tailNr < nr
+				if full < nc && !bs.tailInPlace {
+					w.b = grow(w.b, kc*bs.tailNr)
+					packB(false, b, ldb, pc, kc, jc+full, nc-full, bs.tailNr, w.b)
 				}
 			} else {
-				w.b = grow(w.b, kc*roundUp(nc, nr))
-				packB(tB, b, ldb, pc, kc, jc, nc, nr, w.b)
+				w.b = grow(w.b, kc*(full+bs.tailNr))
+				packB(tB, b, ldb, pc, kc, jc, full, nr, w.b)
+				if full < nc {
+					packB(tB, b, ldb, pc, kc, jc+full, nc-full, bs.tailNr, w.b[full*kc:])
+				}
 			}
 			bs.packed = w.b
 			// beta = 0: the first k block stores over C without reading it
@@ -189,23 +199,32 @@ const (
 )
 
 // bSource is where the kernel finds the kc×nc block of op(B): the packed
-// panels, or B itself (b, ldb) with only a partial last panel packed.
+// panels, or B itself (b, ldb) with a partial last panel packed unless
+// tailInPlace. A partial last panel that the half-width kernel takes is
+// packed tailNr = nr/2 wide: packing it nr wide copied as many zeros as
+// values, and for products of 10 or 16 columns the copy cost as much as
+// the product.
 type bSource[T float] struct {
-	packed     []T
-	b          []T
-	ldb        int
-	nc, kc, nr int
+	packed      []T
+	b           []T
+	ldb         int
+	nc, kc, nr  int
+	tailNr      int
+	tailInPlace bool
 }
 
-// panel returns the kc×nr panel at column jr and its row stride.
+// panel returns the panel at column jr and its row stride.
 func (s *bSource[T]) panel(jr int) (*T, int) {
-	if s.b == nil {
+	last := jr+s.nr > s.nc
+	switch {
+	case s.b == nil && !last:
 		return &s.packed[jr*s.kc], s.nr
-	}
-	if jr+s.nr <= s.nc {
+	case s.b == nil:
+		return &s.packed[jr*s.kc], s.tailNr
+	case !last || s.tailInPlace:
 		return &s.b[jr], s.ldb
 	}
-	return &s.packed[0], s.nr
+	return &s.packed[0], s.tailNr
 }
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }

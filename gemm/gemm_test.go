@@ -147,7 +147,10 @@ func oddProblems() []problem {
 	var ps []problem
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {6, 16, 16}, {6, 8, 8}, {5, 3, 17}, {13, 1, 33},
 		{1, 300, 1}, {97, 257, 31}, {12, 64, 48}, {2, 0, 3}, {0, 4, 5}, {4, 5, 0}, {200, 20, 1600},
-		{523, 300, 130}} // transposed, a packed A: lda ≥ packALda, kc ≥ packAKc, n ≥ packAColumns
+		{523, 300, 130}, // transposed, a packed A: lda ≥ packALda, kc ≥ packAKc, n ≥ packAColumns
+		// a last panel of at most 16 columns, packed half wide (m > inPlaceBRows, or B transposed)
+		// or, exactly 16 wide and B untransposed, read in place
+		{100, 40, 40}, {70, 33, 16}, {64, 64, 16}, {8, 5, 80}}
 	for _, s := range shapes {
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
@@ -161,6 +164,7 @@ func oddProblems() []problem {
 				alpha: ab[0], beta: ab[1], padA: 3, padB: 5, padC: 2})
 		}
 		ps = append(ps,
+			problem{m: 9, k: 20, n: 48, alpha: 1, padA: 1, padB: 3, padC: 2}, // in-place last panel at a stride
 			problem{m: s[0], k: s[1], n: s[2], alpha: 1, beta: 0, nanC: true, padC: 1},
 			problem{m: s[0], k: s[1], n: s[2], alpha: 0, beta: 0, nanC: true},
 			problem{m: s[0], k: 0, n: s[2], alpha: 1, beta: 0, nanC: true},
