@@ -54,6 +54,25 @@ func dense(op string, v G.Value) (*tensor.Dense, error) {
 	return d, nil
 }
 
+// twoDense checks an op's two inputs are dense tensors of one dtype.
+func twoDense(name string, in []G.Value) (*tensor.Dense, *tensor.Dense, error) {
+	if len(in) != 2 {
+		return nil, nil, fmt.Errorf("%s: got %d inputs, want 2", name, len(in))
+	}
+	a, err := dense(name, in[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := dense(name, in[1])
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.Dtype() != b.Dtype() {
+		return nil, nil, fmt.Errorf("%s: dtypes %v and %v", name, a.Dtype(), b.Dtype())
+	}
+	return a, b, nil
+}
+
 // scalar reads a scalar gorgonia value as float64.
 func scalar(op string, v G.Value) (float64, error) {
 	switch s := v.(type) {

@@ -65,25 +65,6 @@ func (o *convOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// twoDense checks an op's two inputs are dense tensors of one dtype.
-func twoDense(name string, in []G.Value) (*tensor.Dense, *tensor.Dense, error) {
-	if len(in) != 2 {
-		return nil, nil, fmt.Errorf("%s: got %d inputs, want 2", name, len(in))
-	}
-	a, err := dense(name, in[0])
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := dense(name, in[1])
-	if err != nil {
-		return nil, nil, err
-	}
-	if a.Dtype() != b.Dtype() {
-		return nil, nil, fmt.Errorf("%s: dtypes %v and %v", name, a.Dtype(), b.Dtype())
-	}
-	return a, b, nil
-}
-
 // scratch returns *buf as a []T of length n, reallocated when it is not
 // one (a new size or dtype).
 func scratch[T float](buf *any, n int) []T {

@@ -56,19 +56,9 @@ func (o *matMulOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func (o *matMulOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
 
 func (o *matMulOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.checkArity(len(in), 2); err != nil {
-		return nil, err
-	}
-	a, err := dense(o.name, in[0])
+	a, b, err := twoDense(o.name, in)
 	if err != nil {
 		return nil, err
-	}
-	b, err := dense(o.name, in[1])
-	if err != nil {
-		return nil, err
-	}
-	if a.Dtype() != b.Dtype() {
-		return nil, fmt.Errorf("%s: dtypes %v and %v", o.name, a.Dtype(), b.Dtype())
 	}
 	// beta = 0: the product overwrites every element, whatever was there
 	out := outBufFull(pre, in, a.Dtype(), o.m, o.n)
