@@ -9,6 +9,7 @@ import uuid
 
 import torch
 
+from . import finish as F
 from . import probes as P
 from .sites import BATCHNORM, GROUPNORM, RMSNORM, find_sites
 from .stream import PROBES, StreamWriter, num, rfc3339
@@ -28,7 +29,9 @@ class _LayerState:
 
     def __init__(self, site, row):
         self.site, self.row = site, row
-        self.shadow = None  # [3, C] EMAs of μ_B, σ_B², ψ_B²; NaN until the first batch
+        # The EMAs of μ_B, σ_B², ψ_B² ([3, C]): row shadow_at of the [S, 3, C]
+        # tensor its group shares (finish.py); fresh: not yet started, per statistic.
+        self.shadow_of, self.shadow_at, self.fresh = None, 0, [True, True, True]
         self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
         self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
         self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
@@ -128,11 +131,13 @@ class _Variant:
             if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
             x = inputs[0].detach()
-            with torch.no_grad():
-                self._forward(st, x)
             fn = getattr(output, "grad_fn", None)
-            if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES:
-                fn.register_hook(self._node_hook(st, x, st.w_feat, st.w_row))
+            node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
+            with torch.no_grad():
+                self._forward(st, x, node)
+            if node is not None:
+                mean = None if st.site.kind == BATCHNORM else _saved(node, "_saved_result1", self._acc(x))
+                node.register_hook(self._node_hook(st, x, st.w_feat, st.w_row, mean))
                 st.x = None
             elif st.native:
                 # Not one native node after all (a subclass, autocast, ...):
@@ -141,7 +146,7 @@ class _Variant:
                 st.x = None
         return hook
 
-    def _node_hook(self, st, x, w_feat, w_row):
+    def _node_hook(self, st, x, w_feat, w_row, mean):
         def hook(grad_inputs, grad_outputs):
             g = grad_outputs[0] if grad_outputs else None
             dx = grad_inputs[0] if grad_inputs else None
@@ -149,10 +154,17 @@ class _Variant:
                 st.x, st.w_feat, st.w_row = x, w_feat, w_row
                 try:
                     with torch.no_grad():  # no graph is recorded: g and dx need no detach
-                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None)
+                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None, mean)
                 finally:
                     st.x = st.w_feat = st.w_row = None
         return hook
+
+    def _ones(self, d, dtype, device):
+        key = ("1", d, dtype, device)
+        t = self.consts.get(key)
+        if t is None:
+            t = self.consts[key] = torch.ones(d, dtype=dtype, device=device)
+        return t
 
     def _acc(self, x):
         """The dtype statistics are taken in: the run's, or the input's own
@@ -161,7 +173,7 @@ class _Variant:
             return self.run.acc
         return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
 
-    def _forward(self, st, x):
+    def _forward(self, st, x, node):
         # Only the passes over the activation happen here; the per-layer
         # arithmetic on the resulting vectors runs batched over all layers
         # in finish() (a handful of ops per step instead of dozens per layer).
@@ -169,7 +181,17 @@ class _Variant:
         acc = self._acc(x)
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
-        sums, sq, n = P.col_stats(xf, w_feat)
+        own_stats = None
+        if s.kind == BATCHNORM and w_feat is None and node is not None and getattr(node, "_saved_training", False):
+            mean, invstd = _saved(node, "_saved_result1", acc), _saved(node, "_saved_result2", acc)
+            if mean is not None and invstd is not None and mean.shape == invstd.shape == xf.shape[1:]:
+                own_stats = (mean, invstd)
+        if own_stats is not None:
+            # The batch's μ and 1/√(σ²+ε) as BatchNorm computed them: no pass over x.
+            n = float(xf.shape[0])
+            sums, sq = mean * n, invstd.pow(-2).sub_(s.eps).mul_(n)
+        else:
+            sums, sq, n = P.col_stats(xf, w_feat)
         params = None
         if s.weight is not None:
             params = [s.flat("weight", s.weight)]
@@ -178,7 +200,7 @@ class _Variant:
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
-        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params)
+        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats)
         st.x, st.w_feat, st.w_row = x, w_feat, w_row
         self.touched = True
 
@@ -196,183 +218,80 @@ class _Variant:
                 st.x = st.w_feat = st.w_row = None
         return hook
 
-    def _backward(self, st, g, dx):
+    def _backward(self, st, g, dx, mean=None):
+        """mean: the rows' μ the layer saved for its own backward, or None."""
         s, x = st.site, st.x
         acc = self._acc(x)
         if s.kind == BATCHNORM:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
-            sums, sq, _, n, _, _ = st.fwd
-            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps)
-            vecs = [rows] + P.moment_sums(gr)
+            sums, sq, _, n, _, _, own_stats = st.fwd
+            ones = self._ones(gr.shape[1], acc, gr.device)
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps, own_stats)
+            vecs = [rows] + P.moment_sums(gr, ones)
             w = st.w_feat
         else:
             xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
             dxr = None if dx is None else _as(s.row_view(dx), acc)
+            ones = self._ones(gr.shape[1], acc, gr.device)
+            if mean is not None:
+                mean = mean.reshape(-1, 1)
+                if mean.shape[0] != xr.shape[0]:
+                    mean = None
             gam = s.row_gamma(x)
             if gam is not None and gam.dim() > 1:  # GroupNorm: γ per channel, laid out as [groups, d]
                 gh = (gr.reshape(-1, *gam.shape) * _as(gam, acc)).reshape(gr.shape)
-                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM)
-                vecs[-2:] = P.moment_sums(gr)
+                vecs = P.row_grad_sums(xr, gh, None, s.kind == RMSNORM, ones, mean)
+                vecs[-2:] = P.moment_sums(gr, ones)
             else:
-                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM)
+                vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, ones, mean)
             gmu, w = None, st.w_row
         if dxr is not None:
-            vecs += P.moment_sums(dxr)
+            vecs += P.moment_sums(dxr, ones)
         st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
         self.touched = True
 
-    def finish(self):
-        """This step's probe values, batched over the layers: on each device a
-        list of (layer rows, probe columns, values [rows, columns]); what is
-        not listed was not measured."""
-        out = {}
+    def finish(self, copy, out):
+        """Adds this step's probe values to copy: batched over the layers of
+        one kind and shape (finish.py), written into out's rows once the
+        copy has reached the host. What is not measured stays NaN."""
         fw = [st for st in self.states if st.fwd is not None]
         bw = [st for st in self.states if st.bwd is not None]
         for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
-            self._finish_stats(group, out)
+            F.stats(group, self.run.momentum, self.consts, copy, out)
         for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
                                              st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
-            self._finish_grads(group, out)
+            F.grads(group, self.consts, copy, out)
         for st in fw + bw:
             st.fwd = st.bwd = None
-        return out
-
-    @staticmethod
-    def _scatter(out, group, cols, vals):
-        """Notes vals [S, len(cols)] as the values of the group's sites."""
-        out.setdefault(vals.device, []).append(([st.row for st in group], cols, vals))
-
-    def _finish_stats(self, group, out):
-        m = self.run.momentum
-        ns = [st.fwd[3] for st in group]
-        if all(isinstance(n, float) for n in ns) and len(set(ns)) == 1:
-            n = ns[0]
-        else:
-            n = torch.stack([torch.full((), x, dtype=group[0].fwd[0].dtype, device=group[0].fwd[0].device)
-                             if isinstance(x, float) else x.to(group[0].fwd[0].dtype) for x in ns])[:, None]
-        sq = torch.stack([st.fwd[0] for st in group] + [st.fwd[1] for st in group]) / (
-            n if isinstance(n, float) else n.repeat(2, 1))
-        mean, var = sq[:len(group)], sq[len(group):]  # [S, C]: μ_B, σ_B²
-        batch = torch.stack([mean, var, var + mean.square()], 1)  # [S, 3, C]: μ_B, σ_B², ψ_B²
-        shadows = []
-        for st in group:
-            if st.shadow is None or st.shadow.shape != batch.shape[1:] or st.shadow.device != batch.device:
-                st.shadow = torch.full(batch.shape[1:], math.nan, dtype=batch.dtype, device=batch.device)
-            shadows.append(st.shadow)
-        sh = torch.stack(shadows)
-        # Before its first batch a shadow is the batch itself (it starts
-        # from it): distance 0, as normtop's probes.Collector reports.
-        fresh = torch.isnan(sh)
-        ref = torch.where(fresh, batch, sh)
-        if any(st.fwd[4] is not None for st in group):  # BatchNorm's own running μ, σ²
-            own = torch.stack([ref[i, :2] if st.fwd[4] is None else st.fwd[4].to(sh.dtype) for i, st in enumerate(group)])
-            ref = torch.cat([own, ref[:, 2:]], 1)
-        dists = (batch - ref).norm(dim=2) / batch.shape[2]
-        # One rate m for all shadows (§5). A statistic whose distance is not
-        # finite is not folded in; nor is anything of a batch without real
-        # rows, nor the variance of a one-row batch (as probes/shadow.go).
-        ok = torch.isfinite(dists)
-        if any(not isinstance(st.fwd[3], float) or st.fwd[3] <= 1 for st in group):
-            n = torch.stack([torch.full((), st.fwd[3], dtype=sh.dtype, device=sh.device)
-                             if isinstance(st.fwd[3], float) else st.fwd[3].to(sh.dtype) for st in group])
-            ok = ok & torch.stack([n > 0, n > 1, n > 0], 1)
-        new = torch.where(ok[:, :, None], torch.where(fresh, batch, sh.lerp(batch, m)), sh)
-        for st, s in zip(group, new.unbind(0)):
-            st.shadow = s
-        in_mean = mean.mean(1)
-        in_std = (var.mean(1) + (mean - in_mean[:, None]).square().mean(1)).sqrt()
-        maxabs = _as(torch.stack([t for st in group for t in st.fwd[2]]).abs().view(-1, 2).amax(1), in_mean.dtype)
-        cols = [P.DIST_MU, P.DIST_VAR, P.DIST_PSI2, P.IN_MEAN, P.IN_STD, P.IN_MAXABS]
-        vals = torch.cat([dists, torch.stack([in_mean, in_std, maxabs], 1)], 1)
-        self._scatter(out, group, cols, vals)
-        for sub in _groups([st for st in group if st.fwd[5] is not None], lambda st: st.fwd[5].shape):
-            p = torch.stack([st.fwd[5] for st in sub])
-            c = mean.shape[1]
-            if p.shape[1] == 2 * c:  # [γ, β]: ‖γ−1‖ and ‖β‖ as one subtraction and one norm
-                key = ("γβ", c, p.dtype, p.device)
-                one = self.consts.get(key)
-                if one is None:
-                    one = self.consts[key] = torch.tensor([[1.0], [0.0]], dtype=p.dtype, device=p.device)
-                vals = (p.view(-1, 2, c) - one).norm(dim=2)
-                self._scatter(out, sub, [P.GAMMA_DRIFT, P.BETA_NORM], vals)
-            else:
-                self._scatter(out, sub, [P.GAMMA_DRIFT], (p - 1).norm(dim=1)[:, None])
-
-    def _finish_grads(self, group, out):
-        first = group[0]
-        kind, (_, _, w0, d, has_dx) = first.site.kind, first.bwd
-        v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
-        # Per-row values [S, ·, R] whose mean over the real rows is a probe,
-        # averaged in one op at the end.
-        cols, per_row = [], []
-        if kind == BATCHNORM:
-            cols.append(P.G_VAR)
-            per_row.append(v[:, :1])
-            k = 1
-        else:
-            eps = [st.site.eps for st in group]
-            if len(set(eps)) == 1:
-                eps = eps[0]
-            else:  # a tensor made once, not per step (a copy to the device would wait for it)
-                key = ("ε", v.device, v.dtype, tuple(eps))
-                if key not in self.consts:
-                    self.consts[key] = torch.tensor(eps, dtype=v.dtype, device=v.device)[:, None]
-                eps = self.consts[key]
-            if kind == RMSNORM:
-                cols.append(P.G_PSI2)
-                per_row.append(P.rms_grad_norms(v[:, 0], v[:, 1], d, eps)[:, None])
-                k = 2
-            else:
-                cols += [P.G_MU, P.G_VAR]
-                per_row += [t[:, None] for t in P.ln_grad_norms(v[:, 0], v[:, 1], v[:, 2], d, eps)]
-                k = 3
-        j = 2 if has_dx else 1  # the moments of dy (and dx): Σ at k, k+2; ‖·‖ at k+1, k+3
-        m, var = P.moments(v[:, k:k + 2 * j:2], v[:, k + 1:k + 2 * j:2], d)
-        cols += [P.DY_MEAN, P.DX_MEAN][:j] + [P.DY_VAR, P.DX_VAR][:j]
-        r = torch.cat(per_row + [m, var], 1)
-        if w0 is None:
-            vals = r.mean(2)
-        else:
-            w = torch.stack([st.bwd[2] for st in group]).to(v.dtype)[:, None]  # [S, 1, R]
-            vals = (r * w).sum(2) / w.sum(2)
-        if kind == BATCHNORM:  # ‖g_μ‖: one value per layer, not per row
-            cols.insert(0, P.G_MU)
-            vals = torch.cat([torch.stack([st.bwd[1] for st in group]).to(v.dtype)[:, None], vals], 1)
-        self._scatter(out, group, cols, vals)
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
         holding a site (one in the usual case). extra: a tensor to bring back
         in the same copy (the train loss)."""
         out = None
-        extra_val = None
+        copy = F.Copy()
         if self.touched:
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
-            for dev, pieces in self.finish().items():
-                dt = pieces[0][2].dtype
-                flat = [_as(v, dt).reshape(-1) for _, _, v in pieces]
-                with_extra = extra is not None and extra_val is None and extra.device == dev
-                if with_extra:
-                    flat.append(_as(extra.detach().reshape(1), dt))
-                host = torch.cat(flat).tolist()  # the step's one copy to the host
-                if with_extra:
-                    extra_val = host.pop()
-                k = 0
-                for rows, cols, _ in pieces:
-                    for r in rows:
-                        row = out[r]
-                        for c in cols:
-                            row[c] = host[k]
-                            k += 1
+            self.finish(copy, out)
             self.touched = False
-        if extra is not None and extra_val is None:
-            extra_val = float(extra.detach())
-        return out, extra_val
+        return out, copy.run(extra)
 
 
 def _as(t, dtype):
     return t if t.dtype == dtype else t.to(dtype)
+
+
+def _saved(node, name, dtype):
+    """A statistic a norm layer's autograd node saved for its own backward
+    (its batch or row means, 1/√(σ²+ε)), when it is in the dtype the probes
+    are taken in: reading it saves a pass over the activation. None when the
+    node has no such tensor (another torch version, freed)."""
+    try:
+        t = getattr(node, name)
+    except (AttributeError, RuntimeError):
+        return None
+    return t if isinstance(t, torch.Tensor) and t.dtype == dtype else None
 
 
 def _groups(items, key):

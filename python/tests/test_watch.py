@@ -324,3 +324,39 @@ def test_gamma_follows_in_place_updates_and_replaced_storage(tmp_path):
     got = [(f["layers"]["1"]["gamma_drift"], f["layers"]["1"]["beta_norm"]) for f in frames]
     for step, (g, w) in enumerate(zip(got, want), 1):
         assert close(g[0], w[0], 1e-6) and close(g[1], w[1], 1e-6), f"step {step}: got {g}, want {w}"
+
+
+def test_shadows_follow_a_layer_that_skips_steps(tmp_path):
+    """Layers of one shape share one shadow tensor per step (finish.py); a
+    layer used on some steps only changes the group's make-up. Each layer's
+    distances to its shadows must be those it has when watched alone on
+    the same steps, fresh start and all."""
+    torch.manual_seed(3)
+    batches = [torch.randn(12, 6, dtype=torch.float64) * (1 + 0.2 * s) + 0.1 * s for s in range(6)]
+    grads = [torch.randn(12, 6, dtype=torch.float64) for _ in range(6)]
+    uses = {"a": range(6), "b": (1, 2, 4)}  # b joins at step 2, skips 4 and 6
+
+    def probes(names, tag):
+        torch.manual_seed(0)
+        mods = {n: nn.LayerNorm(6).double() for n in ("a", "b")}
+        path = tmp_path / f"{tag}.jsonl"
+        run = normtop.watch(nn.ModuleDict({n: mods[n] for n in names}), str(path), spectrum_every=0)
+        for s, (x, g) in enumerate(zip(batches, grads)):
+            for n in names:
+                if s in uses[n]:
+                    (mods[n](x.clone().requires_grad_()) * g).sum().backward()
+            run.log(s + 1)
+        run.close()
+        return [f.get("layers", {}) for f in read_stream(path)[1]]
+
+    both, alone = probes(("a", "b"), "both"), {n: probes((n,), n) for n in ("a", "b")}
+    compared = 0
+    for n in ("a", "b"):
+        for s, (got, want) in enumerate(zip(both, alone[n]), 1):
+            assert (n in got) == (n in want), f"step {s}: layer {n} measured in one run only"
+            for k, w in want.get(n, {}).items():
+                assert close(got[n][k], w, 1e-12), f"step {s} layer {n} {k}: together {got[n][k]}, alone {w}"
+                compared += k.startswith("dist_")
+    assert compared == 3 * (6 + 3)
+    # b's first step starts its shadows (distance 0); later ones are not 0.
+    assert both[1]["b"]["dist_mu"] == 0 and both[2]["b"]["dist_mu"] > 0
