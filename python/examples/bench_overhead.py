@@ -21,13 +21,12 @@ import tempfile
 import time
 
 import torch
-from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import normtop  # noqa: E402
-from tiny_transformer import TinyTransformer  # noqa: E402
+from tiny_transformer import bench_step  # noqa: E402
 
 
 def main():
@@ -41,12 +40,7 @@ def main():
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
-    torch.manual_seed(0)
-    vocab, seq, batch = 96, 64, 16
-    model = TinyTransformer(vocab, a.norm, d=a.d_model, seq=seq)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.randint(0, vocab, (batch, seq))
-    y = torch.randint(0, vocab, (batch, seq))
+    model, train_step = bench_step(a.norm, a.d_model)
     tmp = tempfile.mkdtemp()
     modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
     # Per mode and round: the median step's wall time and the main thread's
@@ -61,14 +55,7 @@ def main():
         nonlocal step
         step += 1
         t0, c0 = time.perf_counter(), time.thread_time()
-        loss = nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if run is not None:
-            run.log(step, train_loss=loss)
-        else:
-            float(loss)  # the same one sync the hook's log() makes
+        train_step(run, step)
         return time.perf_counter() - t0, time.thread_time() - c0
 
     for _ in range(3):  # warm up

@@ -33,13 +33,12 @@ import tempfile
 import time
 
 import torch
-from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import normtop  # noqa: E402
-from tiny_transformer import TinyTransformer  # noqa: E402
+from tiny_transformer import bench_step  # noqa: E402
 
 W = importlib.import_module("normtop.watch")
 SHIPPED = {n: getattr(W._Variant, n) for n in ("_forward", "_backward", "take")}
@@ -123,23 +122,8 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--d-model", type=int, default=64)
     a = ap.parse_args()
-    torch.manual_seed(0)
-    vocab, seq, batch = 96, 64, 16
-    model = TinyTransformer(vocab, "layernorm", d=a.d_model, seq=seq)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.randint(0, vocab, (batch, seq))
-    y = torch.randint(0, vocab, (batch, seq))
+    model, step = bench_step("layernorm", a.d_model)
     tmp = tempfile.mkdtemp()
-
-    def step(run, i):
-        loss = nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if run is not None:
-            run.log(i, train_loss=loss)
-        else:
-            float(loss)
 
     for i in range(5):
         step(None, i)

@@ -69,3 +69,29 @@ def char_data(text, seq, batch, seed):
             w = torch.stack([src[i:i + seq + 1] for i in at.tolist()])
             yield w[:, :-1], w[:, 1:]
     return len(chars), batches
+
+
+def bench_step(norm="layernorm", d=64, seed=0):
+    """The model and training step normtop's overhead scripts time
+    (bench_overhead.py, overhead_floor.py): this Transformer on random
+    characters (vocabulary 96, 64 per window, batch 16), Adam at 1e-3.
+    step(run, i) makes one forward, backward and update, then logs to run
+    (None: reads the loss back, the same one sync log() makes)."""
+    torch.manual_seed(seed)
+    vocab, seq, batch = 96, 64, 16
+    model = TinyTransformer(vocab, norm, d=d, seq=seq)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randint(0, vocab, (batch, seq))
+    y = torch.randint(0, vocab, (batch, seq))
+
+    def step(run, i):
+        loss = nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if run is not None:
+            run.log(i, train_loss=loss)
+        else:
+            float(loss)
+
+    return model, step
