@@ -2,6 +2,7 @@
 masks, evaluation passes, spectrum, and the user's mistakes."""
 
 import math
+import sys
 
 import pytest
 import torch
@@ -360,3 +361,41 @@ def test_shadows_follow_a_layer_that_skips_steps(tmp_path):
     assert compared == 3 * (6 + 3)
     # b's first step starts its shadows (distance 0); later ones are not 0.
     assert both[1]["b"]["dist_mu"] == 0 and both[2]["b"]["dist_mu"] > 0
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.LayerNorm(6), (5, 4, 6)),
+    (lambda: nn.LayerNorm(6, elementwise_affine=False), (20, 6)),
+    (lambda: nn.LayerNorm((3, 4)), (5, 3, 4)),
+    (lambda: nn.BatchNorm1d(6), (20, 6)),
+    (lambda: nn.BatchNorm1d(6, affine=False), (5, 6, 4)),
+    (lambda: nn.BatchNorm2d(3), (4, 3, 5, 5)),
+    (lambda: nn.GroupNorm(2, 6), (4, 6, 5)),
+    (lambda: nn.GroupNorm(3, 6, affine=False), (4, 6, 2, 3)),
+], ids=["ln", "ln-no-affine", "ln-2d", "bn1d", "bn1d-3d-no-affine", "bn2d", "gn", "gn-no-affine"])
+def test_statistics_read_from_the_node_match_those_computed(tmp_path, monkeypatch, make, shape):
+    """A native layer's batch or row means (and BatchNorm's 1/√(σ²+ε)) are
+    read from what its autograd node saved instead of a pass over x; with
+    the node unknown (as for a user's own module) every value is computed
+    from the data. Both ways must agree."""
+    W = sys.modules["normtop.watch"]
+
+    def probes(tag):
+        torch.manual_seed(4)
+        net = nn.Sequential(make()).double()
+        path = tmp_path / f"{tag}.jsonl"
+        run = normtop.watch(net, str(path), spectrum_every=0)
+        for step in range(1, 4):
+            x = (torch.randn(*shape, dtype=torch.float64) * 2 + 0.5 * step).requires_grad_()
+            (net(x) * torch.randn(*shape, dtype=torch.float64)).sum().backward()
+            run.log(step)
+        run.close()
+        return [f["layers"]["0"] for f in read_stream(path)[1]]
+
+    native = probes("native")
+    monkeypatch.setattr(W, "_NATIVE_MODULES", ())  # a full backward hook from the first step
+    computed = probes("computed")
+    for step, (a, b) in enumerate(zip(native, computed), 1):
+        assert set(a) == set(b), f"step {step}: {sorted(a)} against {sorted(b)}"
+        for k in a:
+            assert close(a[k], b[k], 1e-9, 1e-13), f"step {step} {k}: from the node {a[k]}, computed {b[k]}"
