@@ -182,7 +182,10 @@ class _Variant:
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
         own_stats = None
-        if s.kind == BATCHNORM and w_feat is None and node is not None and getattr(node, "_saved_training", False):
+        # Only the native kernel's node is known to save μ_B and 1/√(σ²+ε) as
+        # result1/result2 (cuDNN's saves its own layout); in eval mode they are not the batch's.
+        if (s.kind == BATCHNORM and w_feat is None and type(node).__name__ == "NativeBatchNormBackward0"
+                and getattr(node, "_saved_training", False)):
             mean, invstd = _saved(node, "_saved_result1", acc), _saved(node, "_saved_result2", acc)
             if mean is not None and invstd is not None and mean.shape == invstd.shape == xf.shape[1:]:
                 own_stats = (mean, invstd)
