@@ -182,8 +182,9 @@ class _Variant:
         w_feat, w_row = self._weights(st, x)
         xf = _as(s.feature_view(x), acc)
         own_stats = None
-        # Only the native kernel's node is known to save μ_B and 1/√(σ²+ε) as
-        # result1/result2 (cuDNN's saves its own layout); in eval mode they are not the batch's.
+        # Only the native kernel's node is known here to save μ_B and 1/√(σ²+ε)
+        # as result1/result2 (cuDNN's and MIOpen's are untested: no GPU); in
+        # eval mode they are not the batch's.
         if (s.kind == BATCHNORM and w_feat is None and type(node).__name__ == "NativeBatchNormBackward0"
                 and getattr(node, "_saved_training", False)):
             mean, invstd = _saved(node, "_saved_result1", acc), _saved(node, "_saved_result2", acc)
