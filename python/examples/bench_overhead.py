@@ -11,9 +11,16 @@ blocks without the hook of the same round (median and quartiles over the
 rounds), for wall time and for the training thread's CPU time.
 
     python3 python/examples/bench_overhead.py [--norm layernorm] [--rounds 8] [--steps 20]
+
+--against DIR times another version of the package beside this one (DIR
+holds its `normtop` directory, e.g. the python/ of an older checkout made
+with `git worktree add /tmp/old <commit>`): the modes are then none,
+every=1 and against every=1, and the last line gives, paired per round,
+this version's step against the other's.
 """
 
 import argparse
+import importlib.util
 import os
 import statistics
 import sys
@@ -35,14 +42,22 @@ def main():
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    ap.add_argument("--precision", default="input")
+    ap.add_argument("--precision", default="input", choices=["input", "float32", "float64"])
     ap.add_argument("--d-model", type=int, default=64)
+    ap.add_argument("--against", metavar="DIR", help="another version's python/ directory, timed beside this one")
     a = ap.parse_args()
+    if a.rounds < 1 or a.steps < 1 or a.threads < 0:
+        ap.error("--rounds and --steps want 1 or more, --threads 0 or more")
+    if a.d_model < 4 or a.d_model % 4:
+        ap.error(f"--d-model {a.d_model}: want a multiple of 4 (the model has 4 heads)")
+    against = _load(ap, a.against) if a.against else None
     if a.threads:
         torch.set_num_threads(a.threads)
     model, train_step = bench_step(a.norm, a.d_model)
     tmp = tempfile.mkdtemp()
     modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
+    if against is not None:
+        modes = {"none": None, "every=1": 1, "against": 1}
     # Per mode and round: the median step's wall time and the main thread's
     # CPU time (time.thread_time: the work done on the training thread,
     # which other processes on a shared machine do not inflate; torch runs
@@ -66,7 +81,8 @@ def main():
             every = modes[name]
             run = None
             if every:
-                run = normtop.watch(model, os.path.join(tmp, f"{name}-{r}.jsonl"), every=every,
+                pkg = against if name == "against" else normtop
+                run = pkg.watch(model, os.path.join(tmp, f"{name}-{r}.jsonl"), every=every,
                                     precision=a.precision, spectrum_every=100)
             step = 0
             ts = [one(run) for _ in range(a.steps)]
@@ -80,6 +96,23 @@ def main():
     for name in modes:
         print(f"{name:9s} step {statistics.median(wall[name]) * 1e3:6.2f} ms wall {_spread(wall[name], wall['none'])}, "
               f"{statistics.median(cpu[name]) * 1e3:6.2f} ms thread CPU {_spread(cpu[name], cpu['none'])}")
+    if against is not None:
+        print(f"every=1 against {a.against}, paired per round: wall {_spread(wall['every=1'], wall['against'])}, "
+              f"thread CPU {_spread(cpu['every=1'], cpu['against'])}")
+
+
+def _load(ap, root):
+    """The normtop package under root, imported under another name so that
+    both versions live in one process."""
+    init = os.path.join(root, "normtop", "__init__.py")
+    if not os.path.isfile(init):
+        ap.error(f"--against {root}: no normtop/__init__.py there")
+    spec = importlib.util.spec_from_file_location("normtop_against", init,
+                                                  submodule_search_locations=[os.path.dirname(init)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["normtop_against"] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def _spread(xs, base):

@@ -122,6 +122,10 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--d-model", type=int, default=64)
     a = ap.parse_args()
+    if a.rounds < 1 or a.steps < 1:
+        ap.error("--rounds and --steps want 1 or more")
+    if a.d_model < 4 or a.d_model % 4:
+        ap.error(f"--d-model {a.d_model}: want a multiple of 4 (the model has 4 heads)")
     model, step = bench_step("layernorm", a.d_model)
     tmp = tempfile.mkdtemp()
 
