@@ -2,8 +2,8 @@
 
 The hooks leave vectors per layer (per-feature sums from the forward,
 per-row sums from the backward). Turning them into probe values is cheap
-arithmetic, but in the middle of a training step a device op costs about
-8 µs on a CPU even over a few numbers (log() of the d-64 benchmark: 0.69
+arithmetic, but in the middle of a training step a device op costs 6-8
+µs on a CPU even over a few numbers (log() of the d-64 benchmark: 0.69
 ms for 109 ops before this split, 0.58 ms for 69 after; python/README.md),
 so the work is split where it is cheapest:
 
