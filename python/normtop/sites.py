@@ -126,10 +126,6 @@ class Site:
         w = self.weight
         return None if w is None else self.flat("weight", w)
 
-    def rows_per_position(self):
-        """How many normalization rows one per-feature row makes (mask mapping)."""
-        return 1
-
 
 def find_sites(model, modules=None):
     """The watched sites of model, in module order.

@@ -96,9 +96,3 @@ class StreamWriter:
             pass
         os.close(self._fd)
         self._fd = -1
-
-    def abandon(self):
-        """Closes without an end line (tests: what a crash leaves)."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
