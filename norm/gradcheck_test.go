@@ -94,7 +94,8 @@ func TestGradFDExact(t *testing.T) {
 		{"layernorm-simple", true}, {"layernorm-simple:conv=c", true},
 		{"rmsnorm", true},
 		{"batchnorm", true}, {"batchnorm:groups=3", true}, {"batchnorm", false},
-		{"pn-v", true}, {"pn-v", false},
+		{"batchnorm:groups=1", true},
+		{"pn-v", true}, {"pn-v", false}, {"pn-v:groups=1", true}, {"pn-v:groups=3", true}, {"pn-v:groups=2", false},
 		{"powernorm:groups=2", false},
 	}
 	const n, d = 7, 6

@@ -80,7 +80,7 @@ func NewLayer(cfg normspec.Config, site Site) (*Layer, error) {
 		if l.warmup < 0 {
 			l.warmup = max(site.Warmup, 0)
 		}
-	case normspec.BatchNorm:
+	case normspec.BatchNorm, normspec.PNV:
 		l.groups = cfg.Groups
 	}
 	if l.groups > 0 && site.D%l.groups != 0 {

@@ -16,6 +16,7 @@ func TestNewLayerErrors(t *testing.T) {
 		{"powernorm:groups=3", Site{Name: "b0.ln1", D: 8, Dtype: f64}, "d=8 is not divisible by groups=3"},
 		{"powernorm", Site{Name: "b0.ln1", D: 8, Heads: 3, Dtype: f64}, "not divisible by groups=3"},
 		{"batchnorm:groups=5", Site{D: 8, Dtype: f64}, "not divisible"},
+		{"pn-v:groups=3", Site{Name: "block0.ln1", D: 8, Dtype: f64}, "d=8 is not divisible by groups=3"},
 		{"layernorm:conv=c", Site{Name: "x", D: 1, Dtype: f64}, "conv=c needs d ≥ 2"},
 		{"adanorm:conv=c", Site{D: 1, Dtype: f64}, "conv=c needs d ≥ 2"},
 		{"layernorm", Site{D: 0, Dtype: f64}, "d=0"},

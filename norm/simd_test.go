@@ -251,6 +251,7 @@ func TestAVXLayersMatchGo(t *testing.T) {
 		{"powernorm:warmup=2,groups=2", 128}, {"powernorm:warmup=2,groups=2", 70},
 		{"powernorm:warmup=1,groups=1,bwd=paper", 128},
 		{"batchnorm", 128}, {"batchnorm:groups=2", 70}, {"pn-v", 128},
+		{"pn-v:groups=1", 128}, {"pn-v:groups=2", 70},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			r := rand.New(rand.NewSource(5))

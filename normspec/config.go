@@ -81,7 +81,7 @@ type Config struct {
 	AlphaFwd float64 // pn-v: alpha; powernorm: alpha_fwd; 0.9
 	AlphaBwd float64 // powernorm: alpha_bwd; 0.9
 	Warmup   int     // powernorm; -1 = take Site.Warmup
-	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling
+	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm, pn-v: 0 = no GroupScaling
 	PaperBwd bool    // powernorm: backward divisor ψ_{t-1} (paper) instead of ψ_B (code)
 }
 
@@ -248,9 +248,15 @@ func (c *Config) set(key, val string) error {
 		}
 		c.Warmup = n
 	case "groups":
+		// BatchNorm and PN-V: 0 is their default, no GroupScaling (NORMS.md
+		// §11); PowerNorm always scales, 0 there would only mean its default.
+		least := 1
+		if c.Kind == BatchNorm || c.Kind == PNV {
+			least = 0
+		}
 		n, err := strconv.Atoi(val)
-		if err != nil || n < 1 {
-			return fmt.Errorf("must be an integer ≥ 1")
+		if err != nil || n < least {
+			return fmt.Errorf("must be an integer ≥ %d", least)
 		}
 		c.Groups = n
 	default:

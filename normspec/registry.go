@@ -12,6 +12,9 @@ type VariantInfo struct {
 var (
 	optConv = OptionInfo{"conv", "p", "statistics convention: p (biased var, √(v+ε); PyTorch, paper) or c (unbiased var, s+ε; AdaNorm code)"}
 	optEps  = OptionInfo{"eps", "1e-5", "ε added to the variance (or to the std under conv=c)"}
+	// optGroups is the layer-scale step the PowerNorm authors put before
+	// BatchNorm and PN-V (NORMS.md §11): groups=1 is the row RMS.
+	optGroups = OptionInfo{"groups", "0", "GroupScaling pre-step with this many groups (0 = none; 1 = the authors' row-RMS layer-scale); d must be divisible by it"}
 )
 
 var registry = [numKinds]VariantInfo{
@@ -28,10 +31,11 @@ var registry = [numKinds]VariantInfo{
 	RMSNorm: {"rmsnorm", "RMSNorm: x / √(mean(x²)+ε), gain γ and bias β", []OptionInfo{optEps}},
 	BatchNorm: {"batchnorm", "BatchNorm over the real rows, per feature, with running mean/variance", []OptionInfo{
 		{"momentum", "0.05", "running-statistics momentum in (0,1)"},
-		{"groups", "0", "GroupScaling pre-step with this many groups (0 = none)"},
+		optGroups,
 		optEps}},
 	PNV: {"pn-v", "PN-V: divide by the batch quadratic mean ψ_B, no mean subtraction", []OptionInfo{
 		{"alpha", "0.9", "running ψ² decay in (0,1)"},
+		optGroups,
 		optEps}},
 	PowerNorm: {"powernorm", "PowerNorm: GroupScaling, running ψ² forward, ν-corrected backward (Shen et al.)", []OptionInfo{
 		{"alpha_fwd", "0.9", "running ψ² decay in (0,1)"},

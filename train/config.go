@@ -211,6 +211,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		var err error
 		if specs[i], err = normspec.Parse(v); err != nil {
 			errs = append(errs, &VariantError{Spec: v, Err: err})
+		} else if g := specs[i].Groups; c.Model.OnTokens() && c.DModel > 0 && g > 0 && c.DModel%g != 0 {
+			// every site of a token model is d-model wide
+			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("groups=%d does not divide d-model %d", g, c.DModel)})
 		}
 	}
 	for i, lr := range c.VariantLR {

@@ -96,7 +96,10 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
 			v, err := r.newVariant(len(r.variants), i, spec, specs[i], sd, inits[k])
-			if err != nil {
+			var ve *VariantError
+			if errors.As(err, &ve) {
+				return nil, err // it names the spec already
+			} else if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", spec, err)
 			}
 			r.variants = append(r.variants, v)
@@ -132,7 +135,9 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	for _, s := range r.model.Sites() {
 		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt})
 		if err != nil {
-			return nil, fmt.Errorf("site %s: %w", s.Name, err)
+			// the spec does not fit this model (groups that do not divide
+			// a site's width): the user's variant spec is at fault
+			return nil, &VariantError{Spec: spec, Err: fmt.Errorf("site %s: %w", s.Name, err)}
 		}
 		v.layers = append(v.layers, l)
 		bySite[s.Name] = l

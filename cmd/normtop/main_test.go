@@ -124,6 +124,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
 		{[]string{"train", "--variants", "powernorm:alpha_fwd=2"}, []string{"alpha_fwd"}},
 		{[]string{"train", "--variants", ""}, []string{"--variants is empty"}},
+		{[]string{"train", "--variants", "pn-v:groups=5"}, []string{"groups=5 does not divide d-model 64", "see normtop variants"}},
 		{[]string{"train", "--log-format", "xml"}, []string{`"xml"`, "text, json"}},
 		{[]string{"train", "--probe-every", "-3"}, []string{"--probe-every -3"}},
 		{[]string{"train", "extra"}, []string{`got "extra"`}},

@@ -45,6 +45,10 @@ func runTrain(args []string, st streams) error {
 		if errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps) {
 			return usageError(trainHelpHint, err)
 		}
+		var ve *train.VariantError
+		if errors.As(err, &ve) {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve))
+		}
 		return err
 	}
 	meta := runner.Meta()
