@@ -21,6 +21,11 @@ type Config struct {
 	Steps  int // training steps per variant; 0 = Epochs × steps per epoch
 	Epochs int // used when Steps is 0
 	Batch  int // examples (mlp, cnn) or sequences (transformer)
+	// MaxTokens > 0 batches sentences (documents) by a token budget, as
+	// fairseq's --max-tokens: grouped by length, each batch at most
+	// MaxTokens positions, padding included (datasets.TokenBatcher). 0 =
+	// Batch sentences per batch. Word-level data only.
+	MaxTokens int
 	LR     float64
 	// VariantLR overrides LR for single variants (index into Variants);
 	// used to show the divergence guard on one variant of a run.
@@ -147,6 +152,7 @@ const (
 	MaxLayers   = 1 << 10
 	MaxSeqLen   = 1 << 16
 	MaxEvalSize = 1 << 24 // eval-size and test-size
+	MaxTokens   = 1 << 22 // positions in a token-budget batch
 )
 
 // Validate reports the first problem in c as an error naming the option
@@ -241,6 +247,15 @@ func (c Config) check() ([]normspec.Config, error) {
 	}
 	if c.Batch < 1 || c.Batch > MaxBatch {
 		add("batch %d: want 1 to %d", c.Batch, MaxBatch)
+	}
+	switch {
+	case c.MaxTokens == 0:
+	case c.MaxTokens < 0 || c.MaxTokens > MaxTokens:
+		add("max-tokens %d: want 0 (= --batch sentences) or %d to %d", c.MaxTokens, max(c.SeqLen, 1), MaxTokens)
+	case !c.Model.OnTokens() || !IsWordData(c.Data):
+		add("max-tokens %d: model %s on %s data has no sentences to group; token budgets batch sentences and documents (--data sotu, moby-dick, words:FILE, spam)", c.MaxTokens, c.Model, c.Data)
+	case c.MaxTokens < c.SeqLen:
+		add("max-tokens %d is below the longest sentence, seq-len %d positions: want --max-tokens ≥ %d", c.MaxTokens, c.SeqLen, c.SeqLen)
 	}
 	// Comparisons written so that NaN fails them, and Inf checked apart:
 	// a non-finite rate would make every variant diverge at step 1.

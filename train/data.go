@@ -10,15 +10,18 @@ import (
 // source is the loaded data of a run: train batches, and the fixed
 // validation and test sets cut into eval batches.
 type source struct {
-	images    *datasets.Images
-	text      *datasets.Text
-	corpus    *datasets.Corpus   // word-level sentences (transformer on sotu, moby-dick)
-	labelled  *datasets.Labelled // classifier documents
-	desc      string
-	classes   int // classes or vocabulary size (the output layer's width)
-	vocab     int // token models: input vocabulary
-	pixels    int // H·W for images, 0 for text
-	perEpoch  int // training steps per epoch
+	images   *datasets.Images
+	text     *datasets.Text
+	corpus   *datasets.Corpus   // word-level sentences (transformer on sotu, moby-dick)
+	labelled *datasets.Labelled // classifier documents
+	desc     string
+	classes  int // classes or vocabulary size (the output layer's width)
+	vocab    int // token models: input vocabulary
+	pixels   int // H·W for images, 0 for text
+	perEpoch int // training steps per epoch
+	// maxRows is the most sentences (documents) a token-budget batch holds:
+	// the classifier's logits rows; 0 with fixed batches.
+	maxRows   int
 	val, test []evalBatch
 }
 
@@ -120,10 +123,17 @@ func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 		}
 		s.labelled, s.classes, s.vocab = l, len(l.Classes), len(l.Vocab)
 		s.desc = fmt.Sprintf("%s (%d documents, %s; vocabulary %d)", l.Name, len(l.Train)+len(l.Val)+len(l.Test), l.Balance(), len(l.Vocab))
-		if len(l.Train) < c.Batch {
+		if c.MaxTokens > 0 {
+			tb, err := datasets.NewDocTokenBatcher(l.Train, c.MaxTokens, c.SeqLen, 0)
+			if err != nil {
+				return nil, dataError{fmt.Errorf("%s (train split): %w", l.Name, err)}
+			}
+			s.perEpoch, s.maxRows = tb.StepsPerEpoch(), tb.MaxRows()
+		} else if len(l.Train) < c.Batch {
 			return nil, dataError{fmt.Errorf("%s: %d training documents, too few for one batch of %d", l.Name, len(l.Train), c.Batch)}
+		} else {
+			s.perEpoch = (len(l.Train) + c.Batch - 1) / c.Batch
 		}
-		s.perEpoch = (len(l.Train) + c.Batch - 1) / c.Batch
 		val := l.Val
 		if c.EvalSize > 0 && c.EvalSize < len(val) {
 			val = val[:c.EvalSize]
@@ -144,11 +154,19 @@ func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 	s.corpus, s.classes, s.vocab = corp, len(corp.Vocab), len(corp.Vocab)
 	s.desc = fmt.Sprintf("%s (%d sentences in %d documents; vocabulary %d words)", corp.Name,
 		len(corp.Train)+len(corp.Val)+len(corp.Test), corp.Docs.Train+corp.Docs.Val+corp.Docs.Test, len(corp.Vocab))
-	sb, err := datasets.NewSentenceBatcher(corp.Train, c.Batch, c.SeqLen, 0, false)
-	if err != nil {
-		return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+	if c.MaxTokens > 0 {
+		tb, err := datasets.NewSentenceTokenBatcher(corp.Train, c.MaxTokens, c.SeqLen, 0)
+		if err != nil {
+			return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+		}
+		s.perEpoch, s.maxRows = tb.StepsPerEpoch(), tb.MaxRows()
+	} else {
+		sb, err := datasets.NewSentenceBatcher(corp.Train, c.Batch, c.SeqLen, 0, false)
+		if err != nil {
+			return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+		}
+		s.perEpoch = sb.StepsPerEpoch()
 	}
-	s.perEpoch = sb.StepsPerEpoch()
 	if s.val, err = sentenceBatches(corp.Val, c.EvalSize, c.Batch, c.SeqLen); err != nil {
 		return nil, dataError{fmt.Errorf("%s (validation split): %w", corp.Name, err)}
 	}
@@ -232,17 +250,22 @@ type batcher struct {
 	txt  *datasets.TextBatcher
 	sent *datasets.SentenceBatcher
 	doc  *datasets.DocBatcher
-	x    []float32
-	y    []uint8
-	in   []int32
-	tgt  []int32
-	mask []bool // padding mask of the current batch (sentence and document batches)
+	tok  *datasets.TokenBatcher // token-budget batches (Config.MaxTokens)
+	// tokDocs: tok batches documents (the classifier), not sentences
+	tokDocs bool
+	x       []float32
+	y       []uint8
+	in      []int32
+	tgt     []int32
+	mask    []bool // padding mask of the current batch (sentence and document batches)
 }
 
 func (s *source) newBatcher(c Config) (*batcher, error) {
 	b := &batcher{}
 	var err error
 	switch {
+	case c.MaxTokens > 0:
+		return s.newTokenBatcher(c)
 	case s.images != nil:
 		b.img, err = datasets.NewImageBatcher(&s.images.Train, c.Batch, c.Seed, true)
 		b.x, b.y = make([]float32, c.Batch*s.pixels), make([]uint8, c.Batch)
@@ -266,6 +289,8 @@ func (s *source) newBatcher(c Config) (*batcher, error) {
 // (nil: no padding).
 func (b *batcher) next(n *net) []bool {
 	switch {
+	case b.tok != nil:
+		return b.nextTokens(n)
 	case b.img != nil:
 		b.img.Next(b.x, b.y)
 		n.setImages(b.x)
@@ -292,6 +317,8 @@ func (b *batcher) epoch() float64 {
 		return b.sent.Epoch()
 	case b.doc != nil:
 		return b.doc.Epoch()
+	case b.tok != nil:
+		return b.tok.Epoch()
 	}
 	return b.txt.Epoch()
 }

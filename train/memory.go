@@ -78,6 +78,9 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 		batch *= float64(mm.seq)
 		evalBatch *= float64(mm.seq)
 	}
+	if c.MaxTokens > 0 { // one training graph of MaxTokens positions
+		batch = float64(c.MaxTokens)
+	}
 	e.actBytes = b * perRow * (2*batch + evalBatch)
 	return e
 }

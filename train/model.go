@@ -102,6 +102,25 @@ type builder struct {
 	// real marks the token rows that are not padding (sentence and
 	// document batches); nil when the model's batches have no padding.
 	real []bool
+	// layout splits the token rows into sequences and pos holds each
+	// row's position: fixed for fixed batches (the model sets them), else
+	// rewritten with every token-budget batch (net.setLayout).
+	layout *Layout
+	pos    []int32
+}
+
+// seqLayout returns the token rows' layout, fixing it as batch sequences
+// of seq rows when the trainer has not made it per-batch.
+func (b *builder) seqLayout(seq int) (*Layout, error) {
+	if b.layout == nil {
+		if len(b.tokens) != b.batch*seq {
+			return nil, fmt.Errorf("%d tokens for batch %d × seq %d", len(b.tokens), b.batch, seq)
+		}
+		b.layout = &Layout{Rows: b.batch, T: seq}
+		b.pos = make([]int32, len(b.tokens))
+		b.layout.positions(b.pos)
+	}
+	return b.layout, nil
 }
 
 // realRows is the padding mask ops read when they run, or nil.

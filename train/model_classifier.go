@@ -34,7 +34,7 @@ func (m *classifier) Forward(b *builder) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h, err = MeanPool(h, b.batch, m.seq, b.realRows()); err != nil {
+	if h, err = MeanPoolLayout(h, b.layout, b.batch, b.realRows()); err != nil {
 		return nil, err
 	}
 	return b.linear("out", h)

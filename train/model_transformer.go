@@ -73,7 +73,9 @@ func (m *transformer) attention(b *builder, p string) func(*G.Node) (*G.Node, er
 	return func(x *G.Node) (*G.Node, error) {
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.qkv", x) },
-			func(x *G.Node) (*G.Node, error) { return Attention(x, b.batch, m.seq, m.heads, m.causal, b.realRows()) },
+			func(x *G.Node) (*G.Node, error) {
+				return AttentionLayout(x, b.layout, m.seq, m.heads, m.causal, b.realRows())
+			},
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.proj", x) },
 			b.dropout,
 		)
@@ -133,18 +135,14 @@ func (m *transformer) encode(b *builder) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b.tokens) != b.batch*m.seq {
-		return nil, fmt.Errorf("transformer: %d tokens for batch %d × seq %d", len(b.tokens), b.batch, m.seq)
-	}
-	pos := make([]int32, b.batch*m.seq)
-	for i := range pos {
-		pos[i] = int32(i % m.seq)
+	if _, err := b.seqLayout(m.seq); err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
 	}
 	te, err := Embed(tok, &b.tokens)
 	if err != nil {
 		return nil, err
 	}
-	pe, err := Embed(posW, &pos)
+	pe, err := Embed(posW, &b.pos)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ type netSpec struct {
 	rows    int             // logits rows: batch, or batch·seq
 	tokens  int             // token models: input ids per batch (batch·seq)
 	padded  bool            // batches carry a padding mask (builder.real)
+	layout  bool            // token-budget batches: a Layout per batch (net.setLayout)
 	pixels  int             // image models: H·W
 	weights []*tensor.Dense // the variant's weights, in model.Weights() order
 	norm    normApply
@@ -70,6 +71,9 @@ func buildNet(s netSpec) (*net, error) {
 		b.tokens = make([]int32, s.tokens)
 		if s.padded {
 			b.real = make([]bool, s.tokens)
+		}
+		if s.layout {
+			b.layout, b.pos = &Layout{}, make([]int32, s.tokens)
 		}
 	}
 	if s.train {
@@ -170,6 +174,13 @@ func (n *net) setLabels(y []uint8) {
 	for i, v := range y {
 		n.b.targets[i] = int32(v)
 	}
+}
+
+// setLayout sets the next token-budget batch's split into sequences and
+// its positions.
+func (n *net) setLayout(l Layout) {
+	*n.b.layout = l
+	l.positions(n.b.pos)
 }
 
 // setTokens copies a batch of token ids, its targets and, for padded

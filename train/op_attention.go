@@ -30,35 +30,50 @@ func CausalAttention(qkv *G.Node, batch, seq, heads int) (*G.Node, error) {
 // no visible key (a row of an all-padding sequence) outputs zeros.
 func Attention(qkv *G.Node, batch, seq, heads int, causal bool, real *[]bool) (*G.Node, error) {
 	s := qkv.Shape()
-	if s.Dims() != 2 || s[0] != batch*seq || s[1]%3 != 0 || (s[1]/3)%heads != 0 {
+	if s.Dims() != 2 || s[0] != batch*seq {
 		return nil, fmt.Errorf("Attention: qkv shape %v does not fit batch %d × seq %d with %d heads", s, batch, seq, heads)
+	}
+	return AttentionLayout(qkv, &Layout{Rows: batch, T: seq}, seq, heads, causal, real)
+}
+
+// AttentionLayout is Attention over a batch whose split into sequences is
+// read from *lay when the op runs (token-budget batches change it every
+// step): lay.Rows sequences of lay.T ≤ maxT rows, row-major from row 0;
+// rows from lay.Rows·lay.T on are padding and output zeros.
+func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, real *[]bool) (*G.Node, error) {
+	s := qkv.Shape()
+	if s.Dims() != 2 || s[1]%3 != 0 || heads < 1 || (s[1]/3)%heads != 0 || maxT < 1 || s[0] < maxT {
+		return nil, fmt.Errorf("Attention: qkv shape %v does not fit sequences of up to %d rows with %d heads", s, maxT, heads)
 	}
 	kind := "CausalAttention"
 	if !causal {
 		kind = "Attention"
 	}
-	op := &attnOp{opBase: newOpBase(kind), b: batch, t: seq, h: heads, d: s[1] / 3, causal: causal, real: real}
+	op := &attnOp{opBase: newOpBase(kind), n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
 	return G.ApplyOp(op, qkv)
 }
 
 type attnOp struct {
 	opBase
-	b, t, h, d int
-	causal     bool
-	real       *[]bool // key padding mask, one flag per row; nil = every row real
-	sq         any     // []T: two T×T matrices of scratch (P and dP), reused by every run
+	n, maxT int     // rows of qkv; the longest sequence
+	lay     *Layout // this run's sequences
+	h, d    int
+	causal  bool
+	real    *[]bool // key padding mask, one flag per row; nil = every row real
+	sq      any     // []T: two maxT×maxT matrices of scratch (P and dP), reused by every run
+	b, t    int     // this run's layout, set by check
 }
 
-// squares returns the op's two T×T scratch matrices. The forward and the
-// backward op run one after the other in one goroutine, so they share them.
+// squares returns the op's two T×T scratch matrices for this run's T. The
+// forward and the backward op run one after the other in one goroutine,
+// so they share them.
 func squares[T float](o *attnOp) (p, dp mat[T]) {
 	n := o.t * o.t
-	s := scratch[T](&o.sq, 2*n)
-	return mat[T]{data: s[:n], rows: o.t, cols: o.t, stride: o.t}, mat[T]{data: s[n:], rows: o.t, cols: o.t, stride: o.t}
+	s := scratch[T](&o.sq, 2*o.maxT*o.maxT)
+	return mat[T]{data: s[:n], rows: o.t, cols: o.t, stride: o.t}, mat[T]{data: s[n : 2*n], rows: o.t, cols: o.t, stride: o.t}
 }
 
-// keys returns sequence b's key mask (nil when every key is real) after
-// checking its length.
+// keys returns sequence b's key mask (nil when every key is real).
 func (o *attnOp) keys(b int) []bool {
 	if o.real == nil || *o.real == nil {
 		return nil
@@ -78,19 +93,25 @@ func (o *attnOp) visible(i int) int {
 func (o *attnOp) Arity() int    { return 1 }
 func (o *attnOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
 func (o *attnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.b * o.t, o.d}, nil
+	return tensor.Shape{o.n, o.d}, nil
 }
 
+// check checks qkv and the mask against the op and this run's layout,
+// which it takes into o.b, o.t.
 func (o *attnOp) check(v G.Value) (*tensor.Dense, error) {
 	x, err := dense(o.name, v)
 	if err != nil {
 		return nil, err
 	}
-	if s := x.Shape(); s.Dims() != 2 || s[0] != o.b*o.t || s[1] != 3*o.d {
-		return nil, fmt.Errorf("%s: qkv shape %v, want [%d %d]", o.name, s, o.b*o.t, 3*o.d)
+	if s := x.Shape(); s.Dims() != 2 || s[0] != o.n || s[1] != 3*o.d {
+		return nil, fmt.Errorf("%s: qkv shape %v, want [%d %d]", o.name, s, o.n, 3*o.d)
 	}
-	if o.real != nil && *o.real != nil && len(*o.real) != o.b*o.t {
-		return nil, fmt.Errorf("%s: key mask of %d rows, want %d", o.name, len(*o.real), o.b*o.t)
+	if o.real != nil && *o.real != nil && len(*o.real) != o.n {
+		return nil, fmt.Errorf("%s: key mask of %d rows, want %d", o.name, len(*o.real), o.n)
+	}
+	o.b, o.t = o.lay.Rows, o.lay.T
+	if o.b < 0 || o.t < 1 || o.t > o.maxT || o.b*o.t > o.n {
+		return nil, fmt.Errorf("%s: layout of %d sequences × %d rows does not fit %d rows of up to %d", o.name, o.b, o.t, o.n, o.maxT)
 	}
 	return x, nil
 }
@@ -105,12 +126,14 @@ func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := outBufFull(pre, in, x.Dtype(), o.b*o.t, o.d)
+	out := outBufFull(pre, in, x.Dtype(), o.n, o.d)
 	switch x.Dtype() {
 	case tensor.Float32:
 		attnFwd(o, x.Float32s(), out.Float32s())
+		clear(out.Float32s()[o.b*o.t*o.d:]) // rows past the layout
 	case tensor.Float64:
 		attnFwd(o, x.Float64s(), out.Float64s())
+		clear(out.Float64s()[o.b*o.t*o.d:])
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -207,15 +230,18 @@ func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.Size() != o.fwd.b*o.fwd.t*o.fwd.d {
+	if g.Size() != o.fwd.n*o.fwd.d {
 		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
 	}
 	out := outBufFull(pre, in, x.Dtype(), x.Shape()...)
+	used := o.fwd.b * o.fwd.t * 3 * o.fwd.d
 	switch x.Dtype() {
 	case tensor.Float32:
 		attnBwd(o.fwd, x.Float32s(), g.Float32s(), out.Float32s())
+		clear(out.Float32s()[used:])
 	case tensor.Float64:
 		attnBwd(o.fwd, x.Float64s(), g.Float64s(), out.Float64s())
+		clear(out.Float64s()[used:])
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}

@@ -19,12 +19,25 @@ func MeanPool(x *G.Node, batch, seq int, real *[]bool) (*G.Node, error) {
 	if s.Dims() != 2 || s[0] != batch*seq {
 		return nil, fmt.Errorf("MeanPool: input shape %v does not fit batch %d × seq %d", s, batch, seq)
 	}
-	return G.ApplyOp(&poolOp{opBase: newOpBase("MeanPool"), b: batch, t: seq, d: s[1], real: real}, x)
+	return MeanPoolLayout(x, &Layout{Rows: batch, T: seq}, batch, real)
+}
+
+// MeanPoolLayout is MeanPool over a batch whose split into sequences is
+// read from *lay when the op runs (token-budget batches): the result has
+// rows rows, the first lay.Rows of them the sequences' means, the rest
+// zeros.
+func MeanPoolLayout(x *G.Node, lay *Layout, rows int, real *[]bool) (*G.Node, error) {
+	s := x.Shape()
+	if s.Dims() != 2 || rows < 1 {
+		return nil, fmt.Errorf("MeanPool: input shape %v, %d output rows", s, rows)
+	}
+	return G.ApplyOp(&poolOp{opBase: newOpBase("MeanPool"), n: s[0], b: rows, d: s[1], lay: lay, real: real}, x)
 }
 
 type poolOp struct {
 	opBase
-	b, t, d int
+	n, b, d int // input rows, output rows, features
+	lay     *Layout
 	real    *[]bool
 }
 
@@ -34,27 +47,36 @@ func (o *poolOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{o.b, o.d}, nil
 }
 
+// layout returns this run's layout after checking that it fits the op.
+func (o *poolOp) layout() (Layout, error) {
+	l := *o.lay
+	if l.Rows < 0 || l.Rows > o.b || l.T < 1 || l.Rows*l.T > o.n {
+		return l, fmt.Errorf("%s: layout of %d sequences × %d rows does not fit %d rows into %d", o.name, l.Rows, l.T, o.n, o.b)
+	}
+	return l, nil
+}
+
 // weights returns 1/(real rows of its sequence) for every real row, 0 for
 // padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}.
-func (o *poolOp) weights() ([]float64, error) {
-	w := make([]float64, o.b*o.t)
+func (o *poolOp) weights(l Layout) ([]float64, error) {
+	w := make([]float64, o.n)
 	var mask []bool
 	if o.real != nil {
 		mask = *o.real
 	}
-	if mask != nil && len(mask) != o.b*o.t {
-		return nil, fmt.Errorf("%s: mask of %d rows, want %d", o.name, len(mask), o.b*o.t)
+	if mask != nil && len(mask) != o.n {
+		return nil, fmt.Errorf("%s: mask of %d rows, want %d", o.name, len(mask), o.n)
 	}
-	for b := 0; b < o.b; b++ {
+	for b := 0; b < l.Rows; b++ {
 		n := 0
-		for t := 0; t < o.t; t++ {
-			if mask == nil || mask[b*o.t+t] {
+		for t := 0; t < l.T; t++ {
+			if mask == nil || mask[b*l.T+t] {
 				n++
 			}
 		}
-		for t := 0; t < o.t; t++ {
-			if n > 0 && (mask == nil || mask[b*o.t+t]) {
-				w[b*o.t+t] = 1 / float64(n)
+		for t := 0; t < l.T; t++ {
+			if n > 0 && (mask == nil || mask[b*l.T+t]) {
+				w[b*l.T+t] = 1 / float64(n)
 			}
 		}
 	}
@@ -71,19 +93,23 @@ func (o *poolOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s := x.Shape(); s.Dims() != 2 || s[0] != o.b*o.t || s[1] != o.d {
-		return nil, fmt.Errorf("%s: input shape %v, want [%d %d]", o.name, s, o.b*o.t, o.d)
+	if s := x.Shape(); s.Dims() != 2 || s[0] != o.n || s[1] != o.d {
+		return nil, fmt.Errorf("%s: input shape %v, want [%d %d]", o.name, s, o.n, o.d)
 	}
-	w, err := o.weights()
+	l, err := o.layout()
+	if err != nil {
+		return nil, err
+	}
+	w, err := o.weights(l)
 	if err != nil {
 		return nil, err
 	}
 	out := outBuf(pre, in, x.Dtype(), o.b, o.d)
 	switch x.Dtype() {
 	case tensor.Float32:
-		pool(x.Float32s(), out.Float32s(), w, o.t, o.d)
+		pool(x.Float32s(), out.Float32s(), w, l.T, o.d)
 	case tensor.Float64:
-		pool(x.Float64s(), out.Float64s(), w, o.t, o.d)
+		pool(x.Float64s(), out.Float64s(), w, l.T, o.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
@@ -121,7 +147,7 @@ type poolGradOp struct {
 func (o *poolGradOp) Arity() int    { return 1 }
 func (o *poolGradOp) Type() hm.Type { return hm.NewFnType(tt(2), tt(2)) }
 func (o *poolGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.fwd.b * o.fwd.t, o.fwd.d}, nil
+	return tensor.Shape{o.fwd.n, o.fwd.d}, nil
 }
 func (o *poolGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
 
@@ -137,16 +163,20 @@ func (o *poolGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if s := g.Shape(); s.Dims() != 2 || s[0] != f.b || s[1] != f.d {
 		return nil, fmt.Errorf("%s: gradient shape %v, want [%d %d]", o.name, s, f.b, f.d)
 	}
-	w, err := f.weights()
+	l, err := f.layout()
 	if err != nil {
 		return nil, err
 	}
-	out := outBuf(pre, in, g.Dtype(), f.b*f.t, f.d)
+	w, err := f.weights(l)
+	if err != nil {
+		return nil, err
+	}
+	out := outBuf(pre, in, g.Dtype(), f.n, f.d)
 	switch g.Dtype() {
 	case tensor.Float32:
-		unpool(g.Float32s(), out.Float32s(), w, f.t, f.d)
+		unpool(g.Float32s(), out.Float32s(), w, l.T, f.d)
 	case tensor.Float64:
-		unpool(g.Float64s(), out.Float64s(), w, f.t, f.d)
+		unpool(g.Float64s(), out.Float64s(), w, l.T, f.d)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
 	}

@@ -22,9 +22,10 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		return x
 	}
 	real := []bool{true, true, false, true, true, true, false, false}
-	attn := func(causal bool, mask *[]bool) *attnOp {
-		return &attnOp{opBase: newOpBase("Attention"), b: 2, t: 4, h: 2, d: 4, causal: causal, real: mask}
+	attnIn := func(causal bool, mask *[]bool, lay Layout) *attnOp {
+		return &attnOp{opBase: newOpBase("Attention"), n: 8, maxT: 4, lay: &lay, h: 2, d: 4, causal: causal, real: mask}
 	}
+	attn := func(causal bool, mask *[]bool) *attnOp { return attnIn(causal, mask, Layout{2, 4}) }
 	cases := []struct {
 		name string
 		do   func(pre G.Value, in []G.Value) (G.Value, error)
@@ -40,6 +41,9 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		{"Attention/keymask", attn(false, &real).do, []G.Value{rnd(8, 12)}},
 		{"CausalAttentionGrad", (&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: attn(true, nil)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
 		{"AttentionGrad/keymask", (&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: attn(false, &real)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
+		// a token-budget batch of 2 sequences of 3 rows in 8: rows 6, 7 are padding
+		{"Attention/short layout", attnIn(true, &real, Layout{2, 3}).do, []G.Value{rnd(8, 12)}},
+		{"AttentionGrad/short layout", (&attnGradOp{opBase: newOpBase("AttentionGrad"), fwd: attnIn(false, nil, Layout{1, 3})}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,6 +14,10 @@ func TestGradOwnOps(t *testing.T) {
 	// second with a padding row in the middle (keys must skip it too)
 	real := []bool{true, true, false, false, true, false, true, true}
 	allPad := []bool{false, false, false, true, true, true}
+	// a token-budget batch of 9 rows: 2 sequences of 3, then 3 rows of
+	// padding past the layout
+	lay := Layout{Rows: 2, T: 3}
+	budgetReal := []bool{true, true, false, true, true, true, false, false, false}
 	cases := []struct {
 		name   string
 		shapes [][]int
@@ -50,6 +54,13 @@ func TestGradOwnOps(t *testing.T) {
 		{"Attention/all-padding sequence", [][]int{{2 * 3, 3 * 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Attention(in[0], 2, 3, 1, false, &allPad) }},
 		{"MeanPool", [][]int{{2 * 4, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 4, nil) }},
 		{"MeanPool/masked", [][]int{{2 * 4, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 4, &real) }},
+		{"AttentionLayout/causal", [][]int{{9, 3 * 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return AttentionLayout(in[0], &lay, 4, 2, true, &budgetReal)
+		}},
+		{"AttentionLayout/bidirectional", [][]int{{9, 3 * 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return AttentionLayout(in[0], &lay, 3, 1, false, &budgetReal)
+		}},
+		{"MeanPoolLayout", [][]int{{9, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPoolLayout(in[0], &lay, 3, &budgetReal) }},
 		{"MeanPool/all-padding sequence", [][]int{{2 * 3, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 3, &allPad) }},
 		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))

@@ -68,6 +68,15 @@ func tinyWords(t *testing.T) Config {
 	return c
 }
 
+// tinyBudget is cfg with token-budget batches of 43 positions.
+func tinyBudget(cfg func(*testing.T) Config) func(*testing.T) Config {
+	return func(t *testing.T) Config {
+		c := cfg(t)
+		c.MaxTokens = 43 // prime: every batch ends in padding past its rows
+		return c
+	}
+}
+
 func tinyClassifier(t *testing.T) Config {
 	c := ClassifierConfig()
 	c.Data, c.DataPath = "docs", classDirs(t)
@@ -87,7 +96,8 @@ func TestPaddingIsInvisible(t *testing.T) {
 	for _, mk := range []struct {
 		name string
 		cfg  func(*testing.T) Config
-	}{{"words", tinyWords}, {"classifier", tinyClassifier}} {
+	}{{"words", tinyWords}, {"classifier", tinyClassifier},
+		{"words/max-tokens", tinyBudget(tinyWords)}, {"classifier/max-tokens", tinyBudget(tinyClassifier)}} {
 		for _, variant := range []string{"layernorm", "batchnorm", "pn-v", "powernorm", "adanorm"} {
 			t.Run(mk.name+"/"+variant, func(t *testing.T) {
 				c := mk.cfg(t)
@@ -167,7 +177,8 @@ func TestWordModelsTrain(t *testing.T) {
 	for _, mk := range []struct {
 		name, metric string
 		cfg          func(*testing.T) Config
-	}{{"words", "ppl", tinyWords}, {"classifier", "accuracy", tinyClassifier}} {
+	}{{"words", "ppl", tinyWords}, {"classifier", "accuracy", tinyClassifier},
+		{"words/max-tokens", "ppl", tinyBudget(tinyWords)}, {"classifier/max-tokens", "accuracy", tinyBudget(tinyClassifier)}} {
 		t.Run(mk.name, func(t *testing.T) {
 			c := mk.cfg(t)
 			c.Variants = []string{"layernorm", "batchnorm"}

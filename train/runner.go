@@ -159,6 +159,12 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	switch {
 	case r.src.images != nil:
 		evalBatch = len(r.src.val[0].targets)
+	case c.MaxTokens > 0: // one graph of MaxTokens positions, a Layout per batch
+		spec1.batch, spec1.tokens, spec1.padded, spec1.layout = r.src.maxRows, c.MaxTokens, true, true
+		spec1.rows = c.MaxTokens
+		if r.src.labelled != nil {
+			spec1.rows = r.src.maxRows
+		}
 	case r.src.labelled != nil:
 		spec1.tokens, spec1.padded = c.Batch*c.SeqLen, true
 	default:
@@ -169,6 +175,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	}
 	spec2 := spec1
 	spec2.train, spec2.rng, spec2.batch, spec2.rows = false, nil, evalBatch, evalBatch
+	spec2.layout, spec2.padded = false, padded
 	if r.src.images == nil {
 		spec2.tokens = evalBatch * c.SeqLen
 		if r.src.labelled == nil {
