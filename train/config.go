@@ -26,7 +26,7 @@ type Config struct {
 	// MaxTokens positions, padding included (datasets.TokenBatcher). 0 =
 	// Batch sentences per batch. Word-level data only.
 	MaxTokens int
-	LR     float64
+	LR        float64
 	// VariantLR overrides LR for single variants (index into Variants);
 	// used to show the divergence guard on one variant of a run.
 	VariantLR map[int]float64

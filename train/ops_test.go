@@ -60,7 +60,9 @@ func TestGradOwnOps(t *testing.T) {
 		{"AttentionLayout/bidirectional", [][]int{{9, 3 * 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 			return AttentionLayout(in[0], &lay, 3, 1, false, &budgetReal)
 		}},
-		{"MeanPoolLayout", [][]int{{9, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPoolLayout(in[0], &lay, 3, &budgetReal) }},
+		{"MeanPoolLayout", [][]int{{9, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return MeanPoolLayout(in[0], &lay, 3, &budgetReal)
+		}},
 		{"MeanPool/all-padding sequence", [][]int{{2 * 3, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MeanPool(in[0], 2, 3, &allPad) }},
 		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))
