@@ -25,6 +25,9 @@ type jsonStart struct {
 	Variants []string `json:"variants"`
 	Layers   []string `json:"layers"`
 	Every    int      `json:"log_every"`
+	// InputVar is the variance of the first block's input at the first
+	// batch (the run header's input_var; token models only).
+	InputVar string `json:"input_var,omitempty"`
 }
 
 type jsonAlert struct {
@@ -80,6 +83,7 @@ func (p *Printer) jsonHeader() {
 	p.writeJSON(jsonStart{
 		Type: "start", RunID: p.meta.RunID, Model: p.meta.Model, Data: p.meta.Data,
 		Metric: p.meta.Metric, Unit: p.meta.MetricKind().Unit(), Variants: p.labels, Layers: layers, Every: p.opt.Every,
+		InputVar: p.meta.Config["input_var"],
 	})
 }
 

@@ -26,6 +26,10 @@ func (p *Printer) textHeader() {
 	b.WriteString(", data " + orDash(p.meta.Data))
 	b.WriteString(", metric " + orDash(p.meta.Metric))
 	b.WriteString(", variants " + strings.Join(p.labels, " "))
+	if iv := p.meta.Config["input_var"]; iv != "" {
+		// the first norm's input in a pre-norm model (README "Input")
+		b.WriteString(", input variance " + iv + " at the first block")
+	}
 	b.WriteString(", log every " + itoa(p.opt.Every) + " steps\n")
 	p.write(b.String())
 }

@@ -52,6 +52,15 @@ type Config struct {
 	// training words become <unk>); 0 keeps every word seen twice.
 	Vocab  int
 	PostLN bool
+	// Input is how token ids become the first block's input: InputFairseq
+	// (√d-scaled embeddings over sinusoids, Xavier-uniform layers; the
+	// PowerNorm authors' setting) or InputLearned (GPT-2's learned
+	// positions, N(0, 0.02²)). "" is InputLearned.
+	Input string
+	// TieEmbeddings makes the language model's output layer the token
+	// embedding (logits = h·tok_embᵀ, no output bias), as fairseq's
+	// --share-decoder-input-output-embed.
+	TieEmbeddings bool
 
 	Dtype string // float32 (default) | float64
 }
@@ -84,6 +93,7 @@ func DefaultConfig() Config {
 		Heads:     4,
 		SeqLen:    64,
 		Dtype:     "float32",
+		Input:     InputLearned,
 	}
 }
 
@@ -99,6 +109,7 @@ func WordConfig(data string) Config {
 	c.Variants = []string{"layernorm", "batchnorm", "pn-v", "powernorm"}
 	c.Steps, c.Batch, c.LR, c.Warmup = 1200, 32, 1e-3, 100
 	c.Layers, c.DModel, c.Heads, c.SeqLen, c.Vocab = 2, 64, 4, 32, 2000
+	c.MaxTokens, c.Input, c.TieEmbeddings = 1024, InputFairseq, true
 	c.EvalEvery, c.EvalSize, c.TestSize = 100, 256, 1000
 	return c
 }
@@ -203,6 +214,12 @@ func (c Config) check() ([]normspec.Config, error) {
 		if IsWordData(c.Data) && c.SeqLen < 2 {
 			add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)
 		}
+		if c.Input != "" && !validInput(c.Input) {
+			add("input %q: want %s or %s", c.Input, InputFairseq, InputLearned)
+		}
+		if c.TieEmbeddings && c.Model == ModelClassifier {
+			add("tie-embeddings: the classifier's output layer maps to classes, not to the vocabulary; there is nothing to tie")
+		}
 		if c.Vocab < 0 || (c.Vocab > 0 && c.Vocab < 8) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
 		}
@@ -259,6 +276,9 @@ func (c Config) check() ([]normspec.Config, error) {
 	}
 	// Comparisons written so that NaN fails them, and Inf checked apart:
 	// a non-finite rate would make every variant diverge at step 1.
+	if !c.Model.OnTokens() && (c.TieEmbeddings || (c.Input != "" && c.Input != InputLearned)) {
+		add("input %q, tie-embeddings %v: model %s has no token embedding", c.Input, c.TieEmbeddings, c.Model)
+	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		add("lr %g: want a finite number > 0", c.LR)
 	}

@@ -42,6 +42,14 @@ func TestValidate(t *testing.T) {
 		{"dtype", func(c *Config) { c.Dtype = "float16" }, `dtype "float16"`},
 		{"variant lr index", func(c *Config) { c.VariantLR = map[int]float64{9: 1} }, "variant index 9"},
 		{"probes", func(c *Config) { c.Probes.Stats = -1 }, "probes"},
+		{"max-tokens on characters", func(c *Config) { c.MaxTokens = 1024 }, "has no sentences to group"},
+		{"max-tokens on images", func(c *Config) { *c = MNISTConfig(ModelMLP); c.MaxTokens = 1024 }, "model mlp on mnist data has no sentences"},
+		{"max-tokens below seq-len", func(c *Config) { *c = WordConfig("sotu"); c.MaxTokens = 31 }, "max-tokens 31 is below the longest sentence, seq-len 32"},
+		{"negative max-tokens", func(c *Config) { *c = WordConfig("sotu"); c.MaxTokens = -1 }, "max-tokens -1"},
+		{"input", func(c *Config) { c.Input = "bert" }, `input "bert"`},
+		{"tie on the classifier", func(c *Config) { *c = ClassifierConfig(); c.TieEmbeddings = true }, "nothing to tie"},
+		{"input on images", func(c *Config) { *c = MNISTConfig(ModelCNN); c.Input = InputFairseq }, "no token embedding"},
+		{"groups not dividing d", func(c *Config) { c.Variants = []string{"batchnorm:groups=3"} }, "groups=3 does not divide d-model 64"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

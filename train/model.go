@@ -29,12 +29,18 @@ type site struct {
 	Heads int // PowerNorm's default GroupScaling groups
 }
 
-// weightSpec is one weight tensor and its initial distribution: N(0, Std²),
-// or zeros when Std is 0 (biases).
+// weightSpec is one weight tensor and its initial distribution: N(0, Std²)
+// for Std > 0, zeros for Std = 0 (biases), and for Std < 0 the uniform
+// U(Std, −Std) (Xavier-uniform layers; see uniformSpec).
 type weightSpec struct {
 	Name  string
 	Shape []int
 	Std   float64
+}
+
+// uniformSpec is a weight drawn from U(−bound, bound).
+func uniformSpec(name string, bound float64, shape ...int) weightSpec {
+	return weightSpec{name, shape, -bound}
 }
 
 // initWeights draws every weight from one RNG in the spec order, in float64,
@@ -48,11 +54,15 @@ func initWeights(specs []weightSpec, seed int64) [][]float64 {
 			n *= d
 		}
 		out[i] = make([]float64, n)
-		if s.Std == 0 {
-			continue
-		}
-		for k := range out[i] {
-			out[i][k] = r.NormFloat64() * s.Std
+		switch {
+		case s.Std < 0:
+			for k := range out[i] {
+				out[i][k] = (1 - 2*r.Float64()) * s.Std
+			}
+		case s.Std > 0:
+			for k := range out[i] {
+				out[i][k] = r.NormFloat64() * s.Std
+			}
 		}
 	}
 	return out
@@ -71,6 +81,9 @@ func toTensor(v []float64, dt tensor.Dtype, shape ...int) *tensor.Dense {
 	}
 	return t
 }
+
+// xavier is the Xavier/Glorot uniform bound √(6/(fan_in+fan_out)).
+func xavier(fanIn, fanOut int) float64 { return math.Sqrt(6 / float64(fanIn+fanOut)) }
 
 // kaiming is the He initialisation std for a layer followed by ReLU.
 func kaiming(fanIn int) float64 { return math.Sqrt(2 / float64(fanIn)) }

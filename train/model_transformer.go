@@ -30,6 +30,11 @@ type transformer struct {
 	// norm layers get the same mask from the trainer.
 	causal, padded bool
 	out            int // logits per row: vocab for the language model
+	// input is how token ids become the first block's input: InputLearned
+	// (GPT-2's learned positions) or InputFairseq (model_input.go). tie:
+	// the output layer is the token embedding, logits = h·tok_embᵀ.
+	input string
+	tie   bool
 }
 
 func newTransformer(vocab, d, layers, heads, seq int, postLN bool) *transformer {
@@ -39,6 +44,9 @@ func newTransformer(vocab, d, layers, heads, seq int, postLN bool) *transformer 
 func (m *transformer) Name() string { return "transformer" }
 
 func (m *transformer) Weights() []weightSpec {
+	if m.input == InputFairseq {
+		return m.fairseqWeights()
+	}
 	// GPT-2 style: N(0, 0.02²), residual projections scaled by 1/√(2L).
 	const std = 0.02
 	res := std / math.Sqrt(2*float64(m.layers))
@@ -53,7 +61,9 @@ func (m *transformer) Weights() []weightSpec {
 		w = append(w, linearSpecs(p+"ffn.fc", m.d, 4*m.d, std)...)
 		w = append(w, linearSpecs(p+"ffn.proj", 4*m.d, m.d, res)...)
 	}
-	w = append(w, linearSpecs("out", m.d, m.out, std)...)
+	if !m.tie {
+		w = append(w, linearSpecs("out", m.d, m.out, std)...)
+	}
 	return w
 }
 
@@ -66,6 +76,30 @@ func (m *transformer) Sites() []site {
 		s = append(s, site{"final", m.d, m.heads})
 	}
 	return s
+}
+
+// embed is the first block's input: token embeddings plus positions.
+func (m *transformer) embed(b *builder) (*G.Node, error) {
+	tok, err := b.weight("tok_emb")
+	if err != nil {
+		return nil, err
+	}
+	te, err := Embed(tok, &b.tokens)
+	if err != nil {
+		return nil, err
+	}
+	if m.input == InputFairseq {
+		return AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
+	}
+	posW, err := b.weight("pos_emb")
+	if err != nil {
+		return nil, err
+	}
+	pe, err := Embed(posW, &b.pos)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(te, pe)
 }
 
 // attention is the attention sublayer without its residual.
@@ -121,32 +155,23 @@ func (m *transformer) Forward(b *builder) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.tie {
+		tok, err := b.weight("tok_emb")
+		if err != nil {
+			return nil, err
+		}
+		return MatMulT(h, tok) // the embedding's gradient sums both uses
+	}
 	return b.linear("out", h)
 }
 
 // encode is the model up to the output layer: embeddings, the blocks and,
 // pre-LN, the final norm; [B·T, d].
 func (m *transformer) encode(b *builder) (*G.Node, error) {
-	tok, err := b.weight("tok_emb")
-	if err != nil {
-		return nil, err
-	}
-	posW, err := b.weight("pos_emb")
-	if err != nil {
-		return nil, err
-	}
 	if _, err := b.seqLayout(m.seq); err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}
-	te, err := Embed(tok, &b.tokens)
-	if err != nil {
-		return nil, err
-	}
-	pe, err := Embed(posW, &b.pos)
-	if err != nil {
-		return nil, err
-	}
-	h, err := G.Add(te, pe)
+	h, err := m.embed(b)
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,16 @@ import (
 // allocations per transformer step, most of what the executor left), and
 // it builds the gradient of a data input (the mlp's images) that nothing
 // reads: aIsData says a is training data, whose gradient is not built.
-// A product with transposed operands is not differentiable: the backward
-// pass needs only first derivatives.
+// A product with a transposed first operand is not differentiable: the
+// backward pass needs only first derivatives.
 func MatMul(a, b *G.Node, aIsData bool) (*G.Node, error) {
 	return matMul(a, b, false, false, aIsData)
+}
+
+// MatMulT returns a·bᵀ, differentiable in both: the tied output layer,
+// logits = h·Eᵀ over the [V, d] token embedding E.
+func MatMulT(a, b *G.Node) (*G.Node, error) {
+	return matMul(a, b, false, true, false)
 }
 
 func matMul(a, b *G.Node, tA, tB, dataA bool) (*G.Node, error) {
@@ -81,10 +87,22 @@ func mulDense[T float](o *matMulOp, a, b, c []T, as, bs tensor.Shape) {
 
 func (o *matMulOp) DiffWRT(int) []bool { return []bool{!o.dataA, true} }
 
-// SymDiff of C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC.
+// SymDiff of C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC; of C = A·Bᵀ: dA = dC·B,
+// dB = dCᵀ·A.
 func (o *matMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if o.tA || o.tB {
-		return nil, fmt.Errorf("%s: a product of transposed operands is not differentiated", o.name)
+	if o.tA {
+		return nil, fmt.Errorf("%s: a product with a transposed first operand is not differentiated", o.name)
+	}
+	if o.tB {
+		da, err := matMul(grad, inputs[1], false, false, false)
+		if err != nil {
+			return nil, err
+		}
+		db, err := matMul(grad, inputs[0], true, false, false)
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{da, db}, nil
 	}
 	db, err := matMul(inputs[0], grad, true, false, false)
 	if err != nil {

@@ -72,9 +72,12 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	case ModelTransformer:
 		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
 		t.padded = src.corpus != nil
+		t.input, t.tie = cfg.Input, cfg.TieEmbeddings
 		r.model = t
 	case ModelClassifier:
-		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
+		cl := newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
+		cl.input = cfg.Input
+		r.model = cl
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
@@ -106,6 +109,9 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 		}
 	}
 	r.meta = r.buildMeta()
+	if err := r.measureInput(inits[0]); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -457,6 +463,15 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
+		kv["input"], kv["tie_embeddings"] = c.Input, strconv.FormatBool(c.TieEmbeddings)
+		if c.Input == "" {
+			kv["input"] = InputLearned
+		}
+		kv["batching"] = fmt.Sprintf("%d sequences per batch", c.Batch)
+		if c.MaxTokens > 0 {
+			kv["max_tokens"] = strconv.Itoa(c.MaxTokens)
+			kv["batching"] = fmt.Sprintf("token budget: grouped by length, at most %d positions (padding included) per batch, batch order shuffled per epoch", c.MaxTokens)
+		}
 	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
 	} else {

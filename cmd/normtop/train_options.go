@@ -68,7 +68,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs, when --steps is 0")
-	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size (sequences for transformer)")
+	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size (sequences for transformer); for sentences and documents, fixed sentence counts instead of --max-tokens")
+	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "sentences/documents: token-budget batches as fairseq's, grouped by length, at most N positions each (0 = --batch sentences)")
 	fs.Float64Var(&c.LR, "lr", c.LR, "peak learning rate (Adam)")
 	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "learning-rate warmup steps")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "gradient clipping norm (0 = off)")
@@ -84,6 +85,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row")
 	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
 	fs.BoolVar(&c.PostLN, "post-ln", c.PostLN, "transformer: Post-LN blocks instead of pre-norm")
+	fs.StringVar(&c.Input, "input", c.Input, "transformer: fairseq (embeddings N(0,1/d)·√d plus sinusoids, Xavier-uniform layers) | learned (GPT-2's learned positions, N(0,0.02²))")
+	fs.BoolVar(&c.TieEmbeddings, "tie-embeddings", c.TieEmbeddings, "language model: the output layer is the token embedding (--tie-embeddings=false unties it)")
 	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
 	fs.IntVar(&c.EvalSize, "eval-size", c.EvalSize, "validation subset: images, or sequences for transformer")
 	fs.StringVar(&c.Dtype, "dtype", c.Dtype, "float32 | float64")
@@ -173,6 +176,12 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		} else {
 			c.Seeds = seeds
 		}
+	}
+	if set["batch"] && c.Model.OnTokens() {
+		if set["max-tokens"] && c.MaxTokens > 0 {
+			return usageErrorf(trainHelpHint, "--batch %d and --max-tokens %d: give one of them (fixed sentence counts or a token budget)", c.Batch, c.MaxTokens)
+		}
+		c.MaxTokens = 0 // --batch: fixed sentence counts
 	}
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
