@@ -41,15 +41,20 @@ func trainStep(b testing.TB, r *Runner, step int) {
 // benchConfigs are the models benchmarked: the default character
 // transformer, the mlp, and the findings' word-level language model (sotu)
 // and classifier (spam), whose data normtop fetches once into its cache.
+// "words" is the word preset (token budget 1024, fairseq input, tied);
+// "words-batch32" the preset before it (32 padded sentences, learned
+// input, untied).
 func benchConfigs() map[string]Config {
+	old := WordConfig("sotu")
+	old.MaxTokens, old.Input, old.TieEmbeddings = 0, InputLearned, false
 	return map[string]Config{"transformer": DefaultConfig(), "mlp": MNISTConfig("mlp"),
-		"words": WordConfig("sotu"), "classifier": ClassifierConfig()}
+		"words": WordConfig("sotu"), "words-batch32": old, "classifier": ClassifierConfig()}
 }
 
 // BenchmarkSteps reports training steps per second of one variant of each
 // model, default probes on.
 func BenchmarkSteps(b *testing.B) {
-	for _, name := range []string{"transformer", "mlp", "words", "classifier"} {
+	for _, name := range []string{"transformer", "mlp", "words", "words-batch32", "classifier"} {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
 			b.Run(name+"/"+variant, func(b *testing.B) {
 				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
