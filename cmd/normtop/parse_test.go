@@ -195,3 +195,26 @@ func TestLinkLatest(t *testing.T) {
 		t.Errorf("temporary links left behind: %v", left)
 	}
 }
+
+// TestBatchOrMaxTokens: the word preset batches by a token budget; --batch
+// alone switches to fixed sentence counts; --max-tokens alone sets the
+// budget.
+func TestBatchOrMaxTokens(t *testing.T) {
+	for _, c := range []struct {
+		args             []string
+		batch, maxTokens int
+	}{
+		{nil, 32, 1024},
+		{[]string{"--batch", "16"}, 16, 0},
+		{[]string{"--max-tokens", "2048"}, 32, 2048},
+		{[]string{"--batch", "16", "--max-tokens", "0"}, 16, 0},
+	} {
+		o, _, err := parseTrain(c.args)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if o.cfg.Batch != c.batch || o.cfg.MaxTokens != c.maxTokens {
+			t.Errorf("%q: batch %d, max-tokens %d; want %d, %d", c.args, o.cfg.Batch, o.cfg.MaxTokens, c.batch, c.maxTokens)
+		}
+	}
+}
