@@ -7,9 +7,11 @@
 # probes on) at GOMAXPROCS = threads; PyTorch runs torch.set_num_threads.
 #
 # Usage: bash bench/peer.sh [pairs (3)] [steps per run (30)] [norm (layernorm)]
-# Models: $PEER_MODELS, default "transformer mlp words" (words: the
-# word-level preset, BenchmarkSteps/words, whose data normtop must have
-# fetched; a model normtop cannot run is reported as skipped).
+# Models: $PEER_MODELS, default "transformer mlp words words-batch32"
+# (words: the word-level preset, BenchmarkSteps/words, token-budget
+# batches with fairseq's input; words-batch32: the preset before it, 32
+# padded sentences with learned positions; both need the sotu data normtop
+# fetches; a model normtop cannot run is reported as skipped).
 # With PEER_OPENBLAS=1, a third process per round runs normtop built with
 # -tags openblas (Debian's libopenblas-dev, cgo), the reference the pure-Go
 # GEMM is measured against, and its column is added.
@@ -51,7 +53,7 @@ if [[ $blas == 1 ]]; then
 else
 	printf '%-12s %-8s %7s %14s %14s %8s\n' model norm threads normtop-ms/step pytorch-ms/step ratio
 fi
-for model in ${PEER_MODELS:-transformer mlp words}; do
+for model in ${PEER_MODELS:-transformer mlp words words-batch32}; do
 	# one normtop run first: a warm-up, and the check that it can run the model
 	if [[ -z $(normtop_ms "$model" 1 2>/dev/null | head -1) ]]; then
 		echo "peer: normtop's BenchmarkSteps/$model/$norm gave no result (no such benchmark, or its data is missing); skipped"

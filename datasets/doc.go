@@ -1,5 +1,5 @@
 // Package datasets loads the data normtop trains on and hands it to the
-// trainer in fixed-size batches.
+// trainer in batches: of a fixed size, or of a token budget.
 //
 // # Sources
 //
@@ -120,6 +120,14 @@
 // epoch and wrap across epochs as ImageBatcher does. SentenceEvalBatches and
 // DocEvalBatches cut a split into fixed batches in order, the last padded
 // with all-padding rows.
+//
+// TokenBatcher is fairseq's --max-tokens batching of the same rows: the
+// sentences (documents) sorted by the positions they take, ties in a fixed
+// order that does not depend on the seed, cut in that order into batches
+// whose rows × width (the batch's longest row) stays within the budget.
+// The batches never change; each epoch hands out every batch once, in an
+// order shuffled from the seed. A batch fills the first rows × width
+// positions of budget-sized buffers; the rest is padding.
 //
 // A batcher is not safe for concurrent use; goroutines that must see the same
 // batches each make their own with the same seed.

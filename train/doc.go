@@ -11,6 +11,12 @@
 // the next and reused, so a training step allocates almost nothing
 // (exec_test.go holds it to the TapeMachine bit for bit).
 //
+// Token-budget batches (--max-tokens) change shape every step; they run in
+// one graph of MaxTokens positions whose per-sequence ops (attention, mean
+// pooling, positions) read the batch's Layout when they run (layout.go,
+// data_tokens.go). The transformer's input is fairseq's or GPT-2's
+// (model_input.go).
+//
 // Every op here has a finite-difference test (ops_test.go); so does every
 // gorgonia built-in the models rely on.
 package train
