@@ -23,6 +23,9 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 	if l.mask != nil && len(l.mask) != n {
 		return fmt.Errorf("norm: %s: mask has %d rows but the input has %d (SetMask(nil) marks every row real)", l.label(), len(l.mask), n)
 	}
+	if l.unitRows > 1 && n%l.unitRows != 0 {
+		return fmt.Errorf("norm: %s: %d rows are not whole samples of %d rows each", l.label(), n, l.unitRows)
+	}
 	if l.mask == nil {
 		in.mask = nil
 	} else {
@@ -54,6 +57,8 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		}
 	case k.RowFamily():
 		rowForward(in, x, gam, bet, y)
+	case k.UnitFamily():
+		unitForward(in, x, gam, bet, y)
 	case k == normspec.PowerNorm:
 		pnForward(in, x, gam, bet, y)
 	default:
@@ -106,6 +111,8 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 		}
 	case k.RowFamily():
 		rowBackward(in, x, gam, g, dx)
+	case k.UnitFamily():
+		unitBackward(in, x, gam, g, dx)
 	case k == normspec.PowerNorm:
 		pnBackward(in, x, gam, g, dx)
 	default:

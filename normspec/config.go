@@ -24,12 +24,15 @@ const (
 	BatchNorm
 	PNV
 	PowerNorm
+	GroupNorm
+	InstanceNorm
 	numKinds
 )
 
 var kindNames = [numKinds]string{
 	"none", "layernorm", "layernorm-simple", "detachnorm", "detach-mean",
 	"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm",
+	"groupnorm", "instancenorm",
 }
 
 func (k Kind) String() string {
@@ -46,9 +49,15 @@ func (k Kind) RowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
 // LNFamily: the variants whose statistics follow a Convention.
 func (k Kind) LNFamily() bool { return k >= LayerNorm && k <= AdaNorm }
 
+// UnitFamily reports whether the variant is one of the norm zoo's (NORMS.md
+// §8): statistics over a normalization unit of a sample (a group of
+// features, over one row or over all the sample's rows) rather than over a
+// row or a feature.
+func (k Kind) UnitFamily() bool { return k == GroupNorm || k == InstanceNorm }
+
 // HasAffine: the variants with a learnable gain γ and bias β.
 func (k Kind) HasAffine() bool {
-	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm
+	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm || k.UnitFamily()
 }
 
 // Convention selects the per-row statistics of the LayerNorm family
@@ -81,7 +90,7 @@ type Config struct {
 	AlphaFwd float64 // pn-v: alpha; powernorm: alpha_fwd; 0.9
 	AlphaBwd float64 // powernorm: alpha_bwd; 0.9
 	Warmup   int     // powernorm; -1 = take Site.Warmup
-	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling
+	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling; groupnorm: groups, 0 = 32 clamped to d
 	PaperBwd bool    // powernorm: backward divisor ψ_{t-1} (paper) instead of ψ_B (code)
 }
 

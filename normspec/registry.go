@@ -41,6 +41,10 @@ var registry = [numKinds]VariantInfo{
 		{"groups", "attention heads (1 outside a Transformer)", "GroupScaling groups; d must be divisible by it"},
 		{"bwd", "code", "backward divisor: code (ψ_B) or paper (ψ_{t-1})"},
 		optEps}},
+	GroupNorm: {"groupnorm", "GroupNorm: per sample and group of d/G features (over H·W on images, per row on tokens), γ and β", []OptionInfo{
+		{"groups", "32, clamped to d", "groups G; the channels (d) must be divisible by it; 1 = layernorm over the unit"},
+		optEps}},
+	InstanceNorm: {"instancenorm", "InstanceNorm: per sample and feature over its positions (H·W, or a sequence's real tokens), γ and β", []OptionInfo{optEps}},
 }
 
 // Variants lists every variant with its options, in registry order.

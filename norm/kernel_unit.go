@@ -1,0 +1,291 @@
+package norm
+
+import "math"
+
+// The norm zoo's kernels (NORMS.md §8): LayerNorm's statistics and
+// backward over each normalization unit (unit.go) instead of each row. A
+// sample's rows are consecutive, so the kernels walk them row by row,
+// accumulating per feature, and fold the features into groups; that keeps
+// the reads sequential whichever way the unit is shaped (instancenorm's is
+// one feature down the rows, groupnorm's on tokens part of one row).
+//
+// Padded rows are left out of every statistic, normalised with their unit's
+// statistics and given dx = 0. A sample whose rows are all padding is
+// normalised over all its rows (as layernorm normalises a padded row: a
+// finite output nothing reads) and contributes no tap, dγ, dβ or dx.
+
+func unitForward[T float](in *instance, x, gam, bet, y []T) {
+	l := in.l
+	d, R, G := l.d, l.unitRows, l.unitGroups
+	m := d / G
+	eps := l.cfg.Eps
+	in.gam64 = toF64s(in.gam64, gam)
+	in.bet64 = toF64s(in.bet64, bet)
+	g64, b64 := in.gam64[:d], in.bet64[:d]
+	colSum, colDev := in.acc1[:d], in.acc2[:d]
+	nonFinite := false
+	for s := 0; s < in.n/R; s++ {
+		lo, hi := s*R, (s+1)*R
+		nr := 0
+		for i := lo; i < hi; i++ {
+			if in.real(i) {
+				nr++
+			}
+		}
+		in.unitReal[s] = nr
+		all := nr == 0
+		used := func(i int) bool { return all || in.real(i) }
+		nu := float64(nr * m)
+		if all {
+			nu = float64(R * m)
+		}
+		mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
+		zero(colSum)
+		for i := lo; i < hi; i++ {
+			if used(i) {
+				addRow(colSum, x[i*d:(i+1)*d])
+			}
+		}
+		for gi := range mu {
+			mu[gi] = sumOf(colSum[gi*m:(gi+1)*m]) / nu
+		}
+		zero(colDev)
+		for i := lo; i < hi; i++ {
+			if used(i) {
+				addDev(colDev, x[i*d:(i+1)*d], mu, m)
+			}
+		}
+		for gi := range mu {
+			v := sumOf(colDev[gi*m : (gi+1)*m])
+			if !finite(v) && !all {
+				nonFinite = true
+			}
+			// A constant unit must give x̂ = 0 exactly (§4), but μ can
+			// differ from the constant by rounding.
+			if v <= 1e-20*mu[gi]*mu[gi]*nu {
+				if c, ok := constantUnit(in, x, lo, hi, all, gi*m, (gi+1)*m); ok {
+					mu[gi], v = c, 0
+				}
+			}
+			ss[gi] = v
+			a[gi] = 1 / math.Sqrt(v/nu+eps)
+		}
+		for i := lo; i < hi; i++ {
+			xr, yr := x[i*d:(i+1)*d], y[i*d:(i+1)*d]
+			for gi := 0; gi < G; gi++ {
+				k0, k1 := gi*m, (gi+1)*m
+				unitWrite(xr[k0:k1], g64[k0:k1], b64[k0:k1], mu[gi], a[gi], yr[k0:k1])
+			}
+		}
+	}
+	if nonFinite && in.training {
+		l.taps.NonFinite = true
+	}
+}
+
+// unitBackward is layernorm's backward over each unit U with n_U real
+// elements: dx = (1/D)[ĝ - mean_U(ĝ) - x̂·mean_U(ĝ⊙x̂)], ĝ = γ⊙g.
+func unitBackward[T float](in *instance, x, gam, g, dx []T) {
+	l := in.l
+	d, R, G := l.d, l.unitRows, l.unitGroups
+	m := d / G
+	in.gam64 = toF64s(in.gam64, gam)
+	g64 := in.gam64[:d]
+	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
+	zero(dgam)
+	zero(dbet)
+	s1, s2 := in.acc1[:d], in.acc2[:d] // per feature of one sample: Σĝ, Σĝ⊙x̂
+	c1, c2 := in.acc3[:G], in.acc4[:G] // per group: mean_U(ĝ), mean_U(ĝ⊙x̂)
+	tap := in.training && in.tapGrad
+	var sums unitTapSums
+	nonFinite := false
+	for s := 0; s < in.n/R; s++ {
+		lo, hi := s*R, (s+1)*R
+		nr := in.unitReal[s]
+		if nr == 0 {
+			zeroT(dx[lo*d : hi*d])
+			continue
+		}
+		mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
+		zero(s1)
+		zero(s2)
+		for i := lo; i < hi; i++ {
+			if !in.real(i) {
+				continue
+			}
+			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
+			for gi := 0; gi < G; gi++ {
+				k0, k1 := gi*m, (gi+1)*m
+				unitGradSums(xr[k0:k1], gr[k0:k1], g64[k0:k1], mu[gi], a[gi], dgam[k0:k1], dbet[k0:k1], s1[k0:k1], s2[k0:k1])
+			}
+		}
+		nu := float64(nr * m)
+		for gi := 0; gi < G; gi++ {
+			S1, S2 := sumOf(s1[gi*m:(gi+1)*m]), sumOf(s2[gi*m:(gi+1)*m])
+			if !finite(S1) || !finite(S2) {
+				nonFinite = true
+			}
+			c1[gi], c2[gi] = S1/nu, S2/nu
+			if tap {
+				// §5 per unit, as layernorm's per row with n_U for d:
+				// ‖g_μ‖ = |S1|·√n_U/(n_U·D), ‖g_σ²‖ = ‖x̂_U‖·|S2|/(n_U·D).
+				sums.gmu += math.Abs(S1) * a[gi] / math.Sqrt(nu)
+				sums.gvar += math.Sqrt(ss[gi]) * a[gi] * math.Abs(S2) * a[gi] / nu
+			}
+		}
+		for i := lo; i < hi; i++ {
+			xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
+			if !in.real(i) {
+				zeroT(dr)
+				continue
+			}
+			for gi := 0; gi < G; gi++ {
+				k0, k1 := gi*m, (gi+1)*m
+				unitDx(xr[k0:k1], gr[k0:k1], g64[k0:k1], mu[gi], a[gi], c1[gi], c2[gi], dr[k0:k1])
+			}
+		}
+		if tap {
+			unitMoments(in, dx, g, s, &sums)
+		}
+	}
+	if !in.training {
+		return
+	}
+	if nonFinite {
+		l.taps.NonFinite = true
+	}
+	if tap && sums.units > 0 {
+		u := float64(sums.units)
+		t := &l.taps
+		t.GMu, t.GVar = sums.gmu/u, sums.gvar/u
+		t.DxMean, t.DxVar, t.DyMean, t.DyVar = sums.dxm/u, sums.dxv/u, sums.dym/u, sums.dyv/u
+	}
+}
+
+// unitTapSums adds up the gradient taps over the units that hold a real row.
+type unitTapSums struct {
+	units                         int
+	gmu, gvar, dxm, dxv, dym, dyv float64
+}
+
+// unitMoments adds the Theorem-1 moments of sample s's units (mean and
+// variance of dx and of g over each unit's real elements, two passes) to
+// sums. It runs after the sample's dx is written, so it may reuse the
+// per-feature and per-group scratch of unitBackward.
+func unitMoments[T float](in *instance, dx, g []T, s int, sums *unitTapSums) {
+	l := in.l
+	d, R, G := l.d, l.unitRows, l.unitGroups
+	m := d / G
+	lo, hi := s*R, (s+1)*R
+	nu := float64(in.unitReal[s] * m)
+	sd, sg := in.acc1[:d], in.acc2[:d]
+	md, mg := in.acc3[:G], in.acc4[:G]
+	zero(sd)
+	zero(sg)
+	for i := lo; i < hi; i++ {
+		if in.real(i) {
+			addRow(sd, dx[i*d:(i+1)*d])
+			addRow(sg, g[i*d:(i+1)*d])
+		}
+	}
+	for gi := 0; gi < G; gi++ {
+		md[gi] = sumOf(sd[gi*m:(gi+1)*m]) / nu
+		mg[gi] = sumOf(sg[gi*m:(gi+1)*m]) / nu
+	}
+	zero(sd)
+	zero(sg)
+	for i := lo; i < hi; i++ {
+		if in.real(i) {
+			addDev(sd, dx[i*d:(i+1)*d], md, m)
+			addDev(sg, g[i*d:(i+1)*d], mg, m)
+		}
+	}
+	for gi := 0; gi < G; gi++ {
+		sums.dxm += md[gi]
+		sums.dym += mg[gi]
+		sums.dxv += sumOf(sd[gi*m:(gi+1)*m]) / nu
+		sums.dyv += sumOf(sg[gi*m:(gi+1)*m]) / nu
+	}
+	sums.units += G
+}
+
+// constantUnit reports whether features [k0, k1) hold one value in every
+// row of [lo, hi) that the statistics use, and that value.
+func constantUnit[T float](in *instance, x []T, lo, hi int, all bool, k0, k1 int) (float64, bool) {
+	d := in.l.d
+	first, have := 0.0, false
+	for i := lo; i < hi; i++ {
+		if !all && !in.real(i) {
+			continue
+		}
+		for _, v := range x[i*d+k0 : i*d+k1] {
+			if !have {
+				first, have = float64(v), true
+			} else if float64(v) != first {
+				return 0, false
+			}
+		}
+	}
+	return first, have
+}
+
+// Inner loops over one group of one row, on subslices of equal length so
+// that the compiler drops the bounds checks.
+
+func addRow[T float](acc []float64, xr []T) {
+	acc = acc[:len(xr)]
+	for k, v := range xr {
+		acc[k] += float64(v)
+	}
+}
+
+// addDev adds (x - μ_g)² to acc, μ_g being the mean of x's group g of m
+// features.
+func addDev[T float](acc []float64, xr []T, mu []float64, m int) {
+	for gi, mg := range mu {
+		xg, ag := xr[gi*m:(gi+1)*m], acc[gi*m:(gi+1)*m]
+		ag = ag[:len(xg)]
+		for k, v := range xg {
+			e := float64(v) - mg
+			ag[k] += e * e
+		}
+	}
+}
+
+func unitWrite[T float](xg []T, gam, bet []float64, mu, a float64, yg []T) {
+	n := len(xg)
+	gam, bet, yg = gam[:n], bet[:n], yg[:n]
+	for k, v := range xg {
+		yg[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
+	}
+}
+
+// unitGradSums adds g⊙x̂ and g to dγ, dβ and ĝ, ĝ⊙x̂ to s1, s2.
+func unitGradSums[T float](xg, gg []T, gam []float64, mu, a float64, dgam, dbet, s1, s2 []float64) {
+	n := len(xg)
+	gg, gam, dgam, dbet, s1, s2 = gg[:n], gam[:n], dgam[:n], dbet[:n], s1[:n], s2[:n]
+	for k, v := range xg {
+		xh := (float64(v) - mu) * a
+		q := float64(gg[k])
+		dgam[k] += q * xh
+		dbet[k] += q
+		q *= gam[k]
+		s1[k] += q
+		s2[k] += q * xh
+	}
+}
+
+func unitDx[T float](xg, gg []T, gam []float64, mu, a, c1, c2 float64, dg []T) {
+	n := len(xg)
+	gg, gam, dg = gg[:n], gam[:n], dg[:n]
+	for k, v := range xg {
+		xh := (float64(v) - mu) * a
+		dg[k] = T(a * (gam[k]*float64(gg[k]) - c1 - xh*c2))
+	}
+}
+
+func zeroT[T float](s []T) {
+	for i := range s {
+		s[i] = 0
+	}
+}
