@@ -11,7 +11,7 @@ import torch
 
 from . import finish as F
 from . import probes as P
-from .sites import BATCHNORM, GROUPNORM, RMSNORM, find_sites
+from .sites import BATCHNORM, PER_SAMPLE, RMSNORM, find_sites
 from .stream import PROBES, StreamWriter, num, rfc3339
 
 DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
@@ -108,7 +108,7 @@ class _Variant:
         m = on
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
-        if m.numel() == feat_rows and s.kind != GROUPNORM:
+        if m.numel() == feat_rows and s.kind not in PER_SAMPLE:
             return m, m
         if x.dim() > 0 and m.numel() == x.shape[0]:  # one flag per sample
             return (m.repeat_interleave(feat_rows // x.shape[0]),
@@ -130,7 +130,7 @@ class _Variant:
         def hook(module, inputs, output):
             if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
-            x = inputs[0].detach()
+            x = st.site.batched(inputs[0].detach())
             fn = getattr(output, "grad_fn", None)
             node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
             with torch.no_grad():
@@ -215,6 +215,10 @@ class _Variant:
             try:
                 g = grad_output[0] if grad_output else None
                 dx = grad_input[0] if grad_input else None
+                if isinstance(g, torch.Tensor):
+                    g = st.site.batched(g)
+                if isinstance(dx, torch.Tensor):
+                    dx = st.site.batched(dx)
                 if isinstance(g, torch.Tensor) and g.shape == st.x.shape:
                     with torch.no_grad():
                         self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
@@ -337,7 +341,7 @@ class Run:
                     self.layers.append(s.name)
         if not self.layers:
             raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
-                             "RMSNorm); name yours with modules=[...]")
+                             "InstanceNorm, RMSNorm); name yours with modules=[...]")
         self.embeddings = [self._find_embedding(v.model, embedding) for v in self.variants]
         self.start = time.time()
         start = datetime.datetime.now(datetime.timezone.utc)
