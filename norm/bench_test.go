@@ -28,7 +28,8 @@ import (
 // trainer runs them by default (probes.DefaultIntervals: stats, grad and
 // params every step), the others none (intervals 0, or a step between
 // intervals).
-// PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it.
+// PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it;
+// groupnorm (32 groups) and instancenorm on samples of 64 token rows.
 //
 //	go test ./norm/ -run '^$' -bench NormVariants -benchtime 20x
 func BenchmarkNormVariants(b *testing.B) {
@@ -66,7 +67,7 @@ func BenchmarkNormVariants(b *testing.B) {
 		bc{"layernorm/taps", "layernorm", normspec.TapAll, 0}, bc{"powernorm/taps", "powernorm", normspec.TapAll, 0})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32})
+			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32, SampleRows: 64})
 			l.SetTapMask(c.taps)
 			in := l.newInstance()
 			fw, bw := fwdOp{in}, bwdOp{in}

@@ -34,6 +34,7 @@ type instance struct {
 	unitMu, unitA     []float64 // per unit (sample-major): mean, 1/D (groupnorm, instancenorm)
 	unitSS            []float64 // per unit: Σ(x-μ)² of the forward
 	unitReal          []int     // per sample: its real rows (0: all padding)
+	unitMuF, unitAF   []float64 // scratch: one sample's unit μ and 1/D at each feature
 
 	// scratch, reused between steps
 	acc1, acc2, acc3, acc4 []float64 // per-feature accumulators
@@ -87,6 +88,8 @@ func (in *instance) prepare(n int) {
 			in.unitReal = make([]int, n/in.l.unitRows)
 		}
 		in.unitReal = in.unitReal[:n/in.l.unitRows]
+		in.unitMuF = grow(in.unitMuF, d)
+		in.unitAF = grow(in.unitAF, d)
 	} else {
 		in.colMu = grow(in.colMu, d)
 		in.colA = grow(in.colA, d)

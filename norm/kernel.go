@@ -57,6 +57,8 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		}
 	case k.RowFamily():
 		rowForward(in, x, gam, bet, y)
+	case k.UnitFamily() && l.unitRows == 1:
+		unitRowForward(in, x, gam, bet, y)
 	case k.UnitFamily():
 		unitForward(in, x, gam, bet, y)
 	case k == normspec.PowerNorm:
@@ -111,6 +113,8 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 		}
 	case k.RowFamily():
 		rowBackward(in, x, gam, g, dx)
+	case k.UnitFamily() && l.unitRows == 1:
+		unitRowBackward(in, x, gam, g, dx)
 	case k.UnitFamily():
 		unitBackward(in, x, gam, g, dx)
 	case k == normspec.PowerNorm:

@@ -23,6 +23,7 @@ func unitForward[T float](in *instance, x, gam, bet, y []T) {
 	in.bet64 = toF64s(in.bet64, bet)
 	g64, b64 := in.gam64[:d], in.bet64[:d]
 	colSum, colDev := in.acc1[:d], in.acc2[:d]
+	muF, aF := in.unitMuF[:d], in.unitAF[:d] // the unit's μ and 1/D at each feature
 	nonFinite := false
 	for s := 0; s < in.n/R; s++ {
 		lo, hi := s*R, (s+1)*R
@@ -34,7 +35,6 @@ func unitForward[T float](in *instance, x, gam, bet, y []T) {
 		}
 		in.unitReal[s] = nr
 		all := nr == 0
-		used := func(i int) bool { return all || in.real(i) }
 		nu := float64(nr * m)
 		if all {
 			nu = float64(R * m)
@@ -42,17 +42,18 @@ func unitForward[T float](in *instance, x, gam, bet, y []T) {
 		mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
 		zero(colSum)
 		for i := lo; i < hi; i++ {
-			if used(i) {
+			if all || in.real(i) {
 				addRow(colSum, x[i*d:(i+1)*d])
 			}
 		}
 		for gi := range mu {
 			mu[gi] = sumOf(colSum[gi*m:(gi+1)*m]) / nu
 		}
+		perFeature(muF, mu, m)
 		zero(colDev)
 		for i := lo; i < hi; i++ {
-			if used(i) {
-				addDev(colDev, x[i*d:(i+1)*d], mu, m)
+			if all || in.real(i) {
+				colAccumDev(x[i*d:(i+1)*d], 1, muF, colDev)
 			}
 		}
 		for gi := range mu {
@@ -70,16 +71,24 @@ func unitForward[T float](in *instance, x, gam, bet, y []T) {
 			ss[gi] = v
 			a[gi] = 1 / math.Sqrt(v/nu+eps)
 		}
+		perFeature(muF, mu, m)
+		perFeature(aF, a, m)
 		for i := lo; i < hi; i++ {
-			xr, yr := x[i*d:(i+1)*d], y[i*d:(i+1)*d]
-			for gi := 0; gi < G; gi++ {
-				k0, k1 := gi*m, (gi+1)*m
-				unitWrite(xr[k0:k1], g64[k0:k1], b64[k0:k1], mu[gi], a[gi], yr[k0:k1])
-			}
+			colWrite(x[i*d:(i+1)*d], 1, muF, aF, g64, b64, y[i*d:(i+1)*d])
 		}
 	}
 	if nonFinite && in.training {
 		l.taps.NonFinite = true
+	}
+}
+
+// perFeature spreads per-group values over the m features of each group.
+func perFeature(dst, perGroup []float64, m int) {
+	for gi, v := range perGroup {
+		g := dst[gi*m : (gi+1)*m]
+		for k := range g {
+			g[k] = v
+		}
 	}
 }
 
@@ -95,7 +104,8 @@ func unitBackward[T float](in *instance, x, gam, g, dx []T) {
 	zero(dgam)
 	zero(dbet)
 	s1, s2 := in.acc1[:d], in.acc2[:d] // per feature of one sample: Σĝ, Σĝ⊙x̂
-	c1, c2 := in.acc3[:G], in.acc4[:G] // per group: mean_U(ĝ), mean_U(ĝ⊙x̂)
+	c1, c2 := in.acc3[:d], in.acc4[:d] // per feature: its unit's mean_U(ĝ), mean_U(ĝ⊙x̂)
+	muF, aF := in.unitMuF[:d], in.unitAF[:d]
 	tap := in.training && in.tapGrad
 	var sums unitTapSums
 	nonFinite := false
@@ -107,16 +117,13 @@ func unitBackward[T float](in *instance, x, gam, g, dx []T) {
 			continue
 		}
 		mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
+		perFeature(muF, mu, m)
+		perFeature(aF, a, m)
 		zero(s1)
 		zero(s2)
 		for i := lo; i < hi; i++ {
-			if !in.real(i) {
-				continue
-			}
-			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
-			for gi := 0; gi < G; gi++ {
-				k0, k1 := gi*m, (gi+1)*m
-				unitGradSums(xr[k0:k1], gr[k0:k1], g64[k0:k1], mu[gi], a[gi], dgam[k0:k1], dbet[k0:k1], s1[k0:k1], s2[k0:k1])
+			if in.real(i) {
+				unitGradSums(x[i*d:(i+1)*d], g[i*d:(i+1)*d], g64, muF, aF, dgam, dbet, s1, s2)
 			}
 		}
 		nu := float64(nr * m)
@@ -125,7 +132,7 @@ func unitBackward[T float](in *instance, x, gam, g, dx []T) {
 			if !finite(S1) || !finite(S2) {
 				nonFinite = true
 			}
-			c1[gi], c2[gi] = S1/nu, S2/nu
+			c1[gi*m], c2[gi*m] = S1/nu, S2/nu
 			if tap {
 				// §5 per unit, as layernorm's per row with n_U for d:
 				// ‖g_μ‖ = |S1|·√n_U/(n_U·D), ‖g_σ²‖ = ‖x̂_U‖·|S2|/(n_U·D).
@@ -133,16 +140,18 @@ func unitBackward[T float](in *instance, x, gam, g, dx []T) {
 				sums.gvar += math.Sqrt(ss[gi]) * a[gi] * math.Abs(S2) * a[gi] / nu
 			}
 		}
+		for gi := 0; gi < G; gi++ {
+			c1g, c2g := c1[gi*m:(gi+1)*m], c2[gi*m:(gi+1)*m]
+			for k := range c1g {
+				c1g[k], c2g[k] = c1g[0], c2g[0]
+			}
+		}
 		for i := lo; i < hi; i++ {
-			xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
 			if !in.real(i) {
-				zeroT(dr)
+				zeroT(dx[i*d : (i+1)*d])
 				continue
 			}
-			for gi := 0; gi < G; gi++ {
-				k0, k1 := gi*m, (gi+1)*m
-				unitDx(xr[k0:k1], gr[k0:k1], g64[k0:k1], mu[gi], a[gi], c1[gi], c2[gi], dr[k0:k1])
-			}
+			unitDx(x[i*d:(i+1)*d], g[i*d:(i+1)*d], g64, muF, aF, c1, c2, dx[i*d:(i+1)*d])
 		}
 		if tap {
 			unitMoments(in, dx, g, s, &sums)
@@ -171,7 +180,7 @@ type unitTapSums struct {
 // unitMoments adds the Theorem-1 moments of sample s's units (mean and
 // variance of dx and of g over each unit's real elements, two passes) to
 // sums. It runs after the sample's dx is written, so it may reuse the
-// per-feature and per-group scratch of unitBackward.
+// scratch of unitBackward.
 func unitMoments[T float](in *instance, dx, g []T, s int, sums *unitTapSums) {
 	l := in.l
 	d, R, G := l.d, l.unitRows, l.unitGroups
@@ -179,7 +188,8 @@ func unitMoments[T float](in *instance, dx, g []T, s int, sums *unitTapSums) {
 	lo, hi := s*R, (s+1)*R
 	nu := float64(in.unitReal[s] * m)
 	sd, sg := in.acc1[:d], in.acc2[:d]
-	md, mg := in.acc3[:G], in.acc4[:G]
+	md, mg := in.acc3[:G], in.acc4[:G] // per group, then spread per feature
+	mdF, mgF := in.unitMuF[:d], in.unitAF[:d]
 	zero(sd)
 	zero(sg)
 	for i := lo; i < hi; i++ {
@@ -192,12 +202,14 @@ func unitMoments[T float](in *instance, dx, g []T, s int, sums *unitTapSums) {
 		md[gi] = sumOf(sd[gi*m:(gi+1)*m]) / nu
 		mg[gi] = sumOf(sg[gi*m:(gi+1)*m]) / nu
 	}
+	perFeature(mdF, md, m)
+	perFeature(mgF, mg, m)
 	zero(sd)
 	zero(sg)
 	for i := lo; i < hi; i++ {
 		if in.real(i) {
-			addDev(sd, dx[i*d:(i+1)*d], md, m)
-			addDev(sg, g[i*d:(i+1)*d], mg, m)
+			colAccumDev(dx[i*d:(i+1)*d], 1, mdF, sd)
+			colAccumDev(g[i*d:(i+1)*d], 1, mgF, sg)
 		}
 	}
 	for gi := 0; gi < G; gi++ {
@@ -229,8 +241,10 @@ func constantUnit[T float](in *instance, x []T, lo, hi int, all bool, k0, k1 int
 	return first, have
 }
 
-// Inner loops over one group of one row, on subslices of equal length so
-// that the compiler drops the bounds checks.
+// Inner loops over one row, with each unit's statistics spread over its
+// features (perFeature), on subslices of equal length so that the compiler
+// drops the bounds checks; the forward reuses the per-feature kernels
+// (colAccumDev, colWrite) and their assembly.
 
 func addRow[T float](acc []float64, xr []T) {
 	acc = acc[:len(xr)]
@@ -239,34 +253,14 @@ func addRow[T float](acc []float64, xr []T) {
 	}
 }
 
-// addDev adds (x - μ_g)² to acc, μ_g being the mean of x's group g of m
-// features.
-func addDev[T float](acc []float64, xr []T, mu []float64, m int) {
-	for gi, mg := range mu {
-		xg, ag := xr[gi*m:(gi+1)*m], acc[gi*m:(gi+1)*m]
-		ag = ag[:len(xg)]
-		for k, v := range xg {
-			e := float64(v) - mg
-			ag[k] += e * e
-		}
-	}
-}
-
-func unitWrite[T float](xg []T, gam, bet []float64, mu, a float64, yg []T) {
-	n := len(xg)
-	gam, bet, yg = gam[:n], bet[:n], yg[:n]
-	for k, v := range xg {
-		yg[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
-	}
-}
-
-// unitGradSums adds g⊙x̂ and g to dγ, dβ and ĝ, ĝ⊙x̂ to s1, s2.
-func unitGradSums[T float](xg, gg []T, gam []float64, mu, a float64, dgam, dbet, s1, s2 []float64) {
-	n := len(xg)
-	gg, gam, dgam, dbet, s1, s2 = gg[:n], gam[:n], dgam[:n], dbet[:n], s1[:n], s2[:n]
-	for k, v := range xg {
-		xh := (float64(v) - mu) * a
-		q := float64(gg[k])
+// unitGradSums adds g⊙x̂ and g to dγ, dβ and ĝ, ĝ⊙x̂ to s1, s2 for one row,
+// x̂ = (x - μ)·a with its unit's μ and a at each feature.
+func unitGradSums[T float](xr, gr []T, gam, mu, a, dgam, dbet, s1, s2 []float64) {
+	n := len(xr)
+	gr, gam, mu, a, dgam, dbet, s1, s2 = gr[:n], gam[:n], mu[:n], a[:n], dgam[:n], dbet[:n], s1[:n], s2[:n]
+	for k, v := range xr {
+		xh := (float64(v) - mu[k]) * a[k]
+		q := float64(gr[k])
 		dgam[k] += q * xh
 		dbet[k] += q
 		q *= gam[k]
@@ -275,12 +269,13 @@ func unitGradSums[T float](xg, gg []T, gam []float64, mu, a float64, dgam, dbet,
 	}
 }
 
-func unitDx[T float](xg, gg []T, gam []float64, mu, a, c1, c2 float64, dg []T) {
-	n := len(xg)
-	gg, gam, dg = gg[:n], gam[:n], dg[:n]
-	for k, v := range xg {
-		xh := (float64(v) - mu) * a
-		dg[k] = T(a * (gam[k]*float64(gg[k]) - c1 - xh*c2))
+// unitDx writes one row of dx = a·(ĝ - c1 - x̂·c2).
+func unitDx[T float](xr, gr []T, gam, mu, a, c1, c2 []float64, dr []T) {
+	n := len(xr)
+	gr, gam, mu, a, c1, c2, dr = gr[:n], gam[:n], mu[:n], a[:n], c1[:n], c2[:n], dr[:n]
+	for k, v := range xr {
+		xh := (float64(v) - mu[k]) * a[k]
+		dr[k] = T(a[k] * (gam[k]*float64(gr[k]) - c1[k] - xh*c2[k]))
 	}
 }
 
