@@ -7,7 +7,9 @@ import "math"
 // sample's rows are consecutive, so the kernels walk them row by row,
 // accumulating per feature, and fold the features into groups; that keeps
 // the reads sequential whichever way the unit is shaped (instancenorm's is
-// one feature down the rows, groupnorm's on tokens part of one row).
+// one feature down the rows, groupnorm's on an image a block of channels
+// down them). Where a unit is part of one row (groupnorm on token rows),
+// kernel_unit_row.go runs layernorm's row kernels instead.
 //
 // Padded rows are left out of every statistic, normalised with their unit's
 // statistics and given dx = 0. A sample whose rows are all padding is

@@ -42,7 +42,7 @@ var registry = [numKinds]VariantInfo{
 		{"bwd", "code", "backward divisor: code (ψ_B) or paper (ψ_{t-1})"},
 		optEps}},
 	GroupNorm: {"groupnorm", "GroupNorm: per sample and group of d/G features (over H·W on images, per row on tokens), γ and β", []OptionInfo{
-		{"groups", "32, clamped to d", "groups G; the channels (d) must be divisible by it; 1 = layernorm over the unit"},
+		{"groups", "32", "groups G, clamped to the channels d, which G must divide; on token rows groups=1 is layernorm"},
 		optEps}},
 	InstanceNorm: {"instancenorm", "InstanceNorm: per sample and feature over its positions (H·W, or a sequence's real tokens), γ and β", []OptionInfo{optEps}},
 }
