@@ -43,7 +43,10 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		t.Step, t.N, t.Mask = l.step, in.nReal, l.tapMask
 		in.tapStats = l.tapMask&normspec.TapStats != 0
 		in.tapGrad = l.tapMask&normspec.TapGrad != 0
-		if in.tapStats {
+		// instancenorm's running statistics average per-instance ones, not
+		// the per-feature batch statistics the distances compare: its
+		// distances are against shadows (NORMS.md §8), so they are no tap.
+		if in.tapStats && !l.cfg.Kind.UnitFamily() {
 			t.RunMean = snapshot(&l.tapBuf.rm, l.runMean)
 			t.RunVar = snapshot(&l.tapBuf.rv, l.runVar)
 			t.RunPsi2 = snapshot(&l.tapBuf.rp, l.runPsi2)

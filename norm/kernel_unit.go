@@ -18,14 +18,23 @@ import "math"
 
 func unitForward[T float](in *instance, x, gam, bet, y []T) {
 	l := in.l
+	in.statPath = in.training || l.runMean == nil
+	if !in.statPath {
+		unitInferForward(in, x, gam, bet, y)
+		return
+	}
 	d, R, G := l.d, l.unitRows, l.unitGroups
 	m := d / G
-	eps := l.cfg.Eps
 	in.gam64 = toF64s(in.gam64, gam)
 	in.bet64 = toF64s(in.bet64, bet)
 	g64, b64 := in.gam64[:d], in.bet64[:d]
-	colSum, colDev := in.acc1[:d], in.acc2[:d]
 	muF, aF := in.unitMuF[:d], in.unitAF[:d] // the unit's μ and 1/D at each feature
+	track := in.training && l.runMean != nil // instancenorm:running=1
+	run := unitRunning{sumMu: in.acc3[:d], sumVar: in.acc4[:d]}
+	if track {
+		zero(run.sumMu)
+		zero(run.sumVar)
+	}
 	nonFinite := false
 	for s := 0; s < in.n/R; s++ {
 		lo, hi := s*R, (s+1)*R
@@ -41,47 +50,69 @@ func unitForward[T float](in *instance, x, gam, bet, y []T) {
 		if all {
 			nu = float64(R * m)
 		}
+		if unitStats(in, x, s, all, nu) && !all {
+			nonFinite = true
+		}
 		mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
-		zero(colSum)
-		for i := lo; i < hi; i++ {
-			if all || in.real(i) {
-				addRow(colSum, x[i*d:(i+1)*d])
-			}
-		}
-		for gi := range mu {
-			mu[gi] = sumOf(colSum[gi*m:(gi+1)*m]) / nu
-		}
-		perFeature(muF, mu, m)
-		zero(colDev)
-		for i := lo; i < hi; i++ {
-			if all || in.real(i) {
-				colAccumDev(x[i*d:(i+1)*d], 1, muF, colDev)
-			}
-		}
-		for gi := range mu {
-			v := sumOf(colDev[gi*m : (gi+1)*m])
-			if !finite(v) && !all {
-				nonFinite = true
-			}
-			// A constant unit must give x̂ = 0 exactly (§4), but μ can
-			// differ from the constant by rounding.
-			if v <= 1e-20*mu[gi]*mu[gi]*nu {
-				if c, ok := constantUnit(in, x, lo, hi, all, gi*m, (gi+1)*m); ok {
-					mu[gi], v = c, 0
-				}
-			}
-			ss[gi] = v
-			a[gi] = 1 / math.Sqrt(v/nu+eps)
-		}
 		perFeature(muF, mu, m)
 		perFeature(aF, a, m)
+		if track && !all {
+			run.add(mu, ss, nu, m)
+		}
 		for i := lo; i < hi; i++ {
 			colWrite(x[i*d:(i+1)*d], 1, muF, aF, g64, b64, y[i*d:(i+1)*d])
 		}
 	}
+	if track {
+		run.update(l)
+	}
 	if nonFinite && in.training {
 		l.taps.NonFinite = true
 	}
+}
+
+// unitStats computes sample s's unit statistics (μ, 1/D, Σ(x−μ)² into
+// in.unitMu, unitA, unitSS) over its real rows (all its rows when all),
+// nu values per unit, in two passes; it reports a non-finite variance.
+func unitStats[T float](in *instance, x []T, s int, all bool, nu float64) (nonFinite bool) {
+	l := in.l
+	d, R, G := l.d, l.unitRows, l.unitGroups
+	m := d / G
+	lo, hi := s*R, (s+1)*R
+	colSum, colDev, muF := in.acc1[:d], in.acc2[:d], in.unitMuF[:d]
+	mu, a, ss := in.unitMu[s*G:(s+1)*G], in.unitA[s*G:(s+1)*G], in.unitSS[s*G:(s+1)*G]
+	zero(colSum)
+	for i := lo; i < hi; i++ {
+		if all || in.real(i) {
+			addRow(colSum, x[i*d:(i+1)*d])
+		}
+	}
+	for gi := range mu {
+		mu[gi] = sumOf(colSum[gi*m:(gi+1)*m]) / nu
+	}
+	perFeature(muF, mu, m)
+	zero(colDev)
+	for i := lo; i < hi; i++ {
+		if all || in.real(i) {
+			colAccumDev(x[i*d:(i+1)*d], 1, muF, colDev)
+		}
+	}
+	for gi := range mu {
+		v := sumOf(colDev[gi*m : (gi+1)*m])
+		if !finite(v) {
+			nonFinite = true
+		}
+		// A constant unit must give x̂ = 0 exactly (§4), but μ can
+		// differ from the constant by rounding.
+		if v <= 1e-20*mu[gi]*mu[gi]*nu {
+			if c, ok := constantUnit(in, x, lo, hi, all, gi*m, (gi+1)*m); ok {
+				mu[gi], v = c, 0
+			}
+		}
+		ss[gi] = v
+		a[gi] = 1 / math.Sqrt(v/nu+l.cfg.Eps)
+	}
+	return nonFinite
 }
 
 // perFeature spreads per-group values over the m features of each group.
@@ -97,6 +128,10 @@ func perFeature(dst, perGroup []float64, m int) {
 // unitBackward is layernorm's backward over each unit U with n_U real
 // elements: dx = (1/D)[ĝ - mean_U(ĝ) - x̂·mean_U(ĝ⊙x̂)], ĝ = γ⊙g.
 func unitBackward[T float](in *instance, x, gam, g, dx []T) {
+	if !in.statPath {
+		unitInferBackward(in, x, gam, g, dx)
+		return
+	}
 	l := in.l
 	d, R, G := l.d, l.unitRows, l.unitGroups
 	m := d / G

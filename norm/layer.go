@@ -119,6 +119,11 @@ func NewLayer(cfg normspec.Config, site Site) (*Layer, error) {
 	case normspec.PowerNorm:
 		l.runPsi2 = filled(site.D, 1)
 		l.nu = make([]float64, site.D)
+	case normspec.InstanceNorm:
+		if cfg.Running { // PyTorch's init, as batchnorm's
+			l.runMean = make([]float64, site.D)
+			l.runVar = filled(site.D, 1)
+		}
 	}
 	l.resetTaps()
 	return l, nil

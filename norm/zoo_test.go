@@ -33,6 +33,7 @@ func zooCases() []zooCase {
 		{"groupnorm6/image", "groupnorm:groups=6", img(4), 8},
 		{"instancenorm/seq", "instancenorm", tok(4), 8},
 		{"instancenorm/image", "instancenorm", img(4), 8},
+		{"instancenorm-running/image", "instancenorm:running=1", img(4), 8},
 	}
 }
 
@@ -56,6 +57,14 @@ func TestZooGradFD(t *testing.T) {
 					l := mustLayer(t, c.spec, c.site)
 					l.SetTraining(train)
 					l.SetMask(mask)
+					if st := l.State(); !train && st.Mean != nil { // inference on non-trivial running statistics
+						for k := range st.Mean {
+							st.Mean[k], st.Var[k] = r.NormFloat64(), 0.5+r.Float64()
+						}
+						if err := l.SetState(st); err != nil {
+							t.Fatal(err)
+						}
+					}
 					gam, bet := randomParams(r, l)
 					h := newHarness(t, l, c.n, true)
 					x := randSlice(r, c.n*zooD, 1.3, 0.4)

@@ -92,6 +92,10 @@ type Config struct {
 	Warmup   int     // powernorm; -1 = take Site.Warmup
 	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling; groupnorm: groups, 0 = 32 clamped to d
 	PaperBwd bool    // powernorm: backward divisor ψ_{t-1} (paper) instead of ψ_B (code)
+	// Running: instancenorm keeps running means and variances of its
+	// instances (PyTorch's track_running_stats, momentum 0.1) and uses
+	// them in inference; off by default, as in PyTorch.
+	Running bool
 }
 
 const (
@@ -100,6 +104,8 @@ const (
 	defaultK        = 0.1
 	defaultMomentum = 0.05
 	defaultAlpha    = 0.9
+	// PyTorch's InstanceNorm momentum, for instancenorm:running=1.
+	defaultInstanceMomentum = 0.1
 )
 
 // Default returns the configuration Parse gives for the bare variant name.
@@ -114,6 +120,8 @@ func Default(k Kind) Config {
 		c.C, c.K = defaultC, defaultK
 	case BatchNorm:
 		c.Momentum = defaultMomentum
+	case InstanceNorm:
+		c.Momentum = defaultInstanceMomentum
 	case PNV:
 		c.AlphaFwd = defaultAlpha
 	case PowerNorm:
@@ -178,6 +186,10 @@ func (c Config) String() string {
 			if c.PaperBwd {
 				add(o, "paper")
 			}
+		case "running":
+			if c.Running {
+				add(o, "1")
+			}
 		}
 	}
 	if len(opts) == 0 {
@@ -224,6 +236,9 @@ func Parse(spec string) (Config, error) {
 			return Config{}, fmt.Errorf("norm: %s: %s=%s: %w", name, key, val, err)
 		}
 	}
+	if kind == InstanceNorm && seen["momentum"] && !c.Running {
+		return Config{}, fmt.Errorf("norm: %s: momentum applies to the running statistics; give running=1 with it", name)
+	}
 	if seen["alpha"] && kind == PowerNorm && (seen["alpha_fwd"] || seen["alpha_bwd"]) {
 		return Config{}, fmt.Errorf("norm: %s: alpha sets both alpha_fwd and alpha_bwd; give either alpha or those two", name)
 	}
@@ -240,6 +255,15 @@ func (c *Config) set(key, val string) error {
 			c.Conv = ConvC
 		default:
 			return fmt.Errorf("valid values: p, c")
+		}
+	case "running":
+		switch val {
+		case "0":
+			c.Running = false
+		case "1":
+			c.Running = true
+		default:
+			return fmt.Errorf("valid values: 0, 1")
 		}
 	case "bwd":
 		switch strings.ToLower(val) {
@@ -345,6 +369,9 @@ func (c Config) Validate() error {
 	}
 	if c.Warmup < -1 {
 		return fmt.Errorf("norm: %s: warmup: must be an integer ≥ 0 (or -1 for the trainer's warmup)", name)
+	}
+	if c.Running && c.Kind != InstanceNorm {
+		return fmt.Errorf("norm: %s: running applies only to instancenorm", name)
 	}
 	if c.Groups < 0 {
 		return fmt.Errorf("norm: %s: groups: must be an integer ≥ 1 (or 0 for the default)", name)

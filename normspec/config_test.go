@@ -26,7 +26,9 @@ func TestParseValid(t *testing.T) {
 		{"powernorm:", Config{Kind: PowerNorm, Eps: 1e-5, AlphaFwd: 0.9, AlphaBwd: 0.9, Warmup: -1}},
 		{"groupnorm", Config{Kind: GroupNorm, Eps: 1e-5}},
 		{"groupnorm:groups=4,eps=1e-6", Config{Kind: GroupNorm, Eps: 1e-6, Groups: 4}},
-		{"instancenorm", Config{Kind: InstanceNorm, Eps: 1e-5}},
+		{"instancenorm", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.1}},
+		{"instancenorm:running=1", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.1, Running: true}},
+		{"instancenorm:running=1,momentum=0.2", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.2, Running: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -91,7 +93,10 @@ func TestParseErrors(t *testing.T) {
 		{"powernorm:alpha=0.9,alpha_fwd=0.8", "either alpha or"},
 		{"groupnorm:groups=0", "integer ≥ 1"},
 		{"groupnorm:conv=c", "unknown option \"conv\" (valid options: groups, eps)"},
-		{"instancenorm:groups=2", "unknown option \"groups\" (valid options: eps)"},
+		{"instancenorm:groups=2", "unknown option \"groups\" (valid options: running, momentum, eps)"},
+		{"instancenorm:running=2", "valid values: 0, 1"},
+		{"instancenorm:momentum=0.2", "give running=1 with it"},
+		{"instancenorm:running=1,momentum=1", "must be in (0,1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
