@@ -10,8 +10,10 @@ reference kernels (tests/gocheck), on both layouts normtop's sites use:
   padding mask marks each sequence's tail, and torch sees only the real
   positions of each sequence.
 
-instancenorm keeps no running statistics (PyTorch's default), so there is
-no state to compare."""
+instancenorm keeps no running statistics by default (PyTorch's default);
+with running=1 (PyTorch's track_running_stats) its running mean and
+variance after each training step, and an inference step on them, are
+compared too."""
 
 import json
 import subprocess
@@ -25,18 +27,26 @@ RTOL = 1e-12
 DT = torch.float64
 
 
-def go_step(go_tool, spec, rows_x, rows_g, gamma, beta, sample_rows, spatial, mask=None):
-    """One training step of normtop's layer: y, dx, dγ, dβ."""
-    n, d = rows_x.shape
+def go_steps(go_tool, spec, steps, gamma, beta, sample_rows, spatial):
+    """Steps of normtop's layer, each (rows_x, rows_g, mask, eval): per step
+    y, dx, dγ, dβ and the state after it."""
+    d = steps[0][0].shape[1]
     inp = {"spec": spec, "dtype": "float64", "d": d, "gamma": gamma.tolist(), "beta": beta.tolist(),
            "sample_rows": sample_rows, "spatial": spatial,
-           "steps": [{"x": rows_x.reshape(-1).tolist(), "g": rows_g.reshape(-1).tolist(),
-                      "mask": None if mask is None else mask.tolist()}]}
+           "steps": [{"x": x.reshape(-1).tolist(), "g": g.reshape(-1).tolist(),
+                      "mask": None if m is None else m.tolist(), "eval": ev} for x, g, m, ev in steps]}
     exe = go_tool("./python/tests/gocheck", "gocheck")
     res = subprocess.run([exe], input=json.dumps(inp), capture_output=True, text=True, check=True)
-    step = json.loads(res.stdout)["steps"][0]
     t = lambda v: torch.tensor(v, dtype=DT)  # noqa: E731
-    return t(step["y"]).reshape(n, d), t(step["dx"]).reshape(n, d), t(step["dgamma"]), t(step["dbeta"])
+    out = []
+    for (x, _, _, _), s in zip(steps, json.loads(res.stdout)["steps"]):
+        out.append((t(s["y"]).reshape(x.shape), t(s["dx"]).reshape(x.shape), t(s["dgamma"]), t(s["dbeta"]), s["state"]))
+    return out
+
+
+def go_step(go_tool, spec, rows_x, rows_g, gamma, beta, sample_rows, spatial, mask=None):
+    """One training step of normtop's layer: y, dx, dγ, dβ."""
+    return go_steps(go_tool, spec, [(rows_x, rows_g, mask, False)], gamma, beta, sample_rows, spatial)[0][:4]
 
 
 def check(name, got, want):
@@ -139,3 +149,42 @@ def test_instancenorm_sequences_match_torch(go_tool, lengths):
     assert (gdx[~mask] == 0).all(), "padded rows must get dx = 0"
     check("dγ", gdg, gt.grad)
     check("dβ", gdb, bt.grad)
+
+
+@pytest.mark.parametrize("layout", ["image", "sequence"])
+def test_instancenorm_running_stats_match_torch(go_tool, layout):
+    """instancenorm:running=1 against F.instance_norm with running_mean and
+    running_var (momentum 0.1): the running statistics after each of three
+    training steps, then an inference step on them (use_input_stats=False):
+    y, dx, dγ, dβ."""
+    g = torch.Generator().manual_seed(9)
+    if layout == "image":
+        shape, c, rows, sample_rows = (B, C, H, W), C, rows_of, H * W
+    else:  # torch's [B, d, T] is normtop's [B·T, d] rows
+        shape, c, sample_rows = (B, D, T), D, T
+        rows = lambda t: t.transpose(1, 2).reshape(-1, D)  # noqa: E731
+    scale = torch.linspace(0.5, 3, c, dtype=DT).reshape(1, c, *([1] * (len(shape) - 2)))
+    gamma, beta = params(c, 10)
+    rm, rv = torch.zeros(c, dtype=DT), torch.ones(c, dtype=DT)
+    steps, states = [], []
+    for s in range(3):
+        x = torch.randn(*shape, generator=g, dtype=DT) * scale + 0.5 * s
+        F.instance_norm(x, rm, rv, gamma, beta, use_input_stats=True, momentum=0.1, eps=EPS)
+        states.append((rm.clone(), rv.clone()))
+        steps.append((rows(x), rows(torch.randn(*shape, generator=g, dtype=DT)), None, False))
+    x = torch.randn(*shape, generator=g, dtype=DT) * scale
+    up = torch.randn(*shape, generator=g, dtype=DT)
+    xt, gt, bt = leaf(x), leaf(gamma), leaf(beta)
+    y = F.instance_norm(xt, rm, rv, gt, bt, use_input_stats=False, eps=EPS)
+    (y * up).sum().backward()
+    steps.append((rows(x), rows(up), None, True))
+    out = go_steps(go_tool, "instancenorm:running=1", steps, gamma, beta, sample_rows, layout == "image")
+    for s, ((mean, var), o) in enumerate(zip(states, out), 1):
+        check(f"step {s} running mean", torch.tensor(o[4]["Mean"], dtype=DT), mean)
+        check(f"step {s} running variance", torch.tensor(o[4]["Var"], dtype=DT), var)
+    gy, gdx, gdg, gdb, st = out[-1]
+    check("inference y", gy, rows(y.detach()))
+    check("inference dx", gdx, rows(xt.grad))
+    check("inference dγ", gdg, gt.grad)
+    check("inference dβ", gdb, bt.grad)
+    check("state unchanged by inference", torch.tensor(st["Var"], dtype=DT), states[-1][1])

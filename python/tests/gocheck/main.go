@@ -37,6 +37,7 @@ type stepInput struct {
 	X    []float64 `json:"x"`
 	G    []float64 `json:"g"`
 	Mask []bool    `json:"mask"`
+	Eval bool      `json:"eval"` // an inference step (running statistics, no update)
 }
 
 type stepOutput struct {
@@ -45,6 +46,7 @@ type stepOutput struct {
 	Dx     []float64           `json:"dx"`
 	Dgamma []float64           `json:"dgamma"`
 	Dbeta  []float64           `json:"dbeta"`
+	State  norm.State          `json:"state"` // after the step
 }
 
 func main() {
@@ -81,6 +83,7 @@ func run() error {
 	for i, s := range in.Steps {
 		n := len(s.X) / in.D
 		l.SetMask(s.Mask)
+		l.SetTraining(!s.Eval)
 		y := make([]float64, len(s.X))
 		if err := l.Forward64(s.X, n, y); err != nil {
 			return fmt.Errorf("step %d: %v", i+1, err)
@@ -93,7 +96,7 @@ func run() error {
 		t := l.Taps()
 		d := c.Step(probes.TrainStep{Step: i + 1, Taps: []*normspec.Taps{t}, GradsFinite: true})
 		f := c.Seal(&d, probes.Running, 0)
-		o := stepOutput{Probes: map[string]*float64{}, Y: y, Dx: dx}
+		o := stepOutput{Probes: map[string]*float64{}, Y: y, Dx: dx, State: l.State()}
 		if gam, _ := l.Params(); gam != nil {
 			o.Dgamma, o.Dbeta = dg, db
 		}
