@@ -139,7 +139,7 @@ func TestVariantsRegistry(t *testing.T) {
 // FuzzParse: Parse never panics, and whatever it accepts round-trips
 // through String and validates.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"layernorm", "powernorm:alpha_fwd=0.95,warmup=4000", "adanorm:c=2,k=0.1,conv=c", "pn-v:alpha=0.99", "batchnorm:momentum=0.1,groups=2", ":", "x:y=z"} {
+	for _, s := range []string{"layernorm", "powernorm:alpha_fwd=0.95,warmup=4000", "adanorm:c=2,k=0.1,conv=c", "pn-v:alpha=0.99", "batchnorm:momentum=0.1,groups=2", "groupnorm:groups=4,eps=1e-6", "instancenorm:running=1,momentum=0.2", ":", "x:y=z"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
