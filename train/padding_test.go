@@ -81,8 +81,8 @@ func tinyClassifier(t *testing.T) Config {
 // (token ids there) changes neither the loss nor any gradient, for every
 // norm family (per-row, per-feature with and without the mean, PowerNorm,
 // the norm zoo's per-sample units): the mask reaches attention, the norm
-// statistics, the loss and the pooling. A mask that failed anywhere would let the padding's embeddings
-// leak in.
+// statistics, the loss and the pooling. A mask that failed anywhere would
+// let the padding's embeddings leak in.
 func TestPaddingIsInvisible(t *testing.T) {
 	for _, mk := range []struct {
 		name string
