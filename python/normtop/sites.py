@@ -115,6 +115,30 @@ class Site:
             return x[0].numel() // self.row_groups(x)
         return x.shape[1] if x.dim() > 1 else 1
 
+    def features(self):
+        """The layer's width from the module alone (no input seen yet):
+        features normalized together for LayerNorm/RMSNorm, channels for
+        BatchNorm, GroupNorm and InstanceNorm; 0 when the module does not say."""
+        m = self.module
+        if self.kind in (LAYERNORM, RMSNORM):
+            return math.prod(self.norm_shape) if self.norm_shape is not None else 0
+        for attr in ("num_features", "num_channels"):
+            v = getattr(m, attr, None)
+            if isinstance(v, int):
+                return v
+        return self.weight.numel() if self.weight is not None else 0
+
+    def positions(self, x):
+        """The shape of the input's positions, the leading dims a mask
+        marks: x's dims before the normalized ones for LayerNorm/RMSNorm,
+        (N, *spatial) for BatchNorm, (N,) for GroupNorm and InstanceNorm."""
+        if self.kind in (LAYERNORM, RMSNORM):
+            k = len(self.norm_shape) if self.norm_shape is not None else 1
+            return tuple(x.shape[:x.dim() - k])
+        if self.kind in PER_SAMPLE or x.dim() < 2:
+            return tuple(x.shape[:1])
+        return (x.shape[0],) + tuple(x.shape[2:])
+
     def feature_view(self, x):
         """The input as [positions, features]: channels last for BatchNorm,
         GroupNorm and InstanceNorm, the normalized dims flattened for
