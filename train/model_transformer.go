@@ -67,13 +67,17 @@ func (m *transformer) Weights() []weightSpec {
 	return w
 }
 
+// Sites are one per norm; a sample is one sequence of seq rows (encode
+// lays the [B·T, d] rows out sample-major: row i is position i mod seq of
+// sequence i / seq).
 func (m *transformer) Sites() []site {
+	at := func(name string) site { return site{Name: name, D: m.d, Heads: m.heads, SampleRows: m.seq} }
 	var s []site
 	for i := 0; i < m.layers; i++ {
-		s = append(s, site{fmt.Sprintf("block%d.ln1", i), m.d, m.heads}, site{fmt.Sprintf("block%d.ln2", i), m.d, m.heads})
+		s = append(s, at(fmt.Sprintf("block%d.ln1", i)), at(fmt.Sprintf("block%d.ln2", i)))
 	}
 	if !m.postLN {
-		s = append(s, site{"final", m.d, m.heads})
+		s = append(s, at("final"))
 	}
 	return s
 }

@@ -79,6 +79,9 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 		cl.input = cfg.Input
 		r.model = cl
 	}
+	if err := checkSites(cfg, specs, r.model, r.dtype()); err != nil {
+		return nil, err
+	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
 		if cfg.Epochs > MaxSteps/src.perEpoch { // checked: the product must not wrap
@@ -99,10 +102,7 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
 			v, err := r.newVariant(len(r.variants), i, spec, specs[i], sd, inits[k])
-			var ve *VariantError
-			if errors.As(err, &ve) {
-				return nil, err // it names the spec already
-			} else if err != nil {
+			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", spec, err)
 			}
 			r.variants = append(r.variants, v)
@@ -139,11 +139,9 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	bySite := map[string]*norm.Layer{}
 	var names []string
 	for _, s := range r.model.Sites() {
-		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt})
+		l, err := norm.NewLayer(ncfg, normSite(s, c.Warmup, dt))
 		if err != nil {
-			// the spec does not fit this model (groups that do not divide
-			// a site's width): the user's variant spec is at fault
-			return nil, &VariantError{Spec: spec, Err: fmt.Errorf("site %s: %w", s.Name, err)}
+			return nil, fmt.Errorf("site %s: %w", s.Name, err)
 		}
 		v.layers = append(v.layers, l)
 		bySite[s.Name] = l
