@@ -239,9 +239,10 @@ func (c Config) check() ([]normspec.Config, error) {
 		var err error
 		if specs[i], err = normspec.Parse(v); err != nil {
 			errs = append(errs, &VariantError{Spec: v, Err: err})
-		} else if g := specs[i].Groups; c.Model.OnTokens() && c.DModel > 0 && g > 0 && c.DModel%g != 0 {
-			// every site of a token model is d-model wide
-			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("groups=%d does not divide d-model %d", g, c.DModel)})
+		} else if specs[i].Kind == normspec.InstanceNorm && c.MaxTokens > 0 {
+			// its statistics are per sequence, and a token-budget batch
+			// changes the sequences' length every step
+			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("instancenorm takes its statistics over each sequence's positions, which token-budget batches (--max-tokens %d) change every step; use --batch N", c.MaxTokens)})
 		}
 	}
 	for i, lr := range c.VariantLR {

@@ -49,7 +49,7 @@ func TestValidate(t *testing.T) {
 		{"input", func(c *Config) { c.Input = "bert" }, `input "bert"`},
 		{"tie on the classifier", func(c *Config) { *c = ClassifierConfig(); c.TieEmbeddings = true }, "nothing to tie"},
 		{"input on images", func(c *Config) { *c = MNISTConfig(ModelCNN); c.Input = InputFairseq }, "no token embedding"},
-		{"groups not dividing d", func(c *Config) { c.Variants = []string{"batchnorm:groups=3"} }, "groups=3 does not divide d-model 64"},
+		{"instancenorm on token budgets", func(c *Config) { *c = WordConfig("sotu"); c.Variants = []string{"instancenorm"} }, "use --batch N"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
