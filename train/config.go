@@ -45,8 +45,10 @@ type Config struct {
 	Layers, DModel, Heads, SeqLen int
 	// Vocab caps the word vocabulary of word-level data (the rarest
 	// training words become <unk>); 0 keeps every word seen twice.
-	Vocab  int
-	PostLN bool
+	Vocab int
+	// Placement is where the norms sit in each block (placement.go);
+	// "" is pre. Only models with blocks take one.
+	Placement Placement
 
 	Dtype string // float32 (default) | float64
 }
@@ -176,6 +178,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		if c.Data != "mnist" {
 			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
 		}
+		if c.Placement != "" {
+			add("placement %s: model %s has no Transformer blocks; --placement is for transformer and classifier", c.Placement, c.Model)
+		}
 	case c.Model.OnTokens():
 		switch {
 		case c.Model == ModelTransformer && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
@@ -196,6 +201,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		}
 		if IsWordData(c.Data) && c.SeqLen < 2 {
 			add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)
+		}
+		if _, err := ParsePlacement(string(c.Placement.Or())); err != nil {
+			add("%v", err)
 		}
 		if c.Vocab < 0 || (c.Vocab > 0 && c.Vocab < 8) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)

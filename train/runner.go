@@ -70,11 +70,11 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	case ModelCNN:
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
 	case ModelTransformer:
-		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 		t.padded = src.corpus != nil
 		r.model = t
 	case ModelClassifier:
-		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
+		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
@@ -91,7 +91,7 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	seeds := cfg.RunSeeds()
 	inits := make([][][]float64, len(seeds))
 	for k, sd := range seeds {
-		inits[k] = initWeights(r.model.Weights(), sd)
+		inits[k] = initModel(r.model, sd)
 	}
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
@@ -444,7 +444,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	}
 	if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
-		kv["post_ln"] = strconv.FormatBool(c.PostLN)
+		kv["placement"] = string(c.Placement.Or())
 	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
 	} else {
