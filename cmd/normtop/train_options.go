@@ -21,6 +21,8 @@ type trainOptions struct {
 	data       string
 	variants   string
 	seeds      string
+	placement  string
+	postLN     bool
 	probeEvery int
 	svdEvery   int
 	record     string
@@ -83,7 +85,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
 	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row")
 	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
-	fs.BoolVar(&c.PostLN, "post-ln", c.PostLN, "transformer: Post-LN blocks instead of pre-norm")
+	fs.StringVar(&o.placement, "placement", string(train.PlacePre), "transformer, classifier: where the norms sit in a block: pre | post | sandwich | deepnorm")
+	fs.BoolVar(&o.postLN, "post-ln", false, "transformer, classifier: the same as --placement post")
 	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
 	fs.IntVar(&c.EvalSize, "eval-size", c.EvalSize, "validation subset: images, or sequences for transformer")
 	fs.StringVar(&c.Dtype, "dtype", c.Dtype, "float32 | float64")
@@ -174,6 +177,9 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 			c.Seeds = seeds
 		}
 	}
+	if err := o.setPlacement(set); err != nil {
+		return usageError(trainHelpHint, err)
+	}
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
 	}
@@ -194,6 +200,35 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		}
 		return usageError(trainHelpHint, err)
 	}
+	return nil
+}
+
+// setPlacement moves --placement (or its alias --post-ln) into the config;
+// only models with Transformer blocks take one.
+func (o *trainOptions) setPlacement(set map[string]bool) error {
+	if !set["placement"] && !set["post-ln"] {
+		return nil
+	}
+	flag := "--placement " + o.placement
+	if set["post-ln"] {
+		if set["placement"] && o.placement != string(train.PlacePost) && o.postLN {
+			return fmt.Errorf("--post-ln and --placement %s: give one of them (--post-ln is --placement post)", o.placement)
+		}
+		if !set["placement"] {
+			if !o.postLN {
+				return nil // --post-ln=false: the default, pre
+			}
+			o.placement, flag = string(train.PlacePost), "--post-ln"
+		}
+	}
+	p, err := train.ParsePlacement(o.placement)
+	if err != nil {
+		return fmt.Errorf("--placement: %w", err)
+	}
+	if o.cfg.Model.OnImages() {
+		return fmt.Errorf("%s: model %s has no Transformer blocks; placements are for transformer and classifier", flag, o.cfg.Model)
+	}
+	o.cfg.Placement = p
 	return nil
 }
 
