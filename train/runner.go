@@ -45,6 +45,8 @@ type variant struct {
 	coll    *probes.Collector
 	batches *batcher
 	taps    []*normspec.Taps
+	feeds   [][]int   // per site: the params its output multiplies (gw_norm)
+	gw      []float64 // per site: gw_norm of the last step, reused
 }
 
 // NewRunner loads the data and builds one model per variant, all from the
@@ -178,6 +180,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 		sizes = append(sizes, p.Shape().TotalSize())
 	}
 	v.opt = newAdam(sizes)
+	v.feeds, v.gw = weightFeeds(r.model, v.train.params), make([]float64, len(v.layers))
 	if v.batches, err = r.src.newBatcher(c); err != nil {
 		return nil, err
 	}
@@ -307,7 +310,12 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	gnorm, finite := gradNorm(grads)
-	d := v.coll.Step(probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite})
+	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
+	if mask&normspec.TapGrad != 0 {
+		gwNorms(v.gw, v.feeds, grads)
+		ts.WeightGrads = v.gw
+	}
+	d := v.coll.Step(ts)
 	if d.Diverged() {
 		return d, nil
 	}
