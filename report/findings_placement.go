@@ -147,6 +147,7 @@ func initDepth(pre, post *placed) (lines []string, c comparison, whole, last agg
 		last = r
 	}
 	whole = pairedRatio(post, pre, allGW)
+	lines = append(lines, matchedLine(pre, post))
 	lines = append(lines,
 		fmt.Sprintf("%d blocks, step 1, gw_norm Post-LN / Pre-LN per block (mean ± sd over seeds): %s", L, strings.Join(parts, ", ")),
 		fmt.Sprintf("%d blocks: whole model (every norm's weights) %s×; growth across the blocks, last/first block ratio %s×", L, fmtMS(whole, fmtNum), fmtNum(last.Mean/first.Mean)))
@@ -159,6 +160,33 @@ func initDepth(pre, post *placed) (lines []string, c comparison, whole, last agg
 	c = comparison{What: fmt.Sprintf("step-1 gw_norm of every norm's weights, %d blocks", L),
 		A: "post", B: "pre", a: post.gw1, b: pre.gw1, Higher: true}
 	return lines, c, whole, last
+}
+
+// matchedLine compares the same weight matrices in both placements: each
+// block's FFN first matrix (pre-LN's ln2 feeds it, post-LN's ln1) and the
+// output layer (pre-LN's final norm, post-LN's last ln2); Xiong et al.'s
+// theorem is about the last block's FFN weights.
+func matchedLine(pre, post *placed) string {
+	L := pre.blocks
+	site := func(name string) func(*Replicate, []string) float64 {
+		return func(r *Replicate, ls []string) float64 { return siteGW(r, ls, func(n string) bool { return n == name }) }
+	}
+	ratio := func(postSite, preSite string) agg {
+		var xs []float64
+		for _, r := range post.g.Reps {
+			if q, ok := pre.seedsBy[r.Seed]; ok {
+				xs = append(xs, site(postSite)(r, post.g.Layers)/site(preSite)(q, pre.g.Layers))
+			}
+		}
+		return aggregate(xs)
+	}
+	var parts []string
+	for b := 0; b < L; b++ {
+		p := "block" + strconv.Itoa(b)
+		parts = append(parts, fmt.Sprintf("%s %s", p, fmtMS(ratio(p+".ln1", p+".ln2"), fmtNum)))
+	}
+	out := ratio(fmt.Sprintf("block%d.ln2", L-1), "final")
+	return fmt.Sprintf("%d blocks, the same weights in both (shown, not judged): FFN first matrix Post/Pre %s; output layer %s", L, strings.Join(parts, ", "), fmtMS(out, fmtNum))
 }
 
 func findingInitGradients(model string, ps []placed) Finding {
