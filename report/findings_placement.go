@@ -169,7 +169,9 @@ func initDepth(pre, post *placed) (lines []string, c comparison, whole, last agg
 func matchedLine(pre, post *placed) string {
 	L := pre.blocks
 	site := func(name string) func(*Replicate, []string) float64 {
-		return func(r *Replicate, ls []string) float64 { return siteGW(r, ls, func(n string) bool { return n == name }) }
+		return func(r *Replicate, ls []string) float64 {
+			return siteGW(r, ls, func(n string) bool { return n == name })
+		}
 	}
 	ratio := func(postSite, preSite string) agg {
 		var xs []float64
