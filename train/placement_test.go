@@ -218,3 +218,47 @@ func placementGradCheck(t *testing.T, p Placement) {
 		}
 	}
 }
+
+// TestClassifierPlacements: the classifier takes every placement, with the
+// sites and the header key of each, and trains to a finite loss.
+func TestClassifierPlacements(t *testing.T) {
+	for _, p := range Placements {
+		c := tinyClassifier(t)
+		c.Variants, c.Steps, c.Placement = []string{"layernorm"}, 2, p
+		r, err := NewRunner(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers := r.Meta().Layers
+		if hasFinal := layers[len(layers)-1] == "final"; hasFinal != p.finalNorm() || r.Meta().Config["placement"] != string(p) {
+			t.Errorf("%s: sites %v, header placement %q", p, layers, r.Meta().Config["placement"])
+		}
+		fs := collect(t, context.Background(), r, nil)[0]
+		if end := fs[len(fs)-1]; end.Status != probes.Done || math.IsNaN(end.TrainLoss) {
+			t.Errorf("%s: ended %v, loss %v", p, end.Status, end.TrainLoss)
+		}
+	}
+}
+
+// TestPlacementValidate: a placement on a model without blocks, or one
+// that does not exist, is a configuration error naming it.
+func TestPlacementValidate(t *testing.T) {
+	mlp := MNISTConfig(ModelMLP)
+	mlp.Placement = PlacePost
+	odd := DefaultConfig()
+	odd.Placement = "middle"
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{mlp, "model mlp has no Transformer blocks"},
+		{odd, `placement "middle": want pre, post, sandwich, deepnorm`},
+	} {
+		if err := tc.c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+	if err := MNISTConfig(ModelCNN).Validate(); err != nil {
+		t.Errorf("cnn without a placement: %v", err)
+	}
+}
