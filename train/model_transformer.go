@@ -179,22 +179,18 @@ func (m *transformer) residual(b *builder, site string, f func(*G.Node) (*G.Node
 	}
 	return func(x *G.Node) (*G.Node, error) {
 		switch m.placement {
-		case PlacePost: // LN(x + F(x))
+		case PlacePost, PlaceDeepNorm: // LN(α·x + F(x)); α = 1 for post
 			y, err := f(x)
 			if err != nil {
 				return nil, err
 			}
-			return chain(y, func(y *G.Node) (*G.Node, error) { return G.Add(x, y) }, norm(site))
-		case PlaceDeepNorm: // LN(α·x + F(x))
-			y, err := f(x)
-			if err != nil {
-				return nil, err
+			skip := x
+			if m.placement == PlaceDeepNorm {
+				if skip, err = G.Mul(x, scalarConst(b.dt, deepNormAlpha(m.layers))); err != nil {
+					return nil, err
+				}
 			}
-			scaled, err := G.Mul(x, scalarConst(b.dt, deepNormAlpha(m.layers)))
-			if err != nil {
-				return nil, err
-			}
-			return chain(y, func(y *G.Node) (*G.Node, error) { return G.Add(scaled, y) }, norm(site))
+			return chain(y, func(y *G.Node) (*G.Node, error) { return G.Add(skip, y) }, norm(site))
 		case PlaceSandwich: // x + LN₂(F(LN₁(x)))
 			y, err := chain(x, norm(site), f, norm(site+"b"))
 			if err != nil {
