@@ -52,8 +52,10 @@ func noWarmupPart(pre, post *placed) (halfResult, string) {
 	switch c.outcome() {
 	case asClaimed:
 		return halfHolds, c.line() + ": Post-LN worse beyond seed noise"
-	case withinNoise, against:
-		return halfFails, c.line() + ": Post-LN not worse beyond seed noise"
+	case withinNoise:
+		return halfFails, c.line() + ": within seed noise"
+	case against:
+		return halfFails, c.line() + ": Post-LN better beyond seed noise"
 	}
 	return halfMissing, c.line() + ": too few finite seeds (diverged)"
 }
