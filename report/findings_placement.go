@@ -131,68 +131,100 @@ func pairedRatio(post, pre *placed, value func(r *Replicate, layers []string) fl
 // at initialization, by depth.
 var tutorialRatio = map[int]string{6: "1,000×", 12: "10⁶×"}
 
-// initDepth measures one depth of (vi-a): the lines it prints, the
-// comparison of the whole-model step-1 gradient norms, and the ratio of the
-// whole model and of the last block (for the growth with depth).
-func initDepth(pre, post *placed) (lines []string, c comparison, whole, last agg) {
+// siteNamed is the step-1 gw_norm of one site.
+func siteNamed(name string) func(*Replicate, []string) float64 {
+	return func(r *Replicate, ls []string) float64 {
+		return siteGW(r, ls, func(n string) bool { return n == name })
+	}
+}
+
+// ffnRatio is, per seed, block b's FFN first matrix's step-1 gradient norm
+// in Post-LN over Pre-LN: the same weights in both placements (post-LN's
+// ln1 feeds it, pre-LN's ln2), as Xiong et al.'s Figure 3 compares the
+// same parameters of each layer.
+func ffnRatio(post, pre *placed, b int) []float64 {
+	p := "block" + strconv.Itoa(b)
+	postGW, preGW := siteNamed(p+".ln1"), siteNamed(p+".ln2")
+	var xs []float64
+	for _, r := range post.g.Reps {
+		if q, ok := pre.seedsBy[r.Seed]; ok {
+			xs = append(xs, postGW(r, post.g.Layers)/preGW(q, pre.g.Layers))
+		}
+	}
+	return xs
+}
+
+// depthRatios is one depth of (vi-a): per block the FFN ratio over seeds,
+// and per seed the geometric mean of its blocks' ratios (the judged
+// number).
+func depthRatios(pre, post *placed) (perBlock []agg, geo agg) {
+	var logSum []float64
+	for b := 0; b < pre.blocks; b++ {
+		xs := ffnRatio(post, pre, b)
+		perBlock = append(perBlock, aggregate(xs))
+		if logSum == nil {
+			logSum = make([]float64, len(xs))
+		}
+		for i, x := range xs {
+			if i < len(logSum) {
+				logSum[i] += math.Log(x) / float64(pre.blocks)
+			}
+		}
+	}
+	for i := range logSum {
+		logSum[i] = math.Exp(logSum[i])
+	}
+	return perBlock, aggregate(logSum)
+}
+
+// outRatio is the output layer's step-1 gradient norm, Post-LN over
+// Pre-LN: post-LN's last ln2 feeds it, pre-LN's final norm.
+func outRatio(pre, post *placed) agg {
+	postGW, preGW := siteNamed(fmt.Sprintf("block%d.ln2", post.blocks-1)), siteNamed("final")
+	var xs []float64
+	for _, r := range post.g.Reps {
+		if q, ok := pre.seedsBy[r.Seed]; ok {
+			xs = append(xs, postGW(r, post.g.Layers)/preGW(q, pre.g.Layers))
+		}
+	}
+	return aggregate(xs)
+}
+
+// initDepth prints one depth of (vi-a) and returns the comparison it is
+// judged by (the geometric-mean ratio against 1), that ratio and the last
+// block's.
+func initDepth(pre, post *placed) (lines []string, c comparison, geo, last agg) {
 	L := pre.blocks
-	var parts []string
-	first := agg{}
+	perBlock, geo := depthRatios(pre, post)
+	last = perBlock[L-1]
+	parts := make([]string, L)
+	for b, r := range perBlock {
+		parts[b] = fmt.Sprintf("block%d %s", b, fmtMS(r, fmtNum))
+	}
+	var sites []string
 	for b := 0; b < L; b++ {
 		r := pairedRatio(post, pre, func(r *Replicate, ls []string) float64 { return blockGW(r, ls, b) })
-		parts = append(parts, fmt.Sprintf("block%d %s", b, fmtMS(r, fmtNum)))
-		if b == 0 {
-			first = r
-		}
-		last = r
+		sites = append(sites, fmt.Sprintf("block%d %s", b, fmtMS(r, fmtNum)))
 	}
-	whole = pairedRatio(post, pre, allGW)
-	lines = append(lines, matchedLine(pre, post))
-	lines = append(lines,
-		fmt.Sprintf("%d blocks, step 1, gw_norm Post-LN / Pre-LN per block (mean ± sd over seeds): %s", L, strings.Join(parts, ", ")),
-		fmt.Sprintf("%d blocks: whole model (every norm's weights) %s×; growth across the blocks, last/first block ratio %s×", L, fmtMS(whole, fmtNum), fmtNum(last.Mean/first.Mean)))
 	fig := "no figure for this depth"
 	if t, ok := tutorialRatio[L]; ok {
 		fig = t
 	}
-	lines = append(lines, fmt.Sprintf("%d blocks: the tutorial says %s; Xiong et al.'s theorem gives a last-layer ratio growing like √L (√%d = %s); measured: whole model %s×, last block %s×",
-		L, fig, L, fmtNum(math.Sqrt(float64(L))), fmtNum(whole.Mean), fmtNum(last.Mean)))
-	c = comparison{What: fmt.Sprintf("step-1 gw_norm of every norm's weights, %d blocks", L),
-		A: "post", B: "pre", a: post.gw1, b: pre.gw1, Higher: true}
-	return lines, c, whole, last
-}
-
-// matchedLine compares the same weight matrices in both placements: each
-// block's FFN first matrix (pre-LN's ln2 feeds it, post-LN's ln1) and the
-// output layer (pre-LN's final norm, post-LN's last ln2); Xiong et al.'s
-// theorem is about the last block's FFN weights.
-func matchedLine(pre, post *placed) string {
-	L := pre.blocks
-	site := func(name string) func(*Replicate, []string) float64 {
-		return func(r *Replicate, ls []string) float64 {
-			return siteGW(r, ls, func(n string) bool { return n == name })
-		}
+	lines = []string{
+		fmt.Sprintf("%d blocks, step 1, Post-LN / Pre-LN gw_norm of each block's FFN first matrix (the same weights in both; mean ± sd over seeds): %s", L, strings.Join(parts, ", ")),
+		fmt.Sprintf("%d blocks: geometric mean over the blocks %s×, growth across the blocks (last/first) %s×; output layer %s×", L, fmtMS(geo, fmtNum),
+			fmtNum(last.Mean/perBlock[0].Mean), fmtMS(outRatio(pre, post), fmtNum)),
+		fmt.Sprintf("%d blocks: the tutorial says %s; Xiong et al.'s theorem gives a last-layer ratio growing like √L (√%d = %s); measured: last block %s×, geometric mean %s×",
+			L, fig, L, fmtNum(math.Sqrt(float64(L))), fmtNum(last.Mean), fmtNum(geo.Mean)),
+		fmt.Sprintf("%d blocks, per block over each block's own norms (shown, not judged; post's last block includes the output layer, pre's first includes block0's q,k,v matrix): %s", L, strings.Join(sites, ", ")),
 	}
-	ratio := func(postSite, preSite string) agg {
-		var xs []float64
-		for _, r := range post.g.Reps {
-			if q, ok := pre.seedsBy[r.Seed]; ok {
-				xs = append(xs, site(postSite)(r, post.g.Layers)/site(preSite)(q, pre.g.Layers))
-			}
-		}
-		return aggregate(xs)
-	}
-	var parts []string
-	for b := 0; b < L; b++ {
-		p := "block" + strconv.Itoa(b)
-		parts = append(parts, fmt.Sprintf("%s %s", p, fmtMS(ratio(p+".ln1", p+".ln2"), fmtNum)))
-	}
-	out := ratio(fmt.Sprintf("block%d.ln2", L-1), "final")
-	return fmt.Sprintf("%d blocks, the same weights in both (shown, not judged): FFN first matrix Post/Pre %s; output layer %s", L, strings.Join(parts, ", "), fmtMS(out, fmtNum))
+	c = comparison{What: fmt.Sprintf("%d blocks: geometric-mean Post/Pre ratio vs 1", L), A: "Post/Pre", B: "1 (equal)",
+		a: geo, b: agg{Mean: 1, SD: 0, N: geo.N}, Higher: true}
+	return append(lines, c.line()), c, geo, last
 }
 
 func findingInitGradients(model string, ps []placed) Finding {
-	f := Finding{ID: "vi-a", Claim: "The tutorial, ch. 6: at initialization Post-LN's gradients are far larger than Pre-LN's, 1,000× at 6 layers and 10⁶× at 12; Xiong et al. 2020's theorem: the ratio grows like √L. Judged: step-1 gw_norm, Post-LN over Pre-LN, larger at every depth and growing with depth, beyond seed noise."}
+	f := Finding{ID: "vi-a", Claim: "The tutorial, ch. 6: at initialization Post-LN's gradients are far larger than Pre-LN's, 1,000× at 6 layers and 10⁶× at 12; Xiong et al. 2020's theorem: the ratio grows like √L. Judged: step-1 gw_norm of the same weights (each block's FFN first matrix), Post-LN over Pre-LN, geometric mean over the blocks: above 1 at every depth and larger at the deeper depth, beyond seed noise."}
 	var depths []int
 	for _, p := range ps {
 		if p.placement == "pre" && findPlaced(ps, "post", p.blocks, -1) != nil && !slices.Contains(depths, p.blocks) {
@@ -206,36 +238,57 @@ func findingInitGradients(model string, ps []placed) Finding {
 	}
 	f.Model = model
 	var cs []comparison
-	var wholes, lasts []agg
+	var geos, lasts []agg
 	for _, L := range depths {
 		pre, post := findPlaced(ps, "pre", L, -1), findPlaced(ps, "post", L, -1)
-		lines, c, whole, last := initDepth(pre, post)
-		f.Numbers = append(f.Numbers, lines...)
-		f.Numbers = append(f.Numbers, c.line())
-		cs, wholes, lasts = append(cs, c), append(wholes, whole), append(lasts, last)
 		if pre.gw1.N == 0 || post.gw1.N == 0 {
 			f.Verdict, f.Reason = NotMeasurable, fmt.Sprintf("no gw_norm at step 1 in the %d-block runs (train with --probe-every 1)", L)
 			return f
 		}
+		lines, c, geo, last := initDepth(pre, post)
+		f.Numbers = append(f.Numbers, lines...)
+		cs, geos, lasts = append(cs, c), append(geos, geo), append(lasts, last)
 	}
 	if n := len(depths); n >= 2 {
 		lo, hi := depths[0], depths[n-1]
-		g := comparison{What: fmt.Sprintf("whole-model Post/Pre ratio, %d vs %d blocks", hi, lo),
-			A: strconv.Itoa(hi) + " blocks", B: strconv.Itoa(lo) + " blocks", a: wholes[n-1], b: wholes[0], Higher: true}
+		g := comparison{What: fmt.Sprintf("geometric-mean Post/Pre ratio, %d vs %d blocks", hi, lo),
+			A: strconv.Itoa(hi) + " blocks", B: strconv.Itoa(lo) + " blocks", a: geos[n-1], b: geos[0], Higher: true}
 		f.Numbers = append(f.Numbers, g.line(),
-			fmt.Sprintf("growth with depth, %d over %d blocks: whole model %s×, last block %s×; the tutorial's figures give 1,000× from 6 to 12, √L gives √(%d/%d) = %s×",
-				hi, lo, fmtNum(wholes[n-1].Mean/wholes[0].Mean), fmtNum(lasts[n-1].Mean/lasts[0].Mean), hi, lo, fmtNum(math.Sqrt(float64(hi)/float64(lo)))))
+			fmt.Sprintf("growth with depth, %d over %d blocks: geometric mean %s×, last block %s×; the tutorial's figures give 1,000×, √L gives √(%d/%d) = %s×",
+				hi, lo, fmtNum(geos[n-1].Mean/geos[0].Mean), fmtNum(lasts[n-1].Mean/lasts[0].Mean), hi, lo, fmtNum(math.Sqrt(float64(hi)/float64(lo)))))
 		cs = append(cs, g)
 	}
 	if v, r, ok := fewSeeds(cs); ok {
 		f.Verdict, f.Reason = v, r
 		return f
 	}
-	f.Verdict, f.Reason = combine(cs)
 	if len(depths) < 2 {
 		f.Verdict, f.Reason = NotMeasurable, "one depth only: the growth with depth needs runs at two --layers (6 and 12)"
+		return f
 	}
+	f.Verdict, f.Reason = allOf(cs)
 	return f
+}
+
+// allOf: supported when every comparison goes the claimed way beyond seed
+// noise (the claim needs each of them), not supported when one goes
+// against it beyond noise, else within seed noise.
+func allOf(cs []comparison) (verdict, reason string) {
+	n := 0
+	for _, c := range cs {
+		switch c.outcome() {
+		case against:
+			return NotSupported, c.What + ": beyond seed noise against the claim"
+		case asClaimed:
+			n++
+		case missing, oneSeed:
+			return NotMeasurable, c.What + ": no finite value on a side"
+		}
+	}
+	if n == len(cs) {
+		return Supported, "every comparison beyond seed noise the claimed way (difference of means > 2 standard errors over seeds)"
+	}
+	return WithinNoise, "a comparison the claim needs is within 2 standard errors over seeds"
 }
 
 // fewSeeds applies FINDINGS.md's common rule: a comparison is judged only

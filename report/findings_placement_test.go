@@ -16,10 +16,13 @@ import (
 
 // placementFixture is a layernorm run of one placement, depth and warm-up
 // over seeds 1-3. At step 1 every norm's gw_norm is 1 for pre-LN and
-// scale·(1 + 0.1·(seed−2)) for post-LN, so by hand: each block's ratio is
-// scale ± 0.1·scale, and the whole-model ratio is scale·√(2L/(2L+1)) (pre
-// has the final norm as well). The final val loss is loss + 0.01·seed;
-// diverge lists the seeds that end Diverged.
+// c = scale·(1 + 0.1·(seed−2)) for post-LN, doubled at the ln1 of odd
+// blocks (which feeds the FFN first matrix in post-LN). By hand: block b's
+// FFN ratio (post ln1 / pre ln2) is c, or 2c for odd b; its mean ± sd over
+// seeds scale ± 0.1·scale (×2 for odd b); the geometric mean over an even
+// number of blocks √2·c; the output layer's ratio (post's last ln2 / pre's
+// final) c. The final val loss is loss + 0.01·seed; diverge lists the
+// seeds that end Diverged.
 func placementFixture(placement string, blocks, warmup int, scale, loss float64, diverge ...int64) fixture {
 	var layers []string
 	for b := 0; b < blocks; b++ {
@@ -49,6 +52,10 @@ func placementFixture(placement string, blocks, warmup int, scale, loss float64,
 			}
 			for l := range f.Layers {
 				f.Layers[l][probes.GWNorm] = gw
+				var b int
+				if _, err := fmt.Sscanf(layers[l], "block%d.ln1", &b); err == nil && b%2 == 1 && placement != "pre" {
+					f.Layers[l][probes.GWNorm] = 2 * gw
+				}
 			}
 		}
 		if f.Step%10 == 0 {
@@ -91,15 +98,14 @@ func TestFindingInitGradientsByHand(t *testing.T) {
 	}
 	f := findingByID(t, r, "vi-a")
 	text := strings.Join(f.Numbers, "\n")
-	whole6, whole12 := 3*math.Sqrt(12.0/13), 6*math.Sqrt(24.0/25)
+	r2 := math.Sqrt2
 	for _, want := range []string{
-		"6 blocks, step 1, gw_norm Post-LN / Pre-LN per block (mean ± sd over seeds): block0 3 ± 0.3,",
-		"block5 3 ± 0.3",
-		"block11 6 ± 0.6",
-		"6 blocks: whole model (every norm's weights) " + fmtNum(whole6) + " ± " + fmtNum(0.3*math.Sqrt(12.0/13)) + "×",
-		"last/first block ratio 1×",
+		"6 blocks, step 1, Post-LN / Pre-LN gw_norm of each block's FFN first matrix (the same weights in both; mean ± sd over seeds): block0 3 ± 0.3, block1 6 ± 0.6, block2 3 ± 0.3,",
+		"block11 12 ± 1.2",
+		"6 blocks: geometric mean over the blocks " + fmtNum(3*r2) + " ± " + fmtNum(0.3*r2) + "×, growth across the blocks (last/first) 2×; output layer 3 ± 0.3×",
+		"12 blocks: geometric mean over the blocks " + fmtNum(6*r2) + " ± " + fmtNum(0.6*r2) + "×",
 		"the tutorial says 1,000×", "the tutorial says 10⁶×", "(√12 = 3.464)",
-		"growth with depth, 12 over 6 blocks: whole model " + fmtNum(whole12/whole6) + "×, last block 2×",
+		"growth with depth, 12 over 6 blocks: geometric mean 2×, last block 2×",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("numbers lack %q:\n%s", want, text)
@@ -107,6 +113,23 @@ func TestFindingInitGradientsByHand(t *testing.T) {
 	}
 	if f.Verdict != Supported {
 		t.Errorf("verdict %s (%s), want supported", f.Verdict, f.Reason)
+	}
+	// The same ratio at both depths: no growth (within noise); Post-LN's
+	// gradients smaller: against the claim.
+	for _, tc := range []struct {
+		scale6, scale12 float64
+		want            string
+	}{{3, 3, WithinNoise}, {0.5, 0.5, NotSupported}} {
+		dir := t.TempDir()
+		r, err := Build([]string{
+			placementFixture("pre", 6, 10, 0, 2).write(t, dir, "a.ntr"), placementFixture("post", 6, 10, tc.scale6, 2).write(t, dir, "b.ntr"),
+			placementFixture("pre", 12, 10, 0, 2).write(t, dir, "c.ntr"), placementFixture("post", 12, 10, tc.scale12, 2).write(t, dir, "d.ntr")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := findingByID(t, r, "vi-a"); f.Verdict != tc.want {
+			t.Errorf("scales %v, %v: %s (%s), want %s", tc.scale6, tc.scale12, f.Verdict, f.Reason, tc.want)
+		}
 	}
 	// One depth only: numbers, but no verdict on the growth.
 	dir := t.TempDir()
