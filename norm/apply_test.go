@@ -17,7 +17,7 @@ func TestApplyEveryVariant(t *testing.T) {
 	for _, v := range normspec.Variants() {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			t.Run(v.Name+"/"+dt.String(), func(t *testing.T) {
-				l := mustLayer(t, v.Name, Site{Name: "s", D: 8, Heads: 2, Warmup: 2, Dtype: dt})
+				l := mustLayer(t, v.Name, Site{Name: "s", D: 8, Heads: 2, Warmup: 2, Dtype: dt, SampleRows: 5})
 				h := newHarness(t, l, 5, true)
 				wantParams := 0
 				if l.cfg.Kind.HasAffine() {

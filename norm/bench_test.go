@@ -28,7 +28,9 @@ import (
 // trainer runs them by default (probes.DefaultIntervals: stats, grad and
 // params every step), the others none (intervals 0, or a step between
 // intervals).
-// PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it.
+// PowerNorm runs with 8 groups after its warmup, "/in-warmup" during it;
+// groupnorm (32 groups) and instancenorm on samples of 64 token rows,
+// "groupnorm/image" on an image site of 64 positions per sample.
 //
 //	go test ./norm/ -run '^$' -bench NormVariants -benchtime 20x
 func BenchmarkNormVariants(b *testing.B) {
@@ -57,16 +59,18 @@ func BenchmarkNormVariants(b *testing.B) {
 		name, spec string
 		taps       normspec.TapMask
 		warmup     int
+		spatial    bool
 	}
 	var cases []bc
 	for _, v := range normspec.Variants() {
-		cases = append(cases, bc{v.Name, v.Name, 0, 0})
+		cases = append(cases, bc{v.Name, v.Name, 0, 0, false})
 	}
-	cases = append(cases, bc{"powernorm/in-warmup", "powernorm", 0, 1 << 30},
-		bc{"layernorm/taps", "layernorm", normspec.TapAll, 0}, bc{"powernorm/taps", "powernorm", normspec.TapAll, 0})
+	cases = append(cases, bc{"powernorm/in-warmup", "powernorm", 0, 1 << 30, false},
+		bc{"layernorm/taps", "layernorm", normspec.TapAll, 0, false}, bc{"powernorm/taps", "powernorm", normspec.TapAll, 0, false},
+		bc{"groupnorm/image", "groupnorm", 0, 0, true})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32})
+			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32, SampleRows: 64, Spatial: c.spatial})
 			l.SetTapMask(c.taps)
 			in := l.newInstance()
 			fw, bw := fwdOp{in}, bwdOp{in}

@@ -1,6 +1,8 @@
 // Package norm implements the normalization variants of spec/NORMS.md
-// (LayerNorm and its Xu et al. 2019 relatives, RMSNorm, BatchNorm, and the
-// PowerNorm family of Shen et al. 2020) exactly, as float64 reference
+// (LayerNorm and its Xu et al. 2019 relatives, RMSNorm, BatchNorm, the
+// PowerNorm family of Shen et al. 2020, and the norm zoo's GroupNorm and
+// InstanceNorm, whose unit of a sample comes from the Site's SampleRows and
+// Spatial) exactly, as float64 reference
 // kernels over row-major n×d data and as gorgonia ops (float32 and float64)
 // built on the same kernels, and it fills the per-step quantities
 // (normspec.Taps) that the probes turn into the dashboard's numbers.

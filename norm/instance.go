@@ -31,6 +31,10 @@ type instance struct {
 	colAb             []float64 // powernorm: 1/D_b of the backward
 	colPsiB           []float64 // powernorm: ψ_B² of the batch (for Γ = ψ_B²/D_f²)
 	gsA               []float64 // GroupScaling 1/D per (row, group), n×G
+	unitMu, unitA     []float64 // per unit (sample-major): mean, 1/D (groupnorm, instancenorm)
+	unitSS            []float64 // per unit: Σ(x-μ)² of the forward
+	unitReal          []int     // per sample: its real rows (0: all padding)
+	unitMuF, unitAF   []float64 // scratch: one sample's unit μ and 1/D at each feature
 
 	// scratch, reused between steps
 	acc1, acc2, acc3, acc4 []float64 // per-feature accumulators
@@ -75,6 +79,17 @@ func (in *instance) prepare(n int) {
 		in.rowA = grow(in.rowA, n)
 		in.rowS = grow(in.rowS, n)
 		in.rowSS = grow(in.rowSS, n)
+	} else if in.l.cfg.Kind.UnitFamily() {
+		units := n / in.l.unitRows * in.l.unitGroups
+		in.unitMu = grow(in.unitMu, units)
+		in.unitA = grow(in.unitA, units)
+		in.unitSS = grow(in.unitSS, units)
+		if cap(in.unitReal) < n/in.l.unitRows {
+			in.unitReal = make([]int, n/in.l.unitRows)
+		}
+		in.unitReal = in.unitReal[:n/in.l.unitRows]
+		in.unitMuF = grow(in.unitMuF, d)
+		in.unitAF = grow(in.unitAF, d)
 	} else {
 		in.colMu = grow(in.colMu, d)
 		in.colA = grow(in.colA, d)

@@ -23,6 +23,9 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 	if l.mask != nil && len(l.mask) != n {
 		return fmt.Errorf("norm: %s: mask has %d rows but the input has %d (SetMask(nil) marks every row real)", l.label(), len(l.mask), n)
 	}
+	if l.unitRows > 1 && n%l.unitRows != 0 {
+		return fmt.Errorf("norm: %s: %d rows are not whole samples of %d rows each", l.label(), n, l.unitRows)
+	}
 	if l.mask == nil {
 		in.mask = nil
 	} else {
@@ -40,7 +43,10 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		t.Step, t.N, t.Mask = l.step, in.nReal, l.tapMask
 		in.tapStats = l.tapMask&normspec.TapStats != 0
 		in.tapGrad = l.tapMask&normspec.TapGrad != 0
-		if in.tapStats {
+		// instancenorm's running statistics average per-instance ones, not
+		// the per-feature batch statistics the distances compare: its
+		// distances are against shadows (NORMS.md §8), so they are no tap.
+		if in.tapStats && !l.cfg.Kind.UnitFamily() {
 			t.RunMean = snapshot(&l.tapBuf.rm, l.runMean)
 			t.RunVar = snapshot(&l.tapBuf.rv, l.runVar)
 			t.RunPsi2 = snapshot(&l.tapBuf.rp, l.runPsi2)
@@ -54,6 +60,10 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		}
 	case k.RowFamily():
 		rowForward(in, x, gam, bet, y)
+	case k.UnitFamily() && l.unitRows == 1:
+		unitRowForward(in, x, gam, bet, y)
+	case k.UnitFamily():
+		unitForward(in, x, gam, bet, y)
 	case k == normspec.PowerNorm:
 		pnForward(in, x, gam, bet, y)
 	default:
@@ -106,6 +116,10 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 		}
 	case k.RowFamily():
 		rowBackward(in, x, gam, g, dx)
+	case k.UnitFamily() && l.unitRows == 1:
+		unitRowBackward(in, x, gam, g, dx)
+	case k.UnitFamily():
+		unitBackward(in, x, gam, g, dx)
 	case k == normspec.PowerNorm:
 		pnBackward(in, x, gam, g, dx)
 	default:

@@ -17,6 +17,13 @@ type Site struct {
 	Heads  int          // default GroupScaling groups for PowerNorm (1 outside a Transformer)
 	Warmup int          // default PowerNorm warmup = the trainer's LR warmup steps
 	Dtype  tensor.Dtype // tensor.Float32 or tensor.Float64
+	// SampleRows is how many consecutive rows belong to one sample: H·W for
+	// an image site laid out as [B·H·W, C] rows, seq-len for a sequence
+	// site, 1 (or 0) where every row is its own sample.
+	SampleRows int
+	// Spatial marks an image site: groupnorm's unit spans a sample's rows
+	// (PyTorch's GroupNorm on [B,C,H,W]); elsewhere it is one row.
+	Spatial bool
 }
 
 var layerIDs atomic.Uint64
@@ -30,6 +37,10 @@ type Layer struct {
 	d      int
 	groups int // GroupScaling groups; 0 = no GroupScaling
 	warmup int // powernorm W
+	// The normalization unit of groupnorm and instancenorm (NORMS.md §8):
+	// unitRows consecutive rows (one sample) × one of unitGroups blocks of
+	// d/unitGroups features. 0 for the other variants.
+	unitRows, unitGroups int
 
 	training bool
 	mask     []bool
@@ -86,6 +97,11 @@ func NewLayer(cfg normspec.Config, site Site) (*Layer, error) {
 	if l.groups > 0 && site.D%l.groups != 0 {
 		return nil, fmt.Errorf("norm: %s: %s: d=%d is not divisible by groups=%d", name, cfg.Name(), site.D, l.groups)
 	}
+	if cfg.Kind.UnitFamily() {
+		if err := l.setUnit(name); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Kind.HasAffine() {
 		ones := make([]float64, site.D)
 		for i := range ones {
@@ -103,6 +119,11 @@ func NewLayer(cfg normspec.Config, site Site) (*Layer, error) {
 	case normspec.PowerNorm:
 		l.runPsi2 = filled(site.D, 1)
 		l.nu = make([]float64, site.D)
+	case normspec.InstanceNorm:
+		if cfg.Running { // PyTorch's init, as batchnorm's
+			l.runMean = make([]float64, site.D)
+			l.runVar = filled(site.D, 1)
+		}
 	}
 	l.resetTaps()
 	return l, nil

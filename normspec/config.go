@@ -24,12 +24,15 @@ const (
 	BatchNorm
 	PNV
 	PowerNorm
+	GroupNorm
+	InstanceNorm
 	numKinds
 )
 
 var kindNames = [numKinds]string{
 	"none", "layernorm", "layernorm-simple", "detachnorm", "detach-mean",
 	"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm",
+	"groupnorm", "instancenorm",
 }
 
 func (k Kind) String() string {
@@ -46,9 +49,15 @@ func (k Kind) RowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
 // LNFamily: the variants whose statistics follow a Convention.
 func (k Kind) LNFamily() bool { return k >= LayerNorm && k <= AdaNorm }
 
+// UnitFamily reports whether the variant is one of the norm zoo's (NORMS.md
+// §8): statistics over a normalization unit of a sample (a group of
+// features, over one row or over all the sample's rows) rather than over a
+// row or a feature.
+func (k Kind) UnitFamily() bool { return k == GroupNorm || k == InstanceNorm }
+
 // HasAffine: the variants with a learnable gain γ and bias β.
 func (k Kind) HasAffine() bool {
-	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm
+	return k == LayerNorm || k == RMSNorm || k == BatchNorm || k == PNV || k == PowerNorm || k.UnitFamily()
 }
 
 // Convention selects the per-row statistics of the LayerNorm family
@@ -81,8 +90,12 @@ type Config struct {
 	AlphaFwd float64 // pn-v: alpha; powernorm: alpha_fwd; 0.9
 	AlphaBwd float64 // powernorm: alpha_bwd; 0.9
 	Warmup   int     // powernorm; -1 = take Site.Warmup
-	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling
+	Groups   int     // powernorm GroupScaling groups, 0 = Site.Heads; batchnorm: 0 = no GroupScaling; groupnorm: groups, 0 = 32 clamped to d
 	PaperBwd bool    // powernorm: backward divisor ψ_{t-1} (paper) instead of ψ_B (code)
+	// Running: instancenorm keeps running means and variances of its
+	// instances (PyTorch's track_running_stats, momentum 0.1) and uses
+	// them in inference; off by default, as in PyTorch.
+	Running bool
 }
 
 const (
@@ -91,6 +104,8 @@ const (
 	defaultK        = 0.1
 	defaultMomentum = 0.05
 	defaultAlpha    = 0.9
+	// PyTorch's InstanceNorm momentum, for instancenorm:running=1.
+	defaultInstanceMomentum = 0.1
 )
 
 // Default returns the configuration Parse gives for the bare variant name.
@@ -105,6 +120,8 @@ func Default(k Kind) Config {
 		c.C, c.K = defaultC, defaultK
 	case BatchNorm:
 		c.Momentum = defaultMomentum
+	case InstanceNorm:
+		c.Momentum = defaultInstanceMomentum
 	case PNV:
 		c.AlphaFwd = defaultAlpha
 	case PowerNorm:
@@ -169,6 +186,10 @@ func (c Config) String() string {
 			if c.PaperBwd {
 				add(o, "paper")
 			}
+		case "running":
+			if c.Running {
+				add(o, "1")
+			}
 		}
 	}
 	if len(opts) == 0 {
@@ -215,6 +236,9 @@ func Parse(spec string) (Config, error) {
 			return Config{}, fmt.Errorf("norm: %s: %s=%s: %w", name, key, val, err)
 		}
 	}
+	if kind == InstanceNorm && seen["momentum"] && !c.Running {
+		return Config{}, fmt.Errorf("norm: %s: momentum applies to the running statistics; give running=1 with it", name)
+	}
 	if seen["alpha"] && kind == PowerNorm && (seen["alpha_fwd"] || seen["alpha_bwd"]) {
 		return Config{}, fmt.Errorf("norm: %s: alpha sets both alpha_fwd and alpha_bwd; give either alpha or those two", name)
 	}
@@ -231,6 +255,15 @@ func (c *Config) set(key, val string) error {
 			c.Conv = ConvC
 		default:
 			return fmt.Errorf("valid values: p, c")
+		}
+	case "running":
+		switch val {
+		case "0":
+			c.Running = false
+		case "1":
+			c.Running = true
+		default:
+			return fmt.Errorf("valid values: 0, 1")
 		}
 	case "bwd":
 		switch strings.ToLower(val) {
@@ -336,6 +369,9 @@ func (c Config) Validate() error {
 	}
 	if c.Warmup < -1 {
 		return fmt.Errorf("norm: %s: warmup: must be an integer ≥ 0 (or -1 for the trainer's warmup)", name)
+	}
+	if c.Running && c.Kind != InstanceNorm {
+		return fmt.Errorf("norm: %s: running applies only to instancenorm", name)
 	}
 	if c.Groups < 0 {
 		return fmt.Errorf("norm: %s: groups: must be an integer ≥ 1 (or 0 for the default)", name)

@@ -24,6 +24,11 @@ func TestParseValid(t *testing.T) {
 		{"powernorm:alpha_fwd=0.95,warmup=4000", Config{Kind: PowerNorm, Eps: 1e-5, AlphaFwd: 0.95, AlphaBwd: 0.9, Warmup: 4000}},
 		{"powernorm:alpha=0.8,bwd=paper,groups=8", Config{Kind: PowerNorm, Eps: 1e-5, AlphaFwd: 0.8, AlphaBwd: 0.8, Warmup: -1, Groups: 8, PaperBwd: true}},
 		{"powernorm:", Config{Kind: PowerNorm, Eps: 1e-5, AlphaFwd: 0.9, AlphaBwd: 0.9, Warmup: -1}},
+		{"groupnorm", Config{Kind: GroupNorm, Eps: 1e-5}},
+		{"groupnorm:groups=4,eps=1e-6", Config{Kind: GroupNorm, Eps: 1e-6, Groups: 4}},
+		{"instancenorm", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.1}},
+		{"instancenorm:running=1", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.1, Running: true}},
+		{"instancenorm:running=1,momentum=0.2", Config{Kind: InstanceNorm, Eps: 1e-5, Momentum: 0.2, Running: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -64,7 +69,7 @@ func TestConfigStringCanonical(t *testing.T) {
 // TestParseErrors: every bad spec is an error that names what is valid.
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ spec, wantIn string }{
-		{"batchnrom", "valid: none, layernorm, layernorm-simple, detachnorm, detach-mean, detach-variance, adanorm, rmsnorm, batchnorm, pn-v, powernorm"},
+		{"batchnrom", "valid: none, layernorm, layernorm-simple, detachnorm, detach-mean, detach-variance, adanorm, rmsnorm, batchnorm, pn-v, powernorm, groupnorm, instancenorm"},
 		{"", "unknown variant"},
 		{"adanorm:c=0", "c=0: must be > 0"},
 		{"adanorm:c=-1", "must be > 0"},
@@ -86,6 +91,12 @@ func TestParseErrors(t *testing.T) {
 		{"layernorm:eps", "not key=value"},
 		{"layernorm:eps=1e-5,eps=1e-6", "given twice"},
 		{"powernorm:alpha=0.9,alpha_fwd=0.8", "either alpha or"},
+		{"groupnorm:groups=0", "integer ≥ 1"},
+		{"groupnorm:conv=c", "unknown option \"conv\" (valid options: groups, eps)"},
+		{"instancenorm:groups=2", "unknown option \"groups\" (valid options: running, momentum, eps)"},
+		{"instancenorm:running=2", "valid values: 0, 1"},
+		{"instancenorm:momentum=0.2", "give running=1 with it"},
+		{"instancenorm:running=1,momentum=1", "must be in (0,1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -128,7 +139,7 @@ func TestVariantsRegistry(t *testing.T) {
 // FuzzParse: Parse never panics, and whatever it accepts round-trips
 // through String and validates.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"layernorm", "powernorm:alpha_fwd=0.95,warmup=4000", "adanorm:c=2,k=0.1,conv=c", "pn-v:alpha=0.99", "batchnorm:momentum=0.1,groups=2", ":", "x:y=z"} {
+	for _, s := range []string{"layernorm", "powernorm:alpha_fwd=0.95,warmup=4000", "adanorm:c=2,k=0.1,conv=c", "pn-v:alpha=0.99", "batchnorm:momentum=0.1,groups=2", "groupnorm:groups=4,eps=1e-6", "instancenorm:running=1,momentum=0.2", ":", "x:y=z"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

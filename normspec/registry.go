@@ -41,6 +41,13 @@ var registry = [numKinds]VariantInfo{
 		{"groups", "attention heads (1 outside a Transformer)", "GroupScaling groups; d must be divisible by it"},
 		{"bwd", "code", "backward divisor: code (ψ_B) or paper (ψ_{t-1})"},
 		optEps}},
+	GroupNorm: {"groupnorm", "GroupNorm: per sample and group of d/G features (over H·W on images, per row on tokens), γ and β", []OptionInfo{
+		{"groups", "32", "groups G, clamped to the channels d, which G must divide; on token rows groups=1 is layernorm"},
+		optEps}},
+	InstanceNorm: {"instancenorm", "InstanceNorm: per sample and feature over its positions (H·W, or a sequence's real tokens), γ and β", []OptionInfo{
+		{"running", "0", "1: keep running mean/variance of the instances and use them in inference (PyTorch's track_running_stats)"},
+		{"momentum", "0.1", "running-statistics momentum in (0,1), with running=1"},
+		optEps}},
 }
 
 // Variants lists every variant with its options, in registry order.

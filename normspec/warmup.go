@@ -21,7 +21,9 @@ func (c Config) WarmupSteps() int {
 
 // WarmupRate is the EMA rate of the variant's own running statistics:
 // batchnorm's momentum, 1−α_fwd for pn-v and powernorm, 0 for variants
-// without running statistics.
+// without running statistics. instancenorm:running=1 keeps some, but they
+// average per-instance statistics, so its distances are against shadows
+// (NORMS.md §8) and it has no window either.
 func (c Config) WarmupRate() float64 {
 	switch c.Kind {
 	case BatchNorm:

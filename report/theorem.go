@@ -25,7 +25,7 @@ type TheoremCheck struct {
 }
 
 // theoremClaims maps registry names to Theorem 1's mean(dx) (NORMS.md §1;
-// layernorm and adanorm share layernorm-simple's mean-free backward).
+// layernorm, adanorm and the zoo share layernorm-simple's mean-free backward).
 var theoremClaims = map[string]struct {
 	claim    string
 	meanZero bool
@@ -36,6 +36,10 @@ var theoremClaims = map[string]struct {
 	"detach-variance":  {"mean(dx) = 0, var(dx) = var(g)/D²", true},
 	"detachnorm":       {"mean(dx) = ḡ/D, var(dx) = var(g)/D²", false},
 	"detach-mean":      {"mean(dx) = ḡ/D, var(dx) ≤ var(g)/D²", false},
+	// The zoo's moments are per normalization unit (NORMS.md §8), and its
+	// backward is layernorm's over the unit.
+	"groupnorm":    {"mean(dx) = 0 over each unit (layernorm's backward per group)", true},
+	"instancenorm": {"mean(dx) = 0 over each unit (layernorm's backward per sample and feature)", true},
 }
 
 func theoremCheck(g *Group, l int) TheoremCheck {

@@ -44,6 +44,11 @@ case $rc in
 *) echo "python tests failed (pytest exit $rc)" ;;
 esac
 if [[ $rc -eq 0 && $# -eq 0 ]]; then
+	# The README's Debian install recipe, as written, into a throw-away venv,
+	# and the wheel CI keeps (PYTHON_DIST, default ci-artifacts/python).
+	bash scripts/python-install-check.sh || rc=1
+fi
+if [[ $rc -eq 0 && $# -eq 0 ]]; then
 	if command -v tmux >/dev/null; then
 		bash scripts/e2e-python-tmux.sh || rc=1
 	else

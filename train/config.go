@@ -158,7 +158,8 @@ func (c Config) Validate() error {
 	return err
 }
 
-// VariantError is a variant spec of Config.Variants that does not parse.
+// VariantError is a variant spec of Config.Variants that does not parse,
+// or (from NewRunner) that does not fit a site of the model.
 type VariantError struct {
 	Spec string
 	Err  error // normspec.Parse's, naming the variant or option at fault

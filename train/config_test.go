@@ -25,7 +25,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"unknown model", func(c *Config) { c.Model = "rnn" }, `model "rnn"`},
 		{"wrong data", func(c *Config) { c.Data = "mnist" }, "trains on text"},
-		{"unknown variant", func(c *Config) { c.Variants = []string{"layernorm", "groupnorm"} }, `variant "groupnorm"`},
+		{"unknown variant", func(c *Config) { c.Variants = []string{"layernorm", "weightnorm"} }, `variant "weightnorm"`},
 		{"bad option", func(c *Config) { c.Variants = []string{"powernorm:alpha_fwd=7"} }, "powernorm"},
 		{"no variants", func(c *Config) { c.Variants = nil }, "variants"},
 		{"negative steps", func(c *Config) { c.Steps = -1 }, "steps -1"},

@@ -88,22 +88,25 @@ func (m *transformer) colStds(weight string) []float64 {
 	return s
 }
 
-// Sites are the norm sites in the order the forward pass applies them.
+// Sites are one per norm, in the order the forward pass applies them; a
+// sample is one sequence of seq rows (encode lays the [B·T, d] rows out
+// sample-major: row i is position i mod seq of sequence i / seq).
 func (m *transformer) Sites() []site {
+	at := func(name string) site { return site{Name: name, D: m.d, Heads: m.heads, SampleRows: m.seq} }
 	var s []site
 	for i := 0; i < m.layers; i++ {
 		p := fmt.Sprintf("block%d.", i)
-		s = append(s, site{p + "ln1", m.d, m.heads})
+		s = append(s, at(p+"ln1"))
 		if m.placement == PlaceSandwich {
-			s = append(s, site{p + "ln1b", m.d, m.heads})
+			s = append(s, at(p+"ln1b"))
 		}
-		s = append(s, site{p + "ln2", m.d, m.heads})
+		s = append(s, at(p+"ln2"))
 		if m.placement == PlaceSandwich {
-			s = append(s, site{p + "ln2b", m.d, m.heads})
+			s = append(s, at(p+"ln2b"))
 		}
 	}
 	if m.placement.finalNorm() {
-		s = append(s, site{"final", m.d, m.heads})
+		s = append(s, at("final"))
 	}
 	return s
 }

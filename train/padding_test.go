@@ -79,16 +79,16 @@ func tinyClassifier(t *testing.T) Config {
 
 // TestPaddingIsInvisible: what stands in the padding positions of a batch
 // (token ids there) changes neither the loss nor any gradient, for every
-// norm family (per-row, per-feature with and without the mean, PowerNorm):
-// the mask reaches attention, the norm statistics, the loss and the
-// pooling. A mask that failed anywhere would let the padding's embeddings
-// leak in.
+// norm family (per-row, per-feature with and without the mean, PowerNorm,
+// the norm zoo's per-sample units): the mask reaches attention, the norm
+// statistics, the loss and the pooling. A mask that failed anywhere would
+// let the padding's embeddings leak in.
 func TestPaddingIsInvisible(t *testing.T) {
 	for _, mk := range []struct {
 		name string
 		cfg  func(*testing.T) Config
 	}{{"words", tinyWords}, {"classifier", tinyClassifier}} {
-		for _, variant := range []string{"layernorm", "batchnorm", "pn-v", "powernorm", "adanorm"} {
+		for _, variant := range []string{"layernorm", "batchnorm", "pn-v", "powernorm", "adanorm", "groupnorm:groups=4", "instancenorm"} {
 			t.Run(mk.name+"/"+variant, func(t *testing.T) {
 				c := mk.cfg(t)
 				c.Variants, c.Dtype = []string{variant}, "float64"

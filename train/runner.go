@@ -78,6 +78,9 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	case ModelClassifier:
 		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 	}
+	if err := checkSites(cfg, specs, r.model, r.dtype()); err != nil {
+		return nil, err
+	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
 		if cfg.Epochs > MaxSteps/src.perEpoch { // checked: the product must not wrap
@@ -132,7 +135,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	bySite := map[string]*norm.Layer{}
 	var names []string
 	for _, s := range r.model.Sites() {
-		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt})
+		l, err := norm.NewLayer(ncfg, normSite(s, c.Warmup, dt))
 		if err != nil {
 			return nil, fmt.Errorf("site %s: %w", s.Name, err)
 		}

@@ -183,7 +183,8 @@ func TestVersionAndVariants(t *testing.T) {
 		t.Fatalf("variants: exit %d, %s", res.code, res.stderr)
 	}
 	for _, name := range []string{"none", "layernorm", "layernorm-simple", "detachnorm", "detach-mean",
-		"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm", "alpha_fwd=", "warmup="} {
+		"detach-variance", "adanorm", "rmsnorm", "batchnorm", "pn-v", "powernorm", "alpha_fwd=", "warmup=",
+		"groupnorm", "groups=32", "instancenorm"} {
 		if !strings.Contains(res.stdout, name) {
 			t.Errorf("variants output lacks %q:\n%s", name, res.stdout)
 		}

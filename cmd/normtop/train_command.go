@@ -45,6 +45,10 @@ func runTrain(args []string, st streams) error {
 		if errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps) {
 			return usageError(trainHelpHint, err)
 		}
+		var ve *train.VariantError // a variant that does not fit the model's sites
+		if errors.As(err, &ve) {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
+		}
 		return err
 	}
 	meta := runner.Meta()

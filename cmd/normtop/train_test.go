@@ -88,6 +88,18 @@ func TestRunFileCannotBeWritten(t *testing.T) {
 	checkOneLine(t, "--record under a plain file", res, exitFailure, "plainfile/run.ntr")
 }
 
+// TestVariantMisfitIsUsageError: a variant that parses but cannot sit at
+// the model's sites is one line and exit 2, and no run file.
+func TestVariantMisfitIsUsageError(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"train", "--steps", "2", "--headless"}, tinyTransformer...)
+	res := normtop(t, dir, append(args, "--variants", "layernorm,groupnorm:groups=3")...)
+	checkOneLine(t, "groupnorm:groups=3 at d=16", res, exitUsage, "groupnorm:groups=3", "block0.ln1", "groups=3 does not divide d=16", "normtop variants")
+	if runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.ntr")); len(runs) > 0 {
+		t.Errorf("a run file was created for a run that never started: %v", runs)
+	}
+}
+
 func TestShortRunRecordsAndLinksLatest(t *testing.T) {
 	dir := t.TempDir()
 	args := append([]string{"train", "--steps", "30", "--log-every", "10"}, tinyTransformer...)

@@ -14,7 +14,12 @@ import torch
 from torch import nn
 
 LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM = "layernorm", "rmsnorm", "batchnorm", "groupnorm"
-KINDS = (LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM)
+INSTANCENORM = "instancenorm"
+KINDS = (LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM, INSTANCENORM)
+# The kinds whose normalization rows are (sample, group of channels) over
+# all the sample's positions: InstanceNorm is GroupNorm with one group per
+# channel (NORMS.md §8).
+PER_SAMPLE = (GROUPNORM, INSTANCENORM)
 
 
 def kind_of(module):
@@ -25,6 +30,8 @@ def kind_of(module):
         return BATCHNORM
     if isinstance(module, nn.GroupNorm):
         return GROUPNORM
+    if isinstance(module, nn.modules.instancenorm._InstanceNorm):  # InstanceNorm1d/2d/3d
+        return INSTANCENORM
     if type(module).__name__ == "RMSNorm":  # torch ≥ 2.4's nn.RMSNorm, and most hand-written ones
         return RMSNORM
     return None
@@ -61,6 +68,10 @@ class Site:
                 ns = (ns,)
             self.norm_shape = tuple(ns) if ns is not None else None
         self.groups = int(getattr(module, "num_groups", 1)) if kind == GROUPNORM else 1
+        # InstanceNorm{1,2,3}d: the dims of one sample ([C, L] is 2); a
+        # module declared "instancenorm" by hand is taken as batched.
+        nb = getattr(module, "_get_no_batch_dim", None)
+        self.instance_dims = nb() if kind == INSTANCENORM and callable(nb) else -1
         # BatchNorm's own running statistics (spec §5: distances use them).
         self.has_running = kind == BATCHNORM and isinstance(getattr(module, "running_mean", None), torch.Tensor)
         self._flat = {}
@@ -82,19 +93,56 @@ class Site:
             self._flat[key] = (ptr, f)
         return f
 
+    def batched(self, x):
+        """x with its batch dimension: InstanceNorm also takes one sample
+        without it ([C, L] for InstanceNorm1d), which is a batch of one."""
+        if self.kind == INSTANCENORM and x.dim() == self.instance_dims:
+            return x.unsqueeze(0)
+        return x
+
+    def row_groups(self, x):
+        """Normalization rows per sample: GroupNorm's groups, InstanceNorm's
+        channels."""
+        return x.shape[1] if self.kind == INSTANCENORM else self.groups
+
     def width(self, x):
         """d of the normalization rows (features normalized together)."""
         if self.kind in (LAYERNORM, RMSNORM):
             if self.norm_shape is None:
                 return x.shape[-1]
             return math.prod(self.norm_shape)
-        if self.kind == GROUPNORM:
-            return x[0].numel() // self.groups
+        if self.kind in PER_SAMPLE:
+            return x[0].numel() // self.row_groups(x)
         return x.shape[1] if x.dim() > 1 else 1
 
+    def features(self):
+        """The layer's width from the module alone (no input seen yet):
+        features normalized together for LayerNorm/RMSNorm, channels for
+        BatchNorm, GroupNorm and InstanceNorm; 0 when the module does not say."""
+        m = self.module
+        if self.kind in (LAYERNORM, RMSNORM):
+            return math.prod(self.norm_shape) if self.norm_shape is not None else 0
+        for attr in ("num_features", "num_channels"):
+            v = getattr(m, attr, None)
+            if isinstance(v, int):
+                return v
+        return self.weight.numel() if self.weight is not None else 0
+
+    def positions(self, x):
+        """The shape of the input's positions, the leading dims a mask
+        marks: x's dims before the normalized ones for LayerNorm/RMSNorm,
+        (N, *spatial) for BatchNorm, (N,) for GroupNorm and InstanceNorm."""
+        if self.kind in (LAYERNORM, RMSNORM):
+            k = len(self.norm_shape) if self.norm_shape is not None else 1
+            return tuple(x.shape[:x.dim() - k])
+        if self.kind in PER_SAMPLE or x.dim() < 2:
+            return tuple(x.shape[:1])
+        return (x.shape[0],) + tuple(x.shape[2:])
+
     def feature_view(self, x):
-        """The input as [positions, features]: channels last for BatchNorm and
-        GroupNorm, the normalized dims flattened for LayerNorm/RMSNorm."""
+        """The input as [positions, features]: channels last for BatchNorm,
+        GroupNorm and InstanceNorm, the normalized dims flattened for
+        LayerNorm/RMSNorm."""
         if self.kind in (LAYERNORM, RMSNORM):
             d = self.width(x)
             return x if x.dim() == 2 and x.shape[1] == d else x.reshape(-1, d)
@@ -107,8 +155,8 @@ class Site:
 
     def row_view(self, x):
         """The input as normalization rows [rows, d]."""
-        if self.kind == GROUPNORM:
-            return x.reshape(x.shape[0] * self.groups, -1)
+        if self.kind in PER_SAMPLE:
+            return x.reshape(x.shape[0] * self.row_groups(x), -1)
         return self.feature_view(x)
 
     def row_gamma(self, x):
@@ -116,10 +164,10 @@ class Site:
         w = self.weight
         if w is None:
             return None
-        if self.kind == GROUPNORM:
+        if self.kind in PER_SAMPLE:
             c = x.shape[1]
             spatial = x[0, 0].numel()
-            return self.flat("weight", w).reshape(c, 1).expand(c, spatial).reshape(self.groups, -1)
+            return self.flat("weight", w).reshape(c, 1).expand(c, spatial).reshape(self.row_groups(x), -1)
         return self.flat("weight", w)
 
     def feature_gamma(self):
@@ -133,7 +181,7 @@ def find_sites(model, modules=None):
     modules, when given, adds modules the automatic search does not know:
     a list of module names (qualified, as model.named_modules() gives them)
     or module objects, or a dict from either to a kind ("layernorm",
-    "rmsnorm", "batchnorm", "groupnorm"); a name or object alone takes the
+    "rmsnorm", "batchnorm", "groupnorm", "instancenorm"); a name or object alone takes the
     kind from its class (kind_of) and must then be a known class.
     """
     by_obj = {}

@@ -44,18 +44,37 @@ def rfc3339(t):
     return t.astimezone(datetime.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+IF_EXISTS = ("error", "suffix")
+MAX_SUFFIX = 9999
+
+
+def _create(path, if_exists):
+    """Creates the stream file, never appending to or replacing another
+    run's (O_EXCL). An existing path is an error, or with if_exists="suffix"
+    the first free path.<k> before the extension (runs/a.jsonl → runs/a.1.jsonl)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
+    root, ext = os.path.splitext(path)
+    for k in range(MAX_SUFFIX + 1):
+        p = path if k == 0 else f"{root}.{k}{ext}"
+        try:
+            return os.open(p, flags, 0o644), p
+        except FileExistsError:
+            if if_exists == "error":
+                raise FileExistsError(f"normtop: stream {path} already exists; pass a new path, or "
+                                      "if_exists=\"suffix\" to write the next free one") from None
+    raise FileExistsError(f"normtop: stream {path} and {MAX_SUFFIX} suffixed paths already exist")
+
+
 class StreamWriter:
     """Writes one stream file. Not thread-safe; one writer per file."""
 
-    def __init__(self, path, meta, streams=None):
+    def __init__(self, path, meta, streams=None, if_exists="error"):
+        if if_exists not in IF_EXISTS:
+            raise ValueError(f"normtop: if_exists={if_exists!r}; valid: {', '.join(IF_EXISTS)}")
         d = os.path.dirname(path)
         if d:
             os.makedirs(d, exist_ok=True)
-        # O_EXCL: never append to, or clobber, another run's stream.
-        try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        except FileExistsError:
-            raise FileExistsError(f"normtop: stream {path} already exists; pass a new path") from None
+        self._fd, path = _create(path, if_exists)
         try:
             fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

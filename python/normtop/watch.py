@@ -6,12 +6,13 @@ import math
 import os
 import time
 import uuid
+import warnings
 
 import torch
 
 from . import finish as F
 from . import probes as P
-from .sites import BATCHNORM, GROUPNORM, RMSNORM, find_sites
+from .sites import BATCHNORM, PER_SAMPLE, RMSNORM, find_sites
 from .stream import PROBES, StreamWriter, num, rfc3339
 
 DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
@@ -24,6 +25,20 @@ _NATIVE_NODES = {"NativeLayerNormBackward0", "NativeBatchNormBackward0", "CudnnB
                  "MiopenBatchNormBackward0", "NativeGroupNormBackward0"}
 
 
+class _Call:
+    """One training forward of a watched module in a due step and the
+    backward that belongs to it. A module may run several times in one step
+    (weight sharing, ALBERT-style reuse, a siamese BatchNorm); each run keeps
+    its own forward vectors, so a backward is never combined with another
+    run's statistics."""
+
+    __slots__ = ("fwd", "bwd", "x", "w_feat", "w_row", "masked")
+
+    def __init__(self, fwd, x, w_feat, w_row, masked):
+        self.fwd, self.bwd, self.masked = fwd, None, masked
+        self.x, self.w_feat, self.w_row = x, w_feat, w_row  # kept for a full backward hook only
+
+
 class _LayerState:
     """What one site of one variant carries between hooks and steps."""
 
@@ -33,10 +48,28 @@ class _LayerState:
         # tensor its group shares (finish.py); fresh: not yet started, per statistic.
         self.shadow_of, self.shadow_at, self.fresh = None, 0, [True, True, True]
         self.own = None  # BatchNorm's running μ, σ² before this batch ([2, C])
-        self.x = self.w_feat = self.w_row = None  # saved by the forward for the backward
-        self.fwd = self.bwd = None  # this step's vectors, turned into probes by finish()
+        self.calls = []  # this step's runs of the module (_Call), in forward order
+        self.fwd = self.bwd = None  # the reported run's vectors, turned into probes by finish()
         self.native = isinstance(site.module, _NATIVE_MODULES)  # heard through its autograd node
         self.full_hook = None  # the full backward hook while due, for the others
+        self.warned = set()  # the warnings already given for this layer (once each)
+
+    def warn_once(self, key, msg):
+        if key not in self.warned:
+            self.warned.add(key)
+            warnings.warn(f"normtop: layer {self.site.name}: {msg}", RuntimeWarning, stacklevel=3)
+
+    def reported(self):
+        """The run of this step the frame reports: the last forward that
+        also had its backward (for a module run once, that run). A forward
+        without a backward (an evaluation pass in train mode with gradients
+        on) is never reported and never moves a shadow."""
+        done = [c for c in self.calls if c.bwd is not None]
+        if len(done) > 1:
+            self.warn_once("calls", f"ran {len(done)} times in one step (a shared module); its probes "
+                                    "are those of the last run, paired with that run's own backward")
+        self.calls = []
+        return done[-1] if done else None
 
 
 class _Variant:
@@ -56,6 +89,9 @@ class _Variant:
         self.losses_since_eval = []
         self.mask = None
         self.mask_on = {}  # (device, dtype) → the mask there, made once per set_mask
+        self.mask_used = False  # a mask was set in an earlier step (log() clears it)
+        self.last_given = self.last_recorded = self.step_offset = 0  # steps as given and as recorded
+        self.step_warned = False
 
     def attach(self, layer_index):
         for s in self.sites:
@@ -95,12 +131,22 @@ class _Variant:
         return self.due and module.training and torch.is_grad_enabled()
 
     def _weights(self, st, x):
-        """Real-row weights for the per-feature view and the normalization
-        rows of x, from the mask the user set (None: every row is real)."""
+        """Real-row weights (w_feat, w_row) for the per-feature view and the
+        normalization rows of x, from the mask the user set (None, None: every
+        row is real); None when the mask does not fit this input, and the
+        layer is skipped this step with one warning."""
         m = self.mask
         if m is None:
             return None, None
         s = st.site
+        lead = s.positions(x)
+        per_sample = tuple(m.shape) == tuple(x.shape[:1])
+        if tuple(m.shape) != lead and not per_sample and not (len(lead) == 1 and m.numel() == lead[0]):
+            st.warn_once(("mask", tuple(m.shape), lead),
+                         f"the mask's shape {list(m.shape)} fits neither the input's positions {list(lead)} "
+                         f"nor its {x.shape[0]} samples; the layer is skipped this step (a mask left from "
+                         "another batch? set_mask() before each forward, with one flag per position or sample)")
+            return None
         key = (x.device, self._acc(x))
         on = self.mask_on.get(key)
         if on is None:  # one copy per device and step, not one per layer (a copy to a GPU waits for it)
@@ -108,13 +154,13 @@ class _Variant:
         m = on
         feat_rows = s.feature_view(x).shape[0]
         norm_rows = s.row_view(x).shape[0]
-        if m.numel() == feat_rows and s.kind != GROUPNORM:
-            return m, m
-        if x.dim() > 0 and m.numel() == x.shape[0]:  # one flag per sample
+        if per_sample:  # one flag per sample
             return (m.repeat_interleave(feat_rows // x.shape[0]),
                     m.repeat_interleave(norm_rows // x.shape[0]))
-        raise ValueError(f"normtop: layer {s.name}: the mask has {m.numel()} entries but the "
-                         f"layer's input has {feat_rows} positions ({x.shape[0]} samples)")
+        if s.kind in PER_SAMPLE:  # GroupNorm/InstanceNorm normalize whole samples: a flag per position cannot apply
+            st.warn_once("gnmask", f"{s.kind} takes one mask flag per sample; the layer is skipped this step")
+            return None
+        return m, m
 
     def _pre_hook(self, st):
         def hook(module, inputs):
@@ -130,33 +176,32 @@ class _Variant:
         def hook(module, inputs, output):
             if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
-            x = inputs[0].detach()
+            x = st.site.batched(inputs[0].detach())
             fn = getattr(output, "grad_fn", None)
             node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
             with torch.no_grad():
-                self._forward(st, x, node)
+                call = self._forward(st, x, node)
+            if call is None:  # the layer is skipped this step (a mask that does not fit)
+                return
             if node is not None:
                 mean = None if st.site.kind == BATCHNORM else _saved(node, "_saved_result1", self._acc(x))
-                node.register_hook(self._node_hook(st, x, st.w_feat, st.w_row, mean))
-                st.x = None
+                node.register_hook(self._node_hook(st, call, x, mean))
             elif st.native:
                 # Not one native node after all (a subclass, autocast, ...):
                 # from the next due step on, a full backward hook.
                 st.native = False
-                st.x = None
+                st.calls.remove(call)
+            else:
+                call.x = x  # the full backward hook reads it
         return hook
 
-    def _node_hook(self, st, x, w_feat, w_row, mean):
+    def _node_hook(self, st, call, x, mean):
         def hook(grad_inputs, grad_outputs):
             g = grad_outputs[0] if grad_outputs else None
             dx = grad_inputs[0] if grad_inputs else None
-            if isinstance(g, torch.Tensor) and g.shape == x.shape and st.fwd is not None:
-                st.x, st.w_feat, st.w_row = x, w_feat, w_row
-                try:
-                    with torch.no_grad():  # no graph is recorded: g and dx need no detach
-                        self._backward(st, g, dx if isinstance(dx, torch.Tensor) else None, mean)
-                finally:
-                    st.x = st.w_feat = st.w_row = None
+            if isinstance(g, torch.Tensor) and g.shape == x.shape:
+                with torch.no_grad():  # no graph is recorded: g and dx need no detach
+                    self._backward(st, call, x, g, dx if isinstance(dx, torch.Tensor) else None, mean)
         return hook
 
     def _ones(self, d, dtype, device):
@@ -174,12 +219,18 @@ class _Variant:
         return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
 
     def _forward(self, st, x, node):
+        """The forward vectors of one run of the module, as a _Call added to
+        this step's runs; None when the layer is skipped this step."""
         # Only the passes over the activation happen here; the per-layer
         # arithmetic on the resulting vectors runs batched over all layers
         # in finish() (a handful of ops per step instead of dozens per layer).
         s = st.site
         acc = self._acc(x)
-        w_feat, w_row = self._weights(st, x)
+        weights = self._weights(st, x)
+        if weights is None:
+            st.own = None
+            return None
+        w_feat, w_row = weights
         xf = _as(s.feature_view(x), acc)
         own_stats = None
         # Only the native kernel's node is known here to save μ_B and 1/√(σ²+ε)
@@ -204,36 +255,45 @@ class _Variant:
             params = _as(torch.cat(params), acc)  # a snapshot: the optimizer changes them in place
         own = st.own
         st.own = None
-        st.fwd = (sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats)
-        st.x, st.w_feat, st.w_row = x, w_feat, w_row
-        self.touched = True
+        call = _Call((sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats), None, w_feat, w_row,
+                     self.mask is not None)
+        st.calls.append(call)
+        return call
 
     def _bwd_hook(self, st):
         def hook(module, grad_input, grad_output):
-            if st.x is None:
+            # A full backward hook does not say which run of the module it
+            # belongs to. Autograd runs a module's backwards in the reverse
+            # order of its forwards (later nodes first), so it is the last
+            # run still waiting for one; the shape check guards the pairing.
+            call = next((c for c in reversed(st.calls) if c.bwd is None and c.x is not None), None)
+            if call is None:
                 return
-            try:
-                g = grad_output[0] if grad_output else None
-                dx = grad_input[0] if grad_input else None
-                if isinstance(g, torch.Tensor) and g.shape == st.x.shape:
-                    with torch.no_grad():
-                        self._backward(st, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
-            finally:
-                st.x = st.w_feat = st.w_row = None
+            x, call.x = call.x, None
+            g = grad_output[0] if grad_output else None
+            dx = grad_input[0] if grad_input else None
+            if isinstance(g, torch.Tensor):
+                g = st.site.batched(g)
+            if isinstance(dx, torch.Tensor):
+                dx = st.site.batched(dx)
+            if isinstance(g, torch.Tensor) and g.shape == x.shape:
+                with torch.no_grad():
+                    self._backward(st, call, x, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
         return hook
 
-    def _backward(self, st, g, dx, mean=None):
-        """mean: the rows' μ the layer saved for its own backward, or None."""
-        s, x = st.site, st.x
+    def _backward(self, st, call, x, g, dx, mean=None):
+        """The backward vectors of one run (call) of the module, whose input
+        was x. mean: the rows' μ the layer saved for its own backward, or None."""
+        s = st.site
         acc = self._acc(x)
         if s.kind == BATCHNORM:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
-            sums, sq, _, n, _, _, own_stats = st.fwd
+            sums, sq, _, n, _, _, own_stats = call.fwd
             ones = self._ones(gr.shape[1], acc, gr.device)
-            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), st.w_feat, n, sums, sq, s.eps, own_stats)
+            gmu, rows = P.batchnorm_grad_rows(xf, gr, s.feature_gamma(), call.w_feat, n, sums, sq, s.eps, own_stats)
             vecs = [rows] + P.moment_sums(gr, ones)
-            w = st.w_feat
+            w = call.w_feat
         else:
             xr, gr = _as(s.row_view(x), acc), _as(s.row_view(g), acc)
             dxr = None if dx is None else _as(s.row_view(dx), acc)
@@ -249,16 +309,22 @@ class _Variant:
                 vecs[-2:] = P.moment_sums(gr, ones)
             else:
                 vecs = P.row_grad_sums(xr, gr, gam, s.kind == RMSNORM, ones, mean)
-            gmu, w = None, st.w_row
+            gmu, w = None, call.w_row
         if dxr is not None:
             vecs += P.moment_sums(dxr, ones)
-        st.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
+        call.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
         self.touched = True
 
     def finish(self, copy, out):
         """Adds this step's probe values to copy: batched over the layers of
         one kind and shape (finish.py), written into out's rows once the
         copy has reached the host. What is not measured stays NaN."""
+        for st in self.states:
+            call = st.reported()
+            st.fwd, st.bwd = (call.fwd, call.bwd) if call is not None else (None, None)
+            if call is not None and self.mask_used and not call.masked:
+                st.warn_once("nomask", "a step without a mask after steps with one: set_mask() holds for one "
+                                       "step (log() clears it); call it before each step's forward")
         fw = [st for st in self.states if st.fwd is not None]
         bw = [st for st in self.states if st.bwd is not None]
         for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
@@ -275,10 +341,13 @@ class _Variant:
         in the same copy (the train loss)."""
         out = None
         copy = F.Copy()
-        if self.touched:
+        if self.touched:  # some run of a layer had its backward: a training step was measured
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
             self.finish(copy, out)
             self.touched = False
+        else:
+            for st in self.states:  # forwards without a backward: not a training step
+                st.calls = []
         return out, copy.run(extra)
 
 
@@ -313,7 +382,7 @@ class Run:
 
     def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
                  momentum=DEFAULT_MOMENTUM, precision="input", run_id=None, model_name=None,
-                 data="", metric="", config=None, streams=None, rank=None):
+                 data="", metric="", config=None, streams=None, rank=None, if_exists="error", system=False):
         if not isinstance(every, int) or every < 1:
             raise ValueError(f"normtop: every={every!r}: want an integer ≥ 1")
         if not isinstance(spectrum_every, int) or spectrum_every < 0:
@@ -329,6 +398,11 @@ class Run:
             models = {type(models).__name__: models}
         if not models:
             raise ValueError("normtop: no model to watch")
+        for m in models.values():
+            if isinstance(m, torch.jit.ScriptModule):
+                raise ValueError("normtop: the model is a TorchScript module (torch.jit.script or trace), which "
+                                 "takes no Python hooks; watch the eager model (call watch() before scripting, "
+                                 "or train the eager copy)")
         self.variants = [_Variant(self, i, str(k), m, modules) for i, (k, m) in enumerate(models.items())]
         self.layers = []
         for v in self.variants:
@@ -337,7 +411,7 @@ class Run:
                     self.layers.append(s.name)
         if not self.layers:
             raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
-                             "RMSNorm); name yours with modules=[...]")
+                             "InstanceNorm, RMSNorm); name yours with modules=[...]")
         self.embeddings = [self._find_embedding(v.model, embedding) for v in self.variants]
         self.start = time.time()
         start = datetime.datetime.now(datetime.timezone.utc)
@@ -346,6 +420,7 @@ class Run:
                "precision": precision}
         if rank is not None:
             cfg["rank"] = str(rank)
+        cfg.update(self._layer_facts())
         for k, v in (config or {}).items():
             cfg[str(k)] = str(v)
         first = self.variants[0].model
@@ -360,8 +435,9 @@ class Run:
             "Config": cfg,
         }
         self.meta = meta
-        self.writer = StreamWriter(path, meta, streams)
-        self.path = path
+        self.writer = StreamWriter(path, meta, streams, if_exists)
+        self.path = self.writer.path
+        self.system = bool(system)
         index = {n: i for i, n in enumerate(self.layers)}
         for v in self.variants:
             v.attach(index)
@@ -377,6 +453,32 @@ class Run:
                 self.close("interrupted")
             except Exception:  # the interpreter is going away; never mask its own error
                 pass
+
+    def _layer_facts(self):
+        """What the header says of each layer, so that a reader knows which
+        layers keep running statistics and at what rate (report's start-up
+        window), without guessing from the variant's name: layer.<name>.kind,
+        .d (features normalized or channels), .momentum (BatchNorm's own
+        rate; "cumulative" for momentum=None), .eps; embedding_d and
+        embedding_rows for the spectrum."""
+        out = {}
+        for v in self.variants:
+            for s in v.sites:
+                key = f"layer.{s.name}."
+                if key + "kind" in out:
+                    continue
+                out[key + "kind"] = s.kind
+                d = s.features()
+                if d:
+                    out[key + "d"] = str(d)
+                out[key + "eps"] = repr(s.eps)
+                if s.has_running:
+                    m = getattr(s.module, "momentum", None)
+                    out[key + "momentum"] = "cumulative" if m is None else repr(float(m))
+        emb = next((e for e in self.embeddings if e is not None), None)
+        if emb is not None and emb.dim() == 2:
+            out["embedding_rows"], out["embedding_d"] = str(emb.shape[0]), str(emb.shape[1])
+        return out
 
     @staticmethod
     def _find_embedding(model, embedding):
@@ -407,10 +509,15 @@ class Run:
         raise ValueError(f"normtop: no variant {variant!r}; have {', '.join(v.name for v in self.variants)}")
 
     def set_mask(self, mask, variant=None):
-        """Marks the real rows (True/1) of the next forward passes; padding
-        rows are left out of every statistic. The mask has one entry per
-        position of the normalization layers' inputs (e.g. [batch, seq] for
-        a [batch, seq, d] LayerNorm input) or one per sample. None clears it."""
+        """Marks the real rows (True/1) of this step's forward passes;
+        padding rows are left out of every statistic. The mask's shape is the
+        positions of the normalization layers' inputs (e.g. [batch, seq] for
+        a [batch, seq, d] LayerNorm input, [batch, H, W] for BatchNorm2d; any
+        layout with the same number of entries where the layer's input is
+        flattened to [rows, d]) or one flag per sample ([batch]). A layer
+        whose input it does not fit is skipped for the step with one
+        warning. log() clears it: set it before each step's forward. None
+        clears it now."""
         vs = self.variants if variant is None else [self._variant(variant)]
         for v in vs:
             v.mask = None if mask is None else mask.detach()
@@ -425,7 +532,7 @@ class Run:
         if self.closed:
             raise RuntimeError("normtop: log() after close()")
         v = self._variant(variant)
-        step = int(step)
+        step = self._recorded_step(v, int(step))
         layers, tl = v.take(train_loss if isinstance(train_loss, torch.Tensor) else None)
         if train_loss is not None and not isinstance(train_loss, torch.Tensor):
             tl = float(train_loss)
@@ -434,12 +541,16 @@ class Run:
             if p is not None:
                 self.writer.frame(self._line(v, p))
             now = time.time()
-            rate = 0.0
+            rate, wall = 0.0, math.nan
             if v.last_time is not None and step > v.last_step and now > v.last_time:
-                rate = (step - v.last_step) / (now - v.last_time)
+                wall = (now - v.last_time) / (step - v.last_step)
+                rate = 1 / wall
             v.last_time, v.last_step = now, step
             p = v.pending = {"step": step, "epoch": 0.0, "train_loss": math.nan, "layers": None,
                              "eval": None, "spectrum": None, "elapsed": now - self.start, "rate": rate}
+            if self.system:
+                p["wall"] = wall
+                p["system"] = self._system(v, p)
         if epoch is not None:
             p["epoch"] = float(epoch)
         if tl is not None:
@@ -461,7 +572,40 @@ class Run:
         if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
             sig, er = P.spectrum(emb)
             p["spectrum"] = {"step": step, "sigma": [num(x) for x in sig.cpu().tolist()], "eff_rank": num(float(er))}
+        if v.mask is not None:  # a mask holds for one step: never for another batch
+            v.mask, v.mask_on, v.mask_used = None, {}, True
         v.set_due(self._due(step + 1))
+
+    def _recorded_step(self, v, step):
+        """The step the stream records for the step the script gives. Steps
+        must grow (the same step again adds to its line); a step below the
+        last one (a counter that restarts each epoch: 1,2,3,1,2,3) is
+        numbered on from the last recorded step, with one warning, so that no
+        step is written twice or backwards."""
+        if step < v.last_given:
+            if not v.step_warned:
+                v.step_warned = True
+                warnings.warn(f"normtop: variant {v.name}: step {step} after step {v.last_given}: steps must "
+                              f"grow (a counter that restarts each epoch?); normtop numbers them on from "
+                              f"{v.last_recorded}: pass a global step to silence this", RuntimeWarning, stacklevel=3)
+            v.step_offset = v.last_recorded
+        v.last_given = step
+        v.last_recorded = max(v.last_recorded, step + v.step_offset)
+        return step + v.step_offset
+
+    def _system(self, v, p):
+        """The process's resources at this step (watch(system=True)): wall
+        seconds since the previous step's log, resident memory, and the
+        peak CUDA memory where CUDA is in use."""
+        out = {"wall_s": num(p["wall"])}
+        try:
+            with open("/proc/self/statm") as f:
+                out["rss_bytes"] = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            pass
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            out["cuda_max_bytes"] = int(torch.cuda.max_memory_allocated())
+        return out
 
     def _line(self, v, p, status="running"):
         o = {"variant": v.name, "variant_index": v.index, "step": p["step"], "epoch": num(p["epoch"]),
@@ -478,6 +622,8 @@ class Run:
             o["eval"] = p["eval"]
         if p["spectrum"] is not None:
             o["spectrum"] = p["spectrum"]
+        if p.get("system") is not None:
+            o["system"] = p["system"]
         return o
 
     def close(self, status="completed"):
@@ -559,7 +705,11 @@ def watch(model, path, every=1, modules=None, ranks=0, **kw):
     tensor or False), momentum (0.05), precision ("input": statistics in the
     input's dtype, float32 at least; "float64": always float64, as NORMS.md §0
     asks of normtop's kernels, several times slower on CPU),
-    run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config.
+    run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config,
+    if_exists ("error": an existing path is refused; "suffix": the first
+    free path.<k>, see run.path), system (False; True: each step's line
+    carries the process's wall time per step, resident memory and peak
+    CUDA memory, shown on the dashboard's config panel).
     """
     rank, world = 0, 1
     dist = torch.distributed

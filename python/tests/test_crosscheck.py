@@ -1,6 +1,9 @@
 """The same weights and batches through a PyTorch module with normtop's hook
 and through normtop's own kernels (norm/ + probes/, via tests/gocheck) give
-the same probe values: float64 to 1e-10, float32 to 1e-5 (relative)."""
+the same probe values: float64 to 1e-10, float32 to 1e-5 (relative). Also
+when the module runs twice in a step (the hook reports the last run), when
+an evaluation forward comes between steps, and when masked batches change
+size from step to step."""
 
 import json
 import subprocess
@@ -53,7 +56,15 @@ class MaskedBatchNorm(nn.Module):
         return torch.where(self.mask[:, None], y, torch.zeros_like(y))
 
 
+# How the hook side runs each step, after the module's kind (the part of the
+# test id before the first "-", or the whole id).
+SHARED, EVAL, RESIZED = "-shared", "-eval", "-resized"
+
+
 def make(kind, dtype):
+    for tag in (SHARED, EVAL, RESIZED):
+        if kind.endswith(tag):
+            kind = kind[: -len(tag)]
     if kind == "layernorm":
         return nn.LayerNorm(D, eps=1e-5).to(dtype), "layernorm", None
     if kind == "batchnorm":
@@ -67,17 +78,18 @@ def make(kind, dtype):
     raise ValueError(kind)
 
 
-def batches(dtype, masked, seed):
+def batches(dtype, masked, seed, resized=False):
     g = torch.Generator().manual_seed(seed)
     out = []
     for s in range(STEPS):
+        n = N - 4 * (s % 3) if resized else N  # 24, 20, 16, 24 rows: a batch of another size each step
         # Non-zero means and unequal scales per feature, so that every
         # statistic and distance is far from 0.
-        x = (torch.randn(N, D, generator=g) * torch.linspace(0.5, 3, D) + torch.linspace(-1, 2, D) + 0.3 * s).to(dtype)
-        gr = torch.randn(N, D, generator=g).to(dtype)
+        x = (torch.randn(n, D, generator=g) * torch.linspace(0.5, 3, D) + torch.linspace(-1, 2, D) + 0.3 * s).to(dtype)
+        gr = torch.randn(n, D, generator=g).to(dtype)
         mask = None
         if masked:
-            mask = torch.ones(N, dtype=torch.bool)
+            mask = torch.ones(n, dtype=torch.bool)
             mask[-(3 + s):] = False  # a different amount of padding each step
             if masked == "one-row" and s == 1:
                 mask[1:] = False  # one real row: no variance to fold into the shadow
@@ -94,14 +106,27 @@ def hook_side(tmp_path, kind, dtype, data, gamma, beta):
     net = nn.Sequential(mod)
     path = str(tmp_path / "s.jsonl")
     run = normtop.watch({"v": net}, path, modules=extra, spectrum_every=0)
+    decoy = torch.Generator().manual_seed(99)
     for i, (x, gr, mask) in enumerate(data, 1):
         xt = x.clone().requires_grad_()
         run.set_mask(mask)
         if isinstance(mod, MaskedBatchNorm):
             mod.mask = mask
-        y = net(xt)
-        (y * gr).sum().backward()
+        loss = 0
+        if kind.endswith(SHARED):  # the module runs first on another batch: the hook reports the last run
+            x0 = (torch.randn(x.shape, generator=decoy) * 5 - 2).to(dtype).requires_grad_()
+            loss = (net(x0) * torch.randn(x.shape, generator=decoy).to(dtype)).sum()
+        loss = loss + (net(xt) * gr).sum()
+        loss.backward()
         run.log(i, train_loss=0.0)
+        if kind.endswith(EVAL):  # a forward with gradients on and no backward, then the val log
+            # BatchNorm evaluates in eval mode (in train mode torch itself
+            # would fold the batch into its running statistics); LayerNorm
+            # stays in train mode: the hooks see it and must let it pass.
+            net.train(not kind.startswith("batchnorm"))
+            net(torch.randn(x.shape, generator=decoy).to(dtype) * 3 + 1)
+            net.train()
+            run.log(i, val_loss=1.0)
     run.close()
     _, frames, _ = read_stream(path)
     return [f["layers"]["0"] for f in frames], spec
@@ -126,15 +151,16 @@ SCALE_OF = {"dx_mean": "dx_var", "dy_mean": "dy_var", "in_mean": "in_std"}
 
 @pytest.mark.parametrize("dtype,rtol", [(torch.float64, 1e-10), (torch.float32, 1e-5)], ids=["float64", "float32"])
 @pytest.mark.parametrize("kind", ["layernorm", "batchnorm", "rmsnorm", "batchnorm-masked", "layernorm-masked",
-                                  "layernorm-one-row"])
+                                  "layernorm-one-row", "layernorm-shared", "rmsnorm-shared", "layernorm-eval",
+                                  "batchnorm-eval", "layernorm-masked-resized", "batchnorm-masked-resized"])
 def test_hook_matches_normtop_kernels(tmp_path, go_tool, kind, dtype, rtol):
-    masked = "one-row" if kind.endswith("-one-row") else kind.endswith("-masked")
-    data = batches(dtype, masked, seed=11)
+    masked = "one-row" if kind.endswith("-one-row") else "-masked" in kind
+    data = batches(dtype, masked, seed=11, resized=kind.endswith(RESIZED))
     g = torch.Generator().manual_seed(5)
     gamma = (1 + 0.3 * torch.randn(D, generator=g)).to(dtype)
     beta = (0.2 * torch.randn(D, generator=g)).to(dtype)
     hook, spec = hook_side(tmp_path, kind, dtype, data, gamma, beta)
-    has_beta = kind != "rmsnorm"
+    has_beta = not kind.startswith("rmsnorm")
     ref = go_side(go_tool, spec, dtype, data, gamma, beta, has_beta)
     compared = 0
     for step, (h, r) in enumerate(zip(hook, ref), 1):

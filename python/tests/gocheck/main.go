@@ -4,7 +4,8 @@
 // optional padding masks) as JSON on stdin, runs them through normtop's own
 // float64 reference kernels (norm.Layer.Forward64/Backward64) and turns the
 // layer's taps into probe values with probes.Collector, exactly as normtop's
-// trainer does, and prints them as JSON.
+// trainer does, and prints them as JSON, with each step's y, dx, dγ and dβ
+// (python/tests/test_zoo_fidelity.py compares those with PyTorch's).
 package main
 
 import (
@@ -26,17 +27,26 @@ type input struct {
 	Gamma []float64   `json:"gamma"`
 	Beta  []float64   `json:"beta"`
 	Steps []stepInput `json:"steps"`
+	// The site's unit fields (norm.Site): rows per sample and whether they
+	// are an image's positions; 0/false for a site of independent rows.
+	SampleRows int  `json:"sample_rows"`
+	Spatial    bool `json:"spatial"`
 }
 
 type stepInput struct {
 	X    []float64 `json:"x"`
 	G    []float64 `json:"g"`
 	Mask []bool    `json:"mask"`
+	Eval bool      `json:"eval"` // an inference step (running statistics, no update)
 }
 
 type stepOutput struct {
 	Probes map[string]*float64 `json:"probes"`
+	Y      []float64           `json:"y"`
 	Dx     []float64           `json:"dx"`
+	Dgamma []float64           `json:"dgamma"`
+	Dbeta  []float64           `json:"dbeta"`
+	State  norm.State          `json:"state"` // after the step
 }
 
 func main() {
@@ -59,7 +69,8 @@ func run() error {
 	if in.Dtype == "float32" {
 		dt = tensor.Float32
 	}
-	l, err := norm.NewLayer(cfg, norm.Site{Name: "site", D: in.D, Heads: 1, Dtype: dt})
+	l, err := norm.NewLayer(cfg, norm.Site{Name: "site", D: in.D, Heads: 1, Dtype: dt,
+		SampleRows: in.SampleRows, Spatial: in.Spatial})
 	if err != nil {
 		return err
 	}
@@ -72,6 +83,7 @@ func run() error {
 	for i, s := range in.Steps {
 		n := len(s.X) / in.D
 		l.SetMask(s.Mask)
+		l.SetTraining(!s.Eval)
 		y := make([]float64, len(s.X))
 		if err := l.Forward64(s.X, n, y); err != nil {
 			return fmt.Errorf("step %d: %v", i+1, err)
@@ -84,7 +96,10 @@ func run() error {
 		t := l.Taps()
 		d := c.Step(probes.TrainStep{Step: i + 1, Taps: []*normspec.Taps{t}, GradsFinite: true})
 		f := c.Seal(&d, probes.Running, 0)
-		o := stepOutput{Probes: map[string]*float64{}, Dx: dx}
+		o := stepOutput{Probes: map[string]*float64{}, Y: y, Dx: dx, State: l.State()}
+		if gam, _ := l.Params(); gam != nil {
+			o.Dgamma, o.Dbeta = dg, db
+		}
 		for p := probes.Probe(0); p < probes.NumProbes; p++ {
 			o.Probes[p.String()] = jnum(f.Layers[0][p])
 		}
