@@ -22,7 +22,7 @@ func (p *Printer) textHeader() {
 	if p.meta.RunID != "" {
 		b.WriteString(" run " + p.meta.RunID)
 	}
-	b.WriteString(": model " + orDash(p.meta.Model))
+	b.WriteString(": model " + orDash(p.meta.ModelLabel()))
 	b.WriteString(", data " + orDash(p.meta.Data))
 	b.WriteString(", metric " + orDash(p.meta.Metric))
 	b.WriteString(", variants " + strings.Join(p.labels, " "))

@@ -17,6 +17,10 @@ type TrainStep struct {
 	Loss        float64          // the train loss of the step's batch
 	Taps        []*normspec.Taps // one per layer, nil for a layer without taps
 	GradsFinite bool             // every gradient entry is finite
+	// WeightGrads is the gw_norm probe, one per layer: ‖∂L/∂W‖_F of the
+	// weight matrices the layer's output feeds (NaN for a layer that feeds
+	// none); the trainer fills it when the Grad group is due, else nil.
+	WeightGrads []float64
 }
 
 // Draft is the Frame of one step while its Collector builds it: Step starts
@@ -38,11 +42,26 @@ func (d *Draft) Diverged() bool { return d.diverged }
 // step), before the bad update reaches the weights.
 func (c *Collector) Step(ts TrainStep) Draft {
 	d := Draft{f: c.measure(ts.Step, ts.Epoch, ts.Loss, ts.Taps)}
+	c.addWeightGrads(&d.f, ts.WeightGrads)
 	if why := c.nonFinite(ts); why != "" {
 		c.diverge(&d.f, why)
 		d.diverged = true
 	}
 	return d
+}
+
+// addWeightGrads records gw_norm on a Frame whose Grad group is due. The
+// values are the trainer's, computed from gradients whose finiteness
+// GradsFinite already guards.
+func (c *Collector) addWeightGrads(f *Frame, gw []float64) {
+	if f.Layers == nil || gw == nil || !due(c.iv.Grad, f.Step) {
+		return
+	}
+	for i := range f.Layers {
+		if i < len(gw) {
+			f.Layers[i][GWNorm] = gw[i]
+		}
+	}
 }
 
 // nonFinite names what stops the variant at this step, "" when nothing does.

@@ -30,6 +30,7 @@ const (
 	PNNu                    // PowerNorm: ‖ν‖₂
 	GammaDrift              // ‖γ − 1‖₂
 	BetaNorm                // ‖β‖₂
+	GWNorm                  // ‖∂L/∂W‖_F of the weight matrices the layer's output feeds (Xiong et al.)
 	NumProbes               // number of probes; not a probe
 )
 
@@ -37,7 +38,7 @@ var probeNames = [NumProbes]string{
 	"dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "g_psi2",
 	"dx_mean", "dx_var", "dy_mean", "dy_var",
 	"in_mean", "in_std", "in_maxabs", "ada_frac", "pn_gamma", "pn_nu",
-	"gamma_drift", "beta_norm",
+	"gamma_drift", "beta_norm", "gw_norm",
 }
 
 // String returns the probe's canonical name, e.g. "dist_mu".

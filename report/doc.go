@@ -14,10 +14,12 @@
 //	             seek point), joined in step order → per-variant collections
 //	load.go      Run, Replicate, ProbeStats and the per-replicate summaries
 //	stats.go     exact order statistics by selection, trend, mean ± sd, slope
-//	group.go     which files may be compared; grouping by (model, spec) over seeds
+//	group.go     which files may be compared; grouping by (model, spec, setup) over seeds
+//	setup.go     the setup keys (placement, blocks, warm-up) that keep runs of one model apart
 //	theorem.go   the Theorem-1 checks that row-averaged probes can support
 //	verdict.go   "beyond seed noise" and the verdict rules
 //	findings.go  the five claims
+//	findings_placement.go, findings_warmup.go   claim (vi): Pre-LN vs Post-LN
 //	report.go    Report, and the sections shared by the text and Markdown output
 //	text.go, markdown.go, json.go   the three formats
 //	format.go    number formatting

@@ -22,13 +22,13 @@ type Finding struct {
 // findings judges the five claims of issue 10 on the grouped runs.
 func findings(groups []*Group) []Finding {
 	models := modelOrder(groups)
-	return []Finding{
+	return append([]Finding{
 		findingDetach(groups, models),
 		findingTails(groups),
 		findingPsi2(groups, models),
 		findingSpectrum(groups, models),
 		findingOverfit(groups, models),
-	}
+	}, placementFindings(groups)...)
 }
 
 // modelOrder puts the transformer first: the papers' claims are about it.

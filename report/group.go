@@ -14,6 +14,7 @@ import (
 type Group struct {
 	Model  string
 	Spec   string // full spec, e.g. "powernorm:alpha_fwd=0.95"
+	Setup  string // the setup keys that differ between this model's runs (setup.go), "" when none does
 	Name   string // registry name, e.g. "powernorm"
 	Metric probes.Metric
 	Layers []string
@@ -63,10 +64,14 @@ func (g *Group) SeedList() string {
 // Label names the group in tables: its spec, prefixed by the model when the
 // report covers several models.
 func (g *Group) Label(multiModel bool) string {
-	if multiModel {
-		return g.Model + " " + g.Spec
+	l := g.Spec
+	if g.Setup != "" {
+		l += " (" + g.Setup + ")"
 	}
-	return g.Spec
+	if multiModel {
+		return g.Model + " " + l
+	}
+	return l
 }
 
 // groupRuns checks that the runs may be compared and groups their variants
@@ -76,9 +81,10 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 		return nil, err
 	}
 	var groups []*Group
-	find := func(model, spec string) *Group {
+	varying := varyingSetup(runs)
+	find := func(model, spec, setup string) *Group {
 		for _, g := range groups {
-			if g.Model == model && g.Spec == spec {
+			if g.Model == model && g.Spec == spec && g.Setup == setup {
 				return g
 			}
 		}
@@ -92,9 +98,10 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 			if spec == "" {
 				spec = vm.Name
 			}
-			g := find(m.Model, spec)
+			setup := setupLabel(m, varying[m.Model])
+			g := find(m.Model, spec, setup)
 			if g == nil {
-				g = &Group{Model: m.Model, Spec: spec, Name: vm.Name, Metric: m.MetricKind(),
+				g = &Group{Model: m.Model, Spec: spec, Setup: setup, Name: vm.Name, Metric: m.MetricKind(),
 					Layers: m.Layers, Warmup: rep.Warmup}
 				g.D, _ = strconv.Atoi(m.Config["d_model"])
 				groups = append(groups, g)
@@ -124,7 +131,7 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 }
 
 // compatible allows runs of one model on one data set (with the same norm
-// sites), or CNN runs next to Transformer runs (PowerNorm's Figure 2
+// sites unless their placement or number of blocks differ), or CNN runs next to Transformer runs (PowerNorm's Figure 2
 // compares BatchNorm in both).
 func compatible(runs []*Run) error {
 	models := map[string]*Run{}
@@ -134,7 +141,7 @@ func compatible(runs []*Run) error {
 				return fmt.Errorf("%s (%s on %s) and %s (%s on %s) are runs on different data: report compares runs of one model and data",
 					o.Path, o.Meta.Model, dataOf(o), r.Path, r.Meta.Model, dataOf(r))
 			}
-			if !slices.Equal(o.Meta.Layers, r.Meta.Layers) {
+			if !slices.Equal(o.Meta.Layers, r.Meta.Layers) && sameBlocks(o.Meta, r.Meta) {
 				return fmt.Errorf("%s and %s are %s runs with different norm sites (%d vs %d): report compares runs of one model configuration",
 					o.Path, r.Path, r.Meta.Model, len(o.Meta.Layers), len(r.Meta.Layers))
 			}

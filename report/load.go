@@ -43,6 +43,10 @@ type Replicate struct {
 
 	Spectrum *probes.Spectrum // the last one recorded, nil without an embedding
 
+	// Step1 is every layer's probe values at training step 1 (at the
+	// initial weights: finding vi-a); nil when the file has no step 1.
+	Step1 []probes.LayerValues
+
 	Layers []LayerStats // one per RunMeta.Layers entry
 }
 
@@ -107,6 +111,7 @@ type repAcc struct {
 	meanR  []float64   // per layer: max |dx_mean|/√dx_var
 	train  []float32   // finite train losses, in step order
 	vals   []evalPoint
+	step1  []probes.LayerValues // the layers of the step-1 Frame
 }
 
 func parseSeed(s string) int64 {
@@ -124,6 +129,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.FinalTrain = lastTenthMean(a.train)
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	rep.ValEvals = len(a.vals)
+	rep.Step1 = a.step1
 	metric := rep.Run.Meta.MetricKind()
 	for _, ev := range a.vals {
 		if metric.Better(ev.e.Metric, rep.BestVal) {

@@ -241,6 +241,9 @@ func (p *part) add(f *probes.Frame) {
 	if f.Spectrum != nil {
 		p.spectra[f.Variant] = f.Spectrum
 	}
+	if f.Step == 1 && f.Layers != nil {
+		a.step1 = append([]probes.LayerValues(nil), f.Layers...)
+	}
 	for _, al := range f.Alerts {
 		if al.Kind == probes.AlertOutlier && al.Layer >= 0 && al.Layer < nl && al.Probe < probes.NumProbes && !w.Skips(al.Probe, al.Step) {
 			a.series[al.Layer*int(probes.NumProbes)+int(al.Probe)].alerts++
@@ -307,6 +310,9 @@ func joinVariant(ps []*part, v, nl int) *repAcc {
 		}
 	}
 	for _, p := range ps {
+		if p.accs[v].step1 != nil {
+			out.step1 = p.accs[v].step1
+		}
 		out.train = append(out.train, p.accs[v].train...)
 		out.vals = append(out.vals, p.accs[v].vals...)
 		p.accs[v] = repAcc{}

@@ -50,8 +50,10 @@ type Config struct {
 	Layers, DModel, Heads, SeqLen int
 	// Vocab caps the word vocabulary of word-level data (the rarest
 	// training words become <unk>); 0 keeps every word seen twice.
-	Vocab  int
-	PostLN bool
+	Vocab int
+	// Placement is where the norms sit in each block (placement.go);
+	// "" is pre. Only models with blocks take one.
+	Placement Placement
 	// Input is how token ids become the first block's input: InputFairseq
 	// (√d-scaled embeddings over sinusoids, Xavier-uniform layers; the
 	// PowerNorm authors' setting) or InputLearned (GPT-2's learned
@@ -198,6 +200,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		if c.Data != "mnist" {
 			add("data %q: model %s trains on mnist (an IDX directory)", c.Data, c.Model)
 		}
+		if c.Placement != "" {
+			add("placement %s: model %s has no Transformer blocks; --placement is for transformer and classifier", c.Placement, c.Model)
+		}
 	case c.Model.OnTokens():
 		switch {
 		case c.Model == ModelTransformer && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
@@ -224,6 +229,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		}
 		if c.TieEmbeddings && c.Model == ModelClassifier {
 			add("tie-embeddings: the classifier's output layer maps to classes, not to the vocabulary; there is nothing to tie")
+		}
+		if _, err := ParsePlacement(string(c.Placement.Or())); err != nil {
+			add("%v", err)
 		}
 		if c.Vocab < 0 || (c.Vocab > 0 && c.Vocab < 8) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)

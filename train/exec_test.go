@@ -64,7 +64,7 @@ func TestExecutorMatchesTapeMachine(t *testing.T) {
 		}},
 		{"transformer float64 post-ln", func(*testing.T) Config {
 			c := tinyTransformer()
-			c.Steps, c.EvalEvery, c.Dtype, c.PostLN = 5, 2, "float64", true
+			c.Steps, c.EvalEvery, c.Dtype, c.Placement = 5, 2, "float64", PlacePost
 			c.Variants = []string{"layernorm", "batchnorm", "powernorm"}
 			return c
 		}},

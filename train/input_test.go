@@ -53,7 +53,7 @@ func TestSinusoidsClosedForm(t *testing.T) {
 // padded batch.
 func TestFairseqInputVariance(t *testing.T) {
 	const vocab, d, seq, batch = 2000, 256, 32, 16
-	m := newTransformer(vocab, d, 1, 4, seq, false)
+	m := newTransformer(vocab, d, 1, 4, seq, PlacePre)
 	m.input, m.tie, m.padded = InputFairseq, true, true
 	w := initWeights(m.Weights(), 7)
 	r := rand.New(rand.NewSource(2))

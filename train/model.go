@@ -200,3 +200,34 @@ func chain(x *G.Node, steps ...func(*G.Node) (*G.Node, error)) (*G.Node, error) 
 	}
 	return x, nil
 }
+
+// columnStds is implemented by a model with a fused weight whose columns
+// are initialised with different stds: colStds(name) gives one std per
+// column (the last dimension) of that weight, nil for the others.
+type columnStds interface{ colStds(weight string) []float64 }
+
+// siteFeeder is implemented by a model that names, per norm site, the
+// weight matrices its output multiplies (the gw_norm probe).
+type siteFeeder interface{ feeds(site string) []string }
+
+// initModel is initWeights for m, with the column stds of a columnStds
+// model applied: each drawn N(0, Std²) value is rescaled to its column's
+// std, so the draws (and every other weight) stay those of the same seed.
+func initModel(m model, seed int64) [][]float64 {
+	specs := m.Weights()
+	out := initWeights(specs, seed)
+	cs, ok := m.(columnStds)
+	if !ok {
+		return out
+	}
+	for i, s := range specs {
+		col := cs.colStds(s.Name)
+		if col == nil || s.Std == 0 {
+			continue
+		}
+		for k := range out[i] {
+			out[i][k] *= col[k%len(col)] / s.Std
+		}
+	}
+	return out
+}

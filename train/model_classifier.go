@@ -5,9 +5,10 @@ import (
 )
 
 // classifier is a Transformer encoder for text classification (Xu et al.'s
-// RT/SST rows): the pre-LN blocks of the language model with bidirectional
-// attention that never looks at padding, the final norm, then the mean over
-// each document's real tokens and one linear layer to the classes.
+// RT/SST rows): the blocks of the language model (pre-LN unless --placement
+// says otherwise) with bidirectional attention that never looks at padding,
+// the final norm where the placement has one, then the mean over each
+// document's real tokens and one linear layer to the classes.
 //
 //	h = tok_emb[x] + pos_emb[t]
 //	blocks as in transformer, attention unmasked in time, keys masked by padding
@@ -21,8 +22,8 @@ type classifier struct {
 	classes int
 }
 
-func newClassifier(vocab, classes, d, layers, heads, seq int) *classifier {
-	t := newTransformer(vocab, d, layers, heads, seq, false)
+func newClassifier(vocab, classes, d, layers, heads, seq int, placement Placement) *classifier {
+	t := newTransformer(vocab, d, layers, heads, seq, placement)
 	t.causal, t.padded, t.out = false, true, classes
 	return &classifier{transformer: t, classes: classes}
 }

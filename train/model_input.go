@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	G "gorgonia.org/gorgonia"
 )
 
 // The transformer's input (Config.Input).
@@ -35,26 +37,32 @@ func fairseqPositions(seq, d int) []float64 {
 // Xavier-uniform with zero bias, the fused q, k, v projection as one
 // [d, 3d] matrix, whose bound √(6/4d) is fairseq's for each of q, k, v
 // with its gain 1/√2; an untied output layer N(0, 1/d), as fairseq's
-// output projection.
+// output projection. DeepNorm's gain β (NORMS.md §9) multiplies the
+// bounds of the attention output and FFN projections, as it does their
+// Xavier init under the learned input; q, k, v stay fairseq's.
 func (m *transformer) fairseqWeights() []weightSpec {
 	emb := 1 / math.Sqrt(float64(m.d))
 	w := []weightSpec{{"tok_emb", []int{m.vocab, m.d}, emb}}
-	xav := func(name string, in, out int) []weightSpec {
-		return []weightSpec{uniformSpec(name+".w", xavier(in, out), in, out), {name + ".b", []int{out}, 0}}
+	xav := func(name string, gain float64, in, out int) []weightSpec {
+		return []weightSpec{uniformSpec(name+".w", gain*xavier(in, out), in, out), {name + ".b", []int{out}, 0}}
+	}
+	beta := 1.0
+	if m.placement == PlaceDeepNorm {
+		beta = deepNormBeta(m.layers)
 	}
 	for i := 0; i < m.layers; i++ {
 		p := fmt.Sprintf("block%d.", i)
-		w = append(w, xav(p+"attn.qkv", m.d, 3*m.d)...)
-		w = append(w, xav(p+"attn.proj", m.d, m.d)...)
-		w = append(w, xav(p+"ffn.fc", m.d, 4*m.d)...)
-		w = append(w, xav(p+"ffn.proj", 4*m.d, m.d)...)
+		w = append(w, xav(p+"attn.qkv", 1, m.d, 3*m.d)...)
+		w = append(w, xav(p+"attn.proj", beta, m.d, m.d)...)
+		w = append(w, xav(p+"ffn.fc", beta, m.d, 4*m.d)...)
+		w = append(w, xav(p+"ffn.proj", beta, 4*m.d, m.d)...)
 	}
 	switch {
 	case m.tie:
 	case m.out == m.vocab:
 		w = append(w, linearSpecs("out", m.d, m.out, emb)...)
 	default: // the classifier's head
-		w = append(w, xav("out", m.d, m.out)...)
+		w = append(w, xav("out", 1, m.d, m.out)...)
 	}
 	return w
 }
@@ -140,4 +148,38 @@ func (r *Runner) measureInput(init [][]float64) error {
 	}
 	r.meta.Config["input_var"] = strconv.FormatFloat(iv, 'g', 4, 64)
 	return nil
+}
+
+// embed is the first block's input: token embeddings plus positions.
+func (m *transformer) embed(b *builder) (*G.Node, error) {
+	tok, err := b.weight("tok_emb")
+	if err != nil {
+		return nil, err
+	}
+	te, err := Embed(tok, &b.tokens)
+	if err != nil {
+		return nil, err
+	}
+	if m.input == InputFairseq {
+		return AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
+	}
+	posW, err := b.weight("pos_emb")
+	if err != nil {
+		return nil, err
+	}
+	pe, err := Embed(posW, &b.pos)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(te, pe)
+}
+
+// outWeight is the output layer's weight matrix: the token embedding when
+// tied (whose gradient then also holds the input side's, so gw_norm of the
+// last norm reads both uses), else out.w.
+func (m *transformer) outWeight() string {
+	if m.tie {
+		return "tok_emb"
+	}
+	return "out.w"
 }

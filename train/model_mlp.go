@@ -43,3 +43,15 @@ func (m *mlp) Forward(b *builder) (*G.Node, error) {
 		func(x *G.Node) (*G.Node, error) { return b.linear("out", x) },
 	)
 }
+
+// feeds: each norm's output reaches the next linear layer through a ReLU
+// only, so fc1's norm feeds fc2's matrix and fc2's the output layer's.
+func (m *mlp) feeds(site string) []string {
+	switch site {
+	case "fc1":
+		return []string{"fc2.w"}
+	case "fc2":
+		return []string{"out.w"}
+	}
+	return nil
+}

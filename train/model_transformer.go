@@ -3,12 +3,13 @@ package train
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	G "gorgonia.org/gorgonia"
 )
 
 // transformer is a causal character-level language model. Pre-LN (the
-// default):
+// default placement):
 //
 //	h = tok_emb[x] + pos_emb[t]
 //	for each block i:
@@ -16,15 +17,21 @@ import (
 //	    h = h + Dropout(FFN(norm "block<i>.ln2"(h)))
 //	logits = out(norm "final"(h))
 //
-// Post-LN (--post-ln) puts the norms after the residual additions,
-// h = norm "block<i>.ln1"(h + Attention(h)), and has no final norm.
-// Attention is multi-head causal self-attention (one fused op); the FFN is
-// Linear(d, 4d) → ReLU → Linear(4d, d). Activations are [B·T, d] matrices
-// throughout, so every norm site sees one row per token (NORMS.md §0).
-// tok_emb is the V×d embedding matrix the spectrum probe reads.
+// The other placements (--placement, placement.go) change only the two
+// residual steps of a block and the final norm:
+//
+//	post      h = norm "block<i>.ln1"(h + Attention(h))                    no final norm
+//	sandwich  h = h + norm "block<i>.ln1b"(Attention(norm "block<i>.ln1"(h)))   final norm
+//	deepnorm  h = norm "block<i>.ln1"(α·h + Attention(h))                  no final norm
+//
+// (and the same around the FFN with ln2, ln2b). Attention is multi-head
+// causal self-attention (one fused op); the FFN is Linear(d, 4d) → ReLU →
+// Linear(4d, d). Activations are [B·T, d] matrices throughout, so every
+// norm site sees one row per token (NORMS.md §0). tok_emb is the V×d
+// embedding matrix the spectrum probe reads.
 type transformer struct {
 	vocab, d, layers, heads, seq int
-	postLN                       bool
+	placement                    Placement
 	// causal is false for the classifier's encoder. padded: batches carry
 	// a row mask (builder.real) that attention applies to its keys; the
 	// norm layers get the same mask from the trainer.
@@ -37,8 +44,8 @@ type transformer struct {
 	tie   bool
 }
 
-func newTransformer(vocab, d, layers, heads, seq int, postLN bool) *transformer {
-	return &transformer{vocab: vocab, d: d, layers: layers, heads: heads, seq: seq, postLN: postLN, causal: true, out: vocab}
+func newTransformer(vocab, d, layers, heads, seq int, placement Placement) *transformer {
+	return &transformer{vocab: vocab, d: d, layers: layers, heads: heads, seq: seq, placement: placement.Or(), causal: true, out: vocab}
 }
 
 func (m *transformer) Name() string { return "transformer" }
@@ -48,8 +55,16 @@ func (m *transformer) Weights() []weightSpec {
 		return m.fairseqWeights()
 	}
 	// GPT-2 style: N(0, 0.02²), residual projections scaled by 1/√(2L).
+	// DeepNorm: the value, attention-output and FFN projections Xavier
+	// normal with gain β = (8N)^{−1/4} (Wang et al. 2022); the queries and
+	// keys keep 0.02, which NORMS.md §9 leaves alone (colStds).
 	const std = 0.02
 	res := std / math.Sqrt(2*float64(m.layers))
+	proj, fc, fcProj := res, std, res
+	if m.placement == PlaceDeepNorm {
+		beta := deepNormBeta(m.layers)
+		proj, fc, fcProj = xavierStd(beta, m.d, m.d), xavierStd(beta, m.d, 4*m.d), xavierStd(beta, 4*m.d, m.d)
+	}
 	w := []weightSpec{
 		{"tok_emb", []int{m.vocab, m.d}, std},
 		{"pos_emb", []int{m.seq, m.d}, std},
@@ -57,9 +72,9 @@ func (m *transformer) Weights() []weightSpec {
 	for i := 0; i < m.layers; i++ {
 		p := fmt.Sprintf("block%d.", i)
 		w = append(w, linearSpecs(p+"attn.qkv", m.d, 3*m.d, std)...)
-		w = append(w, linearSpecs(p+"attn.proj", m.d, m.d, res)...)
-		w = append(w, linearSpecs(p+"ffn.fc", m.d, 4*m.d, std)...)
-		w = append(w, linearSpecs(p+"ffn.proj", 4*m.d, m.d, res)...)
+		w = append(w, linearSpecs(p+"attn.proj", m.d, m.d, proj)...)
+		w = append(w, linearSpecs(p+"ffn.fc", m.d, 4*m.d, fc)...)
+		w = append(w, linearSpecs(p+"ffn.proj", 4*m.d, m.d, fcProj)...)
 	}
 	if !m.tie {
 		w = append(w, linearSpecs("out", m.d, m.out, std)...)
@@ -67,43 +82,81 @@ func (m *transformer) Weights() []weightSpec {
 	return w
 }
 
-// Sites are one per norm; a sample is one sequence of seq rows (encode
-// lays the [B·T, d] rows out sample-major: row i is position i mod seq of
-// sequence i / seq).
+// colStds gives DeepNorm's fused attn.qkv weights their value columns'
+// std (columns [2d, 3d), Xavier with gain β); nil for every other weight.
+func (m *transformer) colStds(weight string) []float64 {
+	if m.placement != PlaceDeepNorm || !strings.HasSuffix(weight, ".attn.qkv.w") {
+		return nil
+	}
+	s := make([]float64, 3*m.d)
+	for c := range s {
+		s[c] = 0.02
+		if c >= 2*m.d {
+			s[c] = xavierStd(deepNormBeta(m.layers), m.d, m.d)
+		}
+	}
+	return s
+}
+
+// Sites are one per norm, in the order the forward pass applies them; a
+// sample is one sequence of seq rows (encode lays the [B·T, d] rows out
+// sample-major: row i is position i mod seq of sequence i / seq).
 func (m *transformer) Sites() []site {
 	at := func(name string) site { return site{Name: name, D: m.d, Heads: m.heads, SampleRows: m.seq} }
 	var s []site
 	for i := 0; i < m.layers; i++ {
-		s = append(s, at(fmt.Sprintf("block%d.ln1", i)), at(fmt.Sprintf("block%d.ln2", i)))
+		p := fmt.Sprintf("block%d.", i)
+		s = append(s, at(p+"ln1"))
+		if m.placement == PlaceSandwich {
+			s = append(s, at(p+"ln1b"))
+		}
+		s = append(s, at(p+"ln2"))
+		if m.placement == PlaceSandwich {
+			s = append(s, at(p+"ln2b"))
+		}
 	}
-	if !m.postLN {
+	if m.placement.finalNorm() {
 		s = append(s, at("final"))
 	}
 	return s
 }
 
-// embed is the first block's input: token embeddings plus positions.
-func (m *transformer) embed(b *builder) (*G.Node, error) {
-	tok, err := b.weight("tok_emb")
-	if err != nil {
-		return nil, err
+// feeds names the weight matrices that multiply a site's output (gw_norm,
+// NORMS.md §5). Pre and sandwich: a block's first norm feeds its attention
+// projections (the fused q,k,v matrix), its second norm the FFN's first
+// matrix. Post and deepnorm: the norm closes a residual step, so ln1 feeds
+// the same block's FFN and ln2 the next block's attention, or the output
+// layer after the last block. Sandwich's ln1b and ln2b only join the
+// residual stream (the next norm reads it) and feed no matrix. The final
+// norm feeds the output layer (through the classifier's mean pool, which
+// has no weights).
+func (m *transformer) feeds(name string) []string {
+	if name == "final" {
+		return []string{m.outWeight()}
 	}
-	te, err := Embed(tok, &b.tokens)
-	if err != nil {
-		return nil, err
+	var i int
+	var ln string
+	if _, err := fmt.Sscanf(name, "block%d.%s", &i, &ln); err != nil {
+		return nil
 	}
-	if m.input == InputFairseq {
-		return AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
+	attn := func(i int) []string {
+		if i == m.layers {
+			return []string{m.outWeight()}
+		}
+		return []string{fmt.Sprintf("block%d.attn.qkv.w", i)}
 	}
-	posW, err := b.weight("pos_emb")
-	if err != nil {
-		return nil, err
+	fc := []string{fmt.Sprintf("block%d.ffn.fc.w", i)}
+	switch {
+	case ln == "ln1" && m.placement.normsResidual():
+		return fc
+	case ln == "ln2" && m.placement.normsResidual():
+		return attn(i + 1)
+	case ln == "ln1":
+		return attn(i)
+	case ln == "ln2":
+		return fc
 	}
-	pe, err := Embed(posW, &b.pos)
-	if err != nil {
-		return nil, err
-	}
-	return G.Add(te, pe)
+	return nil
 }
 
 // attention is the attention sublayer without its residual.
@@ -132,21 +185,35 @@ func (m *transformer) ffn(b *builder, p string) func(*G.Node) (*G.Node, error) {
 	}
 }
 
-// residual returns a step computing x + f(x) (pre-LN: f includes the norm)
-// or, for post-LN, norm(x + f(x)).
-func (m *transformer) residual(b *builder, normSite string, f func(*G.Node) (*G.Node, error)) func(*G.Node) (*G.Node, error) {
+// residual returns one residual step of a block around the sublayer f,
+// with the norm where the placement puts it (site names the norm; sandwich's
+// second norm is site+"b").
+func (m *transformer) residual(b *builder, site string, f func(*G.Node) (*G.Node, error)) func(*G.Node) (*G.Node, error) {
+	norm := func(name string) func(*G.Node) (*G.Node, error) {
+		return func(x *G.Node) (*G.Node, error) { return b.norm(name, x) }
+	}
 	return func(x *G.Node) (*G.Node, error) {
-		if m.postLN {
+		switch m.placement {
+		case PlacePost, PlaceDeepNorm: // LN(α·x + F(x)); α = 1 for post
 			y, err := f(x)
 			if err != nil {
 				return nil, err
 			}
-			if y, err = G.Add(x, y); err != nil {
+			skip := x
+			if m.placement == PlaceDeepNorm {
+				if skip, err = G.Mul(x, scalarConst(b.dt, deepNormAlpha(m.layers))); err != nil {
+					return nil, err
+				}
+			}
+			return chain(y, func(y *G.Node) (*G.Node, error) { return G.Add(skip, y) }, norm(site))
+		case PlaceSandwich: // x + LN₂(F(LN₁(x)))
+			y, err := chain(x, norm(site), f, norm(site+"b"))
+			if err != nil {
 				return nil, err
 			}
-			return b.norm(normSite, y)
+			return G.Add(x, y)
 		}
-		y, err := chain(x, func(x *G.Node) (*G.Node, error) { return b.norm(normSite, x) }, f)
+		y, err := chain(x, norm(site), f) // pre: x + F(LN(x))
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +236,8 @@ func (m *transformer) Forward(b *builder) (*G.Node, error) {
 	return b.linear("out", h)
 }
 
-// encode is the model up to the output layer: embeddings, the blocks and,
-// pre-LN, the final norm; [B·T, d].
+// encode is the model up to the output layer: embeddings, the blocks and
+// the final norm where the placement has one; [B·T, d].
 func (m *transformer) encode(b *builder) (*G.Node, error) {
 	if _, err := b.seqLayout(m.seq); err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
@@ -191,7 +258,7 @@ func (m *transformer) encode(b *builder) (*G.Node, error) {
 			return nil, err
 		}
 	}
-	if !m.postLN {
+	if m.placement.finalNorm() {
 		if h, err = b.norm("final", h); err != nil {
 			return nil, err
 		}

@@ -45,6 +45,8 @@ type variant struct {
 	coll    *probes.Collector
 	batches *batcher
 	taps    []*normspec.Taps
+	feeds   [][]int   // per site: the params its output multiplies (gw_norm)
+	gw      []float64 // per site: gw_norm of the last step, reused
 }
 
 // NewRunner loads the data and builds one model per variant, all from the
@@ -70,12 +72,12 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	case ModelCNN:
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
 	case ModelTransformer:
-		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.PostLN)
+		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 		t.padded = src.corpus != nil
 		t.input, t.tie = cfg.Input, cfg.TieEmbeddings
 		r.model = t
 	case ModelClassifier:
-		cl := newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
+		cl := newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 		cl.input = cfg.Input
 		r.model = cl
 	}
@@ -97,7 +99,7 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	seeds := cfg.RunSeeds()
 	inits := make([][][]float64, len(seeds))
 	for k, sd := range seeds {
-		inits[k] = initWeights(r.model.Weights(), sd)
+		inits[k] = initModel(r.model, sd)
 	}
 	for i, spec := range cfg.Variants {
 		for k, sd := range seeds {
@@ -194,6 +196,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 		sizes = append(sizes, p.Shape().TotalSize())
 	}
 	v.opt = newAdam(sizes)
+	v.feeds, v.gw = weightFeeds(r.model, v.train.params), make([]float64, len(v.layers))
 	if v.batches, err = r.src.newBatcher(c); err != nil {
 		return nil, err
 	}
@@ -323,7 +326,12 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	gnorm, finite := gradNorm(grads)
-	d := v.coll.Step(probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite})
+	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
+	if mask&normspec.TapGrad != 0 {
+		gwNorms(v.gw, v.feeds, grads)
+		ts.WeightGrads = v.gw
+	}
+	d := v.coll.Step(ts)
 	if d.Diverged() {
 		return d, nil
 	}
@@ -460,7 +468,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 	}
 	if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
-		kv["post_ln"] = strconv.FormatBool(c.PostLN)
+		kv["placement"] = string(c.Placement.Or())
 		kv["input"], kv["tie_embeddings"] = c.Input, strconv.FormatBool(c.TieEmbeddings)
 		if c.Input == "" {
 			kv["input"] = InputLearned

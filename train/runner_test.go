@@ -227,7 +227,7 @@ func TestPostLNAndFloat64(t *testing.T) {
 	}{
 		{"pre-ln float32", func(c *Config) {}, []string{"block0.ln1", "block0.ln2", "final"}},
 		{"pre-ln float64", func(c *Config) { c.Dtype = "float64" }, []string{"block0.ln1", "block0.ln2", "final"}},
-		{"post-ln", func(c *Config) { c.PostLN = true }, []string{"block0.ln1", "block0.ln2"}},
+		{"post-ln", func(c *Config) { c.Placement = PlacePost }, []string{"block0.ln1", "block0.ln2"}},
 	} {
 		c := base
 		tc.edit(&c)

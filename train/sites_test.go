@@ -17,9 +17,10 @@ func TestSitesSampleRows(t *testing.T) {
 		m    model
 		rows int
 	}{
-		{newTransformer(10, 16, 2, 2, 12, false), 12},
-		{newTransformer(10, 16, 2, 2, 12, true), 12},
-		{newClassifier(10, 2, 16, 1, 2, 9), 9},
+		{newTransformer(10, 16, 2, 2, 12, PlacePre), 12},
+		{newTransformer(10, 16, 2, 2, 12, PlacePost), 12},
+		{newTransformer(10, 16, 2, 2, 12, PlaceSandwich), 12},
+		{newClassifier(10, 2, 16, 1, 2, 9, PlacePre), 9},
 		{newMLP(64, 10), 1},
 		{newCNN(28, 28, 10), 1},
 	} {

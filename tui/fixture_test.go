@@ -83,6 +83,7 @@ func fixtureFrame(meta *probes.RunMeta, v, t, steps int) probes.Frame {
 		lv[probes.InMaxAbs] = 4 + fl + math.Sin(ft/7)
 		lv[probes.GammaDrift] = 0.001 * ft * (1 + fl)
 		lv[probes.BetaNorm] = 0.0005 * ft
+		lv[probes.GWNorm] = 0.3 * wave * math.Exp(-ft/200) / (1 + fl)
 		switch name {
 		case "powernorm", "pn-v":
 			lv[probes.DistPsi2] = 0.015 * wave

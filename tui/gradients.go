@@ -8,12 +8,14 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-const gradCellW = 30
+const gradCellW = 40
 
 // gradients: the Theorem-1 view of Xu et al. For each layer and variant,
 // the mean of ∂ℓ/∂x next to the mean of ∂ℓ/∂y (normalization re-centres
 // the gradient: |mean ∂x| ≪ |mean ∂y|) and the variance ratio var∂x/var∂y
-// (normalization rescales it). The chart follows the selected variant and
+// (normalization rescales it), and the norm of the gradient of the weights
+// the layer's output feeds (gw_norm: Xiong et al.'s Pre-LN/Post-LN
+// comparison). The chart follows the selected variant and
 // layer over the run.
 func (m *Model) gradients(w, h int) []string {
 	s := m.styles
@@ -24,7 +26,7 @@ func (m *Model) gradients(w, h int) []string {
 	}
 	vi := clamp(m.st.Variant, 0, nv-1)
 	l := clamp(m.st.Layer, 0, len(layers)-1)
-	out := []string{s.Heading.Render("Theorem 1 (Xu et al.)") + s.Dim.Render(" · per row: mean ∂ℓ/∂x vs mean ∂ℓ/∂y, var∂x/var∂y")}
+	out := []string{s.Heading.Render("Theorem 1 (Xu et al.)") + s.Dim.Render(" · per row: mean ∂ℓ/∂x vs mean ∂ℓ/∂y, var∂x/var∂y · ‖∂W‖: gw_norm")}
 
 	nameW := m.layerNameWidth()
 	ncols := max(1, (w-nameW)/gradCellW)
@@ -39,7 +41,7 @@ func (m *Model) gradients(w, h int) []string {
 			st = s.Selected
 		}
 		hb.WriteString(st.Render(fmt.Sprintf("%-*s", gradCellW, truncName(m.data.variants[i].label, gradCellW-1))))
-		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-10s%-10s%-10s", "mean∂x", "mean∂y", "var x/y")))
+		sb.WriteString(s.Dim.Render(fmt.Sprintf("%-10s%-10s%-10s%-10s", "mean∂x", "mean∂y", "var x/y", "‖∂W‖")))
 	}
 	headAt := len(out)
 	out = append(out, hb.String(), sb.String())
@@ -98,7 +100,7 @@ func gradCell(v *variantData, l int) string {
 		ratio = dxv / dyv
 	}
 	// Ten cells a value: -6.60e-10 is nine.
-	return fmt.Sprintf("%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio))
+	return fmt.Sprintf("%-10s%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio), fmtSci(last(probes.GWNorm)))
 }
 
 // fmtSci prints a gradient statistic in exponent notation, 3 significant

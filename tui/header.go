@@ -54,7 +54,7 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if run == "" {
 		run = "(unnamed run)"
 	}
-	left := s.Title.Render("normtop") + " " + s.Header.Render(fmt.Sprintf("%s · %s · %s", run, meta.Model, meta.Data))
+	left := s.Title.Render("normtop") + " " + s.Header.Render(fmt.Sprintf("%s · %s · %s", run, meta.ModelLabel(), meta.Data))
 	right := s.ActiveTab.Render(" " + mode + " ")
 	b.WriteString(joinLR(left, right, m.w))
 	b.WriteByte('\n')

@@ -29,6 +29,7 @@ var probeDoc = [probes.NumProbes]string{
 	probes.PNNu:       "PowerNorm ‖ν‖₂",
 	probes.GammaDrift: "‖γ − 1‖₂ (Xu et al.: bias/gain over-fitting suspect)",
 	probes.BetaNorm:   "‖β‖₂ (Xu et al.: bias/gain over-fitting suspect)",
+	probes.GWNorm:     "‖∂L/∂W‖_F of the weights the layer's output feeds (Xiong et al.: Post-LN vs Pre-LN)",
 }
 
 const (

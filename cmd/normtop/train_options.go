@@ -21,6 +21,8 @@ type trainOptions struct {
 	data       string
 	variants   string
 	seeds      string
+	placement  string
+	postLN     bool
 	probeEvery int
 	svdEvery   int
 	record     string
@@ -84,7 +86,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
 	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row")
 	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
-	fs.BoolVar(&c.PostLN, "post-ln", c.PostLN, "transformer: Post-LN blocks instead of pre-norm")
+	fs.StringVar(&o.placement, "placement", string(train.PlacePre), "transformer, classifier: where the norms sit in a block: pre | post | sandwich | deepnorm")
+	fs.BoolVar(&o.postLN, "post-ln", false, "transformer, classifier: the same as --placement post")
 	fs.StringVar(&c.Input, "input", c.Input, "transformer: fairseq (embeddings N(0,1/d)·√d plus sinusoids, Xavier-uniform layers) | learned (GPT-2's learned positions, N(0,0.02²))")
 	fs.BoolVar(&c.TieEmbeddings, "tie-embeddings", c.TieEmbeddings, "language model: the output layer is the token embedding (--tie-embeddings=false unties it)")
 	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
@@ -177,6 +180,9 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 			c.Seeds = seeds
 		}
 	}
+	if err := o.setPlacement(set); err != nil {
+		return usageError(trainHelpHint, err)
+	}
 	if set["batch"] && c.Model.OnTokens() {
 		if set["max-tokens"] && c.MaxTokens > 0 {
 			return usageErrorf(trainHelpHint, "--batch %d and --max-tokens %d: give one of them (fixed sentence counts or a token budget)", c.Batch, c.MaxTokens)
@@ -203,6 +209,35 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		}
 		return usageError(trainHelpHint, err)
 	}
+	return nil
+}
+
+// setPlacement moves --placement (or its alias --post-ln) into the config;
+// only models with Transformer blocks take one.
+func (o *trainOptions) setPlacement(set map[string]bool) error {
+	if !set["placement"] && !set["post-ln"] {
+		return nil
+	}
+	flag := "--placement " + o.placement
+	if set["post-ln"] {
+		if set["placement"] && o.placement != string(train.PlacePost) && o.postLN {
+			return fmt.Errorf("--post-ln and --placement %s: give one of them (--post-ln is --placement post)", o.placement)
+		}
+		if !set["placement"] {
+			if !o.postLN {
+				return nil // --post-ln=false: the default, pre
+			}
+			o.placement, flag = string(train.PlacePost), "--post-ln"
+		}
+	}
+	p, err := train.ParsePlacement(o.placement)
+	if err != nil {
+		return fmt.Errorf("--placement: %w", err)
+	}
+	if o.cfg.Model.OnImages() {
+		return fmt.Errorf("%s: model %s has no Transformer blocks; placements are for transformer and classifier", flag, o.cfg.Model)
+	}
+	o.cfg.Placement = p
 	return nil
 }
 
