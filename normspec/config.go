@@ -281,9 +281,7 @@ func (c *Config) set(key, val string) error {
 		}
 		c.Warmup = n
 	case "groups":
-		// BatchNorm and PN-V: 0 is their default, no GroupScaling (NORMS.md
-		// §11); PowerNorm always scales, 0 there would only mean its default.
-		least := 1
+		least := 1 // BatchNorm, PN-V: 0 is their default, no GroupScaling (§11)
 		if c.Kind == BatchNorm || c.Kind == PNV {
 			least = 0
 		}

@@ -78,6 +78,15 @@ func tinyBudget(cfg func(*testing.T) Config) func(*testing.T) Config {
 	}
 }
 
+// fairseqInput is cfg with fairseq's input (the word preset has it already).
+func fairseqInput(cfg func(*testing.T) Config) func(*testing.T) Config {
+	return func(t *testing.T) Config {
+		c := cfg(t)
+		c.Input = InputFairseq
+		return c
+	}
+}
+
 func tinyClassifier(t *testing.T) Config {
 	c := ClassifierConfig()
 	c.Data, c.DataPath = "docs", classDirs(t)
@@ -98,7 +107,8 @@ func TestPaddingIsInvisible(t *testing.T) {
 		name string
 		cfg  func(*testing.T) Config
 	}{{"words", tinyWords}, {"classifier", tinyClassifier},
-		{"words/max-tokens", tinyBudget(tinyWords)}, {"classifier/max-tokens", tinyBudget(tinyClassifier)}} {
+		{"words/max-tokens", tinyBudget(tinyWords)}, {"classifier/max-tokens", tinyBudget(tinyClassifier)},
+		{"classifier/max-tokens/fairseq", fairseqInput(tinyBudget(tinyClassifier))}} {
 		for _, variant := range []string{"layernorm", "batchnorm", "pn-v", "powernorm", "adanorm", "groupnorm:groups=4", "instancenorm"} {
 			t.Run(mk.name+"/"+variant, func(t *testing.T) {
 				c := mk.cfg(t)
