@@ -35,7 +35,7 @@ func runReplay(args []string, st streams) error {
 		return dataError(err)
 	}
 	defer r.Close()
-	headlessMode := o.headless || !isTerminal(st.out)
+	headlessMode := o.headless || !isTerminal(st.out.File)
 	// The dashboard handles --from itself (it reads the steps before it
 	// without pacing, so its charts show the past); headless starts there.
 	if o.from > 0 && headlessMode {
@@ -79,12 +79,12 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
 	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
-	defer pr.Close()
+	defer pr.Close() // its error, if any, is st.out's, which run checks
 	for {
 		f, err := r.Next()
 		if err == nil {
 			if perr := pr.Frame(f); perr != nil {
-				return nil // stdout is gone: nothing left to show
+				return nil // stdout is gone: nothing left to show (run says why)
 			}
 			continue
 		}

@@ -31,7 +31,7 @@ func runTrain(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	headlessMode := o.headless || !isTerminal(st.out)
+	headlessMode := o.headless || !isTerminal(st.out.File)
 	// Signals are watched from here on, so that SIGHUP cannot kill a
 	// headless run even while its data loads.
 	sig := watchSignals(context.Background(), headlessMode)
