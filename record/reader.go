@@ -94,6 +94,11 @@ type Reader struct {
 
 	idx index
 
+	// secondRun is the offset where another run file begins inside this
+	// one (two files concatenated); -1 while none was met. Reading stops
+	// there: that run's frames would be decoded under this run's variants.
+	secondRun int64
+
 	js        *streamState // non-nil when the file is a stream (STREAM.md)
 	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
@@ -125,7 +130,7 @@ func open(path string, listRanks bool) (*Reader, error) {
 		f.Close()
 		return nil, notRegular(path, st.Mode())
 	}
-	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks}
+	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks, secondRun: -1}
 	if err := r.readHead(); err != nil {
 		f.Close()
 		return nil, err
@@ -302,6 +307,9 @@ func (r *Reader) Next() (probes.Frame, error) {
 		return r.streamNext()
 	}
 	for {
+		if r.secondRun >= 0 && r.pos >= r.secondRun && len(r.pend) == 0 {
+			return probes.Frame{}, io.EOF
+		}
 		if len(r.pend) > 0 {
 			if f, ok := r.nextPending(); ok {
 				return f, nil
@@ -341,9 +349,10 @@ func (r *Reader) Next() (probes.Frame, error) {
 			if e, ok := decodeEnd(p, r.reg.variants); ok {
 				r.end = &e
 			}
+		case recHeader: // the writer writes one, at the start
+			r.meetSecondRun(at)
 		}
-		// index, stats, trailer, repeated header/registry and unknown
-		// types: skip.
+		// index, stats, trailer, registry and unknown types: skip.
 	}
 }
 
@@ -374,6 +383,34 @@ func (r *Reader) nextPending() (f probes.Frame, ok bool) {
 	}
 	r.needKey = false
 	return f, int64(f.Step) >= r.target
+}
+
+// meetSecondRun stops reading at a header record met after the first: the
+// start of another run file appended to this one (cat a.ntr b.ntr). The
+// 16-byte prelude just before it is that file's start, not damage.
+func (r *Reader) meetSecondRun(headerAt int64) {
+	r.secondRun = headerAt
+	if n := len(r.damage); n > 0 {
+		d := r.damage[n-1]
+		if d.Offset+d.Length == headerAt && d.Length >= preludeSize {
+			if p, err := r.peek(headerAt-preludeSize, preludeSize); err == nil && len(p) == preludeSize && [8]byte(p[:8]) == fileMagic {
+				r.secondRun = headerAt - preludeSize
+				if d.Length == preludeSize {
+					r.damage = r.damage[:n-1]
+				} else {
+					r.damage[n-1].Length -= preludeSize
+				}
+			}
+		}
+	}
+	r.pend = nil
+}
+
+// SecondRun returns the offset at which another run begins inside this
+// file (two run files concatenated), once Next has reached it; ok is false
+// when none was met. Nothing from that offset on is read.
+func (r *Reader) SecondRun() (offset int64, ok bool) {
+	return r.secondRun, r.secondRun >= 0
 }
 
 // markDamage opens a damage region at off unless one is open already.
@@ -510,6 +547,9 @@ func (r *Reader) moreToRead() bool {
 	}
 	if len(r.pend) > 0 {
 		return true
+	}
+	if r.secondRun >= 0 && r.pos >= r.secondRun {
+		return false
 	}
 	_, _, st := r.readRecord(r.pos)
 	return st != recIncomplete && st != recIOError
