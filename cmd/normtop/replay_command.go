@@ -104,7 +104,11 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 
 func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	model := tui.NewReplay(r, tui.Options{RunPath: o.path, Speed: o.speed, From: o.from, Follow: o.follow, NoColor: o.noColor})
-	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+	input, note := dashboardInput(st.in)
+	if note != "" {
+		fmt.Fprintln(st.err, "normtop: "+note)
+	}
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
 	if !o.follow {
 		go sendFindings(prog, o.path)

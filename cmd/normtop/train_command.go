@@ -160,7 +160,11 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	rec *recorder, path string, o *trainOptions, st streams) error {
 	feed := probes.NewFeed(feedCapacity)
 	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
-	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+	input, note := dashboardInput(st.in)
+	if note != "" {
+		fmt.Fprintln(st.err, "normtop: "+note)
+	}
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() {
