@@ -99,6 +99,8 @@ type Reader struct {
 	// there: that run's frames would be decoded under this run's variants.
 	secondRun int64
 
+	sawLock bool // the writer's lock was seen held: its absence now means the writer is gone
+
 	js        *streamState // non-nil when the file is a stream (STREAM.md)
 	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
@@ -288,9 +290,16 @@ func (r *Reader) fileState() State {
 	}
 	if locked, known := writerLocked(r.f); known {
 		if locked {
+			r.sawLock = true
 			return Writing
 		}
-		return Unterminated
+		// A stream's writer need not lock (STREAM.md: without locks,
+		// "writing" means "modified in the last 5 s"). A lock seen once
+		// and now gone means its writer died; a stream never seen locked
+		// falls through to the time rule.
+		if r.js == nil || r.sawLock {
+			return Unterminated
+		}
 	}
 	if st, err := r.f.Stat(); err == nil && time.Since(st.ModTime()) < 5*time.Second {
 		return Writing
@@ -319,6 +328,9 @@ func (r *Reader) Next() (probes.Frame, error) {
 		typ, p, st := r.readRecord(r.pos)
 		switch st {
 		case recIncomplete:
+			if err := r.checkShrunk(); err != nil {
+				return probes.Frame{}, err
+			}
 			return probes.Frame{}, io.EOF
 		case recIOError:
 			return probes.Frame{}, fmt.Errorf("run file %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
@@ -354,6 +366,22 @@ func (r *Reader) Next() (probes.Frame, error) {
 		}
 		// index, stats, trailer, registry and unknown types: skip.
 	}
+}
+
+// ErrShrunk reports a file that became shorter than what was already read
+// from it: truncated (or rewritten in place) under the reader. What was read
+// before stays valid; what is written into it again is another file's.
+var ErrShrunk = errors.New("the file shrank under the reader")
+
+// checkShrunk is called at the end of the data: a file now shorter than the
+// read position was truncated, which a follower would otherwise never
+// notice (it would wait at its old offset and miss what is written again).
+func (r *Reader) checkShrunk() error {
+	st, err := r.f.Stat()
+	if err != nil || st.Size() >= r.pos {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: %d bytes now, %d already read (truncated or rewritten while being read; everything before was read)", r.path, ErrShrunk, st.Size(), r.pos)
 }
 
 // nextPending decodes the next frame of the current frame record. ok is
@@ -533,13 +561,20 @@ func (r *Reader) Ended() bool {
 	return !r.moreToRead()
 }
 
+// Crashed reports whether the run is over without an end record: Ended,
+// and State Unterminated (the writer was killed or crashed). The dashboard
+// shows it instead of leaving the variants "running".
+func (r *Reader) Crashed() bool {
+	return r.Ended() && r.State() == Unterminated
+}
+
 // moreToRead reports whether whole records (or lines of a stream, or damage
 // to skip) lie after the read position, which Next would return or step
 // over; for a stream merging several ranks, after any rank's position.
 func (r *Reader) moreToRead() bool {
 	if r.js != nil {
 		_, _, st := r.readLine(r.pos)
-		own := st == recOK || st == recTooLong
+		own := (st == recOK || st == recTooLong) && (r.js.endAt == 0 || r.pos < r.js.endAt)
 		if r.js.ranks != nil {
 			return r.js.ranks.moreToRead(own)
 		}

@@ -20,6 +20,7 @@ type streamState struct {
 
 	scanned int64 // LastStep: lines before this offset have been scanned
 	maxStep int64
+	endAt   int64 // offset just after the end line, 0 until it is met: nothing after it is read
 
 	tally *probes.Tally // the frames read, for End's final evaluations
 
@@ -125,9 +126,15 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 // streamNext returns the next frame of this file (not of the other ranks).
 func (r *Reader) streamNextOwn() (probes.Frame, error) {
 	for {
+		if r.js.endAt > 0 && r.pos >= r.js.endAt {
+			return probes.Frame{}, io.EOF // after the end line nothing is read (STREAM.md)
+		}
 		line, next, st := r.readLine(r.pos)
 		switch st {
 		case recIncomplete:
+			if err := r.checkShrunk(); err != nil {
+				return probes.Frame{}, err
+			}
 			return probes.Frame{}, io.EOF
 		case recIOError:
 			return probes.Frame{}, fmt.Errorf("stream %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
@@ -147,7 +154,7 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 			continue
 		}
 		if kind == lineEnd {
-			r.end = &e
+			r.end, r.js.endAt = &e, next
 			continue
 		}
 		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
@@ -188,17 +195,25 @@ func (r *Reader) streamSeek(step int) {
 func (r *Reader) streamLastStep() (int, bool) {
 	js := r.js
 	var probe struct {
-		Step *int `json:"step"`
+		Step *int            `json:"step"`
+		End  json.RawMessage `json:"end"`
 	}
-	for {
+	for js.endAt == 0 || js.scanned < js.endAt {
 		line, next, st := r.readLine(js.scanned)
 		if st == recIncomplete || st == recIOError {
 			break
 		}
 		if st == recOK {
-			probe.Step = nil
-			if json.Unmarshal(line, &probe) == nil && probe.Step != nil {
-				js.maxStep = max(js.maxStep, int64(*probe.Step))
+			probe.Step, probe.End = nil, nil
+			if json.Unmarshal(line, &probe) == nil {
+				if probe.Step != nil {
+					js.maxStep = max(js.maxStep, int64(*probe.Step))
+				}
+				if probe.End != nil {
+					if _, _, kind, err := js.sm.parseStreamLine(line); err == nil && kind == lineEnd {
+						js.endAt = next
+					}
+				}
 			}
 		}
 		js.scanned = next
