@@ -381,7 +381,7 @@ func (r *Reader) checkShrunk() error {
 	if err != nil || st.Size() >= r.pos {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: %d bytes now, %d already read (truncated or rewritten while being read; everything before was read)", r.path, ErrShrunk, st.Size(), r.pos)
+	return fmt.Errorf("%w: %d bytes now, %d already read (truncated or rewritten while being read; everything before was read)", ErrShrunk, st.Size(), r.pos)
 }
 
 // nextPending decodes the next frame of the current frame record. ok is
