@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 	"github.com/normtop/normtop/train"
@@ -37,6 +38,7 @@ func runTrain(args []string, st streams) error {
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 
+	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
 		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
