@@ -10,8 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/normtop/normtop/headless"
 	"github.com/normtop/normtop/datasets"
+	"github.com/normtop/normtop/headless"
 	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 	"github.com/normtop/normtop/train"
