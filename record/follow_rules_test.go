@@ -186,3 +186,28 @@ func TestStreamRanksFromAndListLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamStepDisorder (issue 25, case 11): steps that repeat or go back
+// within a variant are kept but counted and the first one named, once,
+// however often the lines are re-read by seeks.
+func TestStreamStepDisorder(t *testing.T) {
+	path := writeStream(t, []byte(twoLayerHead+line("ln", 1, "")+line("ln", 2, "")+line("bn", 1, "")+
+		line("ln", 2, "")+line("ln", 1, "")+line("ln", 3, "")+line("bn", 2, "")))
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := len(readAllFrames(t, r)); n != 7 {
+		t.Errorf("%d frames, want all 7 kept", n)
+	}
+	r.Seek(0)
+	readAllFrames(t, r)
+	n, first := r.StepDisorder()
+	if n != 2 || !strings.Contains(first, "variant ln step 2 after step 2") {
+		t.Errorf("StepDisorder = %d, %q; want 2, the first naming ln step 2 after step 2", n, first)
+	}
+	if d := r.Damage(); len(d) > 0 {
+		t.Errorf("disorder is not damage: %v", d)
+	}
+}

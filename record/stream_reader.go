@@ -22,6 +22,13 @@ type streamState struct {
 	maxStep int64
 	endAt   int64 // offset just after the end line, 0 until it is met: nothing after it is read
 
+	// Steps that do not increase (STREAM.md: each variant's steps
+	// increase): such frames are kept, counted and the first one named.
+	lastStep  []int
+	checkedTo int64 // lines before this offset were checked (a seek re-reads them)
+	disorder  int
+	firstDis  string
+
 	tally *probes.Tally // the frames read, for End's final evaluations
 
 	ranks *rankMerge // the other ranks' streams the header lists, or nil
@@ -123,6 +130,55 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 	}
 }
 
+// checkOrder notes a frame whose step is not above its variant's previous
+// one (a trainer restarted from a checkpoint, or a writer's bug). It is
+// kept: the lines are what the trainer wrote.
+func (js *streamState) checkOrder(f *probes.Frame, at, next int64) {
+	if js.lastStep == nil {
+		js.lastStep = make([]int, len(js.sm.meta.Variants))
+	}
+	v := f.Variant
+	if v < 0 || v >= len(js.lastStep) {
+		return
+	}
+	prev := js.lastStep[v]
+	js.lastStep[v] = f.Step
+	if at < js.checkedTo {
+		return
+	}
+	js.checkedTo = next
+	if prev != 0 && f.Step <= prev {
+		if js.disorder == 0 {
+			js.firstDis = fmt.Sprintf("variant %s step %d after step %d, at byte %d", js.sm.meta.VariantLabel(v), f.Step, prev, at)
+		}
+		js.disorder++
+	}
+}
+
+// StepDisorder reports the frames of a stream whose step did not increase
+// over their variant's previous frame (all ranks together), and the first
+// of them in words; 0 for a run file, whose writer cannot produce them.
+func (r *Reader) StepDisorder() (n int, first string) {
+	if r.js == nil {
+		return 0, ""
+	}
+	n, first = r.js.disorder, r.js.firstDis
+	if r.js.ranks != nil {
+		for _, rs := range r.js.ranks.ranks {
+			if rs.r == nil {
+				continue
+			}
+			if k, f := rs.r.StepDisorder(); k > 0 {
+				if n == 0 {
+					first = fmt.Sprintf("rank %d: %s", rs.rank, f)
+				}
+				n += k
+			}
+		}
+	}
+	return n, first
+}
+
 // streamNext returns the next frame of this file (not of the other ranks).
 func (r *Reader) streamNextOwn() (probes.Frame, error) {
 	for {
@@ -157,6 +213,7 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 			r.end, r.js.endAt = &e, next
 			continue
 		}
+		r.js.checkOrder(&f, at, next)
 		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
 			r.js.alerts.add(&f)
 		}
@@ -183,6 +240,7 @@ func (r *Reader) streamNext() (probes.Frame, error) {
 
 func (r *Reader) streamSeek(step int) {
 	r.pos, r.target = r.js.start, int64(step)
+	clear(r.js.lastStep)
 	if r.js.alerts != nil {
 		r.js.alerts = newStreamAlerts(r.js.layers)
 	}

@@ -127,6 +127,9 @@ func runFileNote(path string, r *record.Reader, followed bool, followHint string
 	if d := r.Damage(); len(d) > 0 {
 		parts = append(parts, fmt.Sprintf("skipped %d damaged region(s), the first %s; everything else was read", len(d), d[0]))
 	}
+	if n, first := r.StepDisorder(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d frame(s) whose step does not increase (the first: %s), shown as written", n, first))
+	}
 	if at, ok := r.SecondRun(); ok {
 		parts = append(parts, fmt.Sprintf("another run file begins at byte %d (two files concatenated?): only the first run was read; `tail -c +%d %s` is the second", at, at+1, path))
 	}
