@@ -101,6 +101,20 @@ func TestOutNeverReplacesWhatIsNotARegularFile(t *testing.T) {
 		t.Errorf("the dangling link's target was not created: %v", err)
 	}
 
+	// A link to this process's standard output (what /dev/stdout is, here
+	// made in the temporary directory): written in place, through the pipe.
+	so := filepath.Join(dir, "stdout-link")
+	if err := os.Symlink("/proc/self/fd/1", so); err != nil {
+		t.Fatal(err)
+	}
+	res := normtop(t, dir, "export", run, "--format", "md", "--out", so)
+	if res.code != 0 || !strings.Contains(res.stdout, "layernorm") {
+		t.Errorf("export --out LINK-TO-/proc/self/fd/1: exit %d, stdout %q, stderr %s", res.code, res.stdout, res.stderr)
+	}
+	if fi, err := os.Lstat(so); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link to standard output was replaced: %v", err)
+	}
+
 	sock := filepath.Join(dir, "s.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // checkOut refuses an --out that would replace one of the command's inputs
@@ -43,9 +44,15 @@ func checkOut(out, hint string, inputs ...string) error {
 // would destroy the device node or the pipe another process waits on. An
 // error from write is returned as it is.
 func writeOut(path string, write func(io.Writer) error) error {
-	target, err := resolveLinks(path)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return writeInPlace(path, write)
+	}
+	target, inPlace, err := resolveLinks(path)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if inPlace {
+		return writeInPlace(path, write)
 	}
 	fi, err := os.Stat(target)
 	switch {
@@ -59,23 +66,29 @@ func writeOut(path string, write func(io.Writer) error) error {
 
 // resolveLinks follows path's symlinks (the last element's, repeatedly) to
 // the name that is replaced: the final target, which may not exist yet (a
-// dangling link creates it, as a shell redirection does).
-func resolveLinks(path string) (string, error) {
+// dangling link creates it, as a shell redirection does). inPlace is set
+// for a link into /proc or /dev/fd (/dev/stdout: an open file of this
+// process, whose "target" may be no path at all, such as pipe:[123]): that
+// is written in place.
+func resolveLinks(path string) (target string, inPlace bool, err error) {
 	for hops := 0; hops < 40; hops++ {
+		if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/proc/") || strings.HasPrefix(abs, "/dev/fd/")) {
+			return "", true, nil
+		}
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
+			return path, false, nil
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
 		path = link
 	}
-	return "", errors.New("too many levels of symbolic links")
+	return "", false, errors.New("too many levels of symbolic links")
 }
 
 // writeInPlace opens a non-regular file (a device, a FIFO) for writing
