@@ -368,22 +368,6 @@ func (r *Reader) Next() (probes.Frame, error) {
 	}
 }
 
-// ErrShrunk reports a file that became shorter than what was already read
-// from it: truncated (or rewritten in place) under the reader. What was read
-// before stays valid; what is written into it again is another file's.
-var ErrShrunk = errors.New("the file shrank under the reader")
-
-// checkShrunk is called at the end of the data: a file now shorter than the
-// read position was truncated, which a follower would otherwise never
-// notice (it would wait at its old offset and miss what is written again).
-func (r *Reader) checkShrunk() error {
-	st, err := r.f.Stat()
-	if err != nil || st.Size() >= r.pos {
-		return nil
-	}
-	return fmt.Errorf("%w: %d bytes now, %d already read (truncated or rewritten while being read; everything before was read)", ErrShrunk, st.Size(), r.pos)
-}
-
 // nextPending decodes the next frame of the current frame record. ok is
 // false when the frame is skipped (before the seek target, or undecodable).
 func (r *Reader) nextPending() (f probes.Frame, ok bool) {
@@ -411,34 +395,6 @@ func (r *Reader) nextPending() (f probes.Frame, ok bool) {
 	}
 	r.needKey = false
 	return f, int64(f.Step) >= r.target
-}
-
-// meetSecondRun stops reading at a header record met after the first: the
-// start of another run file appended to this one (cat a.ntr b.ntr). The
-// 16-byte prelude just before it is that file's start, not damage.
-func (r *Reader) meetSecondRun(headerAt int64) {
-	r.secondRun = headerAt
-	if n := len(r.damage); n > 0 {
-		d := r.damage[n-1]
-		if d.Offset+d.Length == headerAt && d.Length >= preludeSize {
-			if p, err := r.peek(headerAt-preludeSize, preludeSize); err == nil && len(p) == preludeSize && [8]byte(p[:8]) == fileMagic {
-				r.secondRun = headerAt - preludeSize
-				if d.Length == preludeSize {
-					r.damage = r.damage[:n-1]
-				} else {
-					r.damage[n-1].Length -= preludeSize
-				}
-			}
-		}
-	}
-	r.pend = nil
-}
-
-// SecondRun returns the offset at which another run begins inside this
-// file (two run files concatenated), once Next has reached it; ok is false
-// when none was met. Nothing from that offset on is read.
-func (r *Reader) SecondRun() (offset int64, ok bool) {
-	return r.secondRun, r.secondRun >= 0
 }
 
 // markDamage opens a damage region at off unless one is open already.
@@ -559,13 +515,6 @@ func (r *Reader) Ended() bool {
 		return true
 	}
 	return !r.moreToRead()
-}
-
-// Crashed reports whether the run is over without an end record: Ended,
-// and State Unterminated (the writer was killed or crashed). The dashboard
-// shows it instead of leaving the variants "running".
-func (r *Reader) Crashed() bool {
-	return r.Ended() && r.State() == Unterminated
 }
 
 // moreToRead reports whether whole records (or lines of a stream, or damage
