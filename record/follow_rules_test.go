@@ -172,7 +172,7 @@ func TestStreamRanksFromAndListLimits(t *testing.T) {
 	rm.Close()
 	// Each frame used to try to open all 5,000 files (10 million attempts
 	// for these 2,000 frames, 9 s); now each is looked for at the first
-	// read, after each io.EOF and at most every rankRetry in between.
+	// read, after each io.EOF and every rankRetryFrames frames in between.
 	if n != 2000 || opens > 5*5000 {
 		t.Errorf("5,000 missing ranks: %d frames, %d attempts to open them; want 2000 and at most %d", n, opens, 5*5000)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -28,16 +27,18 @@ type rankMerge struct {
 	// appears later starts there too, as the ranks opened at the seek did.
 	target int
 	// Missing ranks are looked for at the first read, at the first read
-	// after an io.EOF (a new poll) and at most every rankRetry in between.
-	afterEOF  bool
-	lastRetry time.Time
-	opens     int // attempts to open a missing rank's file (tests count them)
+	// after an io.EOF (a new poll) and every rankRetryFrames in between.
+	afterEOF   bool
+	tried      bool
+	sinceRetry int // frames returned since missing ranks were last looked for
+	opens      int // attempts to open a missing rank's file (tests count them)
 }
 
-// rankRetry is how often a rank's stream that is not there yet is looked
-// for again. Without it every frame read would try to open every missing
-// file (5,000 listed ranks: 9 s for a short stream).
-const rankRetry = 200 * time.Millisecond
+// rankRetryFrames: between polls, missing ranks' files are looked for again
+// after this many frames. Looking for every missing file at every frame
+// cost 5,000 listed ranks 9 s for a short stream; a count (not a clock)
+// keeps the work per frame bounded however slow the machine is.
+const rankRetryFrames = 1024
 
 type rankStream struct {
 	rank   int
@@ -73,10 +74,10 @@ func newRankMerge(path string, m probes.RunMeta, streams []string) *rankMerge {
 // open tries to open a rank's stream that was not there yet.
 // openMissing looks for the ranks not opened yet, when it is time to.
 func (rm *rankMerge) openMissing(force bool) {
-	if !force && !rm.lastRetry.IsZero() && time.Since(rm.lastRetry) < rankRetry {
+	if rm.tried && !force && rm.sinceRetry < rankRetryFrames {
 		return
 	}
-	rm.lastRetry = time.Now()
+	rm.tried, rm.sinceRetry = true, 0
 	for _, rs := range rm.ranks {
 		rm.open(rs)
 	}
@@ -198,6 +199,7 @@ func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
 	} else {
 		from.la = nil
 	}
+	rm.sinceRetry++
 	return *best, nil
 }
 
