@@ -42,6 +42,12 @@ func TestValidate(t *testing.T) {
 		{"dtype", func(c *Config) { c.Dtype = "float16" }, `dtype "float16"`},
 		{"variant lr index", func(c *Config) { c.VariantLR = map[int]float64{9: 1} }, "variant index 9"},
 		{"probes", func(c *Config) { c.Probes.Stats = -1 }, "probes"},
+		// issue 25 case 3: one variant twice would share its label.
+		{"variant twice", func(c *Config) { c.Variants = []string{"layernorm", "rmsnorm", "layernorm"} }, `"layernorm" is the same variant as "layernorm"`},
+		{"variant at its defaults", func(c *Config) { c.Variants = []string{"layernorm", "layernorm:eps=1e-5"} }, `"layernorm:eps=1e-5" is the same variant as "layernorm"`},
+		{"options in another order", func(c *Config) {
+			c.Variants = []string{"powernorm:alpha_fwd=0.95,warmup=40", "powernorm:warmup=40,alpha_fwd=0.95"}
+		}, "same variant"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
