@@ -120,8 +120,8 @@ func loadCorpusPath(ctx context.Context, path string) ([]textDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if off := firstInvalidUTF8(data); off >= 0 {
-		return nil, fmt.Errorf("%s: not UTF-8 at byte %d", path, off)
+	if err := checkText(path, data); err != nil {
+		return nil, err
 	}
 	return paragraphs(string(data)), nil
 }

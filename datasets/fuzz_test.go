@@ -48,7 +48,7 @@ func FuzzIDX(f *testing.F) {
 }
 
 // FuzzText feeds arbitrary bytes to the text decoder. It accepts exactly the
-// valid UTF-8 texts of at least minTextChars characters, reports the first
+// valid UTF-8 texts without NUL bytes of at least minTextChars characters, reports the first
 // bad byte's offset correctly, and what it accepts spells the input back.
 func FuzzText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -64,6 +64,12 @@ func FuzzText(f *testing.F) {
 				t.Fatalf("byte %d starts a valid rune %q", off, r)
 			}
 			if want := fmt.Sprintf("fuzz.txt: not UTF-8 at byte %d", off); err == nil || err.Error() != want {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			return
+		}
+		if off := bytes.IndexByte(data, 0); off >= 0 {
+			if want := fmt.Sprintf("fuzz.txt: NUL byte at offset %d", off); err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("got %v, want %q", err, want)
 			}
 			return

@@ -111,7 +111,7 @@ func loadGoMNIST(cacheDir string) (*Images, error) {
 	}
 	if cacheDir != "" {
 		// A cache that cannot be written only costs speed on the next run.
-		_ = writeCache(cacheDir, raws)
+		storeCache(cacheDir, "MNIST", raws)
 	}
 	return imgs, nil
 }

@@ -106,8 +106,8 @@ func readClassDirs(ctx context.Context, dir string) ([]textDoc, error) {
 			if err != nil {
 				return nil, err
 			}
-			if off := firstInvalidUTF8(b); off >= 0 {
-				return nil, fmt.Errorf("%s: not UTF-8 at byte %d", p, off)
+			if err := checkText(p, b); err != nil {
+				return nil, err
 			}
 			if total += int64(len(b)); total > maxTextBytes {
 				return nil, fmt.Errorf("%s: more than %d MiB of documents", dir, maxTextBytes>>20)

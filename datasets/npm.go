@@ -183,8 +183,8 @@ func (f npmFetcher) tarball(ctx context.Context, p *npmPackage) ([]byte, error) 
 		return nil, fmt.Errorf("%s: checksum mismatch for %s: %v; not using it", p.id(), url, err)
 	}
 	if dir != "" {
-		// A cache that cannot be written only costs a download next time.
-		_ = writeCache(dir, map[string][]byte{p.base() + ".tgz": b})
+		// A cache that cannot be written costs a download next time: said once.
+		storeCache(dir, p.id(), map[string][]byte{p.base() + ".tgz": b})
 	}
 	return b, nil
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -117,8 +118,8 @@ func decodeText(name string, data []byte) (*Text, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: empty file, want UTF-8 text", name)
 	}
-	if off := firstInvalidUTF8(data); off >= 0 {
-		return nil, fmt.Errorf("%s: not UTF-8 at byte %d", name, off)
+	if err := checkText(name, data); err != nil {
+		return nil, err
 	}
 	runes := []rune(string(data))
 	if len(runes) < minTextChars {
@@ -143,6 +144,20 @@ func decodeText(name string, data []byte) (*Text, error) {
 		Val:   tokens[nTrain : nTrain+nVal : nTrain+nVal],
 		Test:  tokens[nTrain+nVal:],
 	}, nil
+}
+
+// checkText refuses what is not UTF-8 text: bytes that are not UTF-8, and
+// NUL bytes, which are valid UTF-8 but occur in no text: UTF-16 without a
+// byte-order mark ("H\x00e\x00") and binary files would otherwise train as
+// text without a word of warning.
+func checkText(name string, b []byte) error {
+	if off := firstInvalidUTF8(b); off >= 0 {
+		return fmt.Errorf("%s: not UTF-8 at byte %d", name, off)
+	}
+	if off := bytes.IndexByte(b, 0); off >= 0 {
+		return fmt.Errorf("%s: NUL byte at offset %d: not UTF-8 text (UTF-16, or a binary file?); convert it, e.g. iconv -f UTF-16LE -t UTF-8", name, off)
+	}
+	return nil
 }
 
 // firstInvalidUTF8 returns the byte offset of the first byte that does not

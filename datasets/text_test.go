@@ -57,6 +57,9 @@ func TestLoadTextBadInput(t *testing.T) {
 		"surrogate.txt": "\xed\xa0\x80" + long,    // encoded UTF-16 surrogate at 0
 		"empty.txt":     "",
 		"short.txt":     strings.Repeat("é", 39),
+		// issue 25 case 11: valid UTF-8, but not text.
+		"utf16.txt": utf16LE(long),
+		"nul.txt":   strings.Repeat("\x00", 4096),
 	}
 	for name, body := range files {
 		writeFile(t, filepath.Join(dir, name), []byte(body))
@@ -76,12 +79,24 @@ func TestLoadTextBadInput(t *testing.T) {
 		{"missing.txt", "missing.txt: no such file"},
 		{"adir", "adir: is a directory"},
 		{"huge.txt", "huge.txt: 268435457 bytes, more than the 256 MiB"},
+		{"utf16.txt", "utf16.txt: NUL byte at offset 1: not UTF-8 text (UTF-16"},
+		{"nul.txt", "nul.txt: NUL byte at offset 0"},
 	} {
 		_, err := LoadText(filepath.Join(dir, c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("LoadText(%s) = %v, want %q", c.file, err, c.want)
 		}
 	}
+}
+
+// utf16LE is s (ASCII) in UTF-16LE without a byte-order mark.
+func utf16LE(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // TestLoadTextDefault reads the Go distribution's Opticks.

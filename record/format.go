@@ -61,6 +61,14 @@ const (
 	indexEvery    = 1 << 20  // bytes between index records
 )
 
+// keyframeRecords: a frame record opened after this many frame records
+// without a keyframe starts with one (0: only keyframeEvery counts). At 1
+// every frame record starts with a keyframe, so damage to one record costs
+// its own frames and no others: the frames after it no longer depend on
+// predictor state the damaged bytes held. A var so that tests can measure
+// the other settings.
+var keyframeRecords = 1
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -94,6 +94,13 @@ type Reader struct {
 
 	idx index
 
+	// secondRun is the offset where another run file begins inside this
+	// one (two files concatenated); -1 while none was met. Reading stops
+	// there: that run's frames would be decoded under this run's variants.
+	secondRun int64
+
+	sawLock bool // the writer's lock was seen held: its absence now means the writer is gone
+
 	js        *streamState // non-nil when the file is a stream (STREAM.md)
 	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
@@ -125,7 +132,7 @@ func open(path string, listRanks bool) (*Reader, error) {
 		f.Close()
 		return nil, notRegular(path, st.Mode())
 	}
-	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks}
+	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks, secondRun: -1}
 	if err := r.readHead(); err != nil {
 		f.Close()
 		return nil, err
@@ -283,9 +290,16 @@ func (r *Reader) fileState() State {
 	}
 	if locked, known := writerLocked(r.f); known {
 		if locked {
+			r.sawLock = true
 			return Writing
 		}
-		return Unterminated
+		// A stream's writer need not lock (STREAM.md: without locks,
+		// "writing" means "modified in the last 5 s"). A lock seen once
+		// and now gone means its writer died; a stream never seen locked
+		// falls through to the time rule.
+		if r.js == nil || r.sawLock {
+			return Unterminated
+		}
 	}
 	if st, err := r.f.Stat(); err == nil && time.Since(st.ModTime()) < 5*time.Second {
 		return Writing
@@ -302,6 +316,9 @@ func (r *Reader) Next() (probes.Frame, error) {
 		return r.streamNext()
 	}
 	for {
+		if r.secondRun >= 0 && r.pos >= r.secondRun && len(r.pend) == 0 {
+			return probes.Frame{}, io.EOF
+		}
 		if len(r.pend) > 0 {
 			if f, ok := r.nextPending(); ok {
 				return f, nil
@@ -311,6 +328,9 @@ func (r *Reader) Next() (probes.Frame, error) {
 		typ, p, st := r.readRecord(r.pos)
 		switch st {
 		case recIncomplete:
+			if err := r.checkShrunk(); err != nil {
+				return probes.Frame{}, err
+			}
 			return probes.Frame{}, io.EOF
 		case recIOError:
 			return probes.Frame{}, fmt.Errorf("run file %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
@@ -341,9 +361,10 @@ func (r *Reader) Next() (probes.Frame, error) {
 			if e, ok := decodeEnd(p, r.reg.variants); ok {
 				r.end = &e
 			}
+		case recHeader: // the writer writes one, at the start
+			r.meetSecondRun(at)
 		}
-		// index, stats, trailer, repeated header/registry and unknown
-		// types: skip.
+		// index, stats, trailer, registry and unknown types: skip.
 	}
 }
 
@@ -502,7 +523,7 @@ func (r *Reader) Ended() bool {
 func (r *Reader) moreToRead() bool {
 	if r.js != nil {
 		_, _, st := r.readLine(r.pos)
-		own := st == recOK || st == recTooLong
+		own := (st == recOK || st == recTooLong) && (r.js.endAt == 0 || r.pos < r.js.endAt)
 		if r.js.ranks != nil {
 			return r.js.ranks.moreToRead(own)
 		}
@@ -510,6 +531,9 @@ func (r *Reader) moreToRead() bool {
 	}
 	if len(r.pend) > 0 {
 		return true
+	}
+	if r.secondRun >= 0 && r.pos >= r.secondRun {
+		return false
 	}
 	_, _, st := r.readRecord(r.pos)
 	return st != recIncomplete && st != recIOError

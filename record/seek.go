@@ -62,16 +62,8 @@ func (r *Reader) loadTrailer() {
 	if err != nil {
 		return
 	}
-	at := st.Size() - recordHeaderSize - trailerPayload
-	if at < r.dataStart {
-		return
-	}
-	typ, p, rs := r.readExact(at)
-	if rs != recOK || typ != recTrailer || len(p) != trailerPayload {
-		return
-	}
-	endAt := int64(binary.LittleEndian.Uint64(p[8:]))
-	if endAt < r.dataStart || endAt >= at {
+	_, endAt, ok := r.trailer(st.Size())
+	if !ok {
 		return
 	}
 	if typ, p, rs := r.readExact(endAt); rs == recOK && typ == recEnd {
@@ -79,6 +71,33 @@ func (r *Reader) loadTrailer() {
 			r.end = &e
 		}
 	}
+}
+
+// trailer reads the trailer at the end of a file of size bytes and returns
+// the offsets of the last index record and of the end record. It is this
+// run's only when that index record ends exactly where the trailer begins,
+// as Close writes them: the trailer of a second run file appended to this
+// one (cat a.ntr b.ntr) holds offsets counted from that file's start, which
+// point into this run's records.
+func (r *Reader) trailer(size int64) (lastIndex, endAt int64, ok bool) {
+	at := size - recordHeaderSize - trailerPayload
+	if at < r.dataStart {
+		return 0, 0, false
+	}
+	typ, p, rs := r.readExact(at)
+	if rs != recOK || typ != recTrailer || len(p) != trailerPayload {
+		return 0, 0, false
+	}
+	lastIndex = int64(binary.LittleEndian.Uint64(p[:8]))
+	endAt = int64(binary.LittleEndian.Uint64(p[8:]))
+	if lastIndex < r.dataStart || lastIndex >= at || endAt < r.dataStart || endAt >= lastIndex {
+		return 0, 0, false
+	}
+	typ, p, rs = r.readExact(lastIndex)
+	if rs != recOK || typ != recIndex || lastIndex+recordHeaderSize+int64(len(p)) != at {
+		return 0, 0, false
+	}
+	return lastIndex, endAt, true
 }
 
 // lastIndexOffset finds the newest index record: through the trailer when
@@ -89,12 +108,9 @@ func (r *Reader) lastIndexOffset() int64 {
 		return -1
 	}
 	size := st.Size()
-	at := size - recordHeaderSize - trailerPayload
-	if at >= r.dataStart && !r.ignoreTrailer {
-		if typ, p, rs := r.readExact(at); rs == recOK && typ == recTrailer && len(p) == trailerPayload {
-			if li := int64(binary.LittleEndian.Uint64(p[:8])); li >= r.dataStart && li < at {
-				return li
-			}
+	if !r.ignoreTrailer {
+		if li, _, ok := r.trailer(size); ok {
+			return li
 		}
 	}
 	// Backward scan, one window at a time, newest marker first. A
@@ -120,7 +136,7 @@ func (r *Reader) lastIndexOffset() int64 {
 					continue
 				}
 			}
-			if typ, _, rs := r.readExact(lo + int64(i)); rs == recOK && typ == recIndex {
+			if r.indexLinksHold(lo + int64(i)) {
 				return lo + int64(i)
 			}
 		}
@@ -131,6 +147,41 @@ func (r *Reader) lastIndexOffset() int64 {
 		hi = lo + int64(len(syncMarker)) - 1
 	}
 	return -1
+}
+
+// indexLinksHold reports whether the record at off is an index record whose
+// links land on records of the kinds they name: its previous index record
+// and frame records that start with a keyframe. An index record of a second
+// run file appended to this one (cat a.ntr b.ntr) holds offsets counted from
+// that file's start, which land between this run's records. (Only the
+// newest index record found by the backward scan is checked, about 16
+// reads per MiB of frames it covers.)
+func (r *Reader) indexLinksHold(off int64) bool {
+	typ, p, rs := r.readExact(off)
+	if rs != recOK || typ != recIndex {
+		return false
+	}
+	x, ok := decodeIndex(p, off)
+	if !ok {
+		return false
+	}
+	if x.prev >= 0 {
+		if typ, _, rs := r.readExact(x.prev); rs != recOK || typ != recIndex {
+			return false
+		}
+	}
+	for _, k := range x.keys {
+		typ, p, rs := r.readExact(k.off)
+		if rs != recOK || typ != recFrame {
+			return false
+		}
+		key := false
+		frameHeads(p, func(first, isKey bool, _ int) { key = key || first && isKey })
+		if !key {
+			return false
+		}
+	}
+	return true
 }
 
 // refreshIndex loads index records newer than those already loaded by
@@ -227,6 +278,9 @@ func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
 			at = next
 			continue
 		}
+		if typ == recHeader { // another run file begins: not this run's frames
+			return best
+		}
 		if typ == recFrame {
 			frameHeads(p, func(first, key bool, step int) {
 				if first && key && running < target {
@@ -286,6 +340,9 @@ func (r *Reader) LastStep() (step int, ok bool) {
 			}
 			at = next
 			continue
+		}
+		if typ == recHeader { // another run file begins: not this run's frames
+			return int(running), running != noStep
 		}
 		if typ == recFrame {
 			frameHeads(p, func(_, _ bool, s int) { running = max(running, int64(s)) })

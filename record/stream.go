@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -137,6 +138,13 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 		return h, fmt.Errorf("its header has \"alerts\":%q (valid: %q, %q)", h.Alerts, alertsDerived, alertsWritten)
 	case len(h.Meta.Variants) > maxStreamVariants || len(h.Meta.Layers) > maxStreamLayers:
 		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
+	}
+	for _, p := range h.Streams {
+		// Confined to the stream's directory: a header is untrusted input,
+		// and "../../../etc/passwd" must not make a reader open it.
+		if !filepath.IsLocal(p) {
+			return h, fmt.Errorf("its header's \"streams\" entry %q is not a file name inside the stream's directory (absolute and \"..\" paths are refused)", p)
+		}
 	}
 	return h, nil
 }

@@ -23,7 +23,22 @@ type rankMerge struct {
 	nVar  int // variants per rank
 	own   *probes.Frame
 	ranks []*rankStream
+	// target is the step of the last Seek (0: none): a rank whose file
+	// appears later starts there too, as the ranks opened at the seek did.
+	target int
+	// Missing ranks are looked for at the first read, at the first read
+	// after an io.EOF (a new poll) and every rankRetryFrames in between.
+	afterEOF   bool
+	tried      bool
+	sinceRetry int // frames returned since missing ranks were last looked for
+	opens      int // attempts to open a missing rank's file (tests count them)
 }
+
+// rankRetryFrames: between polls, missing ranks' files are looked for again
+// after this many frames. Looking for every missing file at every frame
+// cost 5,000 listed ranks 9 s for a short stream; a count (not a clock)
+// keeps the work per frame bounded however slow the machine is.
+const rankRetryFrames = 1024
 
 type rankStream struct {
 	rank   int
@@ -50,27 +65,39 @@ func newRankMerge(path string, m probes.RunMeta, streams []string) *rankMerge {
 	}
 	dir := filepath.Dir(path)
 	for k, s := range streams {
-		p := s
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		rm.ranks = append(rm.ranks, &rankStream{rank: k + 1, path: p})
+		// parseStreamHeader let only local names through.
+		rm.ranks = append(rm.ranks, &rankStream{rank: k + 1, path: filepath.Join(dir, s)})
 	}
 	return rm
 }
 
 // open tries to open a rank's stream that was not there yet.
+// openMissing looks for the ranks not opened yet, when it is time to.
+func (rm *rankMerge) openMissing(force bool) {
+	if rm.tried && !force && rm.sinceRetry < rankRetryFrames {
+		return
+	}
+	rm.tried, rm.sinceRetry = true, 0
+	for _, rs := range rm.ranks {
+		rm.open(rs)
+	}
+}
+
 func (rm *rankMerge) open(rs *rankStream) {
 	if rs.r != nil || rs.failed != nil {
 		return
 	}
+	rm.opens++
 	r, err := openStream(rs.path)
 	if err != nil {
 		if errors.Is(err, ErrIncompleteHeader) || errors.Is(err, os.ErrNotExist) || !fileExists(rs.path) {
-			return // not written yet: try again on the next read
+			return // not written yet: try again a little later
 		}
 		rs.failed = err
 		return
+	}
+	if rm.target > 0 {
+		r.Seek(rm.target)
 	}
 	m := r.Meta()
 	rs.vmap = make([]int, len(m.Variants))
@@ -103,7 +130,6 @@ func fileExists(p string) bool {
 
 // fill reads a rank's next frame into its lookahead, mapped to this run.
 func (rm *rankMerge) fill(rs *rankStream) error {
-	rm.open(rs)
 	for rs.r != nil && rs.la == nil {
 		f, err := rs.r.Next()
 		if errors.Is(err, io.EOF) {
@@ -144,6 +170,8 @@ func (rm *rankMerge) fill(rs *rankStream) error {
 // next returns the frame with the smallest step among rank 0's next one and
 // the other ranks' lookaheads, so that the ranks advance together.
 func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
+	rm.openMissing(rm.afterEOF)
+	rm.afterEOF = false
 	if rm.own == nil {
 		f, err := r.streamNextOwn()
 		if err == nil {
@@ -163,6 +191,7 @@ func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
 		}
 	}
 	if best == nil {
+		rm.afterEOF = true
 		return probes.Frame{}, io.EOF
 	}
 	if from == nil {
@@ -170,6 +199,7 @@ func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
 	} else {
 		from.la = nil
 	}
+	rm.sinceRetry++
 	return *best, nil
 }
 
@@ -188,7 +218,7 @@ func (rm *rankMerge) moreToRead(own bool) bool {
 }
 
 func (rm *rankMerge) seek(step int) {
-	rm.own = nil
+	rm.own, rm.target = nil, step
 	for _, rs := range rm.ranks {
 		rs.la = nil
 		if rs.r != nil {
@@ -199,8 +229,8 @@ func (rm *rankMerge) seek(step int) {
 
 func (rm *rankMerge) lastStep() int64 {
 	m := int64(noStep)
+	rm.openMissing(false)
 	for _, rs := range rm.ranks {
-		rm.open(rs)
 		if rs.r != nil {
 			if s, ok := rs.r.LastStep(); ok {
 				m = max(m, int64(s))
@@ -214,8 +244,8 @@ func (rm *rankMerge) lastStep() int64 {
 // writes; complete when every rank is; otherwise unterminated.
 func (rm *rankMerge) state(own State) State {
 	all := own
+	rm.openMissing(false)
 	for _, rs := range rm.ranks {
-		rm.open(rs)
 		s := Unterminated
 		if rs.r != nil {
 			s = rs.r.State()

@@ -20,6 +20,14 @@ type streamState struct {
 
 	scanned int64 // LastStep: lines before this offset have been scanned
 	maxStep int64
+	endAt   int64 // offset just after the end line, 0 until it is met: nothing after it is read
+
+	// Steps that do not increase (STREAM.md: each variant's steps
+	// increase): such frames are kept, counted and the first one named.
+	lastStep  []int
+	checkedTo int64 // lines before this offset were checked (a seek re-reads them)
+	disorder  int
+	firstDis  string
 
 	tally *probes.Tally // the frames read, for End's final evaluations
 
@@ -122,12 +130,67 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 	}
 }
 
+// checkOrder notes a frame whose step is not above its variant's previous
+// one (a trainer restarted from a checkpoint, or a writer's bug). It is
+// kept: the lines are what the trainer wrote.
+func (js *streamState) checkOrder(f *probes.Frame, at, next int64) {
+	if js.lastStep == nil {
+		js.lastStep = make([]int, len(js.sm.meta.Variants))
+	}
+	v := f.Variant
+	if v < 0 || v >= len(js.lastStep) {
+		return
+	}
+	prev := js.lastStep[v]
+	js.lastStep[v] = f.Step
+	if at < js.checkedTo {
+		return
+	}
+	js.checkedTo = next
+	if prev != 0 && f.Step <= prev {
+		if js.disorder == 0 {
+			js.firstDis = fmt.Sprintf("variant %s step %d after step %d, at byte %d", js.sm.meta.VariantLabel(v), f.Step, prev, at)
+		}
+		js.disorder++
+	}
+}
+
+// StepDisorder reports the frames of a stream whose step did not increase
+// over their variant's previous frame (all ranks together), and the first
+// of them in words; 0 for a run file, whose writer cannot produce them.
+func (r *Reader) StepDisorder() (n int, first string) {
+	if r.js == nil {
+		return 0, ""
+	}
+	n, first = r.js.disorder, r.js.firstDis
+	if r.js.ranks != nil {
+		for _, rs := range r.js.ranks.ranks {
+			if rs.r == nil {
+				continue
+			}
+			if k, f := rs.r.StepDisorder(); k > 0 {
+				if n == 0 {
+					first = fmt.Sprintf("rank %d: %s", rs.rank, f)
+				}
+				n += k
+			}
+		}
+	}
+	return n, first
+}
+
 // streamNext returns the next frame of this file (not of the other ranks).
 func (r *Reader) streamNextOwn() (probes.Frame, error) {
 	for {
+		if r.js.endAt > 0 && r.pos >= r.js.endAt {
+			return probes.Frame{}, io.EOF // after the end line nothing is read (STREAM.md)
+		}
 		line, next, st := r.readLine(r.pos)
 		switch st {
 		case recIncomplete:
+			if err := r.checkShrunk(); err != nil {
+				return probes.Frame{}, err
+			}
 			return probes.Frame{}, io.EOF
 		case recIOError:
 			return probes.Frame{}, fmt.Errorf("stream %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
@@ -147,9 +210,10 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 			continue
 		}
 		if kind == lineEnd {
-			r.end = &e
+			r.end, r.js.endAt = &e, next
 			continue
 		}
+		r.js.checkOrder(&f, at, next)
 		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
 			r.js.alerts.add(&f)
 		}
@@ -176,6 +240,7 @@ func (r *Reader) streamNext() (probes.Frame, error) {
 
 func (r *Reader) streamSeek(step int) {
 	r.pos, r.target = r.js.start, int64(step)
+	clear(r.js.lastStep)
 	if r.js.alerts != nil {
 		r.js.alerts = newStreamAlerts(r.js.layers)
 	}
@@ -188,17 +253,25 @@ func (r *Reader) streamSeek(step int) {
 func (r *Reader) streamLastStep() (int, bool) {
 	js := r.js
 	var probe struct {
-		Step *int `json:"step"`
+		Step *int            `json:"step"`
+		End  json.RawMessage `json:"end"`
 	}
-	for {
+	for js.endAt == 0 || js.scanned < js.endAt {
 		line, next, st := r.readLine(js.scanned)
 		if st == recIncomplete || st == recIOError {
 			break
 		}
 		if st == recOK {
-			probe.Step = nil
-			if json.Unmarshal(line, &probe) == nil && probe.Step != nil {
-				js.maxStep = max(js.maxStep, int64(*probe.Step))
+			probe.Step, probe.End = nil, nil
+			if json.Unmarshal(line, &probe) == nil {
+				if probe.Step != nil {
+					js.maxStep = max(js.maxStep, int64(*probe.Step))
+				}
+				if probe.End != nil {
+					if _, _, kind, err := js.sm.parseStreamLine(line); err == nil && kind == lineEnd {
+						js.endAt = next
+					}
+				}
 			}
 		}
 		js.scanned = next

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -247,8 +248,17 @@ func TestStreamTornTailAndFollow(t *testing.T) {
 	if d := r.Damage(); len(d) != 0 {
 		t.Fatalf("a torn tail is not damage: %v", d)
 	}
+	// No lock was ever taken: "writing" means modified in the last 5 s
+	// (STREAM.md; issue 25 case 5).
+	if s := r.State(); s != Writing {
+		t.Errorf("state %v of a lockless stream modified just now, want writing", s)
+	}
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
 	if s := r.State(); s != Unterminated {
-		t.Errorf("state %v, want unterminated (no writer, no end line)", s)
+		t.Errorf("state %v, want unterminated (no lock, not modified for 10 s, no end line)", s)
 	}
 	if err := writeFileAll(path, []byte(full+third)); err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ type Writer struct {
 	batch      []byte // frames not yet sealed into a record: (len:uvarint payload)*
 	batchN     int
 	sinceKey   int64 // frame bytes since the last keyframe; -1 forces one
+	recsSince  int   // frame records sealed since the last keyframe
 	sinceIndex int64
 	lastIndex  int64
 	maxStep    int64
@@ -193,7 +194,8 @@ func (w *Writer) Write(f probes.Frame) error {
 		return fmt.Errorf("run file %s: frame has %d layers, the run has %d: %w", w.path, len(f.Layers), w.reg.layers, errFrameInvalid)
 	}
 	pending := int64(len(w.batch))
-	key := w.sinceKey < 0 || w.sinceKey+pending >= keyframeEvery
+	key := w.sinceKey < 0 || w.sinceKey+pending >= keyframeEvery ||
+		keyframeRecords > 0 && pending == 0 && w.recsSince >= keyframeRecords
 	var n int
 	w.scratch, n = w.codec.encode(w.scratch[:0], &f, key)
 	if len(w.scratch) > MaxRecordSize-binary.MaxVarintLen64 {
@@ -207,7 +209,7 @@ func (w *Writer) Write(f probes.Frame) error {
 		// the index gives.
 		w.sealBatch()
 		w.keys = append(w.keys, keyEntry{off: w.off, maxBefore: w.maxStep})
-		w.sinceKey = 0
+		w.sinceKey, w.recsSince = 0, 0
 	} else if len(w.batch)+len(w.scratch)+binary.MaxVarintLen64 > MaxRecordSize {
 		w.sealBatch()
 	}
@@ -252,6 +254,7 @@ func (w *Writer) sealBatch() {
 	w.rec = appendRecord(w.rec[:0], recFrame, w.batch)
 	w.put(w.rec)
 	w.sinceKey += int64(len(w.rec))
+	w.recsSince++
 	w.sinceIndex += int64(len(w.rec))
 	w.frameBytes += int64(len(w.rec))
 	w.batch, w.batchN = w.batch[:0], 0

@@ -19,7 +19,10 @@ type Run struct {
 	State  record.State
 	End    *record.End // nil when the file has no end record
 	Damage []record.Damage
-	Reps   []*Replicate // one per variant, in header order
+	// SecondRun is the offset where another run file begins inside this
+	// one (two files concatenated), -1 for none; nothing after it is read.
+	SecondRun int64
+	Reps      []*Replicate // one per variant, in header order
 	// Unparsed lists variant specs this normtop does not know: they are
 	// summarised without a warm-up window.
 	Unparsed []string

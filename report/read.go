@@ -91,6 +91,10 @@ func readParts(path string, parts int) (*Run, error) {
 			}
 			ps[k].err = ps[k].read(rd, bounds[k+1])
 			if k == parts-1 {
+				run.SecondRun = -1
+				if at, ok := rd.SecondRun(); ok {
+					run.SecondRun = at
+				}
 				run.State = rd.State()
 				if end, ok := rd.End(); ok {
 					run.End = &end

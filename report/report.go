@@ -64,6 +64,9 @@ func (run *Run) note() string {
 	if len(run.Damage) > 0 {
 		parts = append(parts, fmt.Sprintf("skipped %d damaged region(s), the first %s; everything else was read", len(run.Damage), run.Damage[0]))
 	}
+	if run.SecondRun > 0 {
+		parts = append(parts, fmt.Sprintf("another run file begins at byte %d (two files concatenated?): only the first run was read", run.SecondRun))
+	}
 	if len(run.Unparsed) > 0 {
 		parts = append(parts, "variant(s) "+strings.Join(run.Unparsed, ", ")+" unknown to this normtop: summarised without a warm-up window")
 	}

@@ -243,6 +243,7 @@ func (c Config) check() ([]normspec.Config, error) {
 		add("variants: none given; want at least one of %s", variantNames())
 	}
 	specs := make([]normspec.Config, len(c.Variants))
+	parsed := make([]bool, len(c.Variants))
 	for i, v := range c.Variants {
 		var err error
 		if specs[i], err = normspec.Parse(v); err != nil {
@@ -252,6 +253,22 @@ func (c Config) check() ([]normspec.Config, error) {
 			// changes the sequences' length every step
 			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("instancenorm takes its statistics over each sequence's positions, which token-budget batches (--max-tokens %d) change every step; use --batch N", c.MaxTokens)})
 		}
+		parsed[i] = err == nil
+	}
+	// Two specs of one variant (a repeat, or options at their defaults:
+	// layernorm and layernorm:eps=1e-5) would train twice under one label,
+	// and nothing downstream could tell their rows apart.
+	canon := map[string]string{}
+	for i, v := range c.Variants {
+		if !parsed[i] {
+			continue // reported above
+		}
+		k := specs[i].String()
+		if first, dup := canon[k]; dup {
+			add("variants: %q is the same variant as %q (both are %s); give each variant once", v, first, k)
+			continue
+		}
+		canon[k] = v
 	}
 	for i, lr := range c.VariantLR {
 		if i < 0 || i >= len(c.Variants) {

@@ -50,6 +50,12 @@ func TestValidate(t *testing.T) {
 		{"tie on the classifier", func(c *Config) { *c = ClassifierConfig(); c.TieEmbeddings = true }, "nothing to tie"},
 		{"input on images", func(c *Config) { *c = MNISTConfig(ModelCNN); c.Input = InputFairseq }, "no token embedding"},
 		{"instancenorm on token budgets", func(c *Config) { *c = WordConfig("sotu"); c.Variants = []string{"instancenorm"} }, "use --batch N"},
+		// issue 25 case 3: one variant twice would share its label.
+		{"variant twice", func(c *Config) { c.Variants = []string{"layernorm", "rmsnorm", "layernorm"} }, `"layernorm" is the same variant as "layernorm"`},
+		{"variant at its defaults", func(c *Config) { c.Variants = []string{"layernorm", "layernorm:eps=1e-5"} }, `"layernorm:eps=1e-5" is the same variant as "layernorm"`},
+		{"options in another order", func(c *Config) {
+			c.Variants = []string{"powernorm:alpha_fwd=0.95,warmup=40", "powernorm:warmup=40,alpha_fwd=0.95"}
+		}, "same variant"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

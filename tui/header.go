@@ -15,7 +15,10 @@ func (m *Model) modeWords() string {
 		switch r.State() {
 		case replayFollowing, replayFollowBehind:
 			mode = "following"
-			if r.Ended() {
+			switch {
+			case r.srcCrashed:
+				mode += " · ended (killed or crashed)"
+			case r.Ended():
 				mode += " (ended)"
 			}
 		case replayCatchingUp:

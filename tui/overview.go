@@ -257,6 +257,9 @@ func (m *Model) statusText(x *standing) string {
 	if x.step == 0 {
 		return "waiting"
 	}
+	if m.replay != nil && m.replay.srcCrashed {
+		return "killed/crashed" // ended without an end record: nothing more will come
+	}
 	return "running"
 }
 

@@ -24,6 +24,14 @@ type Ender interface {
 	Ended() bool
 }
 
+// Crasher is optionally implemented by an Ender that can tell, once Ended,
+// a run whose writer is gone without an end record (killed or crashed)
+// from one that ended normally: the dashboard then says so instead of
+// showing the variants "running".
+type Crasher interface {
+	Crashed() bool
+}
+
 // replayState is where the replay driver stands. The header says it in
 // words; resume and every batch read from it what to do next.
 type replayState int
@@ -59,9 +67,11 @@ type followPollMsg struct{ gen int }
 type replayBatchMsg struct {
 	gen    int
 	frames []probes.Frame
-	eof    bool  // the source has nothing more for now
-	ended  bool  // at EOF the source reported Ended: nothing more will come
-	err    error // a read error other than io.EOF
+	eof    bool // the source has nothing more for now
+	ended  bool // at EOF the source reported Ended: nothing more will come
+	// crashed: ended, and the writer is gone without an end record
+	crashed bool
+	err     error // a read error other than io.EOF
 	// reached: a seek batch read up to its target step (or EOF).
 	reached bool
 }
@@ -84,8 +94,10 @@ type replayDriver struct {
 	// srcEnded: the source reported Ended at EOF, nothing more will come.
 	// It outlives seeks: the run stays ended while the past is re-read.
 	srcEnded bool
-	clock    time.Duration // replay clock, in recorded time
-	err      error
+	// srcCrashed: ended without an end record (Crasher): killed or crashed.
+	srcCrashed bool
+	clock      time.Duration // replay clock, in recorded time
+	err        error
 	// schedule delivers msg after d: tea.Tick; tests swap it to see the
 	// timers the replay arms without sleeping through them.
 	schedule func(d time.Duration, msg tea.Msg) tea.Cmd
@@ -243,7 +255,7 @@ func (d *replayDriver) onBatch(msg replayBatchMsg, paused bool) (tea.Cmd, driver
 			return nil, news
 		}
 		if msg.ended {
-			d.srcEnded = true
+			d.srcEnded, d.srcCrashed = true, msg.crashed
 			news.redraw = true
 			if !seeking || msg.reached {
 				news.end = true

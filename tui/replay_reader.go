@@ -46,6 +46,9 @@ func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
 				if e, ok := r.src.(Ender); ok {
 					msg.ended = e.Ended()
 				}
+				if c, ok := r.src.(Crasher); ok && msg.ended {
+					msg.crashed = c.Crashed()
+				}
 				return msg
 			}
 			if err != nil {

@@ -30,10 +30,12 @@ func runExport(args []string, st streams) error {
 	}
 	defer r.Close()
 	if o.out == "" {
-		if err := exporters[o.format](st.out, r); err != nil {
-			return dataError(fmt.Errorf("%s: %w", o.path, err))
+		if err := exportTo(st.out, "standard output", o, r); err != nil {
+			return err
 		}
-	} else if err := exportToFile(o, r); err != nil {
+	} else if err := writeOut(o.out, func(w io.Writer) error {
+		return exportTo(w, "--out "+o.out, o, r)
+	}); err != nil {
 		return err
 	}
 	if note := runFileNote(o.path, r, false, ""); note != "" {
@@ -42,19 +44,33 @@ func runExport(args []string, st streams) error {
 	return nil
 }
 
-// exportToFile writes the export through writeFileAtomic; an exporter's
-// error is a data error (the run file could not be read).
-func exportToFile(o *exportOptions, r *record.Reader) error {
-	var readErr error
-	err := writeFileAtomic(o.out, func(w io.Writer) error {
-		if err := exporters[o.format](w, r); err != nil {
-			readErr = dataError(fmt.Errorf("%s: %w", o.path, err))
-			return readErr
-		}
-		return nil
-	})
-	if readErr != nil {
-		return readErr
+// exportTo runs the exporter into w (named where in messages). A write
+// error is the output's (exit 1, as report's); any other error is the run
+// file's (a data error, exit 3).
+func exportTo(w io.Writer, where string, o *exportOptions, r *record.Reader) error {
+	ew := &errWriter{w: w}
+	err := exporters[o.format](ew, r)
+	switch {
+	case ew.err != nil:
+		return fmt.Errorf("%s: %w", where, unwrapPath(ew.err))
+	case err != nil:
+		return dataError(fmt.Errorf("%s: %w", o.path, err))
 	}
-	return err
+	return nil
+}
+
+// errWriter remembers the first write error, which tells an output that
+// failed from a run file that could not be read.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

@@ -9,11 +9,13 @@ import (
 
 // streams are the process's standard files; commands write only to these.
 type streams struct {
-	in, out, err *os.File
+	in  *os.File
+	out *outStream
+	err *os.File
 }
 
 func main() {
-	st := streams{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	st := streams{in: os.Stdin, out: &outStream{File: os.Stdout}, err: os.Stderr}
 	err := run(os.Args[1:], st)
 	if err != nil && !errors.Is(err, errQuiet) {
 		fmt.Fprintln(st.err, errorLine(err))
@@ -51,11 +53,15 @@ stopped by SIGINT/SIGTERM (its run file is complete and says "interrupted").
 `
 
 // run dispatches to a subcommand. Flags without a command mean train.
-func run(args []string, st streams) error {
+func run(args []string, st streams) (err error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpFlag(args[0]) {
 		return runTrain(args, st)
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "train" {
+		// Their output is the product: one that could not be written fails.
+		defer func() { err = st.out.check(err) }()
+	}
 	switch cmd {
 	case "train":
 		return runTrain(rest, st)

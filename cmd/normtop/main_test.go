@@ -123,6 +123,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--variants", "layernorm,fancynorm"}, []string{"fancynorm", "see normtop variants"}},
 		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
 		{[]string{"train", "--variants", "powernorm:alpha_fwd=2"}, []string{"alpha_fwd"}},
+		{[]string{"train", "--variants", "layernorm,layernorm:eps=1e-5"}, []string{"same variant", "give each variant once"}},
+		{[]string{"train", "--record", "a\nnormtop: run completed.ntr"}, []string{"--record", "newline"}},
 		{[]string{"train", "--variants", ""}, []string{"--variants is empty"}},
 		{[]string{"train", "--variants", "pn-v:groups=5,alpha=0.95"}, []string{"pn-v:groups=5,alpha=0.95", "block0.ln1", "not divisible by groups=5", "see normtop variants"}},
 		{[]string{"train", "--variants", "instancenorm"}, []string{"instancenorm", "--max-tokens 1024", "use --batch N"}},

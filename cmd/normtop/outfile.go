@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // checkOut refuses an --out that would replace one of the command's inputs
-// (the same file by os.SameFile, so a symlink or hard link to it counts) or
-// that names a directory, before anything is read or written.
+// (the same file by os.SameFile, so a symlink or hard link to it counts),
+// that names a directory, or that names a socket (which cannot be opened for
+// writing), before anything is read or written.
 func checkOut(out, hint string, inputs ...string) error {
 	ofi, err := os.Stat(out)
 	if err != nil {
@@ -21,6 +23,9 @@ func checkOut(out, hint string, inputs ...string) error {
 	}
 	if ofi.IsDir() {
 		return usageErrorf(hint, "--out %s is a directory; give a file name", out)
+	}
+	if ofi.Mode()&fs.ModeSocket != 0 {
+		return usageErrorf(hint, "--out %s is a socket; give a file name, a FIFO or a device", out)
 	}
 	for _, in := range inputs {
 		if ifi, err := os.Stat(in); err == nil && os.SameFile(ifi, ofi) {
@@ -30,23 +35,106 @@ func checkOut(out, hint string, inputs ...string) error {
 	return nil
 }
 
-// writeFileAtomic writes --out through a temporary file next to path and
-// renames it, so that a failed export or report never leaves a file that
-// looks complete. An error from write is returned as it is.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := createBeside(path)
+// writeOut writes --out. A regular file (or a new name) is written through
+// a temporary file in its directory and renamed over it, so that a failed
+// export or report never leaves a file that looks complete; through a
+// symlink the link's target is replaced and the link kept. Anything else at
+// the path (a device such as /dev/null, a FIFO) is opened and written in
+// place, as a shell redirection would, and never replaced: a rename over it
+// would destroy the device node or the pipe another process waits on. An
+// error from write is returned as it is.
+func writeOut(path string, write func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return writeInPlace(path, write)
+	}
+	target, inPlace, err := resolveLinks(path)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
 	}
+	if inPlace {
+		return writeInPlace(path, write)
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return writeInPlace(path, write)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return writeAtomic(path, target, fi, write)
+}
+
+// resolveLinks follows path's symlinks (the last element's, repeatedly) to
+// the name that is replaced: the final target, which may not exist yet (a
+// dangling link creates it, as a shell redirection does). inPlace is set
+// for a link into /proc or /dev/fd (/dev/stdout: an open file of this
+// process, whose "target" may be no path at all, such as pipe:[123]): that
+// is written in place.
+func resolveLinks(path string) (target string, inPlace bool, err error) {
+	for hops := 0; hops < 40; hops++ {
+		if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/proc/") || strings.HasPrefix(abs, "/dev/fd/")) {
+			return "", true, nil
+		}
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, false, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", false, errors.New("too many levels of symbolic links")
+}
+
+// writeInPlace opens a non-regular file (a device, a FIFO) for writing
+// without creating, truncating or replacing it.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// writeAtomic writes target (path after its symlinks; fi its FileInfo, nil
+// when it does not exist yet) through a temporary file beside it. An
+// existing file keeps its permission bits, as under a shell redirection.
+// SIGINT, SIGTERM or SIGHUP while it writes remove the temporary file
+// before the process exits.
+func writeAtomic(path, target string, fi os.FileInfo, write func(io.Writer) error) error {
+	tmp, err := createBeside(target)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	guard := removeOnSignal(tmp.Name(), path)
+	defer guard.release()
 	defer os.Remove(tmp.Name())
+	if fi != nil {
+		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+			tmp.Close()
+			return fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+		}
+	}
 	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		return fmt.Errorf("--out %s: %w", path, unwrapPath(err))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := guard.rename(tmp.Name(), target); err != nil {
 		var le *os.LinkError
 		if errors.As(err, &le) {
 			err = le.Err // the temporary name would only confuse
@@ -54,6 +142,15 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("--out %s: %w", path, err)
 	}
 	return nil
+}
+
+// unwrapPath drops a PathError's operation and (temporary) file name.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // createBeside creates a new, empty file next to path for writing it in
@@ -69,11 +166,7 @@ func createBeside(path string) (*os.File, error) {
 			continue
 		}
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the temporary name would only confuse
-			}
-			return nil, fmt.Errorf("cannot create it: %w", err)
+			return nil, fmt.Errorf("cannot create it: %w", unwrapPath(err))
 		}
 		return f, nil
 	}

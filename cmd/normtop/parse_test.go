@@ -194,6 +194,16 @@ func TestLinkLatest(t *testing.T) {
 	if left, _ := filepath.Glob("runs/.latest-*"); len(left) > 0 {
 		t.Errorf("temporary links left behind: %v", left)
 	}
+	// issue 25 case 11: a runs/latest that is the user's regular file is
+	// not replaced; the caller warns.
+	os.Remove(filepath.Join("runs", "latest"))
+	os.WriteFile(filepath.Join("runs", "latest"), []byte("my notes"), 0o644)
+	if err := linkLatest(filepath.Join("runs", "a.ntr")); err == nil || !strings.Contains(err.Error(), "not a symlink") {
+		t.Errorf("linkLatest over a regular file: %v, want an error saying it is not a symlink", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join("runs", "latest")); string(got) != "my notes" {
+		t.Errorf("the regular file runs/latest was replaced: %q", got)
+	}
 }
 
 // TestBatchOrMaxTokens: the word preset batches by a token budget; --batch

@@ -35,7 +35,7 @@ func runReplay(args []string, st streams) error {
 		return dataError(err)
 	}
 	defer r.Close()
-	headlessMode := o.headless || !isTerminal(st.out)
+	headlessMode := o.headless || !isTerminal(st.out.File)
 	// The dashboard handles --from itself (it reads the steps before it
 	// without pacing, so its charts show the past); headless starts there.
 	if o.from > 0 && headlessMode {
@@ -79,12 +79,12 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
 	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
-	defer pr.Close()
+	defer pr.Close() // its error, if any, is st.out's, which run checks
 	for {
 		f, err := r.Next()
 		if err == nil {
 			if perr := pr.Frame(f); perr != nil {
-				return nil // stdout is gone: nothing left to show
+				return nil // stdout is gone: nothing left to show (run says why)
 			}
 			continue
 		}
@@ -104,7 +104,11 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 
 func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	model := tui.NewReplay(r, tui.Options{RunPath: o.path, Speed: o.speed, From: o.from, Follow: o.follow, NoColor: o.noColor})
-	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+	input, note := dashboardInput(st.in)
+	if note != "" {
+		fmt.Fprintln(st.err, "normtop: "+note)
+	}
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
 	if !o.follow {
 		go sendFindings(prog, o.path)
@@ -122,6 +126,12 @@ func runFileNote(path string, r *record.Reader, followed bool, followHint string
 	var parts []string
 	if d := r.Damage(); len(d) > 0 {
 		parts = append(parts, fmt.Sprintf("skipped %d damaged region(s), the first %s; everything else was read", len(d), d[0]))
+	}
+	if n, first := r.StepDisorder(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d frame(s) whose step does not increase (the first: %s), shown as written", n, first))
+	}
+	if at, ok := r.SecondRun(); ok {
+		parts = append(parts, fmt.Sprintf("another run file begins at byte %d (two files concatenated?): only the first run was read; `tail -c +%d %s` is the second", at, at+1, path))
 	}
 	switch r.State() {
 	case record.Writing:

@@ -45,11 +45,11 @@ func runReport(args []string, st streams) error {
 	write := func(w io.Writer) error { return reportWriters[o.format](rep, w) }
 	if o.out == "" {
 		if err := write(st.out); err != nil {
-			return err
+			return fmt.Errorf("standard output: %w", unwrapPath(err))
 		}
-	} else if err := writeFileAtomic(o.out, func(w io.Writer) error {
+	} else if err := writeOut(o.out, func(w io.Writer) error {
 		if err := write(w); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, err)
+			return fmt.Errorf("--out %s: %w", o.out, unwrapPath(err))
 		}
 		return nil
 	}); err != nil {

@@ -40,6 +40,11 @@ func linkLatest(path string) error {
 	if err != nil || dir != runs {
 		return err
 	}
+	// Only a symlink (normtop's own) is replaced: a regular file or a
+	// directory named latest is the user's, and stays.
+	if fi, err := os.Lstat(filepath.Join(runsDir, "latest")); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		return fmt.Errorf("%s is not a symlink (normtop replaces only its own link); remove or rename it", filepath.Join(runsDir, "latest"))
+	}
 	tmp := filepath.Join(runsDir, fmt.Sprintf(".latest-%d", os.Getpid()))
 	os.Remove(tmp)
 	if err := os.Symlink(filepath.Base(path), tmp); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/headless"
 	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
@@ -31,12 +32,13 @@ func runTrain(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	headlessMode := o.headless || !isTerminal(st.out)
+	headlessMode := o.headless || !isTerminal(st.out.File)
 	// Signals are watched from here on, so that SIGHUP cannot kill a
 	// headless run even while its data loads.
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 
+	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
 		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -164,7 +166,11 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	rec *recorder, path string, o *trainOptions, st streams) error {
 	feed := probes.NewFeed(feedCapacity)
 	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
-	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(st.in), tea.WithOutput(st.out),
+	input, note := dashboardInput(st.in)
+	if note != "" {
+		fmt.Fprintln(st.err, "normtop: "+note)
+	}
+	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() {

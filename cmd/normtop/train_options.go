@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/normtop/normtop/headless"
 	"github.com/normtop/normtop/train"
@@ -197,6 +198,11 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	}
 	// Checked before the data is loaded, for a quick answer; record.Create
 	// checks again (O_EXCL).
+	if strings.ContainsAny(o.record, "\n\r") || strings.IndexFunc(o.record, unicode.IsControl) >= 0 {
+		// It is printed in one-line messages ("recording to ..."), which a
+		// newline would break into lines that look like others.
+		return usageErrorf(trainHelpHint, "--record %q: a file name with a newline or another control character; choose another", o.record)
+	}
 	if o.record != "" && fileExists(o.record) {
 		return usageErrorf(trainHelpHint, "--record %s: the file exists; a run file is never overwritten, choose another path", o.record)
 	}

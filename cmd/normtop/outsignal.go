@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// tempGuard removes a temporary --out file when SIGINT, SIGTERM or SIGHUP
+// arrives while it is being written, then exits 128+signal as the default
+// action would. Without it the signal's default action kills the process
+// and leaves the hidden temporary file behind (130 MB of a large export).
+type tempGuard struct {
+	mu      sync.Mutex // held by rename and by the handler: the file is either renamed or removed
+	renamed bool
+	ch      chan os.Signal
+	quit    chan struct{}
+	done    chan struct{}
+}
+
+func removeOnSignal(tmp, out string) *tempGuard {
+	g := &tempGuard{ch: make(chan os.Signal, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	signal.Notify(g.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		defer close(g.done)
+		select {
+		case sig := <-g.ch:
+			g.mu.Lock() // never released: the process ends here
+			if !g.renamed {
+				os.Remove(tmp)
+				// stderr directly: the handler runs beside the command,
+				// which may hold st.err's messages in no order with it.
+				fmt.Fprintf(os.Stderr, "normtop: stopped by %s; --out %s was not written\n", signalName(sig), out)
+			}
+			os.Exit(signalExitCode(sig))
+		case <-g.quit:
+		}
+	}()
+	return g
+}
+
+// rename renames the temporary file over target unless a signal got there
+// first (then the handler exits the process and rename never returns).
+func (g *tempGuard) rename(tmp, target string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	err := os.Rename(tmp, target)
+	g.renamed = err == nil
+	return err
+}
+
+// release stops watching: signals take their default action again.
+func (g *tempGuard) release() {
+	signal.Stop(g.ch)
+	close(g.quit)
+	<-g.done
+}
