@@ -75,6 +75,8 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 		r.model = t
 	case ModelClassifier:
 		r.model = newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen)
+	case ModelLSTM:
+		r.model = newLSTM(src.vocab, cfg.DModel, cfg.Layers, cfg.SeqLen)
 	}
 	r.steps = cfg.Steps
 	if r.steps == 0 {
@@ -146,7 +148,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 		return l.Apply(x)
 	}
 	spec1 := netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
-		weights: v.weights, norm: apply, train: true, dropP: c.Dropout,
+		weights: v.weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
 		// the same seed for every variant: the same dropout masks
 		rng: rand.New(rand.NewSource(c.Seed + 1))}
 	evalBatch := c.Batch

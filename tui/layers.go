@@ -29,6 +29,8 @@ var probeDoc = [probes.NumProbes]string{
 	probes.PNNu:       "PowerNorm ‖ν‖₂",
 	probes.GammaDrift: "‖γ − 1‖₂ (Xu et al.: bias/gain over-fitting suspect)",
 	probes.BetaNorm:   "‖β‖₂ (Xu et al.: bias/gain over-fitting suspect)",
+	probes.HNorm:      "LSTM: mean ‖h_t‖₂/√H over real (sample, t) (Ba et al.: stable with LayerNorm)",
+	probes.HNormCV:    "LSTM: spread of ‖h_t‖₂/√H over t (coefficient of variation; FINDINGS vii-a)",
 }
 
 const (
