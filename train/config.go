@@ -214,7 +214,7 @@ func (c Config) check() ([]normspec.Config, error) {
 		if specs[i], err = normspec.Parse(v); err != nil {
 			errs = append(errs, &VariantError{Spec: v, Err: err})
 		} else if k := specs[i].Kind; c.Model.Recurrent() && !k.RowFamily() && k != normspec.None {
-			errs = append(errs, &VariantError{Spec: v, Err: errRecurrentVariant})
+			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("%s: %w", specs[i].Kind, errRecurrentVariant)})
 		}
 	}
 	for i, lr := range c.VariantLR {

@@ -41,4 +41,3 @@ func (c Config) checkLSTM(add func(string, ...any)) {
 		add("seq-len %d: the lstm unrolls 1 to %d time steps", c.SeqLen, MaxLSTMSeq)
 	}
 }
-

@@ -207,7 +207,7 @@ func TestLSTMPaddingSteps(t *testing.T) {
 // h_norm = (1+3+2)/3 = 2; h_norm_cv = 0.5 (the one sample with two steps).
 func TestHNormsHandWorked(t *testing.T) {
 	st := &lstmState[float64]{mask: []bool{true, true, true, false}, hn: make([]float64, 2)} // time-major
-	out := []float64{1, -3, 2, 7}                                                             // batch-major
+	out := []float64{1, -3, 2, 7}                                                            // batch-major
 	m, cv := hNorms(st, out, 2, 2, 1)
 	if m != 2 || cv != 0.5 {
 		t.Fatalf("h_norm %v, h_norm_cv %v; want 2 and 0.5", m, cv)

@@ -444,7 +444,10 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
 		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
 	}
-	if c.Model.OnTokens() {
+	if c.Model.Recurrent() {
+		kv["layers"], kv["d_model"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.SeqLen)
+		kv["sizes"] = "per layer: gates = N_x(x·W_x) + N_h(h·W_h) + b; c = f*c + i*g; h = o*tanh(N_c(c)); BPTT over seq_len"
+	} else if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["post_ln"] = strconv.FormatBool(c.PostLN)
 	} else if c.Model == ModelMLP {
