@@ -118,7 +118,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--steps"}, []string{"flag needs a value: --steps"}},
 		{[]string{"train", "--lr", "-1"}, []string{"lr -1"}},
 		{[]string{"train", "--batch", "0"}, []string{"batch 0"}},
-		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer or classifier"}},
+		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer, classifier or lstm"}},
 		{[]string{"train", "--heads", "3"}, []string{"not divisible"}},
 		{[]string{"train", "--variants", "layernorm,fancynorm"}, []string{"fancynorm", "see normtop variants"}},
 		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
