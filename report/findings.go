@@ -28,6 +28,7 @@ func findings(groups []*Group) []Finding {
 		findingPsi2(groups, models),
 		findingSpectrum(groups, models),
 		findingOverfit(groups, models),
+		findingLSTM(groups), // findings_lstm.go
 	}
 }
 
