@@ -27,7 +27,7 @@ func TestReportGoodRunFile(t *testing.T) {
 	var doc struct {
 		Findings []struct{ ID, Verdict string }
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || len(doc.Findings) != 5 {
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || len(doc.Findings) != 6 { // (i)-(v) and (vii)
 		t.Errorf("report --format json: %v, %d findings\n%s", err, len(doc.Findings), res.stdout)
 	}
 	out := filepath.Join(dir, "r.md")
