@@ -10,9 +10,10 @@ import "errors"
 var errRecurrentVariant = errors.New("model lstm takes per-row variants only (layernorm, layernorm-simple, detachnorm, detach-mean, detach-variance, adanorm, rmsnorm, none): batch statistics would need their own per-time-step running statistics")
 
 // LSTMConfig is the preset of --model lstm: a one-layer LSTM language model
-// on the data (characters of --data text or a file; words of sotu,
-// moby-dick, words:FILE), plain against LayerNorm, the comparison of Ba
-// et al. 2016 and of finding (vii).
+// on the data (words of sotu, moby-dick, words:FILE: the word preset's
+// padded sentence batches; characters of --data text or a file), plain
+// against LayerNorm, the comparison of Ba et al. 2016 and of finding
+// (vii). Adam at 3e-3 without warmup, as LSTM language models are trained.
 func LSTMConfig(data string) Config {
 	c := DefaultConfig()
 	if IsWordData(data) {

@@ -33,8 +33,8 @@ type trainOptions struct {
 // (the default model) the word-level preset on State of the Union
 // sentences unless --data names a character text (text or a file); the
 // MNIST preset for --model mlp and cnn; the classifier preset for --model
-// classifier; the LSTM preset (characters unless --data names word data)
-// for --model lstm.
+// classifier; the LSTM preset for --model lstm (on sotu sentences, or the
+// characters of --data text or a file).
 func baseConfig(model train.ModelKind, data string) train.Config {
 	switch {
 	case model.OnImages():
@@ -43,6 +43,8 @@ func baseConfig(model train.ModelKind, data string) train.Config {
 		return train.ClassifierConfig()
 	case model == train.ModelLSTM:
 		switch {
+		case data == "":
+			return train.LSTMConfig("sotu")
 		case train.IsWordData(data):
 			return train.LSTMConfig(data)
 		case strings.HasPrefix(data, "words:"):
@@ -222,10 +224,10 @@ powernorm; --data text trains the character model on Newton's Opticks.
 --model mlp or cnn start from the MNIST preset instead (one epoch, batch 32,
 lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm), --model
 classifier from the spam classifier's, --model lstm from the LSTM's (one
-LSTM layer, H 64, on characters or --data sotu/moby-dick/words:FILE, plain
-against LayerNorm at its three sites: variants none,layernorm; per-row
-variants only): see normtop train --model mlp --help for a preset's
-defaults.
+LSTM layer, H 64, on sotu sentences, or characters with --data text or a
+file; plain against LayerNorm at its three sites: variants none,layernorm;
+per-row variants only): see normtop train --model mlp --help for a
+preset's defaults.
 
 Examples:
   normtop train
