@@ -157,8 +157,8 @@ func TestLSTMBadConfig(t *testing.T) {
 	}{
 		{"seq 0", func(c *Config) { c.SeqLen = 0 }, "seq-len 0: the lstm unrolls 1 to 1024 time steps"},
 		{"seq over cap", func(c *Config) { c.SeqLen = MaxLSTMSeq + 1 }, "seq-len 1025"},
-		{"batchnorm", func(c *Config) { c.Variants = []string{"none", "batchnorm"} }, `variant "batchnorm": model lstm takes per-row variants only`},
-		{"powernorm", func(c *Config) { c.Variants = []string{"powernorm"} }, `variant "powernorm": model lstm takes per-row variants only`},
+		{"batchnorm", func(c *Config) { c.Variants = []string{"none", "batchnorm"} }, `variant "batchnorm": batchnorm: model lstm takes per-row variants only`},
+		{"powernorm", func(c *Config) { c.Variants = []string{"powernorm"} }, `variant "powernorm": powernorm: model lstm takes per-row variants only`},
 		{"mnist", func(c *Config) { c.Data = "mnist" }, `data "mnist": model lstm trains on text`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
