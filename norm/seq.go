@@ -95,21 +95,16 @@ func ForwardRows[T float](s *Seq, x, gam, bet, y []T, lo, hi int) error {
 }
 
 // BackwardRows computes dx of rows [lo, hi) for upstream gradient g, after
-// ForwardRows of the same rows. Padding rows get dx = 0.
+// ForwardRows of the same rows: what the layer's own backward gives them
+// (dx = 0 on padding rows for the row family; none passes g through).
 func BackwardRows[T float](s *Seq, x, gam, g, dx []T, lo, hi int) error {
 	if err := s.window(lo, hi); err != nil {
 		return err
 	}
 	d := s.l.d
 	xr, gr, dr := x[lo*d:hi*d], g[lo*d:hi*d], dx[lo*d:hi*d]
-	if s.l.cfg.Kind == normspec.None {
-		for i := 0; i < hi-lo; i++ {
-			if s.view.real(i) {
-				copy(dr[i*d:(i+1)*d], gr[i*d:(i+1)*d])
-			} else {
-				clear(dr[i*d : (i+1)*d])
-			}
-		}
+	if s.l.cfg.Kind == normspec.None { // the identity, as the layer's backward
+		copy(dr, gr)
 		return nil
 	}
 	rowBackward(&s.view, xr, gam, gr, dr)
