@@ -217,3 +217,62 @@ func TestHNormsHandWorked(t *testing.T) {
 		t.Fatalf("all padding: %v %v, want NaN NaN", m, cv)
 	}
 }
+
+// BenchmarkLSTMActivations compares, in one run, the gate activations of
+// a batch of 1,024 rows × 4·64 as math.Exp/math.Tanh per element (the
+// first version) and as sigmoidRow/tanhRow (the exp kernel).
+func BenchmarkLSTMActivations(b *testing.B) {
+	const rows, h = 1024, 64
+	x := make([]float32, rows*4*h)
+	r := rand.New(rand.NewSource(1))
+	for i := range x {
+		x[i] = float32(2 * r.NormFloat64())
+	}
+	buf := make([]float32, len(x))
+	b.Run("math", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for k, v := range x {
+				if k%(4*h) < 3*h {
+					buf[k] = float32(1 / (1 + math.Exp(-float64(v))))
+				} else {
+					buf[k] = float32(math.Tanh(float64(v)))
+				}
+			}
+		}
+	})
+	b.Run("rows", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(buf, x)
+			for row := 0; row < rows; row++ {
+				a := buf[row*4*h : (row+1)*4*h]
+				sigmoidRow(a[:3*h])
+				tanhRow(a[3*h:])
+			}
+		}
+	})
+}
+
+// TestActivationRows: sigmoidRow and tanhRow against math in float64 and
+// float32 (the exp kernel: 1e-6 relative, NORMS.md §7's float32 bound
+// loosened by the two extra roundings), saturation exact.
+func TestActivationRows(t *testing.T) {
+	xs := []float64{-1e4, -30, -3, -0.5, -1e-3, 0, 1e-3, 0.5, 3, 30, 1e4}
+	s64, t64 := append([]float64(nil), xs...), append([]float64(nil), xs...)
+	sigmoidRow(s64)
+	tanhRow(t64)
+	s32, t32 := make([]float32, len(xs)), make([]float32, len(xs))
+	for i, x := range xs {
+		s32[i], t32[i] = float32(x), float32(x)
+	}
+	sigmoidRow(s32)
+	tanhRow(t32)
+	for i, x := range xs {
+		ws, wt := 1/(1+math.Exp(-x)), math.Tanh(x)
+		if math.Abs(s64[i]-ws) > 1e-15 || math.Abs(t64[i]-wt) > 1e-15 {
+			t.Errorf("float64 at %g: σ %v tanh %v, want %v %v", x, s64[i], t64[i], ws, wt)
+		}
+		if math.Abs(float64(s32[i])-ws) > 1e-6 || math.Abs(float64(t32[i])-wt) > 1e-6 {
+			t.Errorf("float32 at %g: σ %v tanh %v, want %v %v", x, s32[i], t32[i], ws, wt)
+		}
+	}
+}
