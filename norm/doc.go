@@ -11,7 +11,10 @@
 // normspec.Parse turns into a normspec.Config; NewLayer binds a Config to a Site (the place in
 // a model) and Layer.Apply adds the layer to a gorgonia graph. The layer owns
 // its γ/β tensors and its running state, so Apply can be called on a training
-// graph and on a forward-only evaluation graph that share them.
+// graph and on a forward-only evaluation graph that share them. A recurrent
+// op (the LSTM's N_h and N_c) uses a per-row layer through Seq instead: the
+// same kernels one time step's rows at a time, then one pass over all rows
+// for the step counter, the taps and dγ, dβ.
 //
 // Statistics are accumulated in float64 whatever the tensor dtype, and
 // variances are computed in two passes, as the spec demands. On amd64 with

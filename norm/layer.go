@@ -206,6 +206,6 @@ func (l *Layer) resetTaps() {
 		Step: l.step, D: l.d,
 		InMean: nan, InStd: nan, InMaxAbs: nan, AdaFrac: nan, PNGamma: nan,
 		GMu: nan, GVar: nan, GPsi2: nan, DxMean: nan, DxVar: nan, DyMean: nan, DyVar: nan,
-		NuNorm: nan, GammaDrift: nan, BetaNorm: nan,
+		NuNorm: nan, GammaDrift: nan, BetaNorm: nan, HNorm: nan, HNormCV: nan,
 	}
 }

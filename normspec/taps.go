@@ -43,6 +43,12 @@ type Taps struct {
 	// Params group.
 	GammaDrift, BetaNorm float64
 
+	// Recurrent sites (Stats group, filled by the LSTM op on its lstm<i>.h
+	// site, NaN elsewhere; NORMS.md §10): HNorm is the mean over real
+	// (sample, t) of ‖h_t‖₂/√H, HNormCV the coefficient of variation of
+	// ‖h_t‖₂/√H over a sample's real time steps, averaged over samples.
+	HNorm, HNormCV float64
+
 	// NonFinite is set when a NaN or Inf was seen in the input, the upstream
 	// gradient or the statistics this step, so the divergence guard can stop
 	// the variant before the bad values reach the weights.

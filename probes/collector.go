@@ -172,6 +172,7 @@ func (c *Collector) layerValues(i int, t *normspec.Taps, want normspec.TapMask) 
 			v[DistMu], v[DistVar], v[DistPsi2] = dm, dv, dp
 			v[InMean], v[InStd], v[InMaxAbs] = t.InMean, t.InStd, t.InMaxAbs
 			v[AdaFrac] = t.AdaFrac
+			v[HNorm], v[HNormCV] = t.HNorm, t.HNormCV
 		}
 	}
 	if report&(normspec.TapStats|normspec.TapGrad) != 0 {

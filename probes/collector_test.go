@@ -17,7 +17,7 @@ func fullTaps(mu, v, psi2, runMu, runVar, runPsi2 []float64) *normspec.Taps {
 		RunMean: runMu, RunVar: runVar, RunPsi2: runPsi2,
 		InMean: 0.25, InStd: 1.5, InMaxAbs: 3.5, AdaFrac: nan, PNGamma: nan,
 		GMu: 0.125, GVar: 0.0625, GPsi2: nan,
-		DxMean: 1e-3, DxVar: 2e-3, DyMean: 3e-3, DyVar: 4e-3, NuNorm: nan,
+		DxMean: 1e-3, DxVar: 2e-3, DyMean: 3e-3, DyVar: 4e-3, NuNorm: nan, HNorm: nan, HNormCV: nan,
 		GammaDrift: 0.5, BetaNorm: 0.75,
 	}
 }

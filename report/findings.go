@@ -19,16 +19,19 @@ type Finding struct {
 	Reason  string   `json:"reason"`
 }
 
-// findings judges the five claims of issue 10 on the grouped runs.
+// findings judges the claims of FINDINGS.md on the grouped runs: (i)-(v),
+// then (vi-a), (vi-b) (findings_placement.go) and (vii) (findings_lstm.go).
 func findings(groups []*Group) []Finding {
 	models := modelOrder(groups)
-	return append([]Finding{
+	out := []Finding{
 		findingDetach(groups, models),
 		findingTails(groups),
 		findingPsi2(groups, models),
 		findingSpectrum(groups, models),
 		findingOverfit(groups, models),
-	}, placementFindings(groups)...)
+	}
+	out = append(out, placementFindings(groups)...)
+	return append(out, findingLSTM(groups))
 }
 
 // modelOrder puts the transformer first: the papers' claims are about it.

@@ -44,6 +44,10 @@ type Replicate struct {
 	GapTrend     float64 // least-squares slope of the gap over the second half of the val evaluations, per 1,000 steps
 	ValEvals     int
 
+	// TrainLoss holds the finite train losses in step order (finding
+	// vii's steps to a loss).
+	TrainLoss []float32
+
 	Spectrum *probes.Spectrum // the last one recorded, nil without an embedding
 
 	// Step1 is every layer's probe values at training step 1 (at the
@@ -130,6 +134,7 @@ func parseSeed(s string) int64 {
 // selections are the report's main cost after decoding.
 func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.FinalTrain = lastTenthMean(a.train)
+	rep.TrainLoss = a.train
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	rep.ValEvals = len(a.vals)
 	rep.Step1 = a.step1

@@ -205,12 +205,14 @@ func (c Config) check() ([]normspec.Config, error) {
 		}
 	case c.Model.OnTokens():
 		switch {
-		case c.Model == ModelTransformer && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
-			add("data %q: model transformer trains on text (characters of a UTF-8 file), sotu, moby-dick or words:FILE (sentences)", c.Data)
+		case (c.Model == ModelTransformer || c.Model == ModelLSTM) && c.Data != "text" && c.Data != "sotu" && c.Data != "moby-dick" && c.Data != "words":
+			add("data %q: model %s trains on text (characters of a UTF-8 file), sotu, moby-dick or words:FILE (sentences)", c.Data, c.Model)
 		case c.Model == ModelClassifier && c.Data != "spam" && c.Data != "docs":
 			add("data %q: model classifier trains on spam or a directory of class subdirectories", c.Data)
 		}
-		if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
+		if c.Model.Recurrent() {
+			c.checkLSTM(add)
+		} else if c.Layers < 1 || c.DModel < 1 || c.Heads < 1 || c.SeqLen < 1 {
 			add("transformer sizes layers=%d d-model=%d heads=%d seq-len=%d: each must be ≥ 1", c.Layers, c.DModel, c.Heads, c.SeqLen)
 		} else if c.DModel > MaxDModel {
 			add("d-model %d: want ≤ %d", c.DModel, MaxDModel)
@@ -237,7 +239,7 @@ func (c Config) check() ([]normspec.Config, error) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
 		}
 	default:
-		add("model %q: want mlp, cnn, transformer or classifier", c.Model)
+		add("model %q: want mlp, cnn, transformer, classifier or lstm", c.Model)
 	}
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
@@ -252,6 +254,8 @@ func (c Config) check() ([]normspec.Config, error) {
 			// its statistics are per sequence, and a token-budget batch
 			// changes the sequences' length every step
 			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("instancenorm takes its statistics over each sequence's positions, which token-budget batches (--max-tokens %d) change every step; use --batch N", c.MaxTokens)})
+		} else if k := specs[i].Kind; c.Model.Recurrent() && !k.RowFamily() && k != normspec.None {
+			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("%s: %w", specs[i].Kind, errRecurrentVariant)})
 		}
 		parsed[i] = err == nil
 	}

@@ -1,7 +1,8 @@
 // Package train is normtop's embedded trainer: the models (mlp, cnn,
-// transformer), the gorgonia ops gorgonia itself gets wrong or makes slow
-// (dropout, fused softmax cross-entropy, embedding lookup, causal
-// self-attention, bias add, ReLU, the matrix product), Adam with warmup and
+// transformer, classifier, lstm), the gorgonia ops gorgonia itself gets
+// wrong or makes slow (dropout, fused softmax cross-entropy, embedding
+// lookup, causal self-attention, bias add, ReLU, the matrix product, a
+// whole LSTM layer over the sequence), Adam with warmup and
 // inverse-sqrt decay, and the side-by-side Runner that trains one copy of
 // the model per normalization variant and turns every step into a
 // probes.Frame.

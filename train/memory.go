@@ -77,6 +77,12 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 		perRow = transformerRow(mm.transformer)
 		batch *= float64(mm.seq)
 		evalBatch *= float64(mm.seq)
+	case *lstm:
+		// per layer: x·W_x and N_x, the op's 24·H of state and gradients,
+		// its output; then the logits with their softmax
+		perRow = float64(mm.d) + float64(mm.layers)*(8+24+1)*float64(mm.d) + 2*float64(mm.vocab)
+		batch *= float64(mm.seq)
+		evalBatch *= float64(mm.seq)
 	}
 	if c.MaxTokens > 0 { // one training graph of MaxTokens positions
 		batch = float64(c.MaxTokens)
@@ -118,7 +124,7 @@ func checkMemory(c Config, m model, src *source) error {
 
 func sizeFlags(m model) string {
 	switch m.(type) {
-	case *transformer, *classifier:
+	case *transformer, *classifier, *lstm:
 		return "--d-model, --layers, --seq-len, --batch"
 	case *mlp, *cnn:
 		return "--batch, the image size"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -111,6 +112,9 @@ type builder struct {
 	w     map[string]*G.Node
 	// norm applies the variant's layer at the named site.
 	norm func(site string, x *G.Node) (*G.Node, error)
+	// seqNorm hands out the variant's layer at a recurrent site (the
+	// LSTM's N_h, N_c) as a norm.Seq, with its γ/β nodes (none without).
+	seqNorm func(site string) (*norm.Seq, []*G.Node, error)
 	// dropout: p and the RNG (nil: no dropout, as in eval graphs).
 	dropP float64
 	rng   *rand.Rand

@@ -11,15 +11,22 @@ const (
 	ModelCNN         ModelKind = "cnn"
 	ModelTransformer ModelKind = "transformer"
 	ModelClassifier  ModelKind = "classifier"
+	ModelLSTM        ModelKind = "lstm"
 )
 
 // OnImages reports whether the model trains on MNIST images (mlp, cnn).
 func (k ModelKind) OnImages() bool { return k == ModelMLP || k == ModelCNN }
 
-// OnTokens reports whether the model is a Transformer over tokens
-// (transformer: a language model; classifier: documents to classes), whose
-// sizes are Config's Layers, DModel, Heads and SeqLen.
-func (k ModelKind) OnTokens() bool { return k == ModelTransformer || k == ModelClassifier }
+// OnTokens reports whether the model trains on tokens (transformer and
+// lstm: language models; classifier: documents to classes), whose sizes
+// are Config's Layers, DModel, SeqLen and (the Transformers) Heads.
+func (k ModelKind) OnTokens() bool {
+	return k == ModelTransformer || k == ModelClassifier || k == ModelLSTM
+}
+
+// Recurrent reports whether the model is the LSTM: no attention heads, a
+// sequence cap of MaxLSTMSeq, and only per-row norm variants.
+func (k ModelKind) Recurrent() bool { return k == ModelLSTM }
 
 // Valid reports whether k names a model.
 func (k ModelKind) Valid() bool { return k.OnImages() || k.OnTokens() }

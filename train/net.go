@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -26,6 +27,10 @@ type net struct {
 // output and its trainable parameters (γ/β nodes in x's graph).
 type normApply func(site string, x *G.Node) (*G.Node, []*G.Node, error)
 
+// seqApply hands out the variant's layer at a recurrent site as a
+// norm.Seq, with γ/β nodes in graph g bound to the layer's tensors.
+type seqApply func(g *G.ExprGraph, site string) (*norm.Seq, []*G.Node, error)
+
 // netSpec is everything buildNet needs.
 type netSpec struct {
 	model   model
@@ -38,6 +43,7 @@ type netSpec struct {
 	pixels  int             // image models: H·W
 	weights []*tensor.Dense // the variant's weights, in model.Weights() order
 	norm    normApply
+	seqNorm seqApply // recurrent sites (lstm); nil for models without
 	train   bool
 	dropP   float64
 	rng     *rand.Rand // dropout masks (training graphs)
@@ -64,6 +70,17 @@ func buildNet(s netSpec) (*net, error) {
 		}
 		normParams = append(normParams, p...)
 		return y, nil
+	}
+	b.seqNorm = func(site string) (*norm.Seq, []*G.Node, error) {
+		if s.seqNorm == nil {
+			return nil, nil, fmt.Errorf("norm site %s: no recurrent layers in this network", site)
+		}
+		q, p, err := s.seqNorm(g, site)
+		if err != nil {
+			return nil, nil, fmt.Errorf("norm site %s: %w", site, err)
+		}
+		normParams = append(normParams, p...)
+		return q, p, nil
 	}
 	if s.pixels > 0 {
 		b.images = newDense(s.dt, s.batch, s.pixels)
@@ -231,4 +248,28 @@ func argmaxHits[T float](x []T, targets []int32, c int) int {
 		}
 	}
 	return hits
+}
+
+// seqLayers is the seqApply of a variant whose layers are bySite: a new
+// norm.Seq on the site's layer for each graph, and γ/β input nodes bound to
+// the layer's own tensors (as norm.Layer.Apply makes them).
+func seqLayers(bySite map[string]*norm.Layer) seqApply {
+	return func(g *G.ExprGraph, site string) (*norm.Seq, []*G.Node, error) {
+		l, ok := bySite[site]
+		if !ok {
+			return nil, nil, fmt.Errorf("no layer for site %s", site)
+		}
+		q, err := l.NewSeq()
+		if err != nil {
+			return nil, nil, err
+		}
+		gam, bet := l.Params()
+		if gam == nil {
+			return q, nil, nil
+		}
+		d := l.Site().D
+		gn := G.NewVector(g, gam.Dtype(), G.WithShape(d), G.WithValue(gam), G.WithName(site+".gamma"))
+		bn := G.NewVector(g, bet.Dtype(), G.WithShape(d), G.WithValue(bet), G.WithName(site+".beta"))
+		return q, []*G.Node{gn, bn}, nil
+	}
 }

@@ -80,6 +80,8 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 		cl := newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 		cl.input = cfg.Input
 		r.model = cl
+	case ModelLSTM:
+		r.model = newLSTM(src.vocab, cfg.DModel, cfg.Layers, cfg.SeqLen)
 	}
 	if err := checkSites(cfg, specs, r.model, r.dtype()); err != nil {
 		return nil, err
@@ -157,7 +159,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 		return l.Apply(x)
 	}
 	spec1 := netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
-		weights: v.weights, norm: apply, train: true, dropP: c.Dropout,
+		weights: v.weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
 		// the same seed for every variant: the same dropout masks
 		rng: rand.New(rand.NewSource(c.Seed + 1))}
 	evalBatch := c.Batch
@@ -466,7 +468,10 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
 		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
 	}
-	if c.Model.OnTokens() {
+	if c.Model.Recurrent() {
+		kv["layers"], kv["d_model"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.SeqLen)
+		kv["sizes"] = "per layer: gates = N_x(x·W_x) + N_h(h·W_h) + b; c = f*c + i*g; h = o*tanh(N_c(c)); BPTT over seq_len"
+	} else if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["placement"] = string(c.Placement.Or())
 		kv["input"], kv["tie_embeddings"] = c.Input, strconv.FormatBool(c.TieEmbeddings)

@@ -30,6 +30,8 @@ var probeDoc = [probes.NumProbes]string{
 	probes.GammaDrift: "‖γ − 1‖₂ (Xu et al.: bias/gain over-fitting suspect)",
 	probes.BetaNorm:   "‖β‖₂ (Xu et al.: bias/gain over-fitting suspect)",
 	probes.GWNorm:     "‖∂L/∂W‖_F of the weights the layer's output feeds (Xiong et al.: Post-LN vs Pre-LN)",
+	probes.HNorm:      "LSTM: mean ‖h_t‖₂/√H over real (sample, t) (Ba et al.: stable with LayerNorm)",
+	probes.HNormCV:    "LSTM: spread of ‖h_t‖₂/√H over t (coefficient of variation; FINDINGS vii-a)",
 }
 
 const (

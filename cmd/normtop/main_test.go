@@ -118,8 +118,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--steps"}, []string{"flag needs a value: --steps"}},
 		{[]string{"train", "--lr", "-1"}, []string{"lr -1"}},
 		{[]string{"train", "--batch", "0"}, []string{"batch 0"}},
-		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer or classifier"}},
+		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer, classifier or lstm"}},
 		{[]string{"train", "--heads", "3"}, []string{"not divisible"}},
+		{[]string{"train", "--model", "lstm", "--seq-len", "0"}, []string{"seq-len 0", "1 to 1024"}},
+		{[]string{"train", "--model", "lstm", "--data", "text", "--seq-len", "5000"}, []string{"seq-len 5000", "1 to 1024"}},
+		{[]string{"train", "--model", "lstm", "--variants", "none,batchnorm"}, []string{"batchnorm", "per-row variants only"}},
 		{[]string{"train", "--variants", "layernorm,fancynorm"}, []string{"fancynorm", "see normtop variants"}},
 		{[]string{"train", "--variants", "layernorm:wobble=3"}, []string{"wobble"}},
 		{[]string{"train", "--variants", "powernorm:alpha_fwd=2"}, []string{"alpha_fwd"}},
@@ -165,7 +168,7 @@ func TestUsageErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"--help"}, {"help"}, {"-h"}, {"help", "train"}, {"train", "--help"}, {"train", "--model", "mlp", "--help"},
+		{"--help"}, {"help"}, {"-h"}, {"help", "train"}, {"train", "--help"}, {"train", "--model", "mlp", "--help"}, {"train", "--model", "lstm", "--help"},
 		{"replay", "--help"}, {"export", "-h"}, {"report", "--help"}, {"help", "report"}, {"variants", "--help"}, {"version", "--help"},
 	} {
 		res := normtop(t, dir, args...)

@@ -34,7 +34,7 @@ func TestReportGoodRunFile(t *testing.T) {
 	for _, f := range doc.Findings {
 		ids[f.ID] = true
 	}
-	for _, id := range []string{"i", "ii", "iii", "iv", "v", "vi-a", "vi-b"} {
+	for _, id := range []string{"i", "ii", "iii", "iv", "v", "vi-a", "vi-b", "vii"} {
 		if !ids[id] {
 			t.Errorf("report --format json: no finding %s among %d", id, len(doc.Findings))
 		}

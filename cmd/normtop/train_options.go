@@ -36,13 +36,24 @@ type trainOptions struct {
 // (the default model) the word-level preset on State of the Union
 // sentences unless --data names a character text (text or a file); the
 // MNIST preset for --model mlp and cnn; the classifier preset for --model
-// classifier.
+// classifier; the LSTM preset for --model lstm (on sotu sentences, or the
+// characters of --data text or a file).
 func baseConfig(model train.ModelKind, data string) train.Config {
 	switch {
 	case model.OnImages():
 		return train.MNISTConfig(model)
 	case model == train.ModelClassifier:
 		return train.ClassifierConfig()
+	case model == train.ModelLSTM:
+		switch {
+		case data == "":
+			return train.LSTMConfig("sotu")
+		case train.IsWordData(data):
+			return train.LSTMConfig(data)
+		case strings.HasPrefix(data, "words:"):
+			return train.LSTMConfig("words")
+		}
+		return train.LSTMConfig("text") // characters: Opticks, or a file
 	case data == "" || train.IsWordData(data):
 		if data == "" {
 			data = "sotu"
@@ -66,8 +77,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	o.svdEvery = c.Probes.Spectrum
 
 	fs := newFlagSet("train")
-	fs.StringVar((*string)(&c.Model), "model", string(c.Model), "model: mlp | cnn | transformer | classifier")
-	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer, a directory of class subdirectories for classifier)")
+	fs.StringVar((*string)(&c.Model), "model", string(c.Model), "model: mlp | cnn | transformer | classifier | lstm")
+	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer and lstm, a directory of class subdirectories for classifier)")
 	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs, when --steps is 0")
@@ -82,10 +93,10 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "headless: one line every N steps")
 	fs.IntVar(&o.probeEvery, "probe-every", o.probeEvery, "per-layer probes every N steps (0 = off)")
 	fs.IntVar(&o.svdEvery, "svd-every", o.svdEvery, "embedding spectrum every N steps (0 = off)")
-	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer: blocks")
-	fs.IntVar(&c.DModel, "d-model", c.DModel, "transformer: model width")
+	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer: blocks; lstm: stacked LSTM layers")
+	fs.IntVar(&c.DModel, "d-model", c.DModel, "transformer: model width; lstm: embedding and hidden width H")
 	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
-	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row")
+	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row; lstm: time steps unrolled (1 to 1024)")
 	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
 	fs.StringVar(&o.placement, "placement", string(train.PlacePre), "transformer, classifier: where the norms sit in a block: pre | post | sandwich | deepnorm")
 	fs.BoolVar(&o.postLN, "post-ln", false, "transformer, classifier: the same as --placement post")
@@ -141,7 +152,7 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	default:
 		c.DataPath = o.data
 		switch c.Model {
-		case train.ModelTransformer:
+		case train.ModelTransformer, train.ModelLSTM:
 			c.Data = "text"
 			if strings.HasSuffix(o.data, ".tgz") {
 				c.Data = "words" // an npm data package: a word corpus, not characters
@@ -268,14 +279,18 @@ authors' row-RMS layer-scale step before BN and PN-V), 4,500 steps, about
 Newton's Opticks.
 --model mlp or cnn start from the MNIST preset instead (one epoch, batch 32,
 lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm), --model
-classifier from the spam classifier's: see normtop train --model mlp --help
-for a preset's defaults.
+classifier from the spam classifier's, --model lstm from the LSTM's (one
+LSTM layer, H 64, on sotu sentences, or characters with --data text or a
+file; plain against LayerNorm at its three sites: variants none,layernorm;
+per-row variants only): see normtop train --model mlp --help for a
+preset's defaults.
 
 Examples:
   normtop train
   normtop train --model mlp --epochs 1 --variants none,layernorm,batchnorm,powernorm
   normtop train --model transformer --steps 3000 --variants layernorm,rmsnorm,powernorm:alpha_fwd=0.95,warmup=400
   normtop train --model cnn --data ~/fashion-mnist --headless --log-format json > run.jsonl
+  normtop train --model lstm --seeds 1,2,3 --headless
   normtop train --headless --steps 500 --record /tmp/quick.ntr
 
 Flags:

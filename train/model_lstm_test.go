@@ -1,0 +1,221 @@
+package train
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// tinyLSTMWords is the LSTM on a small word corpus: padded sentence rows.
+func tinyLSTMWords(t *testing.T) Config {
+	c := LSTMConfig("words")
+	c.DataPath = wordCorpusFile(t, 20)
+	c.DModel, c.SeqLen, c.Batch, c.Vocab = 8, 12, 6, 0
+	c.Steps, c.EvalEvery, c.EvalSize, c.TestSize = 6, 3, 8, 8
+	c.Probes.Spectrum = 3
+	return c
+}
+
+// tinyLSTMText is the LSTM on Go's built-in character text: no padding.
+func tinyLSTMText(*testing.T) Config {
+	c := LSTMConfig("text")
+	c.DModel, c.SeqLen, c.Batch = 8, 16, 4
+	c.Steps, c.EvalEvery, c.EvalSize = 4, 2, 8
+	return c
+}
+
+// TestLSTMTrains: every per-row variant trains the LSTM on words and on
+// characters: finite losses, every site's probes, h_norm and h_norm_cv on
+// the h sites (only there), and the same Frames from the same seed.
+func TestLSTMTrains(t *testing.T) {
+	for _, mk := range []struct {
+		name string
+		cfg  func(*testing.T) Config
+	}{{"words", tinyLSTMWords}, {"text", tinyLSTMText}} {
+		t.Run(mk.name, func(t *testing.T) {
+			c := mk.cfg(t)
+			c.Variants = lstmVariants
+			r, err := NewRunner(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(r.Meta().Layers, ","); got != "lstm0.x,lstm0.h,lstm0.c" {
+				t.Fatalf("sites %s", got)
+			}
+			frames := collect(t, t.Context(), r, nil)
+			for i, fs := range frames {
+				if len(fs) != c.Steps {
+					t.Fatalf("variant %s: %d frames", c.Variants[i], len(fs))
+				}
+				for _, f := range fs {
+					if math.IsNaN(f.TrainLoss) || math.IsInf(f.TrainLoss, 0) || f.Status == probes.Diverged {
+						t.Fatalf("variant %s step %d: loss %v status %v", c.Variants[i], f.Step, f.TrainLoss, f.Status)
+					}
+				}
+				lv := fs[len(fs)-1].Layers
+				if lv == nil {
+					t.Fatalf("variant %s: no probes at the last step", c.Variants[i])
+				}
+				if h := lv[1]; !(h[probes.HNorm] > 0) || !(h[probes.HNormCV] >= 0) {
+					t.Errorf("variant %s: h_norm %v h_norm_cv %v", c.Variants[i], h[probes.HNorm], h[probes.HNormCV])
+				}
+				if x := lv[0]; !math.IsNaN(x[probes.HNorm]) || !(x[probes.InStd] > 0) || !(lv[2][probes.InStd] > 0) {
+					t.Errorf("variant %s: x site h_norm %v, in_std %v / %v", c.Variants[i], x[probes.HNorm], x[probes.InStd], lv[2][probes.InStd])
+				}
+			}
+			again, err := NewRunner(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames2 := collect(t, t.Context(), again, nil)
+			for i := range frames {
+				for k := range frames[i] {
+					if frameText(frames[i][k]) != frameText(frames2[i][k]) {
+						t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLSTMPaddingIsInvisible: on sentence batches, what stands in the
+// padding positions changes neither the loss nor any gradient of the LSTM
+// (N_x's statistics, the recurrence, N_h's and N_c's, the loss).
+func TestLSTMPaddingIsInvisible(t *testing.T) {
+	for _, variant := range []string{"none", "layernorm", "rmsnorm", "adanorm"} {
+		t.Run(variant, func(t *testing.T) {
+			c := tinyLSTMWords(t)
+			c.Variants, c.Dtype, c.Layers = []string{variant}, "float64", 2
+			r, err := NewRunner(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := r.variants[0]
+			b := v.batches
+			mask := b.next(v.train)
+			pads := 0
+			for _, m := range mask {
+				if !m {
+					pads++
+				}
+			}
+			if mask == nil || pads == 0 {
+				t.Fatal("the test batch has no padding")
+			}
+			run := func(padToken int32) (float64, [][]float64) {
+				in := append([]int32(nil), b.in...)
+				for i, m := range mask {
+					if !m {
+						in[i] = padToken
+					}
+				}
+				v.train.setTokens(in, b.tgt, mask)
+				for _, l := range v.layers {
+					l.SetMask(mask)
+				}
+				loss, err := v.train.run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer v.train.reset()
+				gs, err := v.train.gradData()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out [][]float64
+				for _, g := range gs {
+					out = append(out, append([]float64(nil), g.([]float64)...))
+				}
+				return loss, out
+			}
+			l0, g0 := run(0)
+			l1, g1 := run(int32(r.src.vocab - 1))
+			if l0 != l1 || math.IsNaN(l0) {
+				t.Fatalf("loss %v with <pad> in the padding, %v with another token", l0, l1)
+			}
+			for i := range g0 {
+				for k := range g0[i] {
+					if g0[i][k] != g1[i][k] {
+						t.Fatalf("gradient of %s[%d]: %v vs %v: the padding leaks", v.train.params[i].Name(), k, g0[i][k], g1[i][k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLSTMBadConfig: a sequence length of 0 or above the cap and a
+// batch-statistics variant are refused, each with one line naming it.
+func TestLSTMBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"seq 0", func(c *Config) { c.SeqLen = 0 }, "seq-len 0: the lstm unrolls 1 to 1024 time steps"},
+		{"seq over cap", func(c *Config) { c.SeqLen = MaxLSTMSeq + 1 }, "seq-len 1025"},
+		{"batchnorm", func(c *Config) { c.Variants = []string{"none", "batchnorm"} }, `variant "batchnorm": batchnorm: model lstm takes per-row variants only`},
+		{"powernorm", func(c *Config) { c.Variants = []string{"powernorm"} }, `variant "powernorm": powernorm: model lstm takes per-row variants only`},
+		{"mnist", func(c *Config) { c.Data = "mnist" }, `data "mnist": model lstm trains on text`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := LSTMConfig("text")
+			tc.edit(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+	for _, data := range []string{"text", "sotu", "moby-dick", "words"} {
+		if err := LSTMConfig(data).Validate(); err != nil {
+			t.Errorf("preset on %s: %v", data, err)
+		}
+	}
+}
+
+// TestLSTMStepAllocations: a warm LSTM training step allocates at most 100
+// times (the issue's bound), as every other model's (TestStepAllocations).
+func TestLSTMStepAllocations(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	for _, variant := range []string{"none", "layernorm", "rmsnorm"} {
+		t.Run(variant, func(t *testing.T) {
+			r := benchRunner(t, tinyLSTMWords(t), variant, probes.DefaultIntervals())
+			step := 1
+			for ; step <= 3; step++ {
+				trainStep(t, r, step)
+			}
+			allocs := testing.AllocsPerRun(10, func() {
+				trainStep(t, r, step)
+				step++
+			})
+			t.Logf("%.1f allocations per step", allocs)
+			if allocs > 100 {
+				t.Errorf("%.1f allocations per step, want ≤ 100", allocs)
+			}
+		})
+	}
+}
+
+// BenchmarkLSTMSteps reports training steps per second of the LSTM preset
+// (characters, H 64, batch 16 × 64 steps) per variant, default probes on,
+// and its allocations per step.
+func BenchmarkLSTMSteps(b *testing.B) {
+	for _, variant := range []string{"none", "layernorm", "rmsnorm"} {
+		b.Run(variant, func(b *testing.B) {
+			r := benchRunner(b, LSTMConfig("text"), variant, probes.DefaultIntervals())
+			trainStep(b, r, 1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				trainStep(b, r, i+2)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
