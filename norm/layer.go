@@ -17,6 +17,13 @@ type Site struct {
 	Heads  int          // default GroupScaling groups for PowerNorm (1 outside a Transformer)
 	Warmup int          // default PowerNorm warmup = the trainer's LR warmup steps
 	Dtype  tensor.Dtype // tensor.Float32 or tensor.Float64
+	// SampleRows is how many consecutive rows belong to one sample: H·W for
+	// an image site laid out as [B·H·W, C] rows, seq-len for a sequence
+	// site, 1 (or 0) where every row is its own sample.
+	SampleRows int
+	// Spatial marks an image site: groupnorm's unit spans a sample's rows
+	// (PyTorch's GroupNorm on [B,C,H,W]); elsewhere it is one row.
+	Spatial bool
 }
 
 var layerIDs atomic.Uint64

@@ -27,6 +27,13 @@ type site struct {
 	Name  string // e.g. "fc1", "block0.ln1", "final"
 	D     int
 	Heads int // PowerNorm's default GroupScaling groups
+	// SampleRows is how many consecutive rows belong to one sample: H·W for
+	// an image site laid out as [B·H·W, C] rows, seq-len for a sequence
+	// site, 1 (or 0) where every row is its own sample.
+	SampleRows int
+	// Spatial marks an image site: groupnorm's unit spans a sample's rows
+	// (PyTorch's GroupNorm on [B,C,H,W]); elsewhere it is one row.
+	Spatial bool
 }
 
 // weightSpec is one weight tensor and its initial distribution: N(0, Std²),

@@ -40,7 +40,7 @@ func (m *cnn) Weights() []weightSpec {
 	return w
 }
 
-func (m *cnn) Sites() []site { return []site{{"fc1", m.hidden, 1}} }
+func (m *cnn) Sites() []site { return []site{{Name: "fc1", D: m.hidden, Heads: 1}} }
 
 // conv is a 5×5 valid convolution with a per-channel bias, ReLU and 2×2
 // max pooling.

@@ -26,7 +26,7 @@ func (m *mlp) Weights() []weightSpec {
 }
 
 func (m *mlp) Sites() []site {
-	return []site{{"fc1", m.hidden, 1}, {"fc2", m.hidden, 1}}
+	return []site{{Name: "fc1", D: m.hidden, Heads: 1}, {Name: "fc2", D: m.hidden, Heads: 1}}
 }
 
 func (m *mlp) Forward(b *builder) (*G.Node, error) {

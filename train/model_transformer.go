@@ -60,10 +60,10 @@ func (m *transformer) Weights() []weightSpec {
 func (m *transformer) Sites() []site {
 	var s []site
 	for i := 0; i < m.layers; i++ {
-		s = append(s, site{fmt.Sprintf("block%d.ln1", i), m.d, m.heads}, site{fmt.Sprintf("block%d.ln2", i), m.d, m.heads})
+		s = append(s, site{Name: fmt.Sprintf("block%d.ln1", i), D: m.d, Heads: m.heads}, site{Name: fmt.Sprintf("block%d.ln2", i), D: m.d, Heads: m.heads})
 	}
 	if !m.postLN {
-		s = append(s, site{"final", m.d, m.heads})
+		s = append(s, site{Name: "final", D: m.d, Heads: m.heads})
 	}
 	return s
 }

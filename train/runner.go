@@ -130,7 +130,8 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	bySite := map[string]*norm.Layer{}
 	var names []string
 	for _, s := range r.model.Sites() {
-		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt})
+		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: c.Warmup, Dtype: dt,
+			SampleRows: s.SampleRows, Spatial: s.Spatial})
 		if err != nil {
 			return nil, fmt.Errorf("site %s: %w", s.Name, err)
 		}
