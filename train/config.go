@@ -136,6 +136,19 @@ func MNISTConfig(model ModelKind) Config {
 	return c
 }
 
+// ResNetConfig is the preset of --model resnet: the ResNet-style CNN on
+// MNIST (or an IDX set) with the variants defined on image sites, BatchNorm
+// against PowerNorm's two steps. Batch 32 puts 32·28·28 = 25,088 values per
+// channel into the first BN's statistics (ResNet-20 on CIFAR-10: 128·32·32).
+func ResNetConfig() Config {
+	c := MNISTConfig(ModelResNet)
+	c.Variants = []string{"none", "batchnorm", "pn-v", "powernorm"}
+	c.Steps, c.Epochs = 600, 0
+	c.Batch, c.LR = 32, 3e-3
+	c.EvalEvery, c.EvalSize = 200, 2000
+	return c
+}
+
 // Upper bounds of the size options, checked by Validate before anything is
 // loaded or allocated (README "Size limits"). They keep every size product
 // far from overflow; whether a model within them fits in memory is checked
@@ -201,7 +214,7 @@ func (c Config) check() ([]normspec.Config, error) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
 		}
 	default:
-		add("model %q: want mlp, cnn, transformer or classifier", c.Model)
+		add("model %q: want mlp, cnn, resnet, transformer or classifier", c.Model)
 	}
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
@@ -211,6 +224,9 @@ func (c Config) check() ([]normspec.Config, error) {
 		var err error
 		if specs[i], err = normspec.Parse(v); err != nil {
 			errs = append(errs, &VariantError{Spec: v, Err: err})
+		} else if !c.Model.Trains(specs[i].Kind) {
+			add("variant %s: not defined on %s's image sites (a row there is one pixel's channels, not a sample); %s trains %s",
+				specs[i].Kind, c.Model, c.Model, c.Model.variantsOn())
 		}
 	}
 	for i, lr := range c.VariantLR {

@@ -36,6 +36,8 @@ type trainOptions struct {
 // classifier.
 func baseConfig(model train.ModelKind, data string) train.Config {
 	switch {
+	case model == train.ModelResNet:
+		return train.ResNetConfig()
 	case model.OnImages():
 		return train.MNISTConfig(model)
 	case model == train.ModelClassifier:
@@ -63,8 +65,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	o.svdEvery = c.Probes.Spectrum
 
 	fs := newFlagSet("train")
-	fs.StringVar((*string)(&c.Model), "model", string(c.Model), "model: mlp | cnn | transformer | classifier")
-	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn, a UTF-8 text file for transformer, a directory of class subdirectories for classifier)")
+	fs.StringVar((*string)(&c.Model), "model", string(c.Model), "model: mlp | cnn | resnet | transformer | classifier")
+	fs.StringVar(&o.data, "data", o.data, "data: mnist | text | sotu | moby-dick | words:FILE | spam | PATH (an IDX directory for mlp/cnn/resnet, a UTF-8 text file for transformer, a directory of class subdirectories for classifier)")
 	fs.StringVar(&o.variants, "variants", o.variants, "comma-separated variant specs, options after a colon (see normtop variants)")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "training steps per variant (0 = use --epochs)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs, when --steps is 0")

@@ -1,0 +1,211 @@
+package train
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/normspec"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// tinyResNet is a resnet small enough for finite differences over every
+// weight: 6×5 images, so the stride-2 stages see odd sizes (6×5 → 3×3 →
+// 2×2), and widths 2/3/4 so every stage's shortcut pads channels.
+func tinyResNet() *resnet {
+	return &resnet{h: 6, w: 5, classes: 3, widths: [3]int{2, 3, 4}, blocks: 1}
+}
+
+// resnetNet builds m's float64 training graph with the variant at every
+// site, as the Runner does, on a batch of random images and targets.
+func resnetNet(t *testing.T, m *resnet, variant string, batch int, seed int64) (*net, map[string]*norm.Layer) {
+	t.Helper()
+	ncfg, err := normspec.Parse(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := map[string]*norm.Layer{}
+	for _, s := range m.Sites() {
+		l, err := norm.NewLayer(ncfg, norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Dtype: tensor.Float64,
+			SampleRows: s.SampleRows, Spatial: s.Spatial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers[s.Name] = l
+	}
+	var weights []*tensor.Dense
+	for i, w := range initWeights(m.Weights(), seed) {
+		weights = append(weights, toTensor(w, tensor.Float64, m.Weights()[i].Shape...))
+	}
+	n, err := buildNet(netSpec{model: m, dt: tensor.Float64, batch: batch, rows: batch, pixels: m.h * m.w,
+		weights: weights, train: true,
+		norm: func(site string, x *G.Node) (*G.Node, []*G.Node, error) { return layers[site].Apply(x) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(seed + 100))
+	for i, px := 0, n.b.images.Float64s(); i < len(px); i++ {
+		px[i] = r.Float64()
+	}
+	for i := range n.b.targets {
+		n.b.targets[i] = int32(r.Intn(m.classes))
+	}
+	return n, layers
+}
+
+// TestResNetGradFiniteDifferences: the gradient of the loss with respect
+// to every weight of a small resnet (convolutions, norm γ/β, fc), as the
+// trainer computes it, against central finite differences in float64.
+// PowerNorm is left out: its backward pass is ν-corrected by design, not
+// the forward pass's gradient (norm's own tests cover it).
+func TestResNetGradFiniteDifferences(t *testing.T) {
+	for _, variant := range []string{"none", "batchnorm", "pn-v"} {
+		t.Run(variant, func(t *testing.T) {
+			n, _ := resnetNet(t, tinyResNet(), variant, 3, 1)
+			run := func() float64 {
+				loss, err := n.run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n.reset()
+				return loss
+			}
+			if _, err := n.run(); err != nil {
+				t.Fatal(err)
+			}
+			gd, err := n.gradData()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var analytic [][]float64
+			for _, g := range gd {
+				analytic = append(analytic, append([]float64(nil), g.([]float64)...))
+			}
+			n.reset()
+			const h = 1e-6
+			for i, p := range n.params {
+				x := p.Value().Data().([]float64)
+				var diff, scale float64
+				for k := range x {
+					orig := x[k]
+					x[k] = orig + h
+					up := run()
+					x[k] = orig - h
+					down := run()
+					x[k] = orig
+					num := (up - down) / (2 * h)
+					diff = math.Max(diff, math.Abs(num-analytic[i][k]))
+					scale = math.Max(scale, math.Max(math.Abs(num), math.Abs(analytic[i][k])))
+				}
+				if diff > 1e-6*math.Max(scale, 1e-3) || math.IsNaN(diff) {
+					t.Errorf("%s: max |numeric − analytic| = %.3g (largest gradient %.3g)", p.Name(), diff, scale)
+				}
+			}
+		})
+	}
+}
+
+// refConv is a direct 3×3 convolution with a one-pixel zero border of
+// images x [b, c, h, w] by filters w [o, c, 3, 3] at stride s.
+func refConv(x []float64, b, c, h, wd int, w []float64, o, s int) (out []float64, oh, ow int) {
+	oh, ow = (h-1)/s+1, (wd-1)/s+1
+	out = make([]float64, b*o*oh*ow)
+	for n := 0; n < b; n++ {
+		for f := 0; f < o; f++ {
+			for y := 0; y < oh; y++ {
+				for xx := 0; xx < ow; xx++ {
+					var sum float64
+					for ch := 0; ch < c; ch++ {
+						for i := 0; i < 3; i++ {
+							for j := 0; j < 3; j++ {
+								iy, ix := y*s-1+i, xx*s-1+j
+								if iy >= 0 && iy < h && ix >= 0 && ix < wd {
+									sum += x[((n*c+ch)*h+iy)*wd+ix] * w[((f*c+ch)*3+i)*3+j]
+								}
+							}
+						}
+					}
+					out[((n*o+f)*oh+y)*ow+xx] = sum
+				}
+			}
+		}
+	}
+	return out, oh, ow
+}
+
+// TestResNetFirstBNPerChannel: the first BN's batch statistics are per
+// channel over B·H·W values of the first convolution's output, against a
+// mean and biased variance computed directly from the NCHW tensor of a
+// reference convolution; its running statistics move toward them (the
+// variance unbiased, n = B·H·W), as BatchNorm2d's do.
+func TestResNetFirstBNPerChannel(t *testing.T) {
+	m := &resnet{h: 7, w: 6, classes: 4, widths: [3]int{5, 6, 7}, blocks: 1}
+	const batch = 3
+	n, layers := resnetNet(t, m, "batchnorm", batch, 2)
+	if got := m.Sites()[0]; got.Name != "conv1" || got.D != 5 || got.SampleRows != 7*6 || !got.Spatial {
+		t.Fatalf("first site %+v, want conv1 with 5 channels, 42 rows per sample, spatial", got)
+	}
+	for step := 1; step <= 2; step++ {
+		if _, err := n.run(); err != nil {
+			t.Fatal(err)
+		}
+		n.reset()
+	}
+	w := n.b.w["conv1.w"].Value().Data().([]float64)
+	y, oh, ow := refConv(n.b.images.Float64s(), batch, 1, m.h, m.w, w, 5, 1)
+	rows := float64(batch * oh * ow)
+	taps := layers["conv1"].Taps()
+	if taps.N != batch*oh*ow || taps.D != 5 {
+		t.Fatalf("taps over %d rows × %d features, want %d × 5", taps.N, taps.D, batch*oh*ow)
+	}
+	for c := 0; c < 5; c++ {
+		var sum, sq float64
+		for b := 0; b < batch; b++ {
+			for _, v := range y[(b*5+c)*oh*ow : (b*5+c+1)*oh*ow] {
+				sum += v
+				sq += v * v
+			}
+		}
+		mean := sum / rows
+		vr := sq/rows - mean*mean
+		if math.Abs(taps.BatchMean[c]-mean) > 1e-12 || math.Abs(taps.BatchVar[c]-vr) > 1e-12*(1+vr) {
+			t.Errorf("channel %d: batch mean %v var %v, reference %v %v", c, taps.BatchMean[c], taps.BatchVar[c], mean, vr)
+		}
+		// step 2 sees the running state after step 1 (same batch): one
+		// update from 0 and 1 at momentum 0.05
+		wantMean, wantVar := 0.05*mean, 0.95+0.05*vr*rows/(rows-1)
+		if math.Abs(taps.RunMean[c]-wantMean) > 1e-12 || math.Abs(taps.RunVar[c]-wantVar) > 1e-12 {
+			t.Errorf("channel %d: running mean %v var %v, want %v %v", c, taps.RunMean[c], taps.RunVar[c], wantMean, wantVar)
+		}
+	}
+}
+
+// TestResNetSites: the first site is the BN after the first convolution,
+// then two per block in forward order; widths, rows per sample and names
+// follow the stages.
+func TestResNetSites(t *testing.T) {
+	m := &resnet{h: 28, w: 28, classes: 10, widths: [3]int{8, 16, 32}, blocks: 2}
+	var got []string
+	for _, s := range m.Sites() {
+		got = append(got, s.Name)
+		if !s.Spatial || s.Heads != 1 {
+			t.Errorf("site %+v: want spatial, one group", s)
+		}
+	}
+	want := "conv1 stage1.block0.bn1 stage1.block0.bn2 stage1.block1.bn1 stage1.block1.bn2 " +
+		"stage2.block0.bn1 stage2.block0.bn2 stage2.block1.bn1 stage2.block1.bn2 " +
+		"stage3.block0.bn1 stage3.block0.bn2 stage3.block1.bn1 stage3.block1.bn2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("sites %q,\nwant %q", got, want)
+	}
+	for _, c := range []struct {
+		i, d, rows int
+	}{{0, 8, 784}, {1, 8, 784}, {5, 16, 196}, {12, 32, 49}} {
+		if s := m.Sites()[c.i]; s.D != c.d || s.SampleRows != c.rows {
+			t.Errorf("site %s: %d channels, %d rows per sample; want %d, %d", s.Name, s.D, s.SampleRows, c.d, c.rows)
+		}
+	}
+}
