@@ -51,7 +51,7 @@ func (o *layoutOp) outShape() tensor.Shape {
 	return tensor.Shape{o.b, o.c, o.h, o.w}
 }
 func (o *layoutOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.outShape(), nil }
-func (o *layoutOp) Do(in ...G.Value) (G.Value, error)               { return o.reuse(o.do, in) }
+func (o *layoutOp) Do(in ...G.Value) (G.Value, error)              { return o.reuse(o.do, in) }
 
 func (o *layoutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err := o.checkArity(len(in), 1); err != nil {

@@ -14,7 +14,9 @@ import (
 // shortcut) and of gorgonia's Add on images, which the residual sum uses.
 func TestGradResNetOps(t *testing.T) {
 	conv := func(stride, pad int) func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
-		return func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Conv2DPadded(in[0], in[1], stride, pad, false) }
+		return func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return Conv2DPadded(in[0], in[1], stride, pad, false)
+		}
 	}
 	cases := []struct {
 		name   string
