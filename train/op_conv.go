@@ -145,6 +145,10 @@ func im2col[T float](g convGeom, img, cols []T) {
 // col2imAdd adds one image's patch-gradient matrix back onto its pixels,
 // the transpose of im2col (the border's gradient goes nowhere).
 func col2imAdd[T float](g convGeom, cols, img []T) {
+	if g.s == 1 {
+		g.patchRuns(func(at, px, n int) { addRow(cols[at:at+n], img[px:px+n], img[px:px+n]) })
+		return
+	}
 	g.patchRuns(func(at, px, n int) {
 		for x, v := range cols[at : at+n] {
 			img[px+x*g.s] += v

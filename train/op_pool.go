@@ -26,6 +26,7 @@ type poolOp struct {
 	opBase
 	b, t, d int
 	real    *[]bool
+	w       []float64 // weights' buffer, rewritten on every call
 }
 
 func (o *poolOp) Arity() int    { return 1 }
@@ -35,9 +36,13 @@ func (o *poolOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 
 // weights returns 1/(real rows of its sequence) for every real row, 0 for
-// padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}.
+// padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}. The slice is the
+// op's own buffer (a step allocates nothing), valid until the next call.
 func (o *poolOp) weights() ([]float64, error) {
-	w := make([]float64, o.b*o.t)
+	if len(o.w) != o.b*o.t {
+		o.w = make([]float64, o.b*o.t)
+	}
+	w := o.w
 	var mask []bool
 	if o.real != nil {
 		mask = *o.real
@@ -53,6 +58,7 @@ func (o *poolOp) weights() ([]float64, error) {
 			}
 		}
 		for t := 0; t < o.t; t++ {
+			w[b*o.t+t] = 0
 			if n > 0 && (mask == nil || mask[b*o.t+t]) {
 				w[b*o.t+t] = 1 / float64(n)
 			}
