@@ -28,4 +28,18 @@ func BenchmarkResNetSteps(b *testing.B) {
 			b.ReportMetric(1e9/median(ts), "median-steps/s")
 		})
 	}
+	// ResNet-20's own size (widths 16/32/64, three blocks per stage) on the
+	// same data: the ratio to resnet/batchnorm is what the narrowing buys.
+	b.Run("resnet20-size/batchnorm", func(b *testing.B) {
+		defer func(w [3]int, n int) { resnetWidths, resnetBlocks = w, n }(resnetWidths, resnetBlocks)
+		resnetWidths, resnetBlocks = [3]int{16, 32, 64}, 3
+		r := benchRunner(b, ResNetConfig(), "batchnorm", probes.DefaultIntervals())
+		trainStep(b, r, 1)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			trainStep(b, r, i+2)
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+	})
 }

@@ -214,14 +214,19 @@ cached; one padded sentence per row) with layernorm, batchnorm, pn-v and
 powernorm; --data text trains the character model on Newton's Opticks.
 --model mlp or cnn start from the MNIST preset instead (one epoch, batch 32,
 lr 0.001, variants none,layernorm,batchnorm,rmsnorm,powernorm), --model
-classifier from the spam classifier's: see normtop train --model mlp --help
-for a preset's defaults.
+resnet from its own (a ResNet-style CNN on MNIST or an IDX directory, a BN
+after every convolution with statistics per channel over batch·H·W values;
+600 steps, batch 32, lr 0.003, variants none,batchnorm,pn-v,powernorm; the
+per-row variants are not defined on its image sites), --model classifier
+from the spam classifier's: see normtop train --model mlp --help for a
+preset's defaults.
 
 Examples:
   normtop train
   normtop train --model mlp --epochs 1 --variants none,layernorm,batchnorm,powernorm
   normtop train --model transformer --steps 3000 --variants layernorm,rmsnorm,powernorm:alpha_fwd=0.95,warmup=400
   normtop train --model cnn --data ~/fashion-mnist --headless --log-format json > run.jsonl
+  normtop train --model resnet --variants batchnorm,pn-v --headless --record resnet.ntr
   normtop train --headless --steps 500 --record /tmp/quick.ntr
 
 Flags:
