@@ -175,17 +175,21 @@ func (m *resnet) sizes() string {
 		m.widths[0], m.blocks, m.widths[0], m.widths[1], m.widths[2], m.classes)
 }
 
-// activations counts the values of one image's forward pass: per
-// convolution its patch matrix, output, rows, norm output, image layout
-// and ReLU; per block the residual sum and its ReLU and the shortcut; the
-// pooled rows. (memory.go's estimate: each has a gradient when training.)
+// activations counts the values of one image's forward pass, each of
+// which the training graph holds twice (a value and its gradient; the
+// estimate of memory.go doubles them): per convolution its output, rows,
+// norm output and image layout, and half its patch matrix (kept once, for
+// the filters' gradient); a ReLU after every first norm of a block and
+// after conv1; per block the residual sum and its ReLU; the pooled rows.
 func (m *resnet) activations() float64 {
 	v := float64(m.h * m.w)
 	for _, c := range m.convs() {
-		p := float64(c.oh * c.ow)
-		v += 9*float64(c.in)*p + 5*float64(c.out)*p
+		p, o := float64(c.oh*c.ow), float64(c.out)
+		v += 9*float64(c.in)*p/2 + 4*o*p
 		if strings.HasSuffix(c.site, ".bn2") {
-			v += 3 * float64(c.out) * p
+			v += 2 * o * p
+		} else {
+			v += o * p
 		}
 	}
 	last := m.convs()[len(m.convs())-1]

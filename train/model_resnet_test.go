@@ -209,3 +209,37 @@ func TestResNetSites(t *testing.T) {
 		}
 	}
 }
+
+// TestResNetMemoryEstimate: the activation count memory.go's check uses is
+// a floor on what a training step of the preset's network really holds
+// (every op output of the graph and the convolutions' patch matrices,
+// which it counts as activations too), and not far below it.
+func TestResNetMemoryEstimate(t *testing.T) {
+	m := newResNet(28, 28, 10)
+	const batch = 2
+	n, _ := resnetNet(t, m, "batchnorm", batch, 1)
+	if _, err := n.run(); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := n.eng.(*executor)
+	if !ok {
+		t.Skipf("engine %T", n.eng)
+	}
+	var held float64
+	for i, s := range e.steps {
+		if s.op == nil {
+			continue // inputs and weights: counted as parameters
+		}
+		if d, ok := e.vals[i].(*tensor.Dense); ok {
+			held += float64(d.Shape().TotalSize())
+		}
+		if c, ok := s.op.(*convOp); ok {
+			held += float64(len(c.cols.([]float64)))
+		}
+	}
+	est := m.activations() * 2 * batch // a value and a gradient per image
+	t.Logf("estimate %.0f, held %.0f", est, held)
+	if est > held || est < held/2 {
+		t.Errorf("estimate %.0f values for a training step of %d images, the graph holds %.0f", est, batch, held)
+	}
+}
