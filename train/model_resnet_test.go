@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"strings"
@@ -241,5 +242,77 @@ func TestResNetMemoryEstimate(t *testing.T) {
 	t.Logf("estimate %.0f, held %.0f", est, held)
 	if est > held || est < held/2 {
 		t.Errorf("estimate %.0f values for a training step of %d images, the graph holds %.0f", est, batch, held)
+	}
+}
+
+// TestResNetLearns trains the resnet preset on real MNIST for a short
+// while (120 steps) with batchnorm and pn-v and wants the train loss
+// well below its start; the run's first layer is conv1.
+func TestResNetLearns(t *testing.T) {
+	cfg := ResNetConfig()
+	cfg.Variants = []string{"batchnorm", "pn-v"}
+	cfg.Steps = 120
+	if raceBuild {
+		cfg.Steps = 30
+	}
+	cfg.EvalEvery, cfg.EvalSize, cfg.TestSize = cfg.Steps, 256, 256
+	r, err := NewRunner(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := r.Meta().Layers; len(l) != 7 || l[0] != "conv1" {
+		t.Errorf("layers %q, want 7 starting with conv1", l)
+	}
+	for v, fs := range collect(t, context.Background(), r, nil) {
+		first, last := firstLast(fs, 10)
+		val := fs[len(fs)-1].Eval[0]
+		t.Logf("resnet %s: train loss %.3f → %.3f over %d steps; val loss %.3f accuracy %.4f",
+			cfg.Variants[v], first, last, len(fs), val.Loss, val.Metric)
+		if !(last < 0.7*first) {
+			t.Errorf("%s: loss %.3f → %.3f, want below 0.7× the start", cfg.Variants[v], first, last)
+		}
+	}
+}
+
+// TestResNetEvalUsesRunningStatistics: once pn-v's running ψ² has
+// converged on a fixed batch (its EMA has no n/(n−1) factor, so it
+// converges to the batch's ψ² exactly), the forward-only eval graph, which
+// normalises with the running statistics, gives the training graph's
+// logits: the image sites' layout is the same in both graphs.
+func TestResNetEvalUsesRunningStatistics(t *testing.T) {
+	m := &resnet{h: 8, w: 7, classes: 3, widths: [3]int{2, 3, 4}, blocks: 1}
+	const batch = 4
+	tr, layers := resnetNet(t, m, "pn-v", batch, 3)
+	for i := 0; i < 300; i++ { // 0.9^300 ≈ 2e-14 of the initial ψ² remains
+		if _, err := tr.run(); err != nil {
+			t.Fatal(err)
+		}
+		tr.reset()
+	}
+	if _, err := tr.run(); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]float64(nil), tr.eng.value(tr.logits).Data().([]float64)...)
+	var weights []*tensor.Dense
+	for _, p := range tr.params[:len(m.Weights())] {
+		weights = append(weights, p.Value().(*tensor.Dense))
+	}
+	ev, err := buildNet(netSpec{model: m, dt: tensor.Float64, batch: batch, rows: batch, pixels: m.h * m.w, weights: weights,
+		norm: func(site string, x *G.Node) (*G.Node, []*G.Node, error) { return layers[site].Apply(x) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(ev.b.images.Float64s(), tr.b.images.Float64s())
+	copy(ev.b.targets, tr.b.targets)
+	for _, l := range layers {
+		l.SetTraining(false)
+	}
+	if _, err := ev.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range ev.eng.value(ev.logits).Data().([]float64) {
+		if math.Abs(v-want[i]) > 1e-9*(1+math.Abs(want[i])) {
+			t.Fatalf("eval logit %d = %.12g, training graph %.12g", i, v, want[i])
+		}
 	}
 }
