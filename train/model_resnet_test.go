@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,6 +314,31 @@ func TestResNetEvalUsesRunningStatistics(t *testing.T) {
 	for i, v := range ev.eng.value(ev.logits).Data().([]float64) {
 		if math.Abs(v-want[i]) > 1e-9*(1+math.Abs(want[i])) {
 			t.Fatalf("eval logit %d = %.12g, training graph %.12g", i, v, want[i])
+		}
+	}
+}
+
+// TestResNetOnIDXSet: --model resnet on an IDX directory of odd-sized
+// images (9×7 → 5×4 → 3×2 through the strided stages) trains through the
+// Runner, every variant it allows, with the sites sized from the data.
+func TestResNetOnIDXSet(t *testing.T) {
+	c := ResNetConfig()
+	c.DataPath = writeIDXSet(t, 5040, 10, 9, 7)
+	c.Steps, c.Batch, c.EvalEvery, c.EvalSize, c.TestSize = 3, 4, 3, 8, 8
+	r, err := NewRunner(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []int
+	for _, s := range r.model.Sites() {
+		rows = append(rows, s.SampleRows)
+	}
+	if want := []int{63, 63, 63, 20, 20, 6, 6}; !slices.Equal(rows, want) {
+		t.Errorf("rows per sample by site %v, want %v", rows, want)
+	}
+	for v, fs := range collect(t, context.Background(), r, nil) {
+		if len(fs) != 3 || len(fs[2].Eval) == 0 {
+			t.Errorf("%s: %d frames, last eval %v", c.Variants[v], len(fs), fs[len(fs)-1].Eval)
 		}
 	}
 }
