@@ -342,3 +342,26 @@ func TestResNetOnIDXSet(t *testing.T) {
 		}
 	}
 }
+
+// TestResNetVariants: on resnet every variant of the registry validates
+// except the per-row family, which the other image models still train.
+func TestResNetVariants(t *testing.T) {
+	for _, v := range normspec.Variants() {
+		spec, err := normspec.Parse(v.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ResNetConfig()
+		c.Variants = []string{v.Name}
+		err = c.Validate()
+		if refused := spec.Kind.RowFamily(); (err != nil) != refused {
+			t.Errorf("resnet with %s: %v, want refused %v", v.Name, err, refused)
+		} else if refused && !strings.Contains(err.Error(), "not defined on resnet's image sites") {
+			t.Errorf("resnet with %s: %v", v.Name, err)
+		}
+		c.Model = ModelCNN
+		if err := c.Validate(); err != nil {
+			t.Errorf("cnn with %s: %v", v.Name, err)
+		}
+	}
+}
