@@ -140,6 +140,9 @@ func MNISTConfig(model ModelKind) Config {
 // MNIST (or an IDX set) with the variants defined on image sites, BatchNorm
 // against PowerNorm's two steps. Batch 32 puts 32·28·28 = 25,088 values per
 // channel into the first BN's statistics (ResNet-20 on CIFAR-10: 128·32·32).
+// lr 3e-3 rather than the MNIST preset's 1e-3: after 300 steps (seed 1)
+// every variant's validation accuracy was higher with it (batchnorm 86% vs
+// 83%, powernorm 87% vs 62%).
 func ResNetConfig() Config {
 	c := MNISTConfig(ModelResNet)
 	c.Variants = []string{"none", "batchnorm", "pn-v", "powernorm"}
