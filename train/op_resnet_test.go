@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -156,6 +157,35 @@ func TestShortcutValues(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("Shortcut = %v, want %v", got, want)
+		}
+	}
+}
+
+// TestResNetOpsRefuseBadShapes: each op says what it wants instead of
+// building a node of the wrong shape.
+func TestResNetOpsRefuseBadShapes(t *testing.T) {
+	g := G.NewGraph()
+	node := func(shape ...int) *G.Node {
+		return G.NodeFromAny(g, tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64)))
+	}
+	img, f3 := node(2, 3, 4, 4), node(5, 3, 3, 3)
+	for _, c := range []struct {
+		name string
+		f    func() (*G.Node, error)
+		want string
+	}{
+		{"channels differ", func() (*G.Node, error) { return Conv2DPadded(img, node(5, 2, 3, 3), 1, 1, false) }, "do not match"},
+		{"filter larger than the padded image", func() (*G.Node, error) { return Conv2DPadded(node(1, 3, 2, 2), f3, 1, 0, false) }, "do not match"},
+		{"stride 0", func() (*G.Node, error) { return Conv2DPadded(img, f3, 0, 1, false) }, "stride 0"},
+		{"pad as large as the filter", func() (*G.Node, error) { return Conv2DPadded(img, f3, 1, 3, false) }, "pad 3"},
+		{"negative pad", func() (*G.Node, error) { return Conv2DPadded(img, f3, 1, -1, false) }, "pad -1"},
+		{"ToRows of a matrix", func() (*G.Node, error) { return ToRows(node(4, 3)) }, "want [B, C, H, W]"},
+		{"FromRows of the wrong row count", func() (*G.Node, error) { return FromRows(node(31, 3), 2, 3, 4, 4) }, "want [32, 3]"},
+		{"Shortcut to fewer channels", func() (*G.Node, error) { return Shortcut(img, 2, 2) }, "C ≤ 2"},
+		{"Shortcut stride 0", func() (*G.Node, error) { return Shortcut(img, 3, 0) }, "stride 0"},
+	} {
+		if _, err := c.f(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
 }
