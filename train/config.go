@@ -158,6 +158,22 @@ func MNISTConfig(model ModelKind) Config {
 	return c
 }
 
+// ResNetConfig is the preset of --model resnet: the ResNet-style CNN on
+// MNIST (or an IDX set) with the variants defined on image sites, BatchNorm
+// against PowerNorm's two steps. Batch 32 puts 32·28·28 = 25,088 values per
+// channel into the first BN's statistics (ResNet-20 on CIFAR-10: 128·32·32).
+// lr 3e-3 rather than the MNIST preset's 1e-3: after 300 steps (seed 1)
+// every variant's validation accuracy was higher with it (batchnorm 86% vs
+// 83%, powernorm 87% vs 62%).
+func ResNetConfig() Config {
+	c := MNISTConfig(ModelResNet)
+	c.Variants = []string{"none", "batchnorm", "pn-v", "powernorm"}
+	c.Steps, c.Epochs = 600, 0
+	c.Batch, c.LR = 32, 3e-3
+	c.EvalEvery, c.EvalSize = 200, 2000
+	return c
+}
+
 // Upper bounds of the size options, checked by Validate before anything is
 // loaded or allocated (README "Size limits"). They keep every size product
 // far from overflow; whether a model within them fits in memory is checked
@@ -239,7 +255,7 @@ func (c Config) check() ([]normspec.Config, error) {
 			add("vocab %d: want 0 (every word seen twice) or at least 8", c.Vocab)
 		}
 	default:
-		add("model %q: want mlp, cnn, transformer, classifier or lstm", c.Model)
+		add("model %q: want mlp, cnn, resnet, transformer, classifier or lstm", c.Model)
 	}
 	if len(c.Variants) == 0 {
 		add("variants: none given; want at least one of %s", variantNames())
@@ -256,6 +272,9 @@ func (c Config) check() ([]normspec.Config, error) {
 			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("instancenorm takes its statistics over each sequence's positions, which token-budget batches (--max-tokens %d) change every step; use --batch N", c.MaxTokens)})
 		} else if k := specs[i].Kind; c.Model.Recurrent() && !k.RowFamily() && k != normspec.None {
 			errs = append(errs, &VariantError{Spec: v, Err: fmt.Errorf("%s: %w", specs[i].Kind, errRecurrentVariant)})
+		} else if !c.Model.Trains(specs[i].Kind) {
+			add("variant %s: not defined on %s's image sites (a row there is one pixel's channels, not a sample); %s trains %s",
+				specs[i].Kind, c.Model, c.Model, c.Model.variantsOn())
 		}
 		parsed[i] = err == nil
 	}

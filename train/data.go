@@ -61,7 +61,7 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 		// An eval batch is never larger than the sets it holds: padding a
 		// dozen 4096×4096 images to 512 rows would take 34 GB before the
 		// memory check could refuse the model.
-		eb := min(c.Batch*16, 512, max(nVal, n))
+		eb := min(c.Batch*16, c.Model.maxEvalBatch(), max(nVal, n))
 		s.val = imageBatches(&imgs.Val, nVal, eb, s.pixels)
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case c.Model.OnTokens():

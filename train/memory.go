@@ -69,6 +69,8 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 			25*h1*w1 + 2*20*h1*w1 + 20*h1*w1/4 + // conv1: im2col, conv and ReLU, pooled
 			20*25*h2*w2 + 2*50*h2*w2 + 50*h2*w2/4 + // conv2 likewise
 			6*float64(mm.hidden) + 2*float64(mm.classes)
+	case *resnet:
+		perRow = mm.activations()
 	case *transformer:
 		perRow = transformerRow(mm)
 		batch *= float64(mm.seq)
@@ -126,7 +128,7 @@ func sizeFlags(m model) string {
 	switch m.(type) {
 	case *transformer, *classifier, *lstm:
 		return "--d-model, --layers, --seq-len, --batch"
-	case *mlp, *cnn:
+	case *mlp, *cnn, *resnet:
 		return "--batch, the image size"
 	}
 	return "--batch"

@@ -16,18 +16,30 @@ import (
 // product nodes allocated ~290 times a step. xIsData says x is the
 // model's input, whose gradient is not built.
 func Conv2D(x, w *G.Node, xIsData bool) (*G.Node, error) {
+	return Conv2DPadded(x, w, 1, 0, xIsData)
+}
+
+// Conv2DPadded is Conv2D with a stride and zero padding of pad pixels on
+// every side (a ResNet's 3×3 convolutions: pad 1, stride 1 or 2), giving
+// [B, O, (H+2·pad−kh)/stride+1, (W+2·pad−kw)/stride+1].
+func Conv2DPadded(x, w *G.Node, stride, pad int, xIsData bool) (*G.Node, error) {
 	xs, ws := x.Shape(), w.Shape()
-	if xs.Dims() != 4 || ws.Dims() != 4 || xs[1] != ws[1] || ws[2] > xs[2] || ws[3] > xs[3] {
-		return nil, fmt.Errorf("Conv2D: images %v and filters %v do not match", xs, ws)
+	if xs.Dims() != 4 || ws.Dims() != 4 || xs[1] != ws[1] || ws[2] > xs[2]+2*pad || ws[3] > xs[3]+2*pad {
+		return nil, fmt.Errorf("Conv2D: images %v and filters %v do not match (pad %d)", xs, ws, pad)
 	}
-	g := convGeom{b: xs[0], c: xs[1], h: xs[2], w: xs[3], o: ws[0], kh: ws[2], kw: ws[3]}
-	g.oh, g.ow = g.h-g.kh+1, g.w-g.kw+1
+	if stride < 1 || pad < 0 || pad >= ws[2] || pad >= ws[3] {
+		return nil, fmt.Errorf("Conv2D: stride %d, pad %d with filters %v: want stride ≥ 1 and 0 ≤ pad < filter size", stride, pad, ws)
+	}
+	g := convGeom{b: xs[0], c: xs[1], h: xs[2], w: xs[3], o: ws[0], kh: ws[2], kw: ws[3], s: stride, pad: pad}
+	g.oh, g.ow = (g.h+2*pad-g.kh)/stride+1, (g.w+2*pad-g.kw)/stride+1
 	return G.ApplyOp(&convOp{opBase: newOpBase("Conv2D"), g: g, xIsData: xIsData}, x, w)
 }
 
-// convGeom is one convolution's sizes.
+// convGeom is one convolution's sizes: s is the stride, pad the zero
+// border on every side.
 type convGeom struct {
 	b, c, h, w, o, kh, kw, oh, ow int
+	s, pad                        int
 }
 
 func (g convGeom) k() int { return g.c * g.kh * g.kw } // rows of an image's patch matrix
@@ -85,17 +97,28 @@ func convFwd[T float](g convGeom, x, w, out, cols []T) {
 	}
 }
 
-// patchRuns calls f for every run of ow consecutive output positions of
-// every row (c, i, j) of an image's patch matrix: cols[at:at+ow] holds the
-// pixels img[px:px+ow], channel c, row y+i, columns j to j+ow−1.
-func (g convGeom) patchRuns(f func(at, px int)) {
+// patchRuns calls f for every run of an image's patch matrix that reads
+// pixels inside the image: row (c, i, j) of the matrix, output row y,
+// output columns x0 to x0+n−1 read cols[at:at+n] from the pixels px, px+s,
+// …, px+(n−1)·s of channel c, image row y·s−pad+i. Entries outside every
+// run are the zero border.
+func (g convGeom) patchRuns(f func(at, px, n int)) {
 	p := g.p()
 	r := 0
 	for c := 0; c < g.c; c++ {
 		for i := 0; i < g.kh; i++ {
 			for j := 0; j < g.kw; j++ {
+				// output columns whose input column x·s−pad+j is in [0, w)
+				x0 := (max(0, g.pad-j) + g.s - 1) / g.s
+				x1 := 0
+				if last := g.w - 1 + g.pad - j; last >= 0 {
+					x1 = min(g.ow, last/g.s+1)
+				}
 				for y := 0; y < g.oh; y++ {
-					f(r*p+y*g.ow, (c*g.h+y+i)*g.w+j)
+					iy := y*g.s - g.pad + i
+					if iy >= 0 && iy < g.h && x1 > x0 {
+						f(r*p+y*g.ow+x0, (c*g.h+iy)*g.w+x0*g.s-g.pad+j, x1-x0)
+					}
 				}
 				r++
 			}
@@ -105,16 +128,30 @@ func (g convGeom) patchRuns(f func(at, px int)) {
 
 // im2col writes one image's patch matrix.
 func im2col[T float](g convGeom, img, cols []T) {
-	g.patchRuns(func(at, px int) { copy(cols[at:at+g.ow], img[px:px+g.ow]) })
+	if g.pad > 0 {
+		clear(cols) // the zero border, which no run writes
+	}
+	if g.s == 1 {
+		g.patchRuns(func(at, px, n int) { copy(cols[at:at+n], img[px:px+n]) })
+		return
+	}
+	g.patchRuns(func(at, px, n int) {
+		for x, dst := 0, cols[at:at+n]; x < n; x++ {
+			dst[x] = img[px+x*g.s]
+		}
+	})
 }
 
 // col2imAdd adds one image's patch-gradient matrix back onto its pixels,
-// the transpose of im2col.
+// the transpose of im2col (the border's gradient goes nowhere).
 func col2imAdd[T float](g convGeom, cols, img []T) {
-	g.patchRuns(func(at, px int) {
-		dst := img[px : px+g.ow]
-		for x, v := range cols[at : at+g.ow] {
-			dst[x] += v
+	if g.s == 1 {
+		g.patchRuns(func(at, px, n int) { addRow(cols[at:at+n], img[px:px+n], img[px:px+n]) })
+		return
+	}
+	g.patchRuns(func(at, px, n int) {
+		for x, v := range cols[at : at+n] {
+			img[px+x*g.s] += v
 		}
 	})
 }

@@ -39,6 +39,7 @@ type poolOp struct {
 	n, b, d int // input rows, output rows, features
 	lay     *Layout
 	real    *[]bool
+	w       []float64 // weights' buffer, rewritten on every call
 }
 
 func (o *poolOp) Arity() int    { return 1 }
@@ -57,9 +58,15 @@ func (o *poolOp) layout() (Layout, error) {
 }
 
 // weights returns 1/(real rows of its sequence) for every real row, 0 for
-// padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}.
+// padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}. The slice is the
+// op's own buffer (a step allocates nothing), valid until the next call;
+// rows past the layout's sequences weigh 0.
 func (o *poolOp) weights(l Layout) ([]float64, error) {
-	w := make([]float64, o.n)
+	if len(o.w) != o.n {
+		o.w = make([]float64, o.n)
+	}
+	w := o.w
+	clear(w)
 	var mask []bool
 	if o.real != nil {
 		mask = *o.real

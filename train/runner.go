@@ -71,6 +71,8 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 		r.model = newMLP(src.pixels, src.classes)
 	case ModelCNN:
 		r.model = newCNN(src.images.H, src.images.W, src.classes)
+	case ModelResNet:
+		r.model = newResNet(src.images.H, src.images.W, src.classes)
 	case ModelTransformer:
 		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
 		t.padded = src.corpus != nil
@@ -485,6 +487,8 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		}
 	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
+	} else if m, ok := r.model.(*resnet); ok {
+		kv["sizes"] = m.sizes()
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
 	}

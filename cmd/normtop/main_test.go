@@ -118,7 +118,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--steps"}, []string{"flag needs a value: --steps"}},
 		{[]string{"train", "--lr", "-1"}, []string{"lr -1"}},
 		{[]string{"train", "--batch", "0"}, []string{"batch 0"}},
-		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, transformer, classifier or lstm"}},
+		{[]string{"train", "--model", "rnn"}, []string{`model "rnn"`, "mlp, cnn, resnet, transformer, classifier or lstm"}},
+		{[]string{"train", "--model", "resnet", "--data", "sotu"}, []string{`data "sotu"`, "model resnet trains on mnist"}},
+		{[]string{"train", "--model", "resnet", "--data", "text"}, []string{`data "text"`, "model resnet trains on mnist"}},
+		{[]string{"train", "--model", "resnet", "--data", "spam"}, []string{`data "spam"`, "model resnet trains on mnist"}},
+		{[]string{"train", "--model", "resnet", "--variants", "batchnorm,layernorm"}, []string{"variant layernorm: not defined on resnet's image sites", "resnet trains none, batchnorm"}},
+		{[]string{"train", "--model", "resnet", "--variants", "rmsnorm"}, []string{"variant rmsnorm: not defined on resnet's image sites"}},
 		{[]string{"train", "--heads", "3"}, []string{"not divisible"}},
 		{[]string{"train", "--model", "lstm", "--seq-len", "0"}, []string{"seq-len 0", "1 to 1024"}},
 		{[]string{"train", "--model", "lstm", "--data", "text", "--seq-len", "5000"}, []string{"seq-len 5000", "1 to 1024"}},
@@ -179,6 +184,10 @@ func TestHelp(t *testing.T) {
 	res := normtop(t, dir, "train", "--model", "mlp", "--help")
 	if !strings.Contains(res.stdout, "--lr float") || !strings.Contains(res.stdout, "(default 0.001)") {
 		t.Errorf("train --model mlp --help does not show the MNIST preset's lr:\n%s", res.stdout)
+	}
+	res = normtop(t, dir, "train", "--model", "resnet", "--help")
+	if !strings.Contains(res.stdout, "(default 0.003)") || !strings.Contains(res.stdout, "(default 600)") || !strings.Contains(res.stdout, "none,batchnorm,pn-v,powernorm") {
+		t.Errorf("train --model resnet --help does not show the resnet preset (lr 0.003, 600 steps, its variants):\n%s", res.stdout)
 	}
 	if res := normtop(t, dir, "--help"); !strings.Contains(res.stdout, "4 every variant diverged") {
 		t.Errorf("--help does not document the exit codes:\n%s", res.stdout)
