@@ -30,6 +30,9 @@ const (
 	PNNu                    // PowerNorm: ‖ν‖₂
 	GammaDrift              // ‖γ − 1‖₂
 	BetaNorm                // ‖β‖₂
+	RdistMu                 // ‖μ_B − μ‖₂ / ‖σ‖₂ (σ = √σ² per feature), against the statistic before this batch's update
+	RdistVar                // ‖σ²_B − σ²‖₂ / ‖σ²‖₂
+	RdistPsi2               // ‖ψ²_B − ψ²‖₂ / ‖ψ²‖₂
 	NumProbes               // number of probes; not a probe
 )
 
@@ -37,7 +40,7 @@ var probeNames = [NumProbes]string{
 	"dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "g_psi2",
 	"dx_mean", "dx_var", "dy_mean", "dy_var",
 	"in_mean", "in_std", "in_maxabs", "ada_frac", "pn_gamma", "pn_nu",
-	"gamma_drift", "beta_norm",
+	"gamma_drift", "beta_norm", "rdist_mu", "rdist_var", "rdist_psi2",
 }
 
 // String returns the probe's canonical name, e.g. "dist_mu".

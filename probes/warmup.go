@@ -32,9 +32,9 @@ func WarmupOf(spec string) (Warmup, error) {
 	}
 	switch c.Kind {
 	case normspec.BatchNorm:
-		w.Probes = []Probe{DistMu, DistVar}
+		w.Probes = []Probe{DistMu, DistVar, RdistMu, RdistVar}
 	case normspec.PNV, normspec.PowerNorm:
-		w.Probes = []Probe{DistPsi2}
+		w.Probes = []Probe{DistPsi2, RdistPsi2}
 	}
 	return w, nil
 }

@@ -29,6 +29,9 @@ var probeDoc = [probes.NumProbes]string{
 	probes.PNNu:       "PowerNorm ‖ν‖₂",
 	probes.GammaDrift: "‖γ − 1‖₂ (Xu et al.: bias/gain over-fitting suspect)",
 	probes.BetaNorm:   "‖β‖₂ (Xu et al.: bias/gain over-fitting suspect)",
+	probes.RdistMu:    "‖μ_B − μ‖₂/‖σ‖₂: scale-free batch vs running mean (FINDINGS.md ii)",
+	probes.RdistVar:   "‖σ²_B − σ²‖₂/‖σ²‖₂: scale-free batch vs running variance (FINDINGS.md ii, iii)",
+	probes.RdistPsi2:  "‖ψ²_B − ψ²‖₂/‖ψ²‖₂: scale-free batch vs running ψ² (FINDINGS.md iii)",
 }
 
 const (
