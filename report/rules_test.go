@@ -1,0 +1,167 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// series builds a seriesAcc of vals at steps first, first+stride, ….
+func series(first, stride int, vals ...float64) *seriesAcc {
+	s := &seriesAcc{}
+	for i, v := range vals {
+		s.vals = append(s.vals, float32(v))
+		s.steps.add(first + i*stride)
+	}
+	return s
+}
+
+// constant returns n copies of v.
+func constant(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func TestStepSeq(t *testing.T) {
+	var s stepSeq
+	for _, st := range []int{2, 4, 6} {
+		s.add(st)
+	}
+	if s.steps != nil || s.at(2) != 6 || s.firstAfter(4) != 2 || s.firstAfter(0) != 0 || s.firstAfter(6) != 3 {
+		t.Fatalf("regular steps: %+v", s)
+	}
+	s.add(7) // breaks the progression
+	if s.steps == nil || s.at(3) != 7 || s.at(1) != 4 || s.firstAfter(6) != 3 {
+		t.Fatalf("irregular steps: %+v", s)
+	}
+	var j stepSeq
+	j.appendSeq(&s)
+	j.add(9)
+	if got := []int{j.at(0), j.at(1), j.at(2), j.at(3), j.at(4)}; !slices.Equal(got, []int{2, 4, 6, 7, 9}) {
+		t.Fatalf("joined: %v", got)
+	}
+}
+
+// TestResidualWindow: FINDINGS.md's Start-up rule on series worked by hand.
+func TestResidualWindow(t *testing.T) {
+	// 20 steps, dist(1) = 1, the second half (steps 11-20) at 0.01. With
+	// m = 0.5: 0.5^t < 0.01 first at t = 7 (0.5^6 = 0.0156, 0.5^7 =
+	// 0.0078): the window is steps 1-6.
+	vals := append(append([]float64{1}, constant(9, 0.5)...), constant(10, 0.01)...)
+	s := series(1, 1, vals...)
+	if w := residualWindow(s.vals, &s.steps, 0.5, 20); w != 6 {
+		t.Errorf("window %d, want 6", w)
+	}
+	// m = 0.05: 0.95^t < 0.01 first at t = 90 (ln 0.01/ln 0.95 = 89.78),
+	// beyond the run: every step is in the window.
+	if w := residualWindow(s.vals, &s.steps, 0.05, 20); w != 20 {
+		t.Errorf("window %d, want the whole run (20)", w)
+	}
+	// A first distance already below the second half's median: no window.
+	low := series(1, 1, append([]float64{0.001}, constant(19, 0.01)...)...)
+	if w := residualWindow(low.vals, &low.steps, 0.5, 20); w != 0 {
+		t.Errorf("window %d, want 0", w)
+	}
+	// A second half of zeros: the residual never falls below it.
+	zero := series(1, 1, append([]float64{1}, constant(19, 0)...)...)
+	if w := residualWindow(zero.vals, &zero.steps, 0.5, 20); w != 20 {
+		t.Errorf("window %d, want 20", w)
+	}
+	// The rule is in steps: a series recorded every 2nd step (steps 1, 3,
+	// …, 39; the second half is steps 21-39) gives the same t.
+	sparse := series(1, 2, append(append([]float64{1}, constant(9, 0.5)...), constant(10, 0.01)...)...)
+	if w := residualWindow(sparse.vals, &sparse.steps, 0.5, 39); w != 6 {
+		t.Errorf("every 2nd step: window %d, want 6", w)
+	}
+}
+
+// TestOutlierSteps: the median is over the previous 100 steps, not the
+// whole history. Steps 1-200 at 0.01, 201-300 at 1, 301 at 5: a 1 is an
+// outlier while at most 49 of the 100 steps before it are 1s (steps
+// 201-250: at 251 the window holds 50 of each and the median is 0.505);
+// 5 at step 301 is not (the median of steps 201-300 is 1), though it is
+// 500× the median of the whole history.
+func TestOutlierSteps(t *testing.T) {
+	vals := append(append(constant(200, 0.01), constant(100, 1)...), 5)
+	s := series(1, 1, vals...)
+	got := outlierSteps(s.vals, &s.steps, 0)
+	want := make([]int, 0, 50)
+	for st := 201; st <= 250; st++ {
+		want = append(want, st)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("outliers at %v, want steps 201-250", got)
+	}
+	// Values before from (the start-up window) are neither judged nor in
+	// any median: from step 251 on, the window holds only 1s.
+	if got := outlierSteps(s.vals, &s.steps, 250); len(got) != 0 {
+		t.Errorf("judged from step 251: outliers at %v, want none", got)
+	}
+	// The first judged value has nothing before it: not an outlier.
+	spike := series(1, 1, 100, 1, 1, 20)
+	if got := outlierSteps(spike.vals, &spike.steps, 0); !slices.Equal(got, []int{4}) {
+		t.Errorf("outliers at %v, want [4] (20 > 10 × median(100, 1, 1) = 10)", got)
+	}
+}
+
+// TestPersistenceAndGrowth: a g_var series (no window) of 400 steps at 1,
+// with spikes of 50 at steps 20, 40, 60, 80 (first quarter, steps 1-100)
+// and 320, 360 (last quarter, steps 301-400): 6 outliers, 15 per 1,000
+// steps, persistence 2/4. Its level steps from 1 to 3 at step 301: growth
+// (median of the last quarter / the first) 3.
+func TestPersistenceAndGrowth(t *testing.T) {
+	vals := constant(400, 1)
+	for i := 300; i < 400; i++ {
+		vals[i] = 3
+	}
+	for _, st := range []int{20, 40, 60, 80, 320, 360} {
+		vals[st-1] = 50
+	}
+	ps := summarise(series(1, 1, vals...), probes.Warmup{}, probes.GVar, 400)
+	if ps.Window != 0 || ps.N != 400 || ps.Outliers != 6 || ps.OutFirst != 4 || ps.OutLast != 2 {
+		t.Fatalf("%+v", ps)
+	}
+	if ps.OutliersPer1k != 15 || ps.Persistence != 0.5 || ps.Trend != 3 {
+		t.Errorf("per 1k %v, persistence %v, trend %v; want 15, 0.5, 3", ps.OutliersPer1k, ps.Persistence, ps.Trend)
+	}
+	// A signed probe has no outliers: "10× its median" means nothing.
+	if s := summarise(series(1, 1, vals...), probes.Warmup{}, probes.DxMean, 400); !math.IsNaN(s.OutliersPer1k) {
+		t.Errorf("dx_mean outliers per 1k %v, want NaN", s.OutliersPer1k)
+	}
+	if !math.IsNaN(persistence(0, 0)) || !math.IsInf(persistence(0, 3), 1) {
+		t.Error("persistence: 0/0 must be NaN and n/0 +Inf")
+	}
+}
+
+// TestSummariseWindow: a distance to the layer's own statistic skips the
+// longer of the ⌈3/m⌉ warm-up and the residual window, and the quarters of
+// the growth rule start after it.
+func TestSummariseWindow(t *testing.T) {
+	// 40 steps: dist(1) = 1, steps 2-20 at 0.5, steps 21-40 at 0.01 then
+	// 0.02 (steps 31-40). Second-half median 0.015; m = 0.5: 0.5^t < 0.015
+	// first at t = 7. Warm-up 3 < residual 6: steps 1-6 skipped.
+	vals := append(append(append([]float64{1}, constant(19, 0.5)...), constant(10, 0.01)...), constant(10, 0.02)...)
+	w := probes.Warmup{Steps: 3, Rate: 0.5, Probes: []probes.Probe{probes.DistVar}}
+	ps := summarise(series(1, 1, vals...), w, probes.DistVar, 40)
+	if ps.Window != 6 || ps.Skipped != 6 || ps.N != 34 {
+		t.Fatalf("window %d, skipped %d, n %d; want 6, 6, 34", ps.Window, ps.Skipped, ps.N)
+	}
+	// First quarter after the window: steps 7-16 (0.5); last: 31-40 (0.02).
+	if math.Abs(ps.Trend-0.04) > 1e-7 {
+		t.Errorf("trend %v, want 0.02/0.5 = 0.04", ps.Trend)
+	}
+	// The same series as a shadow distance (dist_psi2 of batchnorm): no window.
+	if ps := summarise(series(1, 1, vals...), w, probes.DistPsi2, 40); ps.Window != 0 || ps.N != 40 {
+		t.Errorf("shadow distance: window %d, n %d", ps.Window, ps.N)
+	}
+	// A longer warm-up wins over a shorter residual window.
+	w.Steps = 10
+	if ps := summarise(series(1, 1, vals...), w, probes.DistVar, 40); ps.Window != 10 {
+		t.Errorf("window %d, want the warm-up's 10", ps.Window)
+	}
+}
