@@ -139,8 +139,8 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 }
 
 // compatible allows runs of one model on one data set (with the same norm
-// sites), or CNN runs next to Transformer runs (PowerNorm's Figure 2
-// compares BatchNorm in both).
+// sites), or CNN runs (cnn, resnet) next to Transformer runs (PowerNorm's
+// Figure 2 compares BatchNorm in both).
 func compatible(runs []*Run) error {
 	models := map[string]*Run{}
 	for _, r := range runs {
@@ -163,8 +163,14 @@ func compatible(runs []*Run) error {
 	if len(models) <= 1 {
 		return nil
 	}
-	if len(models) == 2 && models["cnn"] != nil && models["transformer"] != nil {
-		return nil
+	if models["transformer"] != nil && len(models) <= 3 {
+		cnnOnly := true
+		for m := range models {
+			cnnOnly = cnnOnly && (m == "transformer" || isCNN(m))
+		}
+		if cnnOnly {
+			return nil // PowerNorm's Fig. 2: the CNN side of (ii)
+		}
 	}
 	var a, b *Run
 	for _, r := range runs {
@@ -175,7 +181,7 @@ func compatible(runs []*Run) error {
 			break
 		}
 	}
-	return fmt.Errorf("%s is a %s run and %s a %s run: report compares runs of one model and data (or cnn runs next to transformer runs, for PowerNorm's Fig. 2)",
+	return fmt.Errorf("%s is a %s run and %s a %s run: report compares runs of one model and data (or cnn and resnet runs next to transformer runs, for PowerNorm's Fig. 2)",
 		a.Path, a.Meta.Model, b.Path, b.Meta.Model)
 }
 

@@ -70,7 +70,7 @@ func readParts(path string, parts int) (*Run, error) {
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
-		ps[k] = newPart(m, warm)
+		ps[k] = newPart(m)
 		share := 1.0
 		if parts > 1 {
 			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
@@ -146,7 +146,6 @@ func readParts(path string, parts int) (*Run, error) {
 // part collects the frames of one step range of a run file.
 type part struct {
 	meta    probes.RunMeta
-	warm    []probes.Warmup
 	accs    []repAcc
 	tally   *probes.Tally
 	spectra []*probes.Spectrum
@@ -154,9 +153,9 @@ type part struct {
 	err     error
 }
 
-func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
+func newPart(m probes.RunMeta) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, warm: warm, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
+	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
 		spectra: make([]*probes.Spectrum, len(m.Variants))}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
