@@ -73,3 +73,15 @@ func keepAside(path string) (string, error) {
 		}
 	}
 }
+
+// StateLine says what the run file at path holds: "complete: PATH",
+// "incomplete (why): PATH" or "not trained yet".
+func StateLine(path string) string {
+	switch st, why := stateOf(path); st {
+	case complete:
+		return "complete: " + path
+	case partial:
+		return "incomplete (" + why + "), trained again from scratch: " + path
+	}
+	return "not trained yet"
+}
