@@ -14,7 +14,8 @@ import (
 //     run (m the statistic's rate, dist(1) its first value). NORMS.md §5
 //     adds that summaries skip the longer of this and the ⌈3/m⌉ warm-up.
 //   - Outliers: a value over OutlierFactor × the median of the same probe's
-//     judged values over the previous OutlierSteps steps.
+//     judged values over the previous OutlierSteps steps (a positive median:
+//     over a median of 0 nothing is judged).
 //   - Quarters: the last quarter of the run is steps (T − ⌊T/4⌋, T]; the
 //     first quarter after the window is steps (w, w + ⌊T/4⌋], of the same
 //     length, so a ratio of their outlier counts is a ratio of rates.
@@ -139,7 +140,9 @@ func stepTrend(vals []float32, steps *stepSeq, from int, q quarters) float64 {
 // outlierSteps returns the steps of the outliers among vals[from:]: a value
 // over OutlierFactor × the median of the judged values (index ≥ from) at the
 // previous OutlierSteps steps, [s − OutlierSteps, s − 1]. A value with no
-// judged value before it in that range is not judged. The window is kept
+// judged value before it in that range, or whose median is 0 (a shadow
+// distance's first value, γ − 1 at init: "10× 0" would make every positive
+// value an outlier), is not judged. The window is kept
 // sorted, so each value costs a binary search and a shift of at most
 // OutlierSteps values.
 func outlierSteps(vals []float32, steps *stepSeq, from int) []int {
@@ -157,7 +160,7 @@ func outlierSteps(vals []float32, steps *stepSeq, from int) []int {
 			if n%2 == 0 {
 				med = (med + float64(win[n/2])) / 2
 			}
-			if float64(vals[i]) > OutlierFactor*med {
+			if med > 0 && float64(vals[i]) > OutlierFactor*med {
 				out = append(out, s)
 			}
 		}

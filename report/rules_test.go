@@ -102,6 +102,12 @@ func TestOutlierSteps(t *testing.T) {
 	if got := outlierSteps(s.vals, &s.steps, 250); len(got) != 0 {
 		t.Errorf("judged from step 251: outliers at %v, want none", got)
 	}
+	// A median of 0 (a shadow distance starts at 0) judges nothing: 5
+	// after a 0 is no outlier; 50 after (0, 5) is (median 2.5).
+	zero := series(1, 1, 0, 5, 50)
+	if got := outlierSteps(zero.vals, &zero.steps, 0); !slices.Equal(got, []int{3}) {
+		t.Errorf("after a zero: outliers at %v, want [3]", got)
+	}
 	// The first judged value has nothing before it: not an outlier.
 	spike := series(1, 1, 100, 1, 1, 20)
 	if got := outlierSteps(spike.vals, &spike.steps, 0); !slices.Equal(got, []int{4}) {
