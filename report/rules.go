@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -170,17 +171,13 @@ func outlierSteps(vals []float32, steps *stepSeq, from int) []int {
 }
 
 func insertSorted(a []float32, v float32) []float32 {
-	k := sort.Search(len(a), func(i int) bool { return a[i] >= v })
-	a = append(a, 0)
-	copy(a[k+1:], a[k:])
-	a[k] = v
-	return a
+	k, _ := slices.BinarySearch(a, v)
+	return slices.Insert(a, k, v)
 }
 
 func removeSorted(a []float32, v float32) []float32 {
-	k := sort.Search(len(a), func(i int) bool { return a[i] >= v })
-	if k < len(a) && a[k] == v {
-		return append(a[:k], a[k+1:]...)
+	if k, found := slices.BinarySearch(a, v); found {
+		return slices.Delete(a, k, k+1)
 	}
 	return a
 }
