@@ -129,6 +129,9 @@ func judge(cs []comparison, target float64) (status, reason string) {
 	}
 	if target > 0 {
 		for _, c := range cs {
+			if c.a.Mean == 0 && c.b.Mean == 0 {
+				return DoesNotHold, c.What + ": 0 on both sides, no ratio reaches the target " + fmtNum(target) + "×"
+			}
 			if r := ratioOf(c.a.Mean, c.b.Mean); !(r >= target) {
 				return DoesNotHold, c.What + ": ratio " + fmtNum(r) + "× is below the target " + fmtNum(target) + "×"
 			}
