@@ -50,7 +50,6 @@ func medianOf(pa ProbeAgg) agg   { return pa.Median }
 func p99Of(pa ProbeAgg) agg      { return pa.P99Med }
 func maxMedOf(pa ProbeAgg) agg   { return pa.MaxMed }
 func outliersOf(pa ProbeAgg) agg { return pa.OutliersPer1k }
-func trendOf(pa ProbeAgg) agg    { return pa.Trend }
 
 // ratioLine adds mean(a)/mean(b) to a comparison's line.
 func ratioLine(c comparison) string {
