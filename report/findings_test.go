@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -138,5 +139,56 @@ func TestPickSides(t *testing.T) {
 		if got := specOption(spec, "groups"); got != want {
 			t.Errorf("specOption(%q) = %q, want %q", spec, got, want)
 		}
+	}
+}
+
+// TestSpectrumVerdict: (iv) is supported when PN is higher beyond seed
+// noise at the mean over k and at ≥ 2 of the 3 k.
+func TestSpectrumVerdict(t *testing.T) {
+	up := comparison{a: ag(0.5, 0.51, 0.52), b: ag(0.4, 0.41, 0.42), Higher: true}
+	down := comparison{a: ag(0.4, 0.41, 0.42), b: ag(0.5, 0.51, 0.52), Higher: true}
+	flat := comparison{a: ag(0.4, 0.5, 0.6), b: ag(0.45, 0.5, 0.55), Higher: true}
+	few := comparison{a: ag(0.5, 0.51), b: ag(0.4, 0.41, 0.42), Higher: true}
+	for _, tc := range []struct {
+		name string
+		mean comparison
+		ks   []comparison
+		want string
+	}{
+		{"mean and 2 of 3 k higher", up, []comparison{up, up, flat}, Supported},
+		{"mean higher, 1 of 3 k", up, []comparison{up, flat, flat}, WithinNoise},
+		{"mean within noise, 3 k higher", flat, []comparison{up, up, up}, WithinNoise},
+		{"mean lower", down, []comparison{up, up, up}, NotSupported},
+		{"2 k lower", up, []comparison{down, down, up}, NotSupported},
+		{"two seeds", up, []comparison{up, few, up}, NotMeasurable},
+	} {
+		if got, why := spectrumVerdict(tc.mean, tc.ks); got != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got, why, tc.want)
+		}
+	}
+}
+
+// TestStillMoving: an effective rank that moved by more than 1% over the
+// last quarter in some seed is "still moving"; with fewer than two spectra
+// there nothing can be said.
+func TestStillMoving(t *testing.T) {
+	ranks := []rankPoint{{100, 50}, {700, 50}, {800, 50.4}, {900, 50.6}, {1000, 50.8}}
+	if got := rankMove(ranks, 1000); math.Abs(got-0.4/50.4) > 1e-12 {
+		t.Errorf("rankMove = %v, want (50.8 − 50.4)/50.4 (spectra at steps 751-1000)", got)
+	}
+	if got := rankMove(ranks[:3], 1000); !math.IsNaN(got) {
+		t.Errorf("one spectrum in the last quarter: %v, want NaN", got)
+	}
+	settled := &Group{Spec: "layernorm", RankMove: 0.004}
+	moving := &Group{Spec: "powernorm", RankMove: 0.016}
+	unknown := &Group{Spec: "pn-v", RankMove: math.NaN()}
+	if l := movingLine(settled, moving); !strings.HasPrefix(l, "still moving") || !strings.Contains(l, "powernorm 1.60%") {
+		t.Errorf("movingLine = %q", l)
+	}
+	if l := movingLine(settled); !strings.HasPrefix(l, "settled") {
+		t.Errorf("movingLine = %q", l)
+	}
+	if l := movingLine(settled, unknown); !strings.HasPrefix(l, "settling unknown") {
+		t.Errorf("movingLine = %q", l)
 	}
 }
