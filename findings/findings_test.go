@@ -107,6 +107,9 @@ func TestInterruptedThenResumed(t *testing.T) {
 		t.Fatalf("err = %v, want Interrupted in run cnn at step 14\n%s", err, log.String())
 	}
 	second := plan[0].Runs[1].Path(dir)
+	if !in.Recorded || !strings.Contains(err.Error(), "is kept (it says interrupted)") {
+		t.Errorf("the error does not say the run file is kept: %v", err)
+	}
 	partial, err := os.ReadFile(second)
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +148,21 @@ func TestInterruptedThenResumed(t *testing.T) {
 	}
 	if ft.calls[first] != 1 || ft.calls[second] != 2 || len(ft.calls) != 2 {
 		t.Errorf("a complete run trained again: %v", ft.calls)
+	}
+}
+
+// TestStoppedBeforeRecording: stopped before the trainer created its run
+// file (while loading data), the error says nothing was recorded.
+func TestStoppedBeforeRecording(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	trainer := func(c context.Context, args []string, path string, p func(Progress)) error {
+		cancel()
+		return c.Err()
+	}
+	err := Execute(ctx, Options{Dir: t.TempDir(), Claims: tinyPlan()[1:], Train: trainer, Log: &bytes.Buffer{}})
+	var in *Interrupted
+	if !errors.As(err, &in) || in.Recorded || !strings.Contains(err.Error(), "before run tf had recorded anything") {
+		t.Errorf("err = %v", err)
 	}
 }
 

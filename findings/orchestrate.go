@@ -37,12 +37,17 @@ type Options struct {
 type Interrupted struct {
 	Run, Path string
 	Progress  Progress
+	Recorded  bool // the run file exists (else it stopped before creating it)
 	Err       error
 }
 
 func (e *Interrupted) Error() string {
-	return fmt.Sprintf("stopped while training run %s at step %d of %d: its run file %s is kept (it says interrupted); run normtop findings again: complete runs are not trained again, this one is trained again from scratch",
-		e.Run, e.Progress.Step, e.Progress.Steps, e.Path)
+	again := "run normtop findings again: complete runs are not trained again, this one is trained again from scratch"
+	if !e.Recorded {
+		return fmt.Sprintf("stopped before run %s had recorded anything (%s not created); %s", e.Run, e.Path, again)
+	}
+	return fmt.Sprintf("stopped while training run %s at step %d of %d: its run file %s is kept (it says interrupted); %s",
+		e.Run, e.Progress.Step, e.Progress.Steps, e.Path, again)
 }
 
 func (e *Interrupted) Unwrap() error { return e.Err }
@@ -96,7 +101,8 @@ func (o Options) ensure(ctx context.Context, r Run, tag string) error {
 	pl.last = pl.start
 	err := o.Train(ctx, r.Args, path, pl.update)
 	if ctx.Err() != nil {
-		return &Interrupted{Run: r.Name, Path: path, Progress: pl.at, Err: errors.Join(ctx.Err(), err)}
+		st, _ := stateOf(path)
+		return &Interrupted{Run: r.Name, Path: path, Progress: pl.at, Recorded: st != absent, Err: errors.Join(ctx.Err(), err)}
 	}
 	if err != nil {
 		return fmt.Errorf("run %s (%s): %w", r.Name, r.Command(), err)
