@@ -179,15 +179,15 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 		if ls.TheoremN == 0 {
 			ls.MeanRatioMax = math.NaN()
 		}
-		for p := 0; p < int(probes.NumProbes); p++ {
-			s := &a.series[l*int(probes.NumProbes)+p]
-			ps := &ls.Probes[p]
-			pr := probes.Probe(p)
+		layer := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
+		windows := startupWindows(layer, rep.Warmup, steps)
+		for p := range layer {
+			s, ps, pr := &layer[p], &ls.Probes[p], probes.Probe(p)
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				*ps = summarise(s, rep.Warmup, pr, steps)
+				*ps = summarise(s, windows[p], pr, steps)
 				s.vals = nil
 			}()
 		}
@@ -201,15 +201,11 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	wg.Wait()
 }
 
-// summarise computes a series' statistics after its window; last is the
-// variant's last training step. A distance to the layer's own running
-// statistic (w.Applies) skips the longer of the ⌈3/m⌉ warm-up (NORMS.md §5)
-// and the residual window of FINDINGS.md's Start-up rule.
-func summarise(s *seriesAcc, w probes.Warmup, p probes.Probe, last int) ProbeStats {
-	ps := ProbeStats{NonFinite: s.nonFinite, OutliersPer1k: math.NaN(), Persistence: math.NaN()}
-	if w.Applies(p) {
-		ps.Window = max(w.Steps, residualWindow(s.vals, &s.steps, w.Rate, last))
-	}
+// summarise computes a series' statistics after its start-up window
+// (steps 1..window; startupWindows); last is the variant's last training
+// step.
+func summarise(s *seriesAcc, window int, p probes.Probe, last int) ProbeStats {
+	ps := ProbeStats{NonFinite: s.nonFinite, OutliersPer1k: math.NaN(), Persistence: math.NaN(), Window: window}
 	from := s.steps.firstAfter(ps.Window)
 	judged := s.vals[from:]
 	ps.N, ps.Skipped = len(judged), from

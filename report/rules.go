@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // The common rules of spec/FINDINGS.md, on one probe series of one layer of
@@ -101,6 +103,50 @@ func residualWindow(vals []float32, steps *stepSeq, rate float64, last int) int 
 		t++
 	}
 	return min(t-1, last)
+}
+
+// startupWindows are the windows of one layer's probes (indexed by
+// probes.Probe): for a distance to the layer's own running statistic
+// (w.Applies), the longer of the ⌈3/m⌉ warm-up (NORMS.md §5) and the
+// Start-up rule's residual window; 0 for every other probe. The rule is
+// written on the plain distance dist (FINDINGS.md: "(1−m)^t · dist(1)"),
+// whose residual decays as (1−m)^t: the window is the running statistic's,
+// found on its dist_* series, and holds for every probe measured against
+// that statistic. A relative distance's residual does not decay so: its
+// denominator is the decaying statistic itself (with ψ²_B ≈ 10⁻³ and an
+// init of 1, rdist_psi2 stays near 1 until (1−m)^t ≈ 10⁻³), so its own
+// series would end the window far too early. rdist_var and rdist_psi2 take
+// the window of dist_var and dist_psi2; rdist_mu, over ‖σ‖, the longer of
+// dist_mu's and dist_var's. A relative distance without its plain one (a
+// file that recorded only it) falls back on its own series.
+func startupWindows(layer []seriesAcc, w probes.Warmup, last int) (out [probes.NumProbes]int) {
+	own := func(p probes.Probe) int {
+		if int(p) >= len(layer) || len(layer[p].vals) == 0 {
+			return -1
+		}
+		return residualWindow(layer[p].vals, &layer[p].steps, w.Rate, last)
+	}
+	plain := map[probes.Probe]int{probes.DistMu: own(probes.DistMu), probes.DistVar: own(probes.DistVar), probes.DistPsi2: own(probes.DistPsi2)}
+	from := map[probes.Probe][]probes.Probe{
+		probes.DistMu: {probes.DistMu}, probes.DistVar: {probes.DistVar}, probes.DistPsi2: {probes.DistPsi2},
+		probes.RdistMu: {probes.DistMu, probes.DistVar}, probes.RdistVar: {probes.DistVar}, probes.RdistPsi2: {probes.DistPsi2},
+	}
+	for p, srcs := range from {
+		if !w.Applies(p) {
+			continue
+		}
+		res := -1
+		for _, q := range srcs {
+			if w.Applies(q) {
+				res = max(res, plain[q])
+			}
+		}
+		if res < 0 {
+			res = max(own(p), 0)
+		}
+		out[p] = max(w.Steps, res)
+	}
+	return out
 }
 
 // quarters are the step ranges of the persistence and growth rules.

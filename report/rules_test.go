@@ -128,7 +128,7 @@ func TestPersistenceAndGrowth(t *testing.T) {
 	for _, st := range []int{20, 40, 60, 80, 320, 360} {
 		vals[st-1] = 50
 	}
-	ps := summarise(series(1, 1, vals...), probes.Warmup{}, probes.GVar, 400)
+	ps := summarise(series(1, 1, vals...), 0, probes.GVar, 400)
 	if ps.Window != 0 || ps.N != 400 || ps.Outliers != 6 || ps.OutFirst != 4 || ps.OutLast != 2 {
 		t.Fatalf("%+v", ps)
 	}
@@ -136,12 +136,21 @@ func TestPersistenceAndGrowth(t *testing.T) {
 		t.Errorf("per 1k %v, persistence %v, trend %v; want 15, 0.5, 3", ps.OutliersPer1k, ps.Persistence, ps.Trend)
 	}
 	// A signed probe has no outliers: "10× its median" means nothing.
-	if s := summarise(series(1, 1, vals...), probes.Warmup{}, probes.DxMean, 400); !math.IsNaN(s.OutliersPer1k) {
+	if s := summarise(series(1, 1, vals...), 0, probes.DxMean, 400); !math.IsNaN(s.OutliersPer1k) {
 		t.Errorf("dx_mean outliers per 1k %v, want NaN", s.OutliersPer1k)
 	}
 	if !math.IsNaN(persistence(0, 0)) || !math.IsInf(persistence(0, 3), 1) {
 		t.Error("persistence: 0/0 must be NaN and n/0 +Inf")
 	}
+}
+
+// layerOf puts series under their probes, as one layer of a replicate.
+func layerOf(ss map[probes.Probe]*seriesAcc) []seriesAcc {
+	layer := make([]seriesAcc, probes.NumProbes)
+	for p, s := range ss {
+		layer[p] = *s
+	}
+	return layer
 }
 
 // TestSummariseWindow: a distance to the layer's own statistic skips the
@@ -153,7 +162,12 @@ func TestSummariseWindow(t *testing.T) {
 	// first at t = 7. Warm-up 3 < residual 6: steps 1-6 skipped.
 	vals := append(append(append([]float64{1}, constant(19, 0.5)...), constant(10, 0.01)...), constant(10, 0.02)...)
 	w := probes.Warmup{Steps: 3, Rate: 0.5, Probes: []probes.Probe{probes.DistVar}}
-	ps := summarise(series(1, 1, vals...), w, probes.DistVar, 40)
+	layer := layerOf(map[probes.Probe]*seriesAcc{probes.DistVar: series(1, 1, vals...), probes.DistPsi2: series(1, 1, vals...)})
+	win := startupWindows(layer, w, 40)
+	if win[probes.DistVar] != 6 || win[probes.DistPsi2] != 0 || win[probes.GVar] != 0 {
+		t.Fatalf("windows: dist_var %d, dist_psi2 (a shadow here) %d, g_var %d; want 6, 0, 0", win[probes.DistVar], win[probes.DistPsi2], win[probes.GVar])
+	}
+	ps := summarise(&layer[probes.DistVar], win[probes.DistVar], probes.DistVar, 40)
 	if ps.Window != 6 || ps.Skipped != 6 || ps.N != 34 {
 		t.Fatalf("window %d, skipped %d, n %d; want 6, 6, 34", ps.Window, ps.Skipped, ps.N)
 	}
@@ -161,13 +175,40 @@ func TestSummariseWindow(t *testing.T) {
 	if math.Abs(ps.Trend-0.04) > 1e-7 {
 		t.Errorf("trend %v, want 0.02/0.5 = 0.04", ps.Trend)
 	}
-	// The same series as a shadow distance (dist_psi2 of batchnorm): no window.
-	if ps := summarise(series(1, 1, vals...), w, probes.DistPsi2, 40); ps.Window != 0 || ps.N != 40 {
-		t.Errorf("shadow distance: window %d, n %d", ps.Window, ps.N)
-	}
 	// A longer warm-up wins over a shorter residual window.
 	w.Steps = 10
-	if ps := summarise(series(1, 1, vals...), w, probes.DistVar, 40); ps.Window != 10 {
-		t.Errorf("window %d, want the warm-up's 10", ps.Window)
+	if win := startupWindows(layer, w, 40); win[probes.DistVar] != 10 {
+		t.Errorf("window %d, want the warm-up's 10", win[probes.DistVar])
+	}
+}
+
+// TestRelativeDistanceWindow: the Start-up rule is written on the plain
+// distance, whose residual decays as (1−m)^t; a relative distance takes
+// its statistic's window from it. Here (m = 0.5, 40 steps) dist_psi2 is 1
+// then 0.01: window 6. rdist_psi2 stays at 1 (its denominator is the
+// decaying init) until step 30, then 0.1: on its own series the rule would
+// end the window at once (second-half median 0.55 > 0.5·1).
+func TestRelativeDistanceWindow(t *testing.T) {
+	w := probes.Warmup{Steps: 3, Rate: 0.5, Probes: []probes.Probe{probes.DistPsi2, probes.RdistPsi2}}
+	psi := series(1, 1, append([]float64{1}, constant(39, 0.01)...)...)
+	rel := series(1, 1, append(constant(30, 1), constant(10, 0.1)...)...)
+	if own := residualWindow(rel.vals, &rel.steps, 0.5, 40); own != 0 {
+		t.Fatalf("rdist_psi2's own residual window %d, want 0 (the case the rule does not fit)", own)
+	}
+	win := startupWindows(layerOf(map[probes.Probe]*seriesAcc{probes.DistPsi2: psi, probes.RdistPsi2: rel}), w, 40)
+	if win[probes.DistPsi2] != 6 || win[probes.RdistPsi2] != 6 {
+		t.Errorf("windows dist_psi2 %d, rdist_psi2 %d; want 6 and 6", win[probes.DistPsi2], win[probes.RdistPsi2])
+	}
+	// Without its plain distance, a relative one falls back on its own series.
+	alone := startupWindows(layerOf(map[probes.Probe]*seriesAcc{probes.RdistPsi2: rel}), w, 40)
+	if alone[probes.RdistPsi2] != 3 {
+		t.Errorf("rdist_psi2 alone: window %d, want the warm-up's 3", alone[probes.RdistPsi2])
+	}
+	// rdist_mu (over ‖σ‖) takes the longer of dist_mu's and dist_var's.
+	bn := probes.Warmup{Steps: 1, Rate: 0.5, Probes: []probes.Probe{probes.DistMu, probes.DistVar, probes.RdistMu, probes.RdistVar}}
+	mu := series(1, 1, constant(40, 0.01)...) // no residual: window 0
+	bnWin := startupWindows(layerOf(map[probes.Probe]*seriesAcc{probes.DistMu: mu, probes.DistVar: psi, probes.RdistMu: rel, probes.RdistVar: rel}), bn, 40)
+	if bnWin[probes.DistMu] != 1 || bnWin[probes.RdistMu] != 6 || bnWin[probes.RdistVar] != 6 {
+		t.Errorf("batchnorm windows: dist_mu %d, rdist_mu %d, rdist_var %d; want 1, 6, 6", bnWin[probes.DistMu], bnWin[probes.RdistMu], bnWin[probes.RdistVar])
 	}
 }
