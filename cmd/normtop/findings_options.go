@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"path/filepath"
 
 	"github.com/normtop/normtop/findings"
 )
@@ -16,7 +17,7 @@ type findingsOptions struct {
 }
 
 func newFindingsFlags() (*flag.FlagSet, *findingsOptions) {
-	o := &findingsOptions{out: "findings"}
+	o := &findingsOptions{out: filepath.Join(runsDir, "findings")}
 	fs := newFlagSet("findings")
 	fs.StringVar(&o.out, "out", o.out, "directory for the run files (DIR/runs) and the reports")
 	fs.StringVar(&o.only, "only", "", "claims to judge, e.g. ii,iii (default: all)")
@@ -64,7 +65,7 @@ again from scratch; its interrupted run file is kept beside it
 about 26 CPU-minutes on 2 cores (budget: 60).
 
 Examples:
-  normtop findings                       # every claim, into ./findings
+  normtop findings                       # every claim, into runs/findings
   normtop findings --only ii,iii --out pn
   normtop findings --plan                # the runs, their commands, what is complete
 
