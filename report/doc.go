@@ -25,6 +25,7 @@
 //	findings_spectrum.go  PowerNorm's (iv): σ_k/σ_1 and "still moving"
 //	report.go    Report, and the sections shared by the text and Markdown output
 //	text.go, markdown.go, json.go   the three formats
+//	collected.go findings gathered from several reports (normtop findings)
 //	format.go    number formatting
 //
 // It depends on probes (the Frame vocabulary, Tally, Warmup) and record (the
