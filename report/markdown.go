@@ -34,6 +34,10 @@ func writeFindingsMD(bw *bufio.Writer, fs []Finding) {
 			bw.WriteString("- judged on: " + mdEscape(f.Model) + "\n")
 		}
 		for _, n := range f.Numbers {
+			if rest, ok := strings.CutPrefix(n, "  "); ok { // a sub-claim's number: a nested item
+				bw.WriteString("  - " + mdEscape(rest) + "\n")
+				continue
+			}
 			bw.WriteString("- " + mdEscape(n) + "\n")
 		}
 		bw.WriteString("- **verdict: " + f.Verdict + ".** " + mdEscape(f.Reason) + "\n")
