@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/normtop/normtop/probes"
@@ -217,13 +216,32 @@ func outlierSteps(vals []float32, steps *stepSeq, from int) []int {
 }
 
 func insertSorted(a []float32, v float32) []float32 {
-	k, _ := slices.BinarySearch(a, v)
-	return slices.Insert(a, k, v)
+	k := lowerBound(a, v)
+	a = append(a, 0)
+	copy(a[k+1:], a[k:])
+	a[k] = v
+	return a
 }
 
 func removeSorted(a []float32, v float32) []float32 {
-	if k, found := slices.BinarySearch(a, v); found {
-		return slices.Delete(a, k, k+1)
+	if k := lowerBound(a, v); k < len(a) && a[k] == v {
+		return append(a[:k], a[k+1:]...)
 	}
 	return a
+}
+
+// lowerBound is the first index of sorted a whose value is ≥ v. The values
+// are finite (summarised series hold no NaN), so a plain comparison does:
+// slices.BinarySearch's NaN-aware one costs twice as much here.
+func lowerBound(a []float32, v float32) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
