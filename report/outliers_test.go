@@ -37,8 +37,10 @@ func naiveOutliers(vals []float32, steps []int, from int) []int {
 func TestOutlierStepsAgainstNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	kinds := map[string]func() float32{
-		"smooth":      func() float32 { return float32(1 + 0.05*rng.NormFloat64()) },
-		"spiky":       func() float32 { return float32(1+0.05*rng.NormFloat64()) * []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 30}[rng.IntN(10)] },
+		"smooth": func() float32 { return float32(1 + 0.05*rng.NormFloat64()) },
+		"spiky": func() float32 {
+			return float32(1+0.05*rng.NormFloat64()) * []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 30}[rng.IntN(10)]
+		},
 		"heavy-tail":  func() float32 { return float32(rng.ExpFloat64() * rng.ExpFloat64()) },
 		"with zeros":  func() float32 { return float32(rng.IntN(3)) * float32(rng.IntN(40)) },
 		"small ints":  func() float32 { return float32(rng.IntN(4)) },

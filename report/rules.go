@@ -182,4 +182,3 @@ func stepTrend(vals []float32, steps *stepSeq, from int, q quarters) float64 {
 	}
 	return ratio(l, median(first))
 }
-
