@@ -36,17 +36,21 @@ func naiveOutliers(vals []float32, steps []int, from int) []int {
 // index.
 func TestOutlierStepsAgainstNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	kinds := map[string]func() float32{
-		"smooth": func() float32 { return float32(1 + 0.05*rng.NormFloat64()) },
-		"spiky": func() float32 {
+	kinds := []struct {
+		name string
+		draw func() float32
+	}{
+		{"smooth", func() float32 { return float32(1 + 0.05*rng.NormFloat64()) }},
+		{"spiky", func() float32 {
 			return float32(1+0.05*rng.NormFloat64()) * []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 30}[rng.IntN(10)]
-		},
-		"heavy-tail":  func() float32 { return float32(rng.ExpFloat64() * rng.ExpFloat64()) },
-		"with zeros":  func() float32 { return float32(rng.IntN(3)) * float32(rng.IntN(40)) },
-		"small ints":  func() float32 { return float32(rng.IntN(4)) },
-		"decade wide": func() float32 { return float32(rng.Float64() * 20) },
+		}},
+		{"heavy-tail", func() float32 { return float32(rng.ExpFloat64() * rng.ExpFloat64()) }},
+		{"with zeros", func() float32 { return float32(rng.IntN(3)) * float32(rng.IntN(40)) }},
+		{"small ints", func() float32 { return float32(rng.IntN(4)) }},
+		{"decade wide", func() float32 { return float32(rng.Float64() * 20) }},
 	}
-	for name, draw := range kinds {
+	for _, k := range kinds {
+		name, draw := k.name, k.draw
 		for trial := 0; trial < 4; trial++ {
 			n := 200 + rng.IntN(600)
 			vals := make([]float32, n)
