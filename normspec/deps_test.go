@@ -16,7 +16,7 @@ func TestConsumersLinkNoGorgonia(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	consumers := []string{"normspec", "probes", "record", "headless", "tui", "report"}
+	consumers := []string{"normspec", "probes", "record", "headless", "tui", "report", "findings"}
 	for _, c := range consumers {
 		t.Run(c, func(t *testing.T) {
 			pkg := "github.com/normtop/normtop/" + c

@@ -22,6 +22,23 @@ const (
 var outlierProbes = [...]Probe{DistMu, DistVar, DistPsi2, GMu, GVar, GPsi2, DxVar, DyVar,
 	InStd, InMaxAbs, PNNu, GammaDrift, BetaNorm}
 
+// Magnitude reports whether p is a non-negative magnitude, for which "10×
+// its median" (an outlier, FINDINGS.md) means something: the probes the
+// live alert watches and the relative distances. The signed means and the
+// fractions are not.
+func (p Probe) Magnitude() bool {
+	switch p {
+	case RdistMu, RdistVar, RdistPsi2:
+		return true
+	}
+	for _, q := range outlierProbes {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
 // episode turns a per-step condition into one alert per episode: it fires
 // when the condition first holds and stays quiet until the condition has been
 // false for rearm consecutive checks.

@@ -158,18 +158,19 @@ func (c *Collector) layerValues(i int, t *normspec.Taps, want normspec.TapMask) 
 	}
 	report := want & t.Mask
 	if t.Mask&normspec.TapStats != 0 {
-		dm, dv, dp := c.distances(i, t)
+		ds := c.distances(i, t)
 		for _, b := range []struct {
 			batch []float64
 			d     float64
 			p     Probe
-		}{{t.BatchMean, dm, DistMu}, {t.BatchVar, dv, DistVar}, {t.BatchPsi2, dp, DistPsi2}} {
+		}{{t.BatchMean, ds.abs[0], DistMu}, {t.BatchVar, ds.abs[1], DistVar}, {t.BatchPsi2, ds.abs[2], DistPsi2}} {
 			if what == "" && b.batch != nil && !finite(b.d) {
 				what = b.p.String()
 			}
 		}
 		if report&normspec.TapStats != 0 {
-			v[DistMu], v[DistVar], v[DistPsi2] = dm, dv, dp
+			v[DistMu], v[DistVar], v[DistPsi2] = ds.abs[0], ds.abs[1], ds.abs[2]
+			v[RdistMu], v[RdistVar], v[RdistPsi2] = ds.rel[0], ds.rel[1], ds.rel[2]
 			v[InMean], v[InStd], v[InMaxAbs] = t.InMean, t.InStd, t.InMaxAbs
 			v[AdaFrac] = t.AdaFrac
 			v[HNorm], v[HNormCV] = t.HNorm, t.HNormCV
@@ -197,30 +198,38 @@ func (c *Collector) layerValues(i int, t *normspec.Taps, want normspec.TapMask) 
 	return v, what
 }
 
-// distances returns dist_mu, dist_var, dist_psi2 of layer i against the
+// layerDists are one layer's distances at one step: abs holds dist_mu,
+// dist_var, dist_psi2 and rel rdist_mu, rdist_var, rdist_psi2.
+type layerDists struct{ abs, rel [3]float64 }
+
+// distances returns the plain and relative distances of layer i against the
 // running statistics before this batch's update — the layer's own where it
 // has them, the shadow EMAs otherwise — and then folds the batch into the
 // shadows it used. A statistic whose distance is not finite (a NaN or Inf in
 // the batch) is not folded in, so one bad batch does not poison a shadow for
 // the rest of the run; the NaN itself reaches the divergence alert through
 // Taps.NonFinite.
-func (c *Collector) distances(i int, t *normspec.Taps) (dm, dv, dp float64) {
+func (c *Collector) distances(i int, t *normspec.Taps) layerDists {
+	var ds layerDists
 	d := max(len(t.BatchMean), len(t.BatchVar), len(t.BatchPsi2))
 	if d == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
+		nan := math.NaN()
+		return layerDists{abs: [3]float64{nan, nan, nan}, rel: [3]float64{nan, nan, nan}}
 	}
 	sh := &c.shadows[i]
-	dm = dist(t.BatchMean, pick(t.RunMean, sh.mean.against(t.BatchMean)))
-	dv = dist(t.BatchVar, pick(t.RunVar, sh.vari.against(t.BatchVar)))
-	dp = dist(t.BatchPsi2, pick(t.RunPsi2, sh.psi2.against(t.BatchPsi2)))
+	mu := pick(t.RunMean, sh.mean.against(t.BatchMean))
+	vr := pick(t.RunVar, sh.vari.against(t.BatchVar))
+	ps := pick(t.RunPsi2, sh.psi2.against(t.BatchPsi2))
+	ds.abs = [3]float64{dist(t.BatchMean, mu), dist(t.BatchVar, vr), dist(t.BatchPsi2, ps)}
+	ds.rel = [3]float64{relDistMean(t.BatchMean, mu, vr), relDist(t.BatchVar, vr), relDist(t.BatchPsi2, ps)}
 	if t.NonFinite {
-		return dm, dv, dp
+		return ds
 	}
 	sh.update(c.momentum, t.N,
-		shadowInput(t.BatchMean, t.RunMean, dm),
-		shadowInput(t.BatchVar, t.RunVar, dv),
-		shadowInput(t.BatchPsi2, t.RunPsi2, dp))
-	return dm, dv, dp
+		shadowInput(t.BatchMean, t.RunMean, ds.abs[0]),
+		shadowInput(t.BatchVar, t.RunVar, ds.abs[1]),
+		shadowInput(t.BatchPsi2, t.RunPsi2, ds.abs[2]))
+	return ds
 }
 
 // shadowInput is the batch statistic to fold into a shadow EMA, or nil when

@@ -55,6 +55,8 @@ func TestFrameLayerValues(t *testing.T) {
 			w[DistMu] = math.Sqrt(1+4) / 2
 			w[DistVar] = math.Sqrt(1+4) / 2
 			w[DistPsi2] = 0
+			// ‖μ_B − 0‖/‖√1‖ and ‖σ²_B − 1‖/‖1‖ over 2 features: √5/√2 each.
+			w[RdistMu], w[RdistVar], w[RdistPsi2] = math.Sqrt(5.0/2), math.Sqrt(5.0/2), 0
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[GMu], w[GVar] = 0.125, 0.0625
 			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
@@ -68,6 +70,8 @@ func TestFrameLayerValues(t *testing.T) {
 		want: func() LayerValues {
 			w := EmptyLayerValues()
 			w[DistMu], w[DistVar], w[DistPsi2] = 1.0/2, 2.0/2, 4.0/2
+			// ‖(0,1)‖/√(2+5), ‖(0,−2)‖/‖(2,5)‖, ‖(0,4)‖/‖(3,3)‖.
+			w[RdistMu], w[RdistVar], w[RdistPsi2] = 1/math.Sqrt(7), 2/math.Sqrt(29), 4/math.Sqrt(18)
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[GMu], w[GVar] = 0.125, 0.0625
 			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
@@ -86,6 +90,7 @@ func TestFrameLayerValues(t *testing.T) {
 			w := EmptyLayerValues()
 			w[DistMu], w[DistVar] = 0, 0 // shadows start from this first batch
 			w[DistPsi2] = math.Sqrt(4+36) / 2
+			w[RdistMu], w[RdistVar], w[RdistPsi2] = 0, 0, math.Sqrt(40.0/2)
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[PNGamma], w[PNNu], w[GPsi2] = 1.25, 0.5, 0.375
 			w[DxMean], w[DxVar], w[DyMean], w[DyVar] = 1e-3, 2e-3, 3e-3, 4e-3
@@ -99,6 +104,7 @@ func TestFrameLayerValues(t *testing.T) {
 		want: func() LayerValues {
 			w := EmptyLayerValues()
 			w[DistMu], w[DistVar], w[DistPsi2] = 0, 0, 0 // shadows start from this first batch
+			w[RdistMu], w[RdistVar], w[RdistPsi2] = 0, 0, 0
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[GammaDrift], w[BetaNorm] = 0.5, 0.75
 			return w
@@ -130,6 +136,7 @@ func TestFrameLayerValues(t *testing.T) {
 		want: func() LayerValues {
 			w := EmptyLayerValues()
 			w[DistMu], w[DistVar], w[DistPsi2] = 0, 0, 0 // shadows start from this first batch
+			w[RdistMu], w[RdistVar], w[RdistPsi2] = 0, 0, 0
 			w[InMean], w[InStd], w[InMaxAbs] = 0.25, 1.5, 3.5
 			w[AdaFrac] = 0.004
 			return w

@@ -30,6 +30,9 @@ const (
 	PNNu                    // PowerNorm: ‖ν‖₂
 	GammaDrift              // ‖γ − 1‖₂
 	BetaNorm                // ‖β‖₂
+	RdistMu                 // ‖μ_B − μ‖₂ / ‖σ‖₂ (σ = √σ² per feature), against the statistic before this batch's update
+	RdistVar                // ‖σ²_B − σ²‖₂ / ‖σ²‖₂
+	RdistPsi2               // ‖ψ²_B − ψ²‖₂ / ‖ψ²‖₂
 	GWNorm                  // ‖∂L/∂W‖_F of the weight matrices the layer's output feeds (Xiong et al.)
 	HNorm                   // LSTM (on its lstm<i>.h site): mean over real (sample, t) of ‖h_t‖₂/√H
 	HNormCV                 // LSTM: coefficient of variation of ‖h_t‖₂/√H over t, averaged over samples
@@ -40,7 +43,7 @@ var probeNames = [NumProbes]string{
 	"dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "g_psi2",
 	"dx_mean", "dx_var", "dy_mean", "dy_var",
 	"in_mean", "in_std", "in_maxabs", "ada_frac", "pn_gamma", "pn_nu",
-	"gamma_drift", "beta_norm", "gw_norm", "h_norm", "h_norm_cv",
+	"gamma_drift", "beta_norm", "rdist_mu", "rdist_var", "rdist_psi2", "gw_norm", "h_norm", "h_norm_cv",
 }
 
 // String returns the probe's canonical name, e.g. "dist_mu".

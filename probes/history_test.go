@@ -189,8 +189,9 @@ func TestHistories(t *testing.T) {
 	if step, v, _ := hs.Run(1, SeriesEffRank).Last(); step != 40 || v != 1.5 {
 		t.Errorf("eff rank = %d %v", step, v)
 	}
-	// 14 measured probes of layer 0 + train, val loss, val metric, gap, eff rank.
-	if n := hs.Series(); n != 14+5 {
+	// 17 measured probes of layer 0 (14 + the three rdist_*) + train, val
+	// loss, val metric, gap, eff rank.
+	if n := hs.Series(); n != 17+5 {
 		t.Errorf("Series = %d", n)
 	}
 	if hs.Bytes() <= 0 || hs.Bytes() > hs.Series()*(40+16*48) {

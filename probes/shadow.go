@@ -86,3 +86,43 @@ func dist(a, b []float64) float64 {
 	}
 	return math.Sqrt(s) / float64(len(a))
 }
+
+// relDist is spec §5's relative distance ‖a − b‖₂ / ‖b‖₂ (rdist_var,
+// rdist_psi2). NaN when either side is missing, the lengths differ, or
+// ‖b‖₂ is 0: a zero denominator gives no value, never Inf.
+func relDist(a, b []float64) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return math.NaN()
+	}
+	var num, den float64
+	for k := range a {
+		e := a[k] - b[k]
+		num += e * e
+		den += b[k] * b[k]
+	}
+	return ratioOrNaN(math.Sqrt(num), math.Sqrt(den))
+}
+
+// relDistMean is rdist_mu = ‖μ_B − μ‖₂ / ‖σ‖₂ with σ = √σ² per feature, so
+// ‖σ‖₂ = √(Σ_k σ²_k). NaN when a side is missing, the lengths differ, or
+// Σ_k σ²_k is not positive.
+func relDistMean(batch, mean, vari []float64) float64 {
+	if len(batch) == 0 || len(batch) != len(mean) || len(vari) != len(batch) {
+		return math.NaN()
+	}
+	var num, den float64
+	for k := range batch {
+		e := batch[k] - mean[k]
+		num += e * e
+		den += vari[k]
+	}
+	return ratioOrNaN(math.Sqrt(num), math.Sqrt(den))
+}
+
+// ratioOrNaN is a/b for a positive, finite b, else NaN.
+func ratioOrNaN(a, b float64) float64 {
+	if !(b > 0) || math.IsInf(b, 0) {
+		return math.NaN()
+	}
+	return a / b
+}

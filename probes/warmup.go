@@ -32,12 +32,16 @@ func WarmupOf(spec string) (Warmup, error) {
 	}
 	switch c.Kind {
 	case normspec.BatchNorm:
-		w.Probes = []Probe{DistMu, DistVar}
+		w.Probes = runningMeanVarProbes
 	case normspec.PNV, normspec.PowerNorm:
-		w.Probes = []Probe{DistPsi2}
+		w.Probes = []Probe{DistPsi2, RdistPsi2}
 	}
 	return w, nil
 }
+
+// runningMeanVarProbes are the distances measured against a running μ and
+// σ² (BatchNorm's): the probes a BatchNorm layer's window applies to.
+var runningMeanVarProbes = []Probe{DistMu, DistVar, RdistMu, RdistVar}
 
 // Applies reports whether probe p has a window.
 func (w Warmup) Applies(p Probe) bool {

@@ -40,7 +40,7 @@ func (m RunMeta) LayerWarmup(v int, layer string) (w Warmup, ok bool) {
 		if err != nil || !(rate > 0) || rate > 1 {
 			return Warmup{}, false
 		}
-		return Warmup{Steps: int(math.Ceil(3/rate - 1e-9)), Rate: rate, Probes: []Probe{DistMu, DistVar}}, true
+		return Warmup{Steps: int(math.Ceil(3/rate - 1e-9)), Rate: rate, Probes: runningMeanVarProbes}, true
 	default: // a layer the header says keeps no running statistics
 		return Warmup{}, true
 	}

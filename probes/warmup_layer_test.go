@@ -18,7 +18,7 @@ func TestLayerWarmup(t *testing.T) {
 	}
 	own := RunMeta{Variants: []VariantMeta{{Name: "batchnorm", Spec: "batchnorm:momentum=0.05"}, {Name: "layernorm", Spec: "layernorm"}, {Name: "x", Spec: "nosuchvariant"}},
 		Layers: []string{"block0.ln1"}}
-	bn := []Probe{DistMu, DistVar}
+	bn := []Probe{DistMu, DistVar, RdistMu, RdistVar}
 	for _, c := range []struct {
 		name  string
 		m     RunMeta

@@ -301,6 +301,9 @@ func (r *Reader) fileState() State {
 			return Unterminated
 		}
 	}
+	if r.js != nil && writerGone(r.js.writerPID, r.js.writerHost) {
+		return Unterminated // the header's writer process no longer exists on this host
+	}
 	if st, err := r.f.Stat(); err == nil && time.Since(st.ModTime()) < 5*time.Second {
 		return Writing
 	}

@@ -34,6 +34,10 @@ type streamHeader struct {
 	Meta    probes.RunMeta `json:"meta"`
 	Streams []string       `json:"streams"`
 	Alerts  string         `json:"alerts"` // "derived" (default) or "written" (STREAM.md)
+	// The writing process, as the Python writer records it: a reader on
+	// the same host can tell at once that it is gone.
+	WriterPID  int    `json:"writer_pid"`
+	WriterHost string `json:"writer_host"`
 }
 
 // Values of the header's "alerts" key: who makes the frames' alerts.

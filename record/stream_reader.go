@@ -35,6 +35,9 @@ type streamState struct {
 
 	layers []string      // the header's, for derived alerts
 	alerts *streamAlerts // nil when the writer writes its own alerts
+
+	writerPID  int    // the header's writer_pid (0: not said)
+	writerHost string // the header's writer_host
 }
 
 // readLine returns the line at off without its '\n' (valid until the next
@@ -113,6 +116,7 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 				return fmt.Errorf("stream %s: %v", r.path, err)
 			}
 			r.js.start, r.js.scanned = off, off
+			r.js.writerPID, r.js.writerHost = h.WriterPID, h.WriterHost
 			r.pos = off
 			r.meta = h.Meta
 			if listRanks && len(h.Streams) > 0 {

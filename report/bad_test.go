@@ -34,6 +34,7 @@ func TestIncompatibleRuns(t *testing.T) {
 	}{
 		{"mlp next to transformer", []string{tf, mlp}, []string{"tf.ntr", "mlp.ntr", "one model"}},
 		{"mlp next to cnn", []string{cnn, mlp}, []string{"cnn.ntr", "mlp.ntr"}},
+		{"mlp next to resnet", []string{tinyRun("resnet", "mnist").write(t, dir, "resnet.ntr"), mlp}, []string{"resnet.ntr", "mlp.ntr"}},
 		{"different data", []string{tf, tf2}, []string{"different data", "opticks", "sotu"}},
 		{"different norm sites", []string{tf, tfLayers}, []string{"different norm sites"}},
 		{"a seed twice", []string{tf, tf}, []string{"seed 1", "once"}},

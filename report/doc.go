@@ -2,26 +2,33 @@
 // script by hand from one or more run files. Per variant (mean ± sd over
 // seeds, grouping a spec's replicates across --seeds and across files) it
 // gives the final and best validation metric, train loss, generalization
-// gap and its trend; per layer and probe, after the warm-up window of
-// spec/NORMS.md §5, the median, p99/median, max/median, outlier alerts per
-// 1,000 steps and trend; the embedding spectrum's effective rank and
-// σ_k/σ_1; the Theorem-1 checks the recorded probes allow; and a Findings
-// section judging the five paper claims of issue 10.
+// gap and its trend; per layer and probe, after the start-up window of
+// spec/NORMS.md §5 and spec/FINDINGS.md, the median, p99/median,
+// max/median, outliers per 1,000 steps, their persistence and the trend;
+// the embedding spectrum's effective rank and σ_k/σ_1; the Theorem-1
+// checks the recorded probes allow; and a Findings section judging the
+// paper claims by the rules of spec/FINDINGS.md.
 //
 // Files, one concern each:
 //
 //	read.go      Read: a run file in parallel parts (one Reader per part from its own
 //	             seek point), joined in step order → per-variant collections
 //	load.go      Run, Replicate, ProbeStats and the per-replicate summaries
-//	stats.go     exact order statistics by selection, trend, mean ± sd, slope
+//	stats.go     exact order statistics by selection, mean ± sd, slope
+//	rules.go     FINDINGS.md's common rules on one series: start-up window,
+//	             outliers against the rolling median, quarters (persistence, growth)
 //	group.go     which files may be compared; grouping by (model, spec, setup) over seeds
 //	setup.go     the setup keys (placement, blocks, warm-up) that keep runs of one model apart
 //	theorem.go   the Theorem-1 checks that row-averaged probes can support
 //	verdict.go   "beyond seed noise" and the verdict rules
-//	findings.go  the five claims
+//	findings.go  the findings, (i) and (v)
+//	findings_pn.go        PowerNorm's (ii) and (iii): first layer, sub-claims
+//	findings_spectrum.go  PowerNorm's (iv): σ_k/σ_1 and "still moving"
 //	findings_placement.go, findings_warmup.go   claim (vi): Pre-LN vs Post-LN
+//	findings_lstm.go      claim (vii): LayerNorm in an LSTM
 //	report.go    Report, and the sections shared by the text and Markdown output
 //	text.go, markdown.go, json.go   the three formats
+//	collected.go findings gathered from several reports (normtop findings)
 //	format.go    number formatting
 //
 // It depends on probes (the Frame vocabulary, Tally, Warmup) and record (the

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -17,6 +16,30 @@ type Finding struct {
 	Numbers []string `json:"numbers"` // one line per measured quantity
 	Verdict string   `json:"verdict"` // Supported, NotSupported, WithinNoise or NotMeasurable
 	Reason  string   `json:"reason"`
+	// SubClaims are FINDINGS.md's sub-claims, each judged on its own
+	// ((ii-a) … (ii-d), (iii-a), (iii-b), (iv)'s k); their lines are in
+	// Numbers too.
+	SubClaims []SubClaim `json:"sub_claims,omitempty"`
+}
+
+// SubClaim is one sub-claim of a finding: its rule, the numbers and its
+// status (Holds, DoesNotHold, WithinNoise, NotMeasurable).
+type SubClaim struct {
+	ID      string   `json:"id"`
+	Rule    string   `json:"rule"`
+	Numbers []string `json:"numbers"`
+	Status  string   `json:"status"`
+	Reason  string   `json:"reason"`
+}
+
+// lines prints a sub-claim: a heading line with its status, then its
+// numbers indented.
+func (s SubClaim) lines() []string {
+	out := []string{fmt.Sprintf("(%s) %s: %s (%s)", s.ID, s.Rule, s.Status, s.Reason)}
+	for _, n := range s.Numbers {
+		out = append(out, "  "+n)
+	}
+	return out
 }
 
 // findings judges the claims of FINDINGS.md on the grouped runs: (i)-(v),
@@ -119,205 +142,6 @@ func findingDetach(groups []*Group, models []string) Finding {
 		return f
 	}
 	f.Verdict, f.Reason = NotMeasurable, "needs detachnorm and layernorm-simple in one model's runs"
-	return f
-}
-
-// tail is, per replicate, the median over the layers of probe p's
-// p99/median after the warm-up window.
-func tail(g *Group, p probes.Probe) agg {
-	xs := make([]float64, len(g.Reps))
-	for i, r := range g.Reps {
-		var per []float32
-		for _, ls := range r.Layers {
-			if v := ls.Probes[p].P99Med(); ls.Probes[p].N > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				per = append(per, float32(v))
-			}
-		}
-		xs[i] = median(per)
-	}
-	return aggregate(xs)
-}
-
-// tailCompare compares the tails of probe pa in a with probe pb in b;
-// withModel names the models (for the CNN-vs-Transformer comparison).
-func tailCompare(a, b *Group, pa, pb probes.Probe, withModel bool) comparison {
-	c := comparison{What: "p99/median after warm-up, median over layers",
-		A: a.Label(withModel) + " " + pa.String(), B: b.Label(withModel) + " " + pb.String(), a: tail(a, pa), b: tail(b, pb), Higher: true}
-	names, _ := startupLayers(a, pa)
-	c.startup = 2*len(names) > measuredLayers(a, pa)
-	return c
-}
-
-// startupTrend: a distance to a layer's own running statistic whose median
-// over the last quarter of the run is below this fraction of the first
-// quarter's is still falling from the statistic's init (σ² = ψ² = 1) after
-// the ⌈3/rate⌉-step window of NORMS.md §5. The window assumes the init is
-// about as far from the batch statistics as they are from each other; when
-// the layer's inputs have a variance of 1e-3 (a Transformer's first blocks)
-// the residual (1−rate)^W·|1 − σ_B²| still dwarfs the batch-to-batch
-// distances, and the tail measures the start-up.
-const startupTrend = 0.25
-
-// startupLayers lists the layers where probe p of g measures the start-up
-// rather than the batch-to-batch fluctuation, with their trends.
-func startupLayers(g *Group, p probes.Probe) (names []string, trends []float64) {
-	if !g.Warmup.Applies(p) {
-		return nil, nil
-	}
-	for l, ps := range g.Probes {
-		if t := ps[p].Trend; ps[p].N > 0 && t.N > 0 && t.Mean < startupTrend {
-			names = append(names, g.Layers[l])
-			trends = append(trends, t.Mean)
-		}
-	}
-	return names, trends
-}
-
-func measuredLayers(g *Group, p probes.Probe) int {
-	n := 0
-	for _, ps := range g.Probes {
-		if ps[p].N > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// measured is one side of a tail comparison: its label, group and probe.
-type measured struct {
-	label string
-	g     *Group
-	p     probes.Probe
-}
-
-// startupLines are the cautions for the compared probes that still fall
-// from their init after the warm-up window.
-func startupLines(sides ...measured) []string {
-	var out []string
-	for _, m := range sides {
-		names, trends := startupLayers(m.g, m.p)
-		if len(names) == 0 {
-			continue
-		}
-		parts := make([]string, len(names))
-		for k := range names {
-			parts[k] = names[k] + " " + fmtNum(trends[k])
-		}
-		out = append(out, fmt.Sprintf("start-up: %s still falls from its init after the %d-step warm-up window in %d of %d layers (trend, last/first quarter median: %s); there its tail measures the start-up, not batch-to-batch fluctuation",
-			m.label, m.g.Warmup.Steps, len(names), measuredLayers(m.g, m.p), strings.Join(parts, ", ")))
-	}
-	return out
-}
-
-// ratioLine prints mean(a)/mean(b) of each tail comparison.
-func ratioLine(cs []comparison) string {
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s / %s = %s×", c.A, c.B, fmtNum(c.a.Mean/c.b.Mean))
-	}
-	return "tail ratios: " + strings.Join(parts, "; ")
-}
-
-func findingTails(groups []*Group) Finding {
-	f := Finding{ID: "ii", Claim: "Shen et al. 2020 (PowerNorm), Figs. 2-3: BatchNorm's dist_var and g_var are far heavier-tailed in a Transformer than in a CNN (target: p99/median after warm-up ≥ 3× the CNN's)."}
-	t, c := pick(groups, "transformer", "batchnorm"), pick(groups, "cnn", "batchnorm")
-	if t == nil || c == nil {
-		f.Verdict, f.Reason = NotMeasurable, "needs a transformer run and a cnn run, each with batchnorm, given together (normtop report T.ntr C.ntr)"
-		return f
-	}
-	cs := []comparison{tailCompare(t, c, probes.DistVar, probes.DistVar, true), tailCompare(t, c, probes.GVar, probes.GVar, true)}
-	f.Model = "transformer vs cnn"
-	f.Numbers = append(linesOf(cs), ratioLine(cs))
-	f.Numbers = append(f.Numbers, startupLines(measured{cs[0].A, t, probes.DistVar}, measured{cs[0].B, c, probes.DistVar})...)
-	f.Verdict, f.Reason = ratioVerdict(cs, 3)
-	return f
-}
-
-func findingPsi2(groups []*Group, models []string) Finding {
-	f := Finding{ID: "iii", Claim: "Shen et al. 2020 (PowerNorm), Fig. 4: ψ² fluctuates far less than σ² (target: dist_psi2 and g_psi2 of pn-v/powernorm ≥ 2× lighter-tailed than batchnorm's dist_var and g_var in the same run, at the same EMA rate)."}
-	for _, m := range models {
-		bn := pick(groups, m, "batchnorm")
-		pn := pick(groups, m, "pn-v")
-		if pn == nil {
-			pn = pick(groups, m, "powernorm")
-		}
-		if bn == nil || pn == nil {
-			continue
-		}
-		cs := []comparison{tailCompare(bn, pn, probes.DistVar, probes.DistPsi2, false), tailCompare(bn, pn, probes.GVar, probes.GPsi2, false)}
-		f.Model = m
-		f.Numbers = append(linesOf(cs), ratioLine(cs))
-		f.Numbers = append(f.Numbers, startupLines(measured{cs[0].A, bn, probes.DistVar}, measured{cs[0].B, pn, probes.DistPsi2})...)
-		rb, rp := bn.Warmup.Rate, pn.Warmup.Rate
-		rates := fmt.Sprintf("EMA rates: %s momentum m = %s, %s 1−α = %s", bn.Spec, fmtNum(rb), pn.Spec, fmtNum(rp))
-		mismatched := math.Abs(rb-rp) > 1e-12
-		if mismatched {
-			rates += fmt.Sprintf(": rate-mismatched (the distances compare with EMAs of different memory; %s:alpha=%s would match)", pn.Name, fmtNum(1-rb))
-		} else {
-			rates += ": same rate"
-		}
-		f.Numbers = append(f.Numbers, rates)
-		// The same inputs at the same rate: batchnorm's own σ² (momentum
-		// m) against the shadow ψ² the probes keep on its layers (rate
-		// DefaultShadowMomentum, from the first batch). Shown, not judged:
-		// the claim is about PN-V's own ψ².
-		if math.Abs(rb-probes.DefaultShadowMomentum) < 1e-12 && tail(bn, probes.DistPsi2).N > 0 {
-			same := tailCompare(bn, bn, probes.DistVar, probes.DistPsi2, false)
-			f.Numbers = append(f.Numbers, "same rate, same inputs (shown, not judged): "+same.line(),
-				fmt.Sprintf("  batchnorm's own dist_var / its shadow dist_psi2 = %s×", fmtNum(same.a.Mean/same.b.Mean)))
-		}
-		f.Verdict, f.Reason = ratioVerdict(cs, 2)
-		if mismatched {
-			f.Reason += "; dist comparison rate-mismatched (g_var vs g_psi2 does not depend on the rate)"
-		}
-		return f
-	}
-	f.Verdict, f.Reason = NotMeasurable, "needs batchnorm and pn-v (or powernorm) in one model's runs"
-	return f
-}
-
-// findingSpectrum judges powernorm against layernorm (pn-v when the run has
-// no powernorm); the other PN variant's numbers are shown beside it.
-func findingSpectrum(groups []*Group, models []string) Finding {
-	f := Finding{ID: "iv", Claim: "Shen et al. 2020 (PowerNorm), Fig. 6: PowerNorm's embedding spectrum decays more slowly than LayerNorm's (higher effective rank and σ_k/σ_1)."}
-	for _, m := range models {
-		ln := pick(groups, m, "layernorm")
-		var pns []*Group
-		for _, name := range []string{"powernorm", "pn-v"} {
-			if g := pick(groups, m, name); g != nil {
-				pns = append(pns, g)
-			}
-		}
-		if ln == nil || len(pns) == 0 {
-			continue
-		}
-		f.Model = m
-		if ln.EffRank.N == 0 {
-			f.Verdict, f.Reason = NotMeasurable, "no embedding spectrum recorded ("+m+" has no embedding matrix, or the spectrum probe was off)"
-			return f
-		}
-		// The claim is a slower decay: the effective rank and the tail
-		// ratios σ_k/σ_1 must agree, so all three are judged (a higher
-		// effective rank with a faster-falling tail is not the claim).
-		var judged []comparison
-		for i, pn := range pns {
-			cs := []comparison{
-				compare("effective rank", pn, ln, pn.EffRank, ln.EffRank, true),
-				compare(fmt.Sprintf("σ_k/σ_1 at k = d/4 (d = %d)", pn.D), pn, ln, pn.SigmaQuarter, ln.SigmaQuarter, true),
-				compare(fmt.Sprintf("σ_k/σ_1 at k = d/2 (d = %d)", pn.D), pn, ln, pn.SigmaHalf, ln.SigmaHalf, true),
-			}
-			if i == 0 {
-				judged = cs
-			}
-			for _, c := range cs {
-				f.Numbers = append(f.Numbers, c.line())
-			}
-		}
-		f.Verdict, f.Reason = combine(judged)
-		f.Reason += "; judged on " + pns[0].Spec + "'s effective rank and σ_k/σ_1 at d/4 and d/2"
-		return f
-	}
-	f.Verdict, f.Reason = NotMeasurable, "needs layernorm and powernorm (or pn-v) in a model with an embedding (transformer)"
 	return f
 }
 

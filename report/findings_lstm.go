@@ -50,7 +50,7 @@ func findingLSTM(groups []*Group) Finding {
 	}
 	target := none.FinalTrain.Mean
 	a := compare(fmt.Sprintf("(vii-a) h_norm_cv at %s, median over training", ln.Layers[site]), ln, none,
-		repProbe(ln, site, probes.HNormCV, medianOf), repProbe(none, site, probes.HNormCV, medianOf), false)
+		repProbe(ln, site, probes.HNormCV, psMedian), repProbe(none, site, probes.HNormCV, psMedian), false)
 	sl, cl := stepsToLoss(ln, target)
 	sn, cn := stepsToLoss(none, target)
 	b := compare(fmt.Sprintf("(vii-b) steps to the plain LSTM's final train loss %s (trailing mean over 10%% of the steps)", fmtNum(target)), ln, none, sl, sn, false)
@@ -59,9 +59,9 @@ func findingLSTM(groups []*Group) Finding {
 	f.Numbers = []string{a.line() + " → " + va, b.line() + " → " + vb,
 		fmt.Sprintf("  never reached (counted as the run's steps): %s %d of %d, %s %d of %d", ln.Spec, cl, len(ln.Reps), none.Spec, cn, len(none.Reps)),
 		compare("h_norm at "+ln.Layers[site]+", median over training (shown, not judged)", ln, none,
-			repProbe(ln, site, probes.HNorm, medianOf), repProbe(none, site, probes.HNorm, medianOf), false).line(),
+			repProbe(ln, site, probes.HNorm, psMedian), repProbe(none, site, probes.HNorm, psMedian), false).line(),
 		compare("h_norm p99/median over training (shown, not judged)", ln, none,
-			repProbe(ln, site, probes.HNorm, p99MedOf), repProbe(none, site, probes.HNorm, p99MedOf), false).line(),
+			repProbe(ln, site, probes.HNorm, psP99Med), repProbe(none, site, probes.HNorm, psP99Med), false).line(),
 	}
 	switch {
 	case va == NotMeasurable || vb == NotMeasurable:
@@ -104,8 +104,8 @@ func hSite(layers []string) int {
 	return -1
 }
 
-func medianOf(ps ProbeStats) float64 { return ps.Median }
-func p99MedOf(ps ProbeStats) float64 { return ps.P99Med() }
+func psMedian(ps ProbeStats) float64 { return ps.Median }
+func psP99Med(ps ProbeStats) float64 { return ps.P99Med() }
 
 // repProbe aggregates over g's replicates one summary of probe p at layer
 // l; a replicate without values of it gives NaN (not counted).

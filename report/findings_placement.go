@@ -258,7 +258,7 @@ func findingInitGradients(model string, ps []placed) Finding {
 				hi, lo, fmtNum(geos[n-1].Mean/geos[0].Mean), fmtNum(lasts[n-1].Mean/lasts[0].Mean), hi, lo, fmtNum(math.Sqrt(float64(hi)/float64(lo)))))
 		cs = append(cs, g)
 	}
-	if v, r, ok := fewSeeds(cs); ok {
+	if v, r, ok := placementFewSeeds(cs); ok {
 		f.Verdict, f.Reason = v, r
 		return f
 	}
@@ -281,7 +281,7 @@ func allOf(cs []comparison) (verdict, reason string) {
 			return NotSupported, c.What + ": beyond seed noise against the claim"
 		case asClaimed:
 			n++
-		case missing, oneSeed:
+		case missing, fewSeeds:
 			return NotMeasurable, c.What + ": no finite value on a side"
 		}
 	}
@@ -293,7 +293,7 @@ func allOf(cs []comparison) (verdict, reason string) {
 
 // fewSeeds applies FINDINGS.md's common rule: a comparison is judged only
 // with at least 3 seeds a side.
-func fewSeeds(cs []comparison) (verdict, reason string, few bool) {
+func placementFewSeeds(cs []comparison) (verdict, reason string, few bool) {
 	for _, c := range cs {
 		if c.a.N < 3 || c.b.N < 3 {
 			return NotMeasurable, fmt.Sprintf("%s: %d and %d seeds; judged with ≥ 3 a side (train with --seeds 1,2,3)", c.What, c.a.N, c.b.N), true

@@ -78,17 +78,6 @@ func placementRuns(t *testing.T, dir string) []string {
 	}
 }
 
-func findingByID(t *testing.T, r *Report, id string) Finding {
-	t.Helper()
-	for _, f := range r.Findings {
-		if f.ID == id {
-			return f
-		}
-	}
-	t.Fatalf("no finding %s", id)
-	return Finding{}
-}
-
 // TestFindingInitGradientsByHand: the ratios of placementFixture, worked
 // by hand, and the verdict (post larger at both depths, the ratio growing).
 func TestFindingInitGradientsByHand(t *testing.T) {

@@ -75,3 +75,45 @@ func firstDiff(got, want string) string {
 	}
 	return ""
 }
+
+// TestGoldenCollected: the findings gathered from two reports (what
+// `normtop findings` writes as findings.md), against testdata/findings.md.
+func TestGoldenCollected(t *testing.T) {
+	dir := t.TempDir()
+	tf := paperFixture().write(t, dir, "tf.ntr")
+	cnn := cnnFixture().write(t, dir, "cnn.ntr")
+	var c Collected
+	for _, tc := range []struct {
+		id    string
+		paths []string
+	}{{"ii", []string{tf, cnn}}, {"iv", []string{tf}}} {
+		r, err := Build(tc.paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Add(r, tc.id, "report-"+tc.id+".md") {
+			t.Fatalf("no finding %s", tc.id)
+		}
+	}
+	if c.Add(&Report{}, "ii", "x") {
+		t.Error("Add found a finding in an empty report")
+	}
+	var b bytes.Buffer
+	if err := c.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "findings.md")
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("findings.md differs from the golden:\n%s", firstDiff(b.String(), string(want)))
+	}
+}

@@ -27,7 +27,12 @@ type Group struct {
 	FinalVal, BestVal, FinalValLoss, FinalTrain, Gap, GapTrend agg
 
 	EffRank, SigmaQuarter, SigmaHalf agg // σ_k/σ_1 at k = d/4 and d/2
+	SigmaThreeQuarter, SigmaMean     agg // σ_k/σ_1 at k = 3d/4, and its mean over all k
 	SpectrumStep                     int // step of the spectra (the last replicate's)
+	// RankMove is the largest move of the effective rank over the last
+	// quarter among the seeds (Replicate.RankMove); NaN when no seed has
+	// two spectra there.
+	RankMove float64
 
 	Probes  [][probes.NumProbes]ProbeAgg // per layer
 	Theorem []TheoremCheck               // per layer
@@ -35,10 +40,20 @@ type Group struct {
 
 // ProbeAgg is one probe of one layer over the replicates.
 type ProbeAgg struct {
-	N                                          int // values summarised, all replicates together
-	Skipped                                    int // values in warm-up windows
-	Median, P99Med, MaxMed, AlertsPer1k, Trend agg
+	N                                            int // values summarised, all replicates together
+	Skipped                                      int // values in start-up windows
+	Window                                       agg // the window's last step per seed
+	Median, P99Med, MaxMed, OutliersPer1k, Trend agg
+	Persistence                                  agg // per seed (seeds with no outlier in either quarter left out)
+	// OutFirst and OutLast are the outliers of the first and last quarters,
+	// all seeds together: Persistence() pools them.
+	OutFirst, OutLast int
 }
+
+// PooledPersistence is the outliers of the last quarters over those of the
+// first quarters after the window, all seeds together (NaN when neither
+// has one, +Inf when only the last does).
+func (pa ProbeAgg) PooledPersistence() float64 { return persistence(pa.OutFirst, pa.OutLast) }
 
 // Seeds lists the replicates' seeds.
 func (g *Group) Seeds() []int64 {
@@ -131,8 +146,9 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 }
 
 // compatible allows runs of one model on one data set (with the same norm
-// sites unless their placement or number of blocks differ), or CNN runs next to Transformer runs (PowerNorm's Figure 2
-// compares BatchNorm in both).
+// sites unless their placement or number of blocks differ), or CNN runs
+// (cnn, resnet) next to Transformer runs (PowerNorm's Figure 2 compares
+// BatchNorm in both).
 func compatible(runs []*Run) error {
 	models := map[string]*Run{}
 	for _, r := range runs {
@@ -155,8 +171,14 @@ func compatible(runs []*Run) error {
 	if len(models) <= 1 {
 		return nil
 	}
-	if len(models) == 2 && models["cnn"] != nil && models["transformer"] != nil {
-		return nil
+	if models["transformer"] != nil && len(models) <= 3 {
+		cnnOnly := true
+		for m := range models {
+			cnnOnly = cnnOnly && (m == "transformer" || isCNN(m))
+		}
+		if cnnOnly {
+			return nil // PowerNorm's Fig. 2: the CNN side of (ii)
+		}
 	}
 	var a, b *Run
 	for _, r := range runs {
@@ -167,7 +189,7 @@ func compatible(runs []*Run) error {
 			break
 		}
 	}
-	return fmt.Errorf("%s is a %s run and %s a %s run: report compares runs of one model and data (or cnn runs next to transformer runs, for PowerNorm's Fig. 2)",
+	return fmt.Errorf("%s is a %s run and %s a %s run: report compares runs of one model and data (or cnn and resnet runs next to transformer runs, for PowerNorm's Fig. 2)",
 		a.Path, a.Meta.Model, b.Path, b.Meta.Model)
 }
 
@@ -210,6 +232,14 @@ func (g *Group) aggregate() {
 	})
 	g.SigmaQuarter = each(func(r *Replicate) float64 { return sigmaAt(r.Spectrum, g.D, 4) })
 	g.SigmaHalf = each(func(r *Replicate) float64 { return sigmaAt(r.Spectrum, g.D, 2) })
+	g.SigmaThreeQuarter = each(func(r *Replicate) float64 { return sigmaAtFrac(r.Spectrum, g.D, 3, 4) })
+	g.SigmaMean = each(func(r *Replicate) float64 { return sigmaMean(r.Spectrum) })
+	g.RankMove = math.NaN()
+	for _, r := range g.Reps {
+		if !math.IsNaN(r.RankMove) && !(r.RankMove <= g.RankMove) {
+			g.RankMove = r.RankMove
+		}
+	}
 	for _, r := range g.Reps {
 		if r.Spectrum != nil {
 			g.SpectrumStep = r.Spectrum.Step
@@ -232,11 +262,15 @@ func (g *Group) aggregate() {
 			for _, r := range g.Reps {
 				pa.N += r.Layers[l].Probes[p].N
 				pa.Skipped += r.Layers[l].Probes[p].Skipped
+				pa.OutFirst += r.Layers[l].Probes[p].OutFirst
+				pa.OutLast += r.Layers[l].Probes[p].OutLast
 			}
+			pa.Window = st(func(s ProbeStats) float64 { return float64(s.Window) })
+			pa.Persistence = st(func(s ProbeStats) float64 { return s.Persistence })
 			pa.Median = st(func(s ProbeStats) float64 { return s.Median })
 			pa.P99Med = st(ProbeStats.P99Med)
 			pa.MaxMed = st(ProbeStats.MaxMed)
-			pa.AlertsPer1k = st(func(s ProbeStats) float64 { return s.AlertsPer1k })
+			pa.OutliersPer1k = st(func(s ProbeStats) float64 { return s.OutliersPer1k })
 			pa.Trend = st(func(s ProbeStats) float64 { return s.Trend })
 		}
 		g.Theorem[l] = theoremCheck(g, l)
@@ -245,14 +279,29 @@ func (g *Group) aggregate() {
 
 // sigmaAt is σ_k/σ_1 at k = d/div (1-based: Sigma[k−1]); d is the model
 // width, or the number of singular values when the header does not say.
-func sigmaAt(s *probes.Spectrum, d, div int) float64 {
+func sigmaAt(s *probes.Spectrum, d, div int) float64 { return sigmaAtFrac(s, d, 1, div) }
+
+// sigmaMean is the mean of σ_k/σ_1 over every k of the spectrum.
+func sigmaMean(s *probes.Spectrum) float64 {
+	if s == nil || len(s.Sigma) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range s.Sigma {
+		sum += x
+	}
+	return sum / float64(len(s.Sigma))
+}
+
+// sigmaAtFrac is σ_k/σ_1 at k = num·d/div.
+func sigmaAtFrac(s *probes.Spectrum, d, num, div int) float64 {
 	if s == nil || len(s.Sigma) == 0 {
 		return math.NaN()
 	}
 	if d <= 0 {
 		d = len(s.Sigma)
 	}
-	k := d / div
+	k := num * d / div
 	if k < 1 || k > len(s.Sigma) {
 		return math.NaN()
 	}

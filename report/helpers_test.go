@@ -110,6 +110,25 @@ func paperFixture() fixture {
 			if heavy && f.Step%20 == 0 {
 				lv[probes.GVar] *= 5
 			}
+			// The relative distances and g_mu, batchnorm's heavy in
+			// the first layer only (FINDINGS.md judges that one).
+			lv[probes.RdistMu] = 0.05 * noise()
+			lv[probes.RdistVar] = 0.1 * noise()
+			lv[probes.RdistPsi2] = 0.1 * noise()
+			lv[probes.GMu] = 1e-3 * noise()
+			if heavy && l == 0 && f.Step%10 == 0 {
+				lv[probes.RdistVar] *= 30
+			}
+			if heavy && l == 0 && f.Step%20 == 0 {
+				lv[probes.GMu] *= 20
+				lv[probes.GVar] *= 4
+			}
+			if vm.Name == "pn-v" && f.Step%10 == 0 {
+				lv[probes.RdistPsi2] *= 10
+			}
+			if f.Step <= 3 {
+				lv[probes.RdistVar], lv[probes.RdistPsi2] = 1, 1
+			}
 			if vm.Name == "pn-v" {
 				lv[probes.GPsi2] = 1e-3 * noise()
 				if f.Step%10 == 0 {
@@ -135,6 +154,9 @@ func paperFixture() fixture {
 				f.Eval = append(f.Eval, probes.Eval{Split: "test", Loss: base + gap + 0.01, Metric: (base + gap + 0.01) / math.Ln2, TrainLoss: base})
 			}
 		}
+		if f.Step == 65 { // a spectrum in the last quarter: "still moving" is decided
+			f.Spectrum = &probes.Spectrum{Step: 65, EffRank: 5.9, Sigma: []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}}
+		}
 		if f.Step == steps {
 			s := &probes.Spectrum{Step: steps, EffRank: 6 + 0.3*rng.NormFloat64()}
 			for i := 0; i < 8; i++ {
@@ -156,6 +178,9 @@ func cnnFixture() fixture {
 		for l := range f.Layers {
 			f.Layers[l][probes.DistVar] = 0.01 * noise()
 			f.Layers[l][probes.GVar] = 1e-4 * noise()
+			f.Layers[l][probes.GMu] = 1e-4 * noise()
+			f.Layers[l][probes.RdistVar] = 0.01 * noise()
+			f.Layers[l][probes.RdistMu] = 0.005 * noise()
 		}
 		if f.Step%40 == 0 {
 			f.Eval = []probes.Eval{{Split: "val", Loss: 0.35, Metric: 0.9 + 0.001*float64(m.Variants[f.Variant].Seed), TrainLoss: 0.3}}

@@ -59,6 +59,11 @@ type jsonSpec struct {
 	EffRank      jagg `json:"eff_rank"`
 	SigmaQuarter jagg `json:"sigma_d4"`
 	SigmaHalf    jagg `json:"sigma_d2"`
+	SigmaThree   jagg `json:"sigma_3d4"`
+	SigmaMean    jagg `json:"sigma_mean"`
+	// RankMove: the largest move of the effective rank over the last
+	// quarter among the seeds (> 0.01: still moving); null when unknown.
+	RankMove probes.JSONFloat `json:"eff_rank_move_last_quarter"`
 }
 
 type jsonLayer struct {
@@ -68,13 +73,15 @@ type jsonLayer struct {
 }
 
 type jsonProbe struct {
-	N           int  `json:"n"`
-	Skipped     int  `json:"skipped_warmup"`
-	Median      jagg `json:"median"`
-	P99Med      jagg `json:"p99_over_median"`
-	MaxMed      jagg `json:"max_over_median"`
-	AlertsPer1k jagg `json:"outlier_alerts_per_1k_steps"`
-	Trend       jagg `json:"trend"`
+	N             int  `json:"n"`
+	Skipped       int  `json:"skipped_startup"`
+	Window        jagg `json:"startup_window_steps"`
+	Median        jagg `json:"median"`
+	P99Med        jagg `json:"p99_over_median"`
+	MaxMed        jagg `json:"max_over_median"`
+	OutliersPer1k jagg `json:"outliers_per_1k_steps"`
+	Persistence   jagg `json:"outlier_persistence"`
+	Trend         jagg `json:"trend"`
 }
 
 type jsonTheorem struct {
@@ -108,7 +115,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			v.WarmupProbes = append(v.WarmupProbes, p.String())
 		}
 		if g.EffRank.N > 0 {
-			v.Spectrum = &jsonSpec{Step: g.SpectrumStep, D: g.D, EffRank: toJ(g.EffRank), SigmaQuarter: toJ(g.SigmaQuarter), SigmaHalf: toJ(g.SigmaHalf)}
+			v.Spectrum = &jsonSpec{Step: g.SpectrumStep, D: g.D, EffRank: toJ(g.EffRank), SigmaQuarter: toJ(g.SigmaQuarter), SigmaHalf: toJ(g.SigmaHalf),
+				SigmaThree: toJ(g.SigmaThreeQuarter), SigmaMean: toJ(g.SigmaMean), RankMove: probes.JSONFloat(g.RankMove)}
 		}
 		for l, name := range g.Layers {
 			jl := jsonLayer{Layer: name, Probes: map[string]jsonProbe{}}
@@ -117,8 +125,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 				if pa.N == 0 {
 					continue
 				}
-				jl.Probes[p.String()] = jsonProbe{N: pa.N, Skipped: pa.Skipped, Median: toJ(pa.Median), P99Med: toJ(pa.P99Med),
-					MaxMed: toJ(pa.MaxMed), AlertsPer1k: toJ(pa.AlertsPer1k), Trend: toJ(pa.Trend)}
+				jl.Probes[p.String()] = jsonProbe{N: pa.N, Skipped: pa.Skipped, Window: toJ(pa.Window), Median: toJ(pa.Median), P99Med: toJ(pa.P99Med),
+					MaxMed: toJ(pa.MaxMed), OutliersPer1k: toJ(pa.OutliersPer1k), Persistence: toJ(pa.Persistence), Trend: toJ(pa.Trend)}
 			}
 			if c := g.Theorem[l]; c.Claim != "" {
 				jl.Theorem1 = &jsonTheorem{Claim: c.Claim, Measured: c.Measured, MeanRatio: toJ(c.MeanRatio), VarRatio: toJ(c.VarRatio), Verdict: c.Verdict}

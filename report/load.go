@@ -49,6 +49,11 @@ type Replicate struct {
 	TrainLoss []float32
 
 	Spectrum *probes.Spectrum // the last one recorded, nil without an embedding
+	// RankMove is how far the effective rank moved over the last quarter of
+	// the run: |last − first| / first over the spectra recorded in steps
+	// (T − ⌊T/4⌋, T] (FINDINGS.md iv: "still moving" above 1%); NaN with
+	// fewer than two spectra there.
+	RankMove float64
 
 	// Step1 is every layer's probe values at training step 1 (at the
 	// initial weights: finding vi-a); nil when the file has no step 1.
@@ -69,17 +74,27 @@ type LayerStats struct {
 	TheoremN     int // steps with both dx and dy measured
 }
 
-// ProbeStats summarises one probe series after the warm-up window.
+// ProbeStats summarises one probe series over its judged steps: after its
+// start-up window (FINDINGS.md; none for shadow distances and every other
+// probe).
 type ProbeStats struct {
-	N           int     // finite values summarised
-	Skipped     int     // values in the warm-up window, left out
-	NonFinite   int     // NaN/Inf values after the window, left out
-	Median      float64 // of the values after the window
-	P99         float64
-	Max         float64
-	Trend       float64 // median of the last quarter / median of the first quarter
-	Alerts      int     // outlier alerts on this probe after the window
-	AlertsPer1k float64 // Alerts per 1,000 training steps after the window
+	N         int     // finite values summarised (after the window)
+	Skipped   int     // values in the window, left out
+	Window    int     // the window: steps 1..Window are skipped (0: none)
+	NonFinite int     // NaN/Inf values, left out
+	Median    float64 // of the values after the window
+	P99       float64
+	Max       float64
+	Trend     float64 // growth: median of the last quarter / median of the first quarter after the window
+	// Outliers (FINDINGS.md): values over 10× the median of the previous
+	// 100 steps, for magnitude probes (NaN rates for signed ones).
+	Outliers      int
+	OutliersPer1k float64 // per 1,000 training steps after the window
+	OutFirst      int     // outliers in the first quarter after the window
+	OutLast       int     // outliers in the last quarter of the run
+	// Persistence is OutLast/OutFirst (the quarters have one length): NaN
+	// when neither has an outlier, +Inf when only the last has.
+	Persistence float64
 }
 
 // P99Med is p99/median, the tail heaviness PowerNorm's Figures 2-4 show;
@@ -98,12 +113,18 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// seriesAcc collects one probe series while the file is read.
+// seriesAcc collects one probe series while the file is read: every finite
+// value, in step order, with its step.
 type seriesAcc struct {
 	vals      []float32
-	skipped   int
+	steps     stepSeq
 	nonFinite int
-	alerts    int
+}
+
+// rankPoint is one recorded spectrum's effective rank.
+type rankPoint struct {
+	step int
+	rank float64
 }
 
 type evalPoint struct {
@@ -119,6 +140,7 @@ type repAcc struct {
 	train  []float32   // finite train losses, in step order
 	vals   []evalPoint
 	step1  []probes.LayerValues // the layers of the step-1 Frame
+	ranks  []rankPoint          // every spectrum's effective rank, in step order
 }
 
 func parseSeed(s string) int64 {
@@ -161,6 +183,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	}
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Tally.Step
+	rep.RankMove = rankMove(a.ranks, steps)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for l := 0; l < nl; l++ {
@@ -170,19 +193,15 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 		if ls.TheoremN == 0 {
 			ls.MeanRatioMax = math.NaN()
 		}
-		for p := 0; p < int(probes.NumProbes); p++ {
-			s := &a.series[l*int(probes.NumProbes)+p]
-			ps := &ls.Probes[p]
-			window := 0
-			if rep.Warmup.Applies(probes.Probe(p)) {
-				window = rep.Warmup.Steps
-			}
-			after := steps - window
+		layer := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
+		windows := startupWindows(layer, rep.Warmup, steps)
+		for p := range layer {
+			s, ps, pr := &layer[p], &ls.Probes[p], probes.Probe(p)
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				*ps = summarise(s, after)
+				*ps = summarise(s, windows[p], pr, steps)
 				s.vals = nil
 			}()
 		}
@@ -196,19 +215,63 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	wg.Wait()
 }
 
-// summarise computes a series' statistics; stepsAfter is the number of
-// training steps after its warm-up window (the denominator of the alert rate).
-func summarise(s *seriesAcc, stepsAfter int) ProbeStats {
-	ps := ProbeStats{N: len(s.vals), Skipped: s.skipped, NonFinite: s.nonFinite, Alerts: s.alerts,
-		AlertsPer1k: math.NaN()}
-	if stepsAfter > 0 && (ps.N > 0 || s.alerts > 0) {
-		ps.AlertsPer1k = 1000 * float64(s.alerts) / float64(stepsAfter)
+// summarise computes a series' statistics after its start-up window
+// (steps 1..window; startupWindows); last is the variant's last training
+// step.
+func summarise(s *seriesAcc, window int, p probes.Probe, last int) ProbeStats {
+	ps := ProbeStats{NonFinite: s.nonFinite, OutliersPer1k: math.NaN(), Persistence: math.NaN(), Window: window}
+	from := s.steps.firstAfter(ps.Window)
+	judged := s.vals[from:]
+	ps.N, ps.Skipped = len(judged), from
+	q := quartersOf(ps.Window, last)
+	ps.Trend = stepTrend(s.vals, &s.steps, from, q) // before the selections reorder judged
+	if p.Magnitude() && ps.N > 0 {
+		out := outlierSteps(s.vals, &s.steps, from)
+		ps.Outliers = len(out)
+		if span := last - ps.Window; span > 0 {
+			ps.OutliersPer1k = 1000 * float64(len(out)) / float64(span)
+		}
+		for _, st := range out {
+			if q.inFirst(st) {
+				ps.OutFirst++
+			}
+			if q.inLast(st) {
+				ps.OutLast++
+			}
+		}
+		ps.Persistence = persistence(ps.OutFirst, ps.OutLast)
 	}
-	ps.Max = maxOf(s.vals)
-	ps.Trend = trend(s.vals) // before the whole-slice selections reorder it
-	q := quantiles(s.vals, 0.5, 0.99)
-	ps.Median, ps.P99 = q[0], q[1]
+	ps.Max = maxOf(judged)
+	qs := quantiles(judged, 0.5, 0.99)
+	ps.Median, ps.P99 = qs[0], qs[1]
 	return ps
+}
+
+// persistence is last/first: NaN when neither quarter has an outlier,
+// +Inf when only the last has.
+func persistence(first, last int) float64 {
+	switch {
+	case first == 0 && last == 0:
+		return math.NaN()
+	case first == 0:
+		return math.Inf(1)
+	}
+	return float64(last) / float64(first)
+}
+
+// rankMove is Replicate.RankMove from the spectra's effective ranks.
+func rankMove(ranks []rankPoint, last int) float64 {
+	q := quartersOf(0, last)
+	var in []float64
+	for _, r := range ranks {
+		if q.inLast(r.step) && !math.IsNaN(r.rank) {
+			in = append(in, r.rank)
+		}
+	}
+	if len(in) < 2 || !(in[0] > 0) {
+		return math.NaN()
+	}
+	return math.Abs(in[len(in)-1]-in[0]) / in[0]
 }
 
 // lastTenthMean is the mean of the last 10% of xs (at least one value); NaN

@@ -22,17 +22,26 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	bw.WriteString("\n## Findings\n")
-	for _, f := range r.Findings {
+	writeFindingsMD(bw, r.Findings)
+	return bw.Flush()
+}
+
+// writeFindingsMD writes findings as the Markdown report's Findings section.
+func writeFindingsMD(bw *bufio.Writer, fs []Finding) {
+	for _, f := range fs {
 		bw.WriteString("\n**(" + f.ID + ")** " + mdEscape(f.Claim) + "\n\n")
 		if f.Model != "" {
 			bw.WriteString("- judged on: " + mdEscape(f.Model) + "\n")
 		}
 		for _, n := range f.Numbers {
+			if rest, ok := strings.CutPrefix(n, "  "); ok { // a sub-claim's number: a nested item
+				bw.WriteString("  - " + mdEscape(rest) + "\n")
+				continue
+			}
 			bw.WriteString("- " + mdEscape(n) + "\n")
 		}
 		bw.WriteString("- **verdict: " + f.Verdict + ".** " + mdEscape(f.Reason) + "\n")
 	}
-	return bw.Flush()
 }
 
 func writeMDTable(bw *bufio.Writer, t table) {

@@ -70,7 +70,7 @@ func readParts(path string, parts int) (*Run, error) {
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
-		ps[k] = newPart(m, warm)
+		ps[k] = newPart(m)
 		share := 1.0
 		if parts > 1 {
 			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
@@ -150,7 +150,6 @@ func readParts(path string, parts int) (*Run, error) {
 // part collects the frames of one step range of a run file.
 type part struct {
 	meta    probes.RunMeta
-	warm    []probes.Warmup
 	accs    []repAcc
 	tally   *probes.Tally
 	spectra []*probes.Spectrum
@@ -158,9 +157,9 @@ type part struct {
 	err     error
 }
 
-func newPart(m probes.RunMeta, warm []probes.Warmup) *part {
+func newPart(m probes.RunMeta) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, warm: warm, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
+	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
 		spectra: make([]*probes.Spectrum, len(m.Variants))}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
@@ -233,7 +232,7 @@ func (p *part) read(rd *record.Reader, end int) error {
 func (p *part) add(f *probes.Frame) {
 	nl := len(p.meta.Layers)
 	p.tally.Add(f)
-	a, w := &p.accs[f.Variant], &p.warm[f.Variant]
+	a := &p.accs[f.Variant]
 	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
 		a.train = append(a.train, float32(f.TrainLoss))
 	}
@@ -244,14 +243,10 @@ func (p *part) add(f *probes.Frame) {
 	}
 	if f.Spectrum != nil {
 		p.spectra[f.Variant] = f.Spectrum
+		a.ranks = append(a.ranks, rankPoint{f.Spectrum.Step, f.Spectrum.EffRank})
 	}
 	if f.Step == 1 && f.Layers != nil {
 		a.step1 = append([]probes.LayerValues(nil), f.Layers...)
-	}
-	for _, al := range f.Alerts {
-		if al.Kind == probes.AlertOutlier && al.Layer >= 0 && al.Layer < nl && al.Probe < probes.NumProbes && !w.Skips(al.Probe, al.Step) {
-			a.series[al.Layer*int(probes.NumProbes)+int(al.Probe)].alerts++
-		}
 	}
 	for l := range f.Layers {
 		if l >= nl {
@@ -264,14 +259,15 @@ func (p *part) add(f *probes.Frame) {
 				continue // not measured at this step
 			}
 			s := &ss[pr]
-			switch {
-			case w.Skips(probes.Probe(pr), f.Step):
-				s.skipped++
-			case math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32:
+			if math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
 				s.nonFinite++
-			default:
-				s.vals = append(s.vals, float32(x))
+				continue
 			}
+			// Every value is kept with its step: the start-up window
+			// (FINDINGS.md) depends on the whole series and is
+			// decided when it is summarised.
+			s.vals = append(s.vals, float32(x))
+			s.steps.add(f.Step)
 		}
 		if lv.Has(probes.DxMean) && lv.Has(probes.DxVar) && lv.Has(probes.DyVar) {
 			if r := math.Abs(lv[probes.DxMean]) / math.Sqrt(lv[probes.DxVar]); r > a.meanR[l] {
@@ -301,10 +297,9 @@ func joinVariant(ps []*part, v, nl int) *repAcc {
 		for _, p := range ps {
 			ps := &p.accs[v].series[i]
 			s.vals = append(s.vals, ps.vals...)
-			s.skipped += ps.skipped
+			s.steps.appendSeq(&ps.steps)
 			s.nonFinite += ps.nonFinite
-			s.alerts += ps.alerts
-			ps.vals = nil
+			ps.vals, ps.steps = nil, stepSeq{}
 		}
 	}
 	for l := 0; l < nl; l++ {
@@ -319,6 +314,7 @@ func joinVariant(ps []*part, v, nl int) *repAcc {
 		}
 		out.train = append(out.train, p.accs[v].train...)
 		out.vals = append(out.vals, p.accs[v].vals...)
+		out.ranks = append(out.ranks, p.accs[v].ranks...)
 		p.accs[v] = repAcc{}
 	}
 	return out

@@ -54,13 +54,19 @@ func TestReadHandWorked(t *testing.T) {
 	near("p99", dv.P99, 19.81)
 	near("max", dv.Max, 20)
 	near("p99/median", dv.P99Med(), 19.81/10.5)
-	near("trend", dv.Trend, 6)
-	near("alerts/1k", dv.AlertsPer1k, 50)
-	if dv.Alerts != 1 {
-		t.Errorf("alerts %d, want 1", dv.Alerts)
+	// The residual window (dist(1) = 100, second-half median 60: t = 10)
+	// is shorter than the ⌈3/m⌉ = 60 warm-up, which wins. With the window
+	// at 60 of 80 steps the first quarter after it, (60, 80], is the last
+	// quarter: trend 1.
+	if dv.Window != 60 {
+		t.Errorf("window %d, want 60", dv.Window)
 	}
+	near("trend", dv.Trend, 1)
+	// 1, 2, …, 20: no value is 10× the median of the ones before it. The
+	// recorded live alerts (steps 30, 70) are not what the report counts.
+	near("outliers/1k", dv.OutliersPer1k, 0)
 	gv := bn.Layers[0].Probes[probes.GVar]
-	if gv.N != 80 || gv.Skipped != 0 || gv.Median != 1 || gv.AlertsPer1k != 0 {
+	if gv.N != 80 || gv.Skipped != 0 || gv.Median != 1 || gv.OutliersPer1k != 0 {
 		t.Errorf("g_var has no window: %+v", gv)
 	}
 	// layernorm has no running statistics: its (shadow) dist_var keeps all 80.

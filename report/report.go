@@ -109,9 +109,22 @@ func (run *Run) describe() string {
 		m.RunID, m.Model, m.Data, len(m.Variants), len(m.Layers), run.steps(), met.Name(), better, run.status())
 }
 
+// windowText is a window's last step over seeds: "1-N", or "1-N ± sd"
+// when the seeds' windows differ.
+func windowText(a agg) string {
+	if a.N == 0 {
+		return "—"
+	}
+	s := fmt.Sprintf("1-%.0f", a.Mean)
+	if a.SD > 0 {
+		s += " ± " + fmtNum(a.SD)
+	}
+	return s
+}
+
 // warmupLines say which windows the summaries skipped.
 func (r *Report) warmupLines() []string {
-	out := []string{"Warm-up window (NORMS.md §5): summaries skip the first ⌈3/rate⌉ steps of the distances to a layer's own running statistics, which start at μ = 0, σ² = ψ² = 1; shadow distances and every other probe are summarised from step 1."}
+	out := []string{"Start-up window (NORMS.md §5, FINDINGS.md): the distances to a layer's own running statistics, which start at μ = 0, σ² = ψ² = 1, are summarised after the longer of the first ⌈3/rate⌉ steps and the residual window, which ends at the first step t with (1−rate)^t·dist(1) below the distance's median over the second half of the run (per layer, statistic and seed, found on the plain distance; the relative distances take their statistic's window: the window column of the probe tables); shadow distances and every other probe are summarised from step 1."}
 	seen := map[string]bool{}
 	for _, g := range r.Groups {
 		w := g.Warmup
@@ -127,7 +140,7 @@ func (r *Report) warmupLines() []string {
 		if g.Name != "batchnorm" {
 			rate = "1−α"
 		}
-		out = append(out, fmt.Sprintf("%s: %s skip steps 1-%d (%s = %s)", g.Spec, strings.Join(names, ", "), w.Steps, rate, fmtNum(w.Rate)))
+		out = append(out, fmt.Sprintf("%s: %s skip at least steps 1-%d (%s = %s)", g.Spec, strings.Join(names, ", "), w.Steps, rate, fmtNum(w.Rate)))
 	}
 	if len(seen) == 0 {
 		out = append(out, "No variant here keeps running statistics: nothing is skipped.")
@@ -236,26 +249,27 @@ func (r *Report) probeSections() []section {
 	var out []section
 	for _, g := range r.Groups {
 		s := section{title: "Probes: " + g.Label(r.MultiModel) + " (seeds " + g.SeedList() + ")"}
-		t := table{head: []string{"layer", "probe", "n", "median", "p99/median", "max/median", "alerts/1k steps", "trend"},
-			right: []bool{false, false, true, true, true, true, true, true}}
+		t := table{head: []string{"layer", "probe", "n", "window", "median", "p99/median", "max/median", "outliers/1k steps", "persistence", "trend"},
+			right: []bool{false, false, true, true, true, true, true, true, true, true}}
 		for l := range g.Probes {
 			for p := probes.Probe(0); p < probes.NumProbes; p++ {
 				pa := g.Probes[l][p]
 				if pa.N == 0 {
 					continue
 				}
-				name := p.String()
+				window := "—"
 				if pa.Skipped > 0 {
-					name += " *"
+					window = windowText(pa.Window)
 				}
-				t.rows = append(t.rows, []string{g.Layers[l], name, strconv.Itoa(pa.N),
-					fmtMS(pa.Median, fmtNum), fmtMS(pa.P99Med, fmtNum), fmtMS(pa.MaxMed, fmtNum), fmtMS(pa.AlertsPer1k, fmtNum), fmtMS(pa.Trend, fmtNum)})
+				t.rows = append(t.rows, []string{g.Layers[l], p.String(), strconv.Itoa(pa.N), window,
+					fmtMS(pa.Median, fmtNum), fmtMS(pa.P99Med, fmtNum), fmtMS(pa.MaxMed, fmtNum), fmtMS(pa.OutliersPer1k, fmtNum),
+					fmtMS(pa.Persistence, fmtNum), fmtMS(pa.Trend, fmtNum)})
 			}
 		}
 		if len(t.rows) == 0 {
 			s.lines = []string{"No probe values recorded."}
 		} else {
-			s.lines = []string{"Per layer and probe, mean ± sd over seeds of each seed's statistic; n counts the values summarised. * : the warm-up window was skipped. trend: median of the last quarter / median of the first quarter."}
+			s.lines = []string{"Per layer and probe, mean ± sd over seeds of each seed's statistic; n counts the values summarised. window: the start-up window skipped (steps 1-N; the longer of ⌈3/m⌉ and the residual window, per seed). outliers: values over 10× the median of the previous 100 steps, per 1,000 steps after the window. persistence: outliers in the last quarter of the run / in the first quarter after the window. trend: median of the last quarter / median of the first quarter after the window."}
 			s.tables = []table{t}
 		}
 		out = append(out, s)

@@ -121,25 +121,6 @@ func maxOf(a []float32) float64 {
 	return float64(m)
 }
 
-// trend is the median of the last quarter of a (in recorded order) divided
-// by the median of its first quarter: above 1 the probe grew over the run,
-// below 1 it shrank. It permutes each quarter within itself only, so it must
-// run before anything that reorders the whole slice. NaN with fewer than 4
-// values, or when a quarter's median is not positive (a signed probe's
-// ratio of medians near zero says nothing).
-func trend(a []float32) float64 {
-	q := len(a) / 4
-	if q == 0 {
-		return math.NaN()
-	}
-	first := median(a[:q])
-	last := median(a[len(a)-q:])
-	if !(last >= 0) {
-		return math.NaN()
-	}
-	return ratio(last, first)
-}
-
 // agg is a value over the replicates (seeds) of a variant: their mean,
 // sample standard deviation (n−1; NaN for one replicate) and count. NaN
 // replicates (not measured, or a variant that diverged) are left out of

@@ -78,20 +78,6 @@ func TestSelectMatchesSort(t *testing.T) {
 	}
 }
 
-func TestTrend(t *testing.T) {
-	// 8 values: first quarter {1, 3} (median 2), last quarter {9, 11} (median 10).
-	if got := trend(f32(3, 1, 5, 5, 5, 5, 11, 9)); got != 5 {
-		t.Errorf("trend = %v, want 5", got)
-	}
-	// 9 values: quarters of 2; the middle value is in neither.
-	if got := trend(f32(4, 4, 0, 0, 100, 0, 0, 1, 1)); got != 0.25 {
-		t.Errorf("trend = %v, want 0.25", got)
-	}
-	if !math.IsNaN(trend(f32(1, 2, 3))) {
-		t.Error("fewer than 4 values must give NaN")
-	}
-}
-
 func TestAggregate(t *testing.T) {
 	// 2, 4, 6: mean 4, sample sd √((4+0+4)/2) = 2.
 	a := aggregate([]float64{2, 4, 6})

@@ -4,7 +4,7 @@ package report
 // places with one line per finding (the dashboard's Summary screen).
 var findingTitles = map[string]string{
 	"i":   "DetachNorm trains worse than LayerNorm-simple (Xu et al. Table 2)",
-	"ii":  "BatchNorm's dist_var, g_var heavier-tailed in a Transformer than a CNN (PowerNorm Figs. 2-3)",
+	"ii":  "a Transformer's batch statistics far less stable than a CNN's, first BN layer (PowerNorm Figs. 2-3)",
 	"iii": "ψ² fluctuates far less than σ² (PowerNorm Fig. 4)",
 	"iv":  "PowerNorm's embedding spectrum decays more slowly than LayerNorm's (PowerNorm Fig. 6)",
 	"v":   "LayerNorm's gain and bias over-fit (Xu et al. Figs. 1, 3)",

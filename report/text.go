@@ -23,7 +23,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	bw.WriteString("\n== Findings ==\n")
-	for _, f := range r.Findings {
+	writeFindingsText(bw, r.Findings)
+	return bw.Flush()
+}
+
+// writeFindingsText writes findings as the text report's Findings section.
+func writeFindingsText(bw *bufio.Writer, fs []Finding) {
+	for _, f := range fs {
 		bw.WriteString("\n(" + f.ID + ") " + f.Claim + "\n")
 		if f.Model != "" {
 			bw.WriteString("    judged on: " + f.Model + "\n")
@@ -33,7 +39,6 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		bw.WriteString("    verdict: " + f.Verdict + ". " + f.Reason + "\n")
 	}
-	return bw.Flush()
 }
 
 func writeTextTable(bw *bufio.Writer, t table) {

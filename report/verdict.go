@@ -15,7 +15,7 @@ type outcome int
 
 const (
 	missing     outcome = iota // a side has no finite replicate
-	oneSeed                    // a side has one replicate: no noise estimate
+	fewSeeds                   // a side has fewer than MinSeeds replicates
 	withinNoise                // |difference| ≤ 2 standard errors
 	asClaimed                  // beyond 2 standard errors in the claimed direction
 	against                    // beyond 2 standard errors against it
@@ -40,14 +40,21 @@ func (c comparison) Diff() float64 { return c.a.Mean - c.b.Mean }
 // replicates on a side).
 func (c comparison) SE() float64 { return seDiff(c.a, c.b) }
 
+// MinSeeds is FINDINGS.md's "≥ 3 seeds per side": a comparison with fewer
+// is not measurable.
+const MinSeeds = 3
+
+// fewSeedsReason is the reason given for a comparison with too few seeds.
+const fewSeedsReason = "not measurable (train with --seeds 1,2,3): fewer than 3 seeds on a side"
+
 // outcome: beyond seed noise means |mean(a) − mean(b)| > 2·SE, with SE =
-// √(s_a²/n_a + s_b²/n_b) and at least two seeds on each side.
+// √(s_a²/n_a + s_b²/n_b) and at least MinSeeds seeds on each side.
 func (c comparison) outcome() outcome {
 	switch {
 	case c.a.N == 0 || c.b.N == 0:
 		return missing
-	case c.a.N < 2 || c.b.N < 2:
-		return oneSeed
+	case c.a.N < MinSeeds || c.b.N < MinSeeds:
+		return fewSeeds
 	}
 	d, se := c.Diff(), c.SE()
 	if math.Abs(d) <= 2*se || d == 0 {
@@ -73,8 +80,8 @@ func combine(cs []comparison) (verdict, reason string) {
 		switch c.outcome() {
 		case missing:
 			return NotMeasurable, "no finite " + c.What + " for " + c.A + " or " + c.B + " (diverged or never evaluated)"
-		case oneSeed:
-			return NotMeasurable, "one seed: a difference cannot be separated from seed noise; train with --seeds 1,2,3"
+		case fewSeeds:
+			return NotMeasurable, fewSeedsReason
 		case asClaimed:
 			nFor++
 		case against:
@@ -92,41 +99,58 @@ func combine(cs []comparison) (verdict, reason string) {
 	return WithinNoise, "every difference is within 2 standard errors over seeds"
 }
 
-// ratioVerdict judges a "≥ target×" claim on mean(a)/mean(b) for every pair:
-// supported when each ratio reaches target (and, with ≥ 2 seeds a side, a
-// exceeds b beyond seed noise), within seed noise when the ratios reach the
-// target but a difference does not clear the noise, not supported when a
-// ratio falls short.
-func ratioVerdict(cs []comparison, target float64) (verdict, reason string) {
+// Sub-claim statuses: each sub-claim of FINDINGS.md is judged on its own.
+const (
+	Holds       = "holds"
+	DoesNotHold = "does not hold"
+)
+
+// judge is the status of a sub-claim made of comparisons, each in the
+// claimed direction beyond seed noise, and (target > 0) each mean(a)/mean(b)
+// at least target: Holds when all are; DoesNotHold when one goes against
+// the claim beyond noise or misses its target; WithinNoise otherwise;
+// NotMeasurable when a side is missing or has fewer than MinSeeds seeds.
+func judge(cs []comparison, target float64) (status, reason string) {
 	if len(cs) == 0 {
 		return NotMeasurable, "the runs lack the variants the claim compares"
 	}
-	noisy, single := false, false
+	noisy := false
 	for _, c := range cs {
 		switch c.outcome() {
 		case missing:
 			return NotMeasurable, "no " + c.What + " for " + c.A + " or " + c.B
-		case oneSeed:
-			single = true
-		case withinNoise, against:
+		case fewSeeds:
+			return NotMeasurable, fewSeedsReason
+		case against:
+			return DoesNotHold, c.What + " goes against the claim beyond seed noise"
+		case withinNoise:
 			noisy = true
 		}
 	}
-	for _, c := range cs {
-		if !(c.a.Mean/c.b.Mean >= target) {
-			return NotSupported, "a ratio is below the target " + fmtNum(target) + "×"
+	if target > 0 {
+		for _, c := range cs {
+			if c.a.Mean == 0 && c.b.Mean == 0 {
+				return DoesNotHold, c.What + ": 0 on both sides, no ratio reaches the target " + fmtNum(target) + "×"
+			}
+			if r := ratioOf(c.a.Mean, c.b.Mean); !(r >= target) {
+				return DoesNotHold, c.What + ": ratio " + fmtNum(r) + "× is below the target " + fmtNum(target) + "×"
+			}
 		}
 	}
-	for _, c := range cs {
-		if c.startup {
-			return NotMeasurable, "the ratios reach " + fmtNum(target) + "×, but " + c.A + "'s tail is its start-up residual in most layers (see start-up above): a longer run is needed"
-		}
+	if noisy {
+		return WithinNoise, "a difference is within 2 standard errors over seeds"
 	}
+	return Holds, "every difference beyond seed noise in the claimed direction"
+}
+
+// ratioOf is a/b for the ratios of the rules: +Inf for a positive a over a
+// zero b (outliers on one side only), NaN for 0/0 or a negative b.
+func ratioOf(a, b float64) float64 {
 	switch {
-	case noisy:
-		return WithinNoise, "the ratios reach " + fmtNum(target) + "× but a difference is within 2 standard errors over seeds"
-	case single:
-		return Supported, "the ratios reach " + fmtNum(target) + "× (one seed: no noise estimate)"
+	case b == 0 && a > 0:
+		return math.Inf(1)
+	case !(b > 0):
+		return math.NaN()
 	}
-	return Supported, "the ratios reach " + fmtNum(target) + "×, beyond seed noise"
+	return a / b
 }

@@ -32,6 +32,9 @@ var probeDoc = [probes.NumProbes]string{
 	probes.GWNorm:     "‖∂L/∂W‖_F of the weights the layer's output feeds (Xiong et al.: Post-LN vs Pre-LN)",
 	probes.HNorm:      "LSTM: mean ‖h_t‖₂/√H over real (sample, t) (Ba et al.: stable with LayerNorm)",
 	probes.HNormCV:    "LSTM: spread of ‖h_t‖₂/√H over t (coefficient of variation; FINDINGS vii-a)",
+	probes.RdistMu:    "‖μ_B − μ‖₂/‖σ‖₂: scale-free batch vs running mean (FINDINGS.md ii)",
+	probes.RdistVar:   "‖σ²_B − σ²‖₂/‖σ²‖₂: scale-free batch vs running variance (FINDINGS.md ii, iii)",
+	probes.RdistPsi2:  "‖ψ²_B − ψ²‖₂/‖ψ²‖₂: scale-free batch vs running ψ² (FINDINGS.md iii)",
 }
 
 const (

@@ -37,6 +37,7 @@ Usage:
   normtop replay FILE [flags]    the dashboard (or log lines) from a run file; --follow for a live one
   normtop export FILE [flags]    a run file as CSV, JSON Lines or a Markdown table
   normtop report FILE... [flags] per-variant summaries over seeds and the papers' findings
+  normtop findings [flags]       train every run FINDINGS.md's claims need, then their report
   normtop variants               the normalization variants and their options
   normtop version                version and build
 
@@ -71,6 +72,8 @@ func run(args []string, st streams) (err error) {
 		return runExport(rest, st)
 	case "report":
 		return runReport(rest, st)
+	case "findings":
+		return runFindings(rest, st)
 	case "variants":
 		return runVariants(rest, st)
 	case "version", "--version":
@@ -82,7 +85,7 @@ func run(args []string, st streams) (err error) {
 		fmt.Fprint(st.out, mainHelp)
 		return nil
 	}
-	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, variants, version)", cmd)
+	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, findings, variants, version)", cmd)
 }
 
 func isHelpFlag(s string) bool {

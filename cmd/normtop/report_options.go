@@ -51,16 +51,18 @@ const reportHelp = `Usage: normtop report FILE [FILE ...] [flags]
 The diagnosis of one or more run files. Per variant, as mean ± sd over
 seeds (a variant's seeds are grouped across --seeds and across files): the
 final and best validation metric, train loss, the generalization gap and
-its trend. Per layer and probe, after the warm-up window of NORMS.md §5:
-median, p99/median, max/median, outlier alerts per 1,000 steps and trend
+its trend. Per layer and probe, after the start-up window (NORMS.md §5,
+FINDINGS.md): median, p99/median, max/median, outliers (over 10× the median
+of the previous 100 steps) per 1,000 steps, their persistence and the trend
 (last quarter / first quarter). The embedding spectrum's effective rank
 and σ_k/σ_1 at k = d/4, d/2; the Theorem-1 checks the probes allow. Then
-the Findings: each paper claim of the README, the numbers these files give
-for it, and a verdict (supported, not supported, within seed noise, not
-measurable with this model/run).
+the Findings, by the rules of FINDINGS.md: each paper claim, its
+sub-claims with their numbers, and a verdict (supported, not supported,
+within seed noise, not measurable with this model/run).
 
-Files must be runs of one model on one data set, except that cnn runs may
-sit next to transformer runs (PowerNorm's Fig. 2 compares BatchNorm in both).
+Files must be runs of one model on one data set, except that cnn and
+resnet runs may sit next to transformer runs (PowerNorm's Fig. 2 compares
+BatchNorm in both).
 
 Examples:
   normtop report runs/latest

@@ -85,6 +85,12 @@ def _div(a, b):
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
+def _rel(num, den):
+    """A relative distance: no value (NaN) for a zero or non-finite
+    denominator, never Inf (spec §5; probes/shadow.go's ratioOrNaN)."""
+    return num / den if den > 0 and math.isfinite(den) else NAN
+
+
 def _sqrt(x):
     return math.sqrt(x) if x >= 0 else NAN  # NaN ≥ 0 is False: NaN stays NaN
 
@@ -130,18 +136,24 @@ def stats(group, momentum, consts, copy, out):
         own = torch.stack([ref[i, :2] if f[4] is None else _as(f[4], batch.dtype) for i, f in enumerate(fw)])
         ref = torch.cat([own, ref[:, 2:]], 1)
     dists = torch.linalg.vector_norm(batch - ref, dim=2)  # [S, 3]; / C on the host
+    # The relative distances' denominators (spec §5): ‖σ‖₂ = √Σ_c σ²_c of the
+    # reference variance for rdist_mu, ‖σ²‖₂ and ‖ψ²‖₂ for the other two.
+    dens = torch.stack([ref[:, 1].sum(1), torch.linalg.vector_norm(ref[:, 1], dim=1),
+                        torch.linalg.vector_norm(ref[:, 2], dim=1)], 1)  # [S, 3]
     sums = sq.sum(1)  # [2S]: Σ_c μ_c, then Σ_c σ_c²
     spread = torch.var(mean, 1, unbiased=False)  # [S]: the spread of the per-feature means
     lohi = torch.stack([t for f in fw for t in f[2]])  # [2S]: min, max per site
-    tensors = [dists, sums, spread, lohi] + ([nt] if nt is not None else [])
+    tensors = [dists, sums, spread, lohi, dens] + ([nt] if nt is not None else [])
 
     def then(vals):
-        d, sm, sp, mm = vals[:4]
-        nh = vals[4] if nt is not None else ns
+        d, sm, sp, mm, dn = vals[:5]
+        nh = vals[5] if nt is not None else ns
         ok = []
         for i, st in enumerate(group):
             row = out[st.row]
             row[P.DIST_MU], row[P.DIST_VAR], row[P.DIST_PSI2] = d[3 * i] / c, d[3 * i + 1] / c, d[3 * i + 2] / c
+            row[P.RDIST_MU] = _rel(d[3 * i], _sqrt(dn[3 * i]))
+            row[P.RDIST_VAR], row[P.RDIST_PSI2] = _rel(d[3 * i + 1], dn[3 * i + 1]), _rel(d[3 * i + 2], dn[3 * i + 2])
             row[P.IN_MEAN] = sm[i] / c
             # std of every input value: mean per-feature variance plus the spread of the means
             row[P.IN_STD] = _sqrt(sm[s_n + i] / c + sp[i])

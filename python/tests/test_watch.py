@@ -99,10 +99,11 @@ def test_stream_holds_every_site_and_step(tmp_path):
     assert close(ev["train_loss"], sum(x["train_loss"] for x in frames[:5]) / 5, 1e-12)
     assert f["spectrum"]["step"] == 5 and f["spectrum"]["sigma"][0] == 1.0
     ln, bn, rms, mine = (f["layers"][n] for n in meta["Layers"])
+    rdist = {"rdist_mu", "rdist_var", "rdist_psi2"}
     assert set(ln) == {"dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "dx_mean", "dx_var", "dy_mean",
-                       "dy_var", "in_mean", "in_std", "in_maxabs", "gamma_drift", "beta_norm"}
+                       "dy_var", "in_mean", "in_std", "in_maxabs", "gamma_drift", "beta_norm"} | rdist
     assert set(rms) == set(mine) == {"dist_mu", "dist_var", "dist_psi2", "g_psi2", "dx_mean", "dx_var",
-                                     "dy_mean", "dy_var", "in_mean", "in_std", "in_maxabs", "gamma_drift"}
+                                     "dy_mean", "dy_var", "in_mean", "in_std", "in_maxabs", "gamma_drift"} | rdist
     assert set(bn) == set(ln)
     # Shadows start from the first batch: distance 0 at step 1, while
     # BatchNorm's own running stats (μ = 0, σ² = 1 at init) are far off.
