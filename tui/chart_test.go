@@ -238,6 +238,7 @@ func TestCursorReadout(t *testing.T) {
 	m := fixtureModel(4, 2, 200, Options{NoColor: true})
 	m.w, m.h = 120, 40
 	m.st.Cursor = 100
+	m.st.Smooth = 0 // raw values
 	for i := range m.data.variants {
 		bs := m.buckets(m.data.variants[i].series(probes.SeriesTrainLoss))
 		want := fixtureFrame(&m.data.meta, i, 100, 200).TrainLoss
@@ -266,7 +267,8 @@ func TestCursorReadout(t *testing.T) {
 		t.Errorf("adanorm train at 170 (after it diverged): %s, want –", got)
 	}
 	// On a log axis the readout is the value, not its logarithm.
-	m.st.Log, m.st.Cursor = true, 50
+	m.st.Log, m.st.Cursor = logOn, 50
+	m.useLog()
 	bs = m.buckets(m.data.variants[1].series(probes.SeriesTrainLoss))
 	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 1, 50, 200).TrainLoss); got != want {
 		t.Errorf("log axis: %s, want %s", got, want)

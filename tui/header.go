@@ -100,13 +100,12 @@ func (m *Model) writeHeader(b *strings.Builder) {
 		}
 	}
 	flags := ""
-	if m.st.Log {
+	if m.logShown {
 		flags += " log"
 	}
-	if m.st.Smooth {
-		flags += " ema"
-	}
-	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
+	flags += " " + smoothNote(m.st.Smooth)
+	// The flags give way to the tabs on a narrow screen.
+	b.WriteString(fit(withHint(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w), m.w))
 	b.WriteByte('\n')
 }
 

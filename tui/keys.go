@@ -41,8 +41,16 @@ type State struct {
 	Layer   int          // selected layer (layers, compare, gradients)
 	Probe   probes.Probe // selected probe (layers, compare)
 	Event   int          // selected row on the events screen
-	Log     bool         // log-scale charts
-	Smooth  bool         // EMA-smoothed charts
+	// Log is the charts' y scale: logAuto (a log axis where a chart's
+	// values span more than 3 decades), logOn or logOff (l).
+	Log LogMode
+	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
+	// steps through them; 0 is off).
+	Smooth int
+	// Diff: the Overview draws every variant's loss minus the baseline's
+	// (d); Baseline is the baseline's standing index (b cycles).
+	Diff     bool
+	Baseline int
 	Paused  bool
 	Help    bool // full help shown
 	Quit    bool
@@ -83,6 +91,10 @@ type Bounds struct {
 	CellSteps int
 	Running   bool
 	SortCols  int // columns of the summary table
+	// LogShown: the chart last drawn is on a log axis (l turns it off);
+	// Standings: how many lines the Overview ranks (b cycles the baseline).
+	LogShown  bool
+	Standings int
 }
 
 // NewState returns the initial state.
@@ -90,7 +102,7 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
@@ -152,9 +164,19 @@ func Navigate(s State, k string, b Bounds) State {
 	case "p", "P":
 		s.Probe = nextProbe(s.Probe, k == "p", b.Probes)
 	case "l":
-		s.Log = !s.Log
+		// Toggles what the chart shows (the automatic scale may already
+		// be logarithmic); the choice then holds on every chart.
+		s.Log = logOn
+		if b.LogShown {
+			s.Log = logOff
+		}
 	case "s":
-		s.Smooth = !s.Smooth
+		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
+	case "d":
+		s.Diff = !s.Diff
+		s.Screen = ScreenOverview
+	case "b":
+		s.Baseline = wrap(s.Baseline+1, b.Standings)
 	case "space", " ":
 		s.Paused = !s.Paused
 	case "c":

@@ -53,7 +53,10 @@ type Model struct {
 	replay *replayDriver
 
 	// rendering
-	dirty bool
+	// logShown: the chart being drawn is on a log axis (useLog); the
+	// header and l read the last one drawn.
+	logShown bool
+	dirty    bool
 	cache string
 	zones []zone // clickable regions of the cached screen
 }
@@ -156,6 +159,8 @@ func (m *Model) bounds() Bounds {
 		CellSteps:  m.cellSteps(m.w),
 		Running:    m.live != nil && !m.live.ended,
 		SortCols:   len(summaryCols),
+		LogShown:   m.logShown,
+		Standings:  len(m.data.standings()),
 	}
 }
 
