@@ -51,11 +51,11 @@ type State struct {
 	// (d); Baseline is the baseline's standing index (b cycles).
 	Diff     bool
 	Baseline int
-	Paused  bool
-	Help    bool // full help shown
-	Quit    bool
-	Replay  bool    // replay keys are active
-	Speed   float64 // replay speed multiplier
+	Paused   bool
+	Help     bool // full help shown
+	Quit     bool
+	Replay   bool    // replay keys are active
+	Speed    float64 // replay speed multiplier
 	// Confirm: q was pressed during a live run; q or y again quits, any
 	// other key cancels.
 	Confirm bool

@@ -57,8 +57,8 @@ type Model struct {
 	// header and l read the last one drawn.
 	logShown bool
 	dirty    bool
-	cache string
-	zones []zone // clickable regions of the cached screen
+	cache    string
+	zones    []zone // clickable regions of the cached screen
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
