@@ -42,6 +42,11 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 	return rows
 }
 
+// eventRows are the rows the Events screen lists under its filters.
+func (m *Model) eventRows() []eventRow {
+	return eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
+}
+
 // kindCounts counts the events of each kind.
 func kindCounts(evs []event) [probes.NumAlertKinds]int {
 	var n [probes.NumAlertKinds]int
@@ -51,6 +56,15 @@ func kindCounts(evs []event) [probes.NumAlertKinds]int {
 		}
 	}
 	return n
+}
+
+// rowVariants are the variants of the rows (enter waits for that one).
+func rowVariants(rows []eventRow) []int {
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.variant
+	}
+	return out
 }
 
 // rowSteps are the steps enter seeks to, one per row: the row's latest
@@ -96,7 +110,7 @@ func (m *Model) eventsView(w, h int) []string {
 	if m.replay != nil {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
-	rows := eventRows(evs, m.st.EvKind, m.st.EvVariant)
+	rows := m.eventRows()
 	if len(rows) == 0 {
 		if len(evs) == 0 {
 			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))

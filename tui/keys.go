@@ -71,8 +71,9 @@ type State struct {
 	SortCol           int    // summary sort column (o); 0 = rank
 	SortRev           bool   // summary order reversed (O)
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
-	// consumes it and resets it to -1.
-	SeekTo int
+	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
+	// that variant has reached SeekTo (enter on an event of it).
+	SeekTo, SeekVariant int
 }
 
 // Bounds are the facts Navigate needs from the data: how many things there
@@ -80,6 +81,7 @@ type State struct {
 type Bounds struct {
 	Variants, Layers int
 	EventSteps       []int // step of each event row, oldest first
+	EventVariants    []int // the variant of each event row
 	Step             int   // current replay position (highest step shown)
 	LastStep         int   // highest step known to exist (total steps when known)
 	SeekStride       int   // steps per [ or ]
@@ -102,13 +104,13 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
 // e.g. "left", "tab", "G", "space").
 func Navigate(s State, k string, b Bounds) State {
-	s.SeekTo = -1
+	s.SeekTo, s.SeekVariant = -1, -1
 	if s.Help {
 		// Any key closes the full help and does nothing else (q included).
 		s.Help = false
@@ -234,10 +236,14 @@ func Navigate(s State, k string, b Bounds) State {
 		s.SeekTo = max(b.LastStep, b.Step)
 	case "enter":
 		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
-			// A seek reads the frames before its target: one past the
-			// event's step shows that step itself, every variant at it,
-			// and the replay stops there to be looked at.
-			s.SeekTo = b.EventSteps[s.Event] + 1
+			// The seek reads until the alert's variant has reached the
+			// event's step (the others, each at its own pace, may be a
+			// little past it), and the replay stops there to be looked at.
+			s.SeekTo = b.EventSteps[s.Event]
+			s.SeekVariant = -1
+			if s.Event < len(b.EventVariants) {
+				s.SeekVariant = b.EventVariants[s.Event]
+			}
 			s.Paused = true
 		}
 	}

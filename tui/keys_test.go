@@ -7,7 +7,7 @@ import (
 )
 
 func TestNavigate(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, Step: 100, LastStep: 300, SeekStride: 15}
+	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, EventVariants: []int{0, 2, 1}, Step: 100, LastStep: 300, SeekStride: 15}
 	live := NewState(false, 1)
 	replay := NewState(true, 1)
 	with := func(s State, f func(*State)) State { f(&s); return s }
@@ -60,7 +60,7 @@ func TestNavigate(t *testing.T) {
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 300 })},
 		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
-			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 91; s.Paused = true })},
+			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 90; s.SeekVariant = 1; s.Paused = true })},
 		{"enter elsewhere does nothing", replay, "enter", replay},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay},
 	}

@@ -138,6 +138,7 @@ func (m *Model) bounds() Bounds {
 	if stride == 0 {
 		stride = max(m.data.step/20, 10)
 	}
+	rows := m.eventRows()
 	var measured []probes.Probe
 	if m.st.Screen == ScreenCompare {
 		vs := make([]*variantData, len(m.data.variants))
@@ -149,18 +150,19 @@ func (m *Model) bounds() Bounds {
 		measured = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, len(m.data.variants)-1)])
 	}
 	return Bounds{
-		Variants:   len(m.data.variants),
-		Layers:     len(m.data.meta.Layers),
-		EventSteps: rowSteps(eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)),
-		Step:       m.data.step,
-		LastStep:   max(m.data.total, m.data.step),
-		SeekStride: stride,
-		Probes:     measured,
-		CellSteps:  m.cellSteps(m.w),
-		Running:    m.live != nil && !m.live.ended,
-		SortCols:   len(summaryCols),
-		LogShown:   m.logShown,
-		Standings:  len(m.data.standings()),
+		Variants:      len(m.data.variants),
+		Layers:        len(m.data.meta.Layers),
+		EventSteps:    rowSteps(rows),
+		EventVariants: rowVariants(rows),
+		Step:          m.data.step,
+		LastStep:      max(m.data.total, m.data.step),
+		SeekStride:    stride,
+		Probes:        measured,
+		CellSteps:     m.cellSteps(m.w),
+		Running:       m.live != nil && !m.live.ended,
+		SortCols:      len(summaryCols),
+		LogShown:      m.logShown,
+		Standings:     len(m.data.standings()),
 	}
 }
 
@@ -178,9 +180,9 @@ func (m *Model) onState(next State) tea.Cmd {
 		return tea.Quit
 	}
 	if m.replay != nil && m.st.SeekTo >= 0 {
-		target := m.st.SeekTo
-		m.st.SeekTo = -1
-		return m.replay.Seek(target)
+		target, wait := m.st.SeekTo, m.st.SeekVariant
+		m.st.SeekTo, m.st.SeekVariant = -1, -1
+		return m.replay.SeekFor(target, wait)
 	}
 	if wasPaused && !m.st.Paused {
 		cmd, news := m.driver().Resume(m.playback())
