@@ -60,7 +60,13 @@ func TestNavigate(t *testing.T) {
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 300 })},
 		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
-			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 90; s.SeekVariant = 1; s.Paused = true })},
+			with(replay, func(s *State) {
+				s.Screen = ScreenEvents
+				s.Event = 2
+				s.SeekTo = 90
+				s.SeekVariant = 1
+				s.Paused = true
+			})},
 		{"enter elsewhere does nothing", replay, "enter", replay},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay},
 	}
