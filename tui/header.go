@@ -88,8 +88,17 @@ func (m *Model) writeHeader(b *strings.Builder) {
 
 	var tabs strings.Builder
 	x := 0
+	// On a narrow screen the tabs not shown are abbreviated.
+	full := 0
 	for i := range numScreens {
-		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		full += len(Screen(i).Title()) + 4
+	}
+	for i := range numScreens {
+		title := Screen(i).Title()
+		if full > m.w && Screen(i) != m.st.Screen {
+			title = string([]rune(title)[:min(4, len(title))])
+		}
+		t := fmt.Sprintf(" %d %s ", i+1, title)
 		tw := ansi.StringWidth(t)
 		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
 		x += tw

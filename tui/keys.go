@@ -6,7 +6,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Screen is one of the seven dashboard screens.
+// Screen is one of the eight dashboard screens.
 type Screen int
 
 const (
@@ -17,10 +17,11 @@ const (
 	ScreenGradients
 	ScreenEvents
 	ScreenSummary
+	ScreenGrid
 	numScreens
 )
 
-var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary"}
+var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary", "Grid"}
 
 // Title is the screen's name as shown in the tab bar.
 func (s Screen) Title() string {
@@ -68,8 +69,13 @@ type State struct {
 	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
 	EvKind            int    // events shown: -1 every kind, else a probes.AlertKind (f)
 	EvVariant         int    // events shown: -1 every variant, else one (F)
-	SortCol           int    // summary sort column (o); 0 = rank
-	SortRev           bool   // summary order reversed (O)
+	// Filter is the text filter (/) of the Events and Grid screens;
+	// Filtering: it is being typed (keys go to it).
+	Filter    string
+	Filtering bool
+	GridPage  int  // the Grid screen's page
+	SortCol   int  // summary sort column (o); 0 = rank
+	SortRev   bool // summary order reversed (O)
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
 	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
 	// that variant has reached SeekTo (enter on an event of it).
@@ -97,6 +103,8 @@ type Bounds struct {
 	// Standings: how many lines the Overview ranks (b cycles the baseline).
 	LogShown  bool
 	Standings int
+	Page      int // rows a page of the current list holds (PgUp/PgDn)
+	GridPages int // pages of the Grid screen
 }
 
 // NewState returns the initial state.
@@ -116,6 +124,12 @@ func Navigate(s State, k string, b Bounds) State {
 		s.Help = false
 		return s
 	}
+	if s.Filtering {
+		return filterKey(s, k)
+	}
+	if next, ok := gridKeys(s, k, b); ok {
+		return next
+	}
 	if s.Confirm {
 		s.Confirm = false
 		if k == "q" || k == "y" || k == "ctrl+c" {
@@ -130,9 +144,23 @@ func Navigate(s State, k string, b Bounds) State {
 		} else {
 			s.Quit = true
 		}
-	case "?":
+	case "?", "h", "f1":
 		s.Help = !s.Help
-	case "1", "2", "3", "4", "5", "6", "7":
+	case "/":
+		if s.Screen == ScreenEvents || s.Screen == ScreenGrid {
+			s.Filtering = true
+		}
+	case "pgup", "pgdown":
+		d := max(b.Page, 1)
+		if k == "pgup" {
+			d = -d
+		}
+		if s.Screen == ScreenEvents {
+			s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
+		} else {
+			s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+		}
+	case "1", "2", "3", "4", "5", "6", "7", "8":
 		s.Screen = Screen(k[0] - '1')
 	case "tab":
 		s.Screen = (s.Screen + 1) % numScreens
@@ -191,6 +219,9 @@ func Navigate(s State, k string, b Bounds) State {
 			}
 		}
 	case "esc":
+		if s.Cursor < 0 && (s.Screen == ScreenEvents || s.Screen == ScreenGrid) {
+			s.Filter = ""
+		}
 		s.Cursor = -1
 	case "z", "Z", "n", "0":
 		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
@@ -217,7 +248,21 @@ func Navigate(s State, k string, b Bounds) State {
 	case "O":
 		s.SortRev = !s.SortRev
 	}
+	if (k == "home" || k == "end") && s.Screen == ScreenEvents {
+		// On a list, the ends of the list (not of the replay).
+		s.Event = 0
+		if k == "end" {
+			s.Event = max(len(b.EventSteps)-1, 0)
+		}
+		return s
+	}
 	if !s.Replay {
+		if k == "home" || k == "end" {
+			s.Layer = 0
+			if k == "end" {
+				s.Layer = max(b.Layers-1, 0)
+			}
+		}
 		return s
 	}
 	stride := max(b.SeekStride, 1)

@@ -166,6 +166,15 @@ func (m *Model) bounds() Bounds {
 	}
 }
 
+// gridPagesIf counts the Grid's pages only while it is shown (it lists
+// every measured layer × probe).
+func (m *Model) gridPagesIf() int {
+	if m.st.Screen != ScreenGrid {
+		return 1
+	}
+	return m.gridPages()
+}
+
 func (m *Model) onKey(k string) tea.Cmd {
 	return m.onState(Navigate(m.st, k, m.bounds()))
 }
