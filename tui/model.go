@@ -163,6 +163,8 @@ func (m *Model) bounds() Bounds {
 		SortCols:      len(summaryCols),
 		LogShown:      m.logShown,
 		Standings:     len(m.data.standings()),
+		Page:          max(m.h-headerH-8, 1),
+		GridPages:     m.gridPagesIf(),
 	}
 }
 
