@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,6 +32,9 @@ func runReplay(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	// runs/latest moves when another run starts: the replay is pinned to
+	// the file it names now, and says that file's name.
+	o.path = resolveRunPath(o.path)
 	r, err := openRunFile(o.path, o.follow)
 	if err != nil {
 		return dataError(err)
@@ -57,6 +62,21 @@ func runReplay(args []string, st streams) error {
 		fmt.Fprintln(st.err, "normtop: "+note)
 	}
 	return nil
+}
+
+// resolveRunPath follows a symbolic link (runs/latest) once, to the run
+// file it names; any other path, or a link that does not resolve, is
+// returned as it is (opening it then says what is wrong).
+func resolveRunPath(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return path
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path
+	}
+	return real
 }
 
 // openRunFile opens a run file. When following, a header that is not
