@@ -125,6 +125,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--variants", "powernorm:alpha_fwd=2"}, []string{"alpha_fwd"}},
 		{[]string{"train", "--variants", ""}, []string{"--variants is empty"}},
 		{[]string{"train", "--log-format", "xml"}, []string{`"xml"`, "text, json"}},
+		{[]string{"train", "--log-layout", "grid"}, []string{`"grid"`, "auto, columns, rows"}},
+		{[]string{"replay", "x.ntr", "--log-layout", "grid"}, []string{`"grid"`, "auto, columns, rows"}},
 		{[]string{"train", "--probe-every", "-3"}, []string{"--probe-every -3"}},
 		{[]string{"train", "extra"}, []string{`got "extra"`}},
 		{[]string{"train", "--lr", "inf"}, []string{"lr +Inf", "finite"}},

@@ -98,7 +98,8 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 // the user interrupts.
 func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
-	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
+	layout, _ := headless.ParseLayout(o.logLayout)
+	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery, Layout: layout})
 	defer pr.Close()
 	for {
 		f, err := r.Next()

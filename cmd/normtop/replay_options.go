@@ -18,11 +18,12 @@ type replayOptions struct {
 	headless  bool
 	logEvery  int
 	logFormat string
+	logLayout string
 	noColor   bool
 }
 
 func newReplayFlags() (*flag.FlagSet, *replayOptions) {
-	o := &replayOptions{speed: 1, logEvery: 1, logFormat: "text"}
+	o := &replayOptions{speed: 1, logEvery: 1, logFormat: "text", logLayout: "auto"}
 	fs := newFlagSet("replay")
 	fs.BoolVar(&o.follow, "follow", false, "keep reading as the run file grows (a run still being written)")
 	fs.Float64Var(&o.speed, "speed", o.speed, "dashboard playback speed, × the recorded pace")
@@ -30,6 +31,7 @@ func newReplayFlags() (*flag.FlagSet, *replayOptions) {
 	fs.BoolVar(&o.headless, "headless", false, "log lines instead of the dashboard (the default when stdout is not a terminal)")
 	fs.IntVar(&o.logEvery, "log-every", o.logEvery, "headless: one line every N steps")
 	fs.StringVar(&o.logFormat, "log-format", o.logFormat, "headless line format: text | json")
+	fs.StringVar(&o.logLayout, "log-layout", o.logLayout, "headless text lines: auto (rows past 160 characters) | columns | rows (one line per variant)")
 	fs.BoolVar(&o.noColor, "no-color", false, "dashboard without colour (also NO_COLOR=1)")
 	return fs, o
 }
@@ -54,6 +56,9 @@ func parseReplay(args []string) (*replayOptions, error) {
 	}
 	if _, err := headless.ParseFormat(o.logFormat); err != nil {
 		return nil, usageError(replayHelpHint, fmt.Errorf("--log-format: %w", err))
+	}
+	if _, err := headless.ParseLayout(o.logLayout); err != nil {
+		return nil, usageError(replayHelpHint, fmt.Errorf("--log-layout: %w", err))
 	}
 	o.path = pos[0]
 	return o, nil
