@@ -14,8 +14,11 @@ func TestFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := c.Full()
+		if c.Kind == PowerNorm && !strings.Contains(full, "alpha_fwd=") {
+			t.Errorf("%s: Full %q lacks alpha_fwd", spec, full)
+		}
 		for _, o := range kindOptions(c.Kind) {
-			if !strings.Contains(full, o+"=") {
+			if _, ok := c.optionValue(o); ok && !strings.Contains(full, o+"=") {
 				t.Errorf("%s: Full %q lacks option %s", spec, full, o)
 			}
 		}
