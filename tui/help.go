@@ -43,7 +43,7 @@ type keyMap struct {
 	screens, tab, variant, layer, probe, log, smooth, pause key.Binding
 	cursor, zoom, last, toggle, filter, sort                key.Binding
 	speed, seek, ends, jump, help, quit                     key.Binding
-	diff, base, text, page, listEnds                        key.Binding
+	diff, base, text, page, listEnds, info                  key.Binding
 }
 
 func newKeyMap(replay bool) keyMap {
@@ -107,7 +107,7 @@ func (k keyMap) shortHelp(s Screen) []key.Binding {
 	if k.replay {
 		out = append(out, k.speed, k.seek, k.ends)
 	}
-	out = append(out, k.log, k.smooth, k.help, k.quit)
+	out = append(out, k.info, k.log, k.smooth, k.help, k.quit)
 	return out
 }
 
@@ -119,7 +119,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
 		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		{k.filter, k.text, k.sort, k.listEnds, k.pause, k.help, k.quit},
+		{k.filter, k.text, k.sort, k.listEnds, k.info, k.pause, k.help, k.quit},
 	}
 	if k.replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})

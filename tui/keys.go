@@ -73,9 +73,12 @@ type State struct {
 	// Filtering: it is being typed (keys go to it).
 	Filter    string
 	Filtering bool
-	GridPage  int  // the Grid screen's page
-	SortCol   int  // summary sort column (o); 0 = rank
-	SortRev   bool // summary order reversed (O)
+	GridPage  int // the Grid screen's page
+	// Info: the run's config panel is shown (i), scrolled to InfoTop.
+	Info    bool
+	InfoTop int
+	SortCol int  // summary sort column (o); 0 = rank
+	SortRev bool // summary order reversed (O)
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
 	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
 	// that variant has reached SeekTo (enter on an event of it).
@@ -127,6 +130,11 @@ func Navigate(s State, k string, b Bounds) State {
 	if s.Filtering {
 		return filterKey(s, k)
 	}
+	next, ok := infoKeys(s, k, b)
+	if ok {
+		return next
+	}
+	s = next
 	if next, ok := gridKeys(s, k, b); ok {
 		return next
 	}
@@ -144,6 +152,8 @@ func Navigate(s State, k string, b Bounds) State {
 		} else {
 			s.Quit = true
 		}
+	case "i":
+		s.Info, s.InfoTop = true, 0
 	case "?", "h", "f1":
 		s.Help = !s.Help
 	case "/":

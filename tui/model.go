@@ -45,8 +45,10 @@ type Model struct {
 	opt    Options
 	w, h   int
 
-	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
-	landed   bool     // the finished run was shown on the Summary screen once
+	findings []string         // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+	sys      sysSample        // the config panel's last CPU sample (live runs)
+	sysRead  func() sysSample // nil: the process's own (readSys)
+	landed   bool             // the finished run was shown on the Summary screen once
 
 	// The driver: exactly one is set.
 	live   *liveDriver

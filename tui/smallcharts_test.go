@@ -24,7 +24,9 @@ func TestPanelsFilter(t *testing.T) {
 		{"dist_*", func(p panel) bool { return strings.HasPrefix(p.probe.String(), "dist_") }},
 		{"block1.*", func(p panel) bool { return strings.HasPrefix(m.data.meta.Layers[p.layer], "block1.") }},
 		{"LN2", func(p panel) bool { return strings.Contains(m.data.meta.Layers[p.layer], "ln2") }},
-		{"*ln1/g_var", func(p panel) bool { return strings.HasSuffix(m.data.meta.Layers[p.layer], "ln1") && p.probe.String() == "g_var" }},
+		{"*ln1/g_var", func(p panel) bool {
+			return strings.HasSuffix(m.data.meta.Layers[p.layer], "ln1") && p.probe.String() == "g_var"
+		}},
 	}
 	for _, tc := range tests {
 		m.st.Filter = tc.filter

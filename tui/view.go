@@ -41,6 +41,8 @@ func (m *Model) render() string {
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
 		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
+	} else if m.st.Info {
+		body = m.configView(m.w, bodyH)
 	} else {
 		switch m.st.Screen {
 		case ScreenOverview:
