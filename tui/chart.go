@@ -113,9 +113,16 @@ func yRange(series []chartSeries, lo, hi int) (ylo, yhi float64, ok bool) {
 			if b.Count == 0 || b.LastStep < lo || b.FirstStep > hi {
 				continue
 			}
+			// Plain comparisons: the values are finite here, and math.Min's
+			// NaN and ±0 cases cost a chart of dozens of series dearly.
 			for _, v := range [2]float64{b.Min, b.Max} {
 				if !math.IsNaN(v) && !math.IsInf(v, 0) {
-					ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+					if v < ylo {
+						ylo = v
+					}
+					if v > yhi {
+						yhi = v
+					}
 				}
 			}
 		}

@@ -60,7 +60,8 @@ type Model struct {
 	logShown bool
 	dirty    bool
 	cache    string
-	zones    []zone // clickable regions of the cached screen
+	zones    []zone          // clickable regions of the cached screen
+	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {

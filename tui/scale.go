@@ -72,12 +72,15 @@ func smoothBuckets(bs []probes.Bucket, w float64) {
 		return
 	}
 	var acc, pw = 0.0, 1.0
+	n, d := 0, 1.0 // buckets mostly hold one count: w^n computed once for it
 	for i := range bs {
 		b := &bs[i]
 		if b.Count == 0 || math.IsNaN(b.Last) || math.IsInf(b.Last, 0) {
 			continue
 		}
-		d := math.Pow(w, float64(b.Count))
+		if b.Count != n {
+			n, d = b.Count, math.Pow(w, float64(b.Count))
+		}
 		acc = d*acc + (1-d)*b.Last
 		pw *= d
 		v := acc / (1 - pw)

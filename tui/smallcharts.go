@@ -9,13 +9,17 @@ import (
 
 // The Grid screen: a page of small charts, one per layer × probe that some
 // variant measured, every variant overlaid on each (as W&B's LEET lays out
-// its metrics). / filters them by layer or probe name (a substring or a
+// its metrics), raw. / filters them by layer or probe name (a substring or a
 // glob: "dist_*", "block0.*"); ↑/↓ and PgUp/PgDn page.
 
 // Panel sizes: a chart narrower or shorter than these says little.
 const (
 	panelMinW = 38
 	panelMinH = 9 // title, 6 plot rows, the x axis and its labels
+	// gridMax is the most charts across and down a page: at most 16
+	// charts a frame keep the Grid within the redraw budget of 5 ms at
+	// 240×70 (BenchmarkView/Grid); a larger screen gets larger charts.
+	gridMax = 4
 )
 
 // panel is one small chart: a probe at a layer.
@@ -51,7 +55,7 @@ func (m *Model) panels() []panel {
 
 // gridLayout is how many panels fit across and down w×h.
 func gridLayout(w, h int) (cols, rows int) {
-	return max(w/panelMinW, 1), max(h/panelMinH, 1)
+	return clamp(w/panelMinW, 1, gridMax), clamp(h/panelMinH, 1, gridMax)
 }
 
 // gridView draws the page of small charts holding the selected page.
@@ -68,6 +72,7 @@ func (m *Model) gridView(w, h int) []string {
 	case m.st.Filter != "":
 		filter = "filter /" + m.st.Filter + " (/ to change, esc in it to clear)"
 	}
+	m.gridBuf = m.gridBuf[:0]
 	cols, rows := gridLayout(w, h-3)
 	per := cols * rows
 	pages := max((len(ps)+per-1)/per, 1)
@@ -103,23 +108,31 @@ func (m *Model) gridView(w, h int) []string {
 // smallChart is one panel: its title and a chart of every shown variant.
 func (m *Model) smallChart(p panel, w, h int) []string {
 	s := m.styles
-	var raw [][]probes.Bucket
+	// One copy of each series' buckets, and one more for its smoothed
+	// line: a page holds dozens of charts of every variant.
+	// A small chart has 2 dot columns a cell: as many buckets suffice (a
+	// merged bucket keeps its extremes, so a spike survives).
+	raws := make([][]probes.Bucket, len(m.data.variants))
 	for i := range m.data.variants {
-		if !m.hidden(i) {
-			raw = append(raw, rawBuckets(m.data.variants[i].probe(p.layer, p.probe)))
+		if h := m.data.variants[i].probe(p.layer, p.probe); h != nil && !m.hidden(i) {
+			raws[i] = m.scratch(func(dst []probes.Bucket) []probes.Bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
 		}
 	}
-	m.useLog(raw...)
-	var faint, lines []chartSeries
+	m.useLog(raws...)
+	// Raw, each column's minimum to maximum: the Grid is a scan for spikes
+	// and trends over many probes at once, where a smoothed line would
+	// hide the one and a faint raw series behind it double the cost.
+	var lines []chartSeries
 	warm := 0
-	for i := range m.data.variants {
-		v := &m.data.variants[i]
-		h := v.probe(p.layer, p.probe)
-		if h == nil || m.hidden(i) {
+	for i, raw := range raws {
+		if raw == nil {
 			continue
 		}
-		faint = append(faint, m.faintRaw(h, i)...)
-		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: m.buckets(h)})
+		v := &m.data.variants[i]
+		if m.logShown {
+			logBuckets(raw)
+		}
+		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
 		warm = max(warm, v.warmup)
 	}
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
@@ -128,7 +141,17 @@ func (m *Model) smallChart(p panel, w, h int) []string {
 	}
 	lo, hi := m.xRange()
 	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.logShown, warmup: warm, cursor: m.cursorStep()}
-	return append([]string{s.Heading.Render(truncName(name, w))}, m.drawChart(append(faint, lines...), spec)...)
+	return append([]string{s.Heading.Render(truncName(name, w))}, m.drawChart(lines, spec)...)
+}
+
+// scratch appends a series to the Grid's buffer, reused from frame to
+// frame (a page is dozens of charts of every variant: fresh slices each
+// frame made the garbage collector the Grid's largest cost), and returns
+// it. A slice handed out stays valid when a later one grows the buffer.
+func (m *Model) scratch(add func([]probes.Bucket) []probes.Bucket) []probes.Bucket {
+	start := len(m.gridBuf)
+	m.gridBuf = add(m.gridBuf)
+	return m.gridBuf[start:len(m.gridBuf):len(m.gridBuf)]
 }
 
 // gridLegend names every variant with its colour (or glyph).
@@ -171,6 +194,6 @@ func gridKeys(s State, k string, b Bounds) (State, bool) {
 
 // gridHint is the Grid's line in the full help.
 var gridHint = strings.TrimSpace(`
-Grid: one small chart per layer × probe some variant measured, every variant overlaid (smoothed, raw faint
-behind). / filters them by layer or probe name: a substring, or a glob (dist_*, block0.*, *ln1/g_var);
+Grid: one small chart per layer × probe some variant measured, every variant overlaid, raw (each column
+spans its steps' minimum to maximum, so a spike shows; s smooths the large charts, not these). / filters them by layer or probe name: a substring, or a glob (dist_*, block0.*, *ln1/g_var);
 enter keeps the filter, esc clears it. ↑/↓ or PgUp/PgDn turn the pages.`)
