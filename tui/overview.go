@@ -29,12 +29,6 @@ func (m *Model) overview(w, h int) []string {
 	}
 	lo, hi := m.xRange()
 	yFrom := transientEnd(c.series, lo, hi)
-	if m.st.Diff {
-		// Differences do not settle the way a loss does; the transient
-		// of the first steps (where every variant's loss is far from the
-		// others') is the window's first tenth.
-		yFrom = firstTenthEnd(c.series, lo, hi)
-	}
 	note := m.windowNote()
 	if yFrom > 0 {
 		note = joinNotes(fmt.Sprintf("y fits steps ≥ %d", yFrom), note)
@@ -155,21 +149,6 @@ func transientEnd(series []chartSeries, lo, hi int) int {
 	if from <= lo+(hi-lo)/50 {
 		return 0
 	}
-	alo, ahi, ok := yRange(series, lo, hi)
-	blo, bhi, ok2 := yRange(series, from, hi)
-	if !ok || !ok2 || bhi-blo >= 0.5*(ahi-alo) {
-		return 0
-	}
-	return from
-}
-
-// firstTenthEnd is the first step after the window's first tenth when
-// leaving that tenth out halves the lines' span at least; 0 otherwise.
-func firstTenthEnd(series []chartSeries, lo, hi int) int {
-	if hi-lo < 50 {
-		return 0
-	}
-	from := lo + (hi-lo+1)/10
 	alo, ahi, ok := yRange(series, lo, hi)
 	blo, bhi, ok2 := yRange(series, from, hi)
 	if !ok || !ok2 || bhi-blo >= 0.5*(ahi-alo) {

@@ -276,22 +276,3 @@ func TestGoldenWinning(t *testing.T) {
 		}
 	}
 }
-
-// TestFirstTenthEnd: the difference view leaves out the first tenth of the
-// window when that halves the span, and nothing otherwise.
-func TestFirstTenthEnd(t *testing.T) {
-	mk := func(f func(s int) float64) []chartSeries {
-		var bs []probes.Bucket
-		for s := 1; s <= 1000; s++ {
-			v := f(s)
-			bs = append(bs, probes.Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
-		}
-		return []chartSeries{{bs: bs}}
-	}
-	if got := firstTenthEnd(mk(func(s int) float64 { return math.Exp(-float64(s)/20) + 0.01*math.Sin(float64(s)) }), 1, 1000); got != 101 {
-		t.Errorf("early spike: %d, want 101", got)
-	}
-	if got := firstTenthEnd(mk(func(s int) float64 { return 0.05 * math.Sin(float64(s)/50) }), 1, 1000); got != 0 {
-		t.Errorf("no transient: %d, want 0", got)
-	}
-}
