@@ -136,7 +136,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--d-model", "20000"}, []string{"would need at least", "GiB", "--d-model"}},
 		{[]string{"train", "--epochs", "5365545613"}, []string{"epochs 5365545613"}},
 		{[]string{"train", "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
-		{[]string{"replay"}, []string{"replay needs a run file"}},
+		{[]string{"replay"}, []string{"the workspace (a directory or several run files) needs a terminal"}},
 		{[]string{"replay", "a.ntr", "b.ntr"}, []string{"one run file"}},
 		{[]string{"replay", "a.ntr", "--speed", "0"}, []string{"--speed 0"}},
 		{[]string{"replay", "a.ntr", "--speed", "inf"}, []string{"--speed +Inf"}},

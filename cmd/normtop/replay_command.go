@@ -32,6 +32,12 @@ func runReplay(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	if o.dir != "" || len(o.paths) > 0 {
+		if !isTerminal(st.out) {
+			return usageErrorf(replayHelpHint, "the workspace (a directory or several run files) needs a terminal; for log lines give one run file")
+		}
+		return runWorkspace(o, st)
+	}
 	// runs/latest moves when another run starts: the replay is pinned to
 	// the file it names now, and says that file's name.
 	o.path = resolveRunPath(o.path)
