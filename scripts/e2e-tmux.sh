@@ -11,7 +11,8 @@
 # clean exit (status 0, no panic), then replays the run file and checks a
 # screen there too, drives the difference view (d, b), the Grid with a
 # filter and the config panel (i) at 160×48, and finally watches a headless run with replay --follow
-# until its last step. With E2E_PNG_DIR set and aha and chromium installed
+# until its last step, and opens the workspace of both run files (two
+# runs overlaid, one opened and left). With E2E_PNG_DIR set and aha and chromium installed
 # (Debian packages), it also saves the Overview and Summary screens as PNGs
 # there (ANSI → HTML → headless Chromium) for a person to look at, and the
 # difference view, the Grid and the config panel too.
@@ -161,7 +162,7 @@ key() { tmx send-keys -t "$SESSION" "$@" || fail "tmux send-keys $* failed"; }
 # Screen-specific text (the tab bar shows every title, so each check looks
 # for something only that screen draws).
 SCREEN_TEXT=(
-	'loss · train ─'
+	'loss( \(log axis\))? · train ─'
 	'layers × probes'
 	'dist_mu · [^ ]+ · ‖μ_B'
 	'embedding spectrum'
@@ -220,7 +221,7 @@ key 1
 key ?
 wait_for 'Keys \(any key closes\)' 10 "the full help (?)"
 key q
-wait_for 'loss · train ─' 10 "q to close the help and show the overview"
+wait_for 'loss( \(log axis\))? · train ─' 10 "q to close the help and show the overview"
 sleep 0.5
 [[ -s "$TMP/status" ]] && fail "? then q quit the live run"
 if ! pane | grep -q 'live (ended)'; then
@@ -252,7 +253,7 @@ log "the finished run landed on the Summary screen"
 if [[ -n "${E2E_PNG_DIR:-}" ]]; then
 	snapshot summary
 	key 1
-	wait_for 'loss · train ─' 10 "the overview for its snapshot"
+	wait_for 'loss( \(log axis\))? · train ─' 10 "the overview for its snapshot"
 	snapshot overview
 fi
 key q
@@ -284,7 +285,7 @@ start "$BIN" replay "$RUNFILE" --speed 64
 wait_for "step $STEPS" 60 "the replay to reach step $STEPS"
 tmx resize-window -t "$SESSION" -x 160 -y 48 || fail "tmux resize-window failed"
 key 1
-wait_for 'loss · train ─ \(ema' 10 "the overview, smoothed by default"
+wait_for 'loss( \(log axis\))? · train ─ \(ema' 10 "the overview, smoothed by default"
 key d
 wait_for 'Δ loss vs [^ ]+' 10 "the difference view (d)"
 wait_for 'baseline \(0\)' 10 "the baseline in the difference view's legend"
@@ -343,4 +344,27 @@ HEADLESS_PID=""
 key q
 wait_exit 30
 check_clean_exit "normtop replay --follow"
+
+# The workspace: the directory holding both run files.
+log "workspace: $BIN replay $TMP (two run files)"
+start "$BIN" replay "$TMP"
+wait_for 'workspace · 2 run files' 30 "the workspace's list"
+deadline=$(($(date +%s) + 60))
+while pane | grep -q 'loading…' || [[ $(pane | grep -c ' done ') -lt 2 ]]; do
+	(($(date +%s) < deadline)) || fail "the workspace did not load both runs within 60 s"
+	sleep 0.2
+done
+key Space
+key Down
+key Space
+wait_for 'of 2 runs, run·variant' 10 "the two runs overlaid (space, ↓, space)"
+[[ -n "${E2E_PNG_DIR:-}" ]] && snapshot workspace
+key Enter
+wait_for '1 Overview' 30 "enter to open a run"
+key Escape
+wait_for 'workspace · 2 run files' 10 "esc back to the list"
+key q
+wait_exit 30
+check_clean_exit "normtop replay DIR (workspace)"
+log "workspace ok"
 log "PASS"
