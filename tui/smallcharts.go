@@ -84,8 +84,10 @@ func (m *Model) gridView(w, h int) []string {
 		return append(out, "", s.Dim.Render("no chart matches the filter"))
 	}
 	pw := w / cols
-	ph := (h - 3) / rows
 	first := page * per
+	// A page of fewer charts than fit gives them the whole height.
+	used := min(rows, (min(len(ps)-first, per)+cols-1)/cols)
+	ph := (h - 3) / max(used, 1)
 	for r := range rows {
 		if first+r*cols >= len(ps) {
 			break
