@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -27,6 +28,7 @@ type Workspace struct {
 	child   *Model       // the run opened with enter, nil on the list
 	closeFn func()       // closes the child's file
 	smooth  int          // the overlay's smoothing level (s)
+	polling bool         // the follow clock runs (a file was still being written)
 }
 
 // wsKeys is the workspace list's key map.
@@ -84,6 +86,10 @@ func (ws *Workspace) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return ws, ws.onHeader(msg)
 	case wsLoadedMsg:
 		return ws, ws.onLoaded(msg)
+	case wsPollMsg:
+		return ws, ws.poll()
+	case wsAppendedMsg:
+		return ws, ws.onAppended(msg)
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
@@ -131,7 +137,47 @@ func (ws *Workspace) loadNext() tea.Cmd {
 func (ws *Workspace) onLoaded(msg wsLoadedMsg) tea.Cmd {
 	r := &ws.runs[msg.i]
 	r.data, r.err, r.note, r.loaded = msg.data, msg.err, msg.note, msg.err == nil
-	return ws.loadNext()
+	r.src, r.closer, r.live = msg.src, msg.closer, msg.src != nil
+	next := ws.loadNext()
+	if r.live && !ws.polling {
+		// The first live file starts the follow clock.
+		ws.polling = true
+		return tea.Batch(next, tea.Tick(wsFollowPoll, func(time.Time) tea.Msg { return wsPollMsg{} }))
+	}
+	return next
+}
+
+// poll reads the live files' appended frames, unless the previous poll
+// is still reading.
+func (ws *Workspace) poll() tea.Cmd {
+	srcs := map[int]ReplaySource{}
+	for i := range ws.runs {
+		if ws.runs[i].live {
+			srcs[i] = ws.runs[i].src
+		}
+	}
+	if len(srcs) == 0 {
+		ws.polling = false
+		return nil
+	}
+	return pollCmd(srcs)
+}
+
+// onAppended ingests the appended frames; a file whose run ended is
+// closed and followed no more.
+func (ws *Workspace) onAppended(msg wsAppendedMsg) tea.Cmd {
+	for i, fs := range msg.frames {
+		r := &ws.runs[i]
+		for k := range fs {
+			r.data.add(&fs[k])
+		}
+	}
+	for i := range msg.ended {
+		r := &ws.runs[i]
+		r.live = false
+		r.closer()
+	}
+	return tea.Tick(wsFollowPoll, func(time.Time) tea.Msg { return wsPollMsg{} })
 }
 
 func (ws *Workspace) onKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -166,6 +212,9 @@ func (ws *Workspace) openRun(i int) tea.Cmd {
 	}
 	opt := ws.opt
 	opt.RunPath, opt.From = ws.runs[i].path, 1<<62 // to the end at once: it is there to be looked at
+	if ws.runs[i].live {
+		opt.From, opt.Follow = 0, true // a run still being written is followed
+	}
 	ws.child = NewReplay(src, opt).(*Model)
 	ws.child.Update(tea.WindowSizeMsg{Width: ws.w, Height: ws.h})
 	ws.closeFn = closer

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
@@ -29,6 +30,11 @@ type wsRun struct {
 	data   *store // nil until its frames are loaded
 	loaded bool
 	color0 int // palette index of its first variant: colours stay put as runs are selected
+	// live: the file was still being written when loaded; it stays open
+	// (src, closer) and is polled for appended frames.
+	live   bool
+	src    ReplaySource
+	closer func()
 }
 
 // wsHeaderMsg carries one file's header.
@@ -38,13 +44,29 @@ type wsHeaderMsg struct {
 	err  error
 }
 
-// wsLoadedMsg carries one file's frames, ingested into a store.
+// wsLoadedMsg carries one file's frames, ingested into a store; a file
+// still being written comes with its source, left open to follow.
 type wsLoadedMsg struct {
-	i    int
-	data *store
-	err  error
-	note string
+	i      int
+	data   *store
+	err    error
+	note   string
+	src    ReplaySource
+	closer func()
 }
+
+// wsPollMsg asks the live files for appended frames; wsAppendedMsg
+// carries them.
+type wsPollMsg struct{}
+
+type wsAppendedMsg struct {
+	frames map[int][]probes.Frame
+	ended  map[int]bool // the file's run ended: follow it no more
+}
+
+// wsFollowPoll is how often the workspace looks for frames appended to the
+// runs still being written.
+const wsFollowPoll = time.Second
 
 // Noter is optionally implemented by a ReplaySource that can say, once
 // read, what was not whole about it (damage skipped, no end record).
@@ -71,7 +93,6 @@ func loadCmd(open Opener, i int, path string) tea.Cmd {
 		if err != nil {
 			return wsLoadedMsg{i: i, err: err}
 		}
-		defer closer()
 		st := newStore(src.Meta())
 		for {
 			f, err := src.Next()
@@ -79,15 +100,41 @@ func loadCmd(open Opener, i int, path string) tea.Cmd {
 				break
 			}
 			if err != nil {
+				closer()
 				return wsLoadedMsg{i: i, data: st, err: err}
 			}
 			st.add(&f)
+		}
+		if e, ok := src.(Ender); ok && !e.Ended() {
+			return wsLoadedMsg{i: i, data: st, src: src, closer: closer}
 		}
 		note := ""
 		if n, ok := src.(Noter); ok {
 			note = n.Note()
 		}
+		closer()
 		return wsLoadedMsg{i: i, data: st, note: note}
+	}
+}
+
+// pollCmd reads what was appended to the live files since their last
+// read. The sources are touched only by this Cmd, one at a time.
+func pollCmd(srcs map[int]ReplaySource) tea.Cmd {
+	return func() tea.Msg {
+		out := wsAppendedMsg{frames: map[int][]probes.Frame{}, ended: map[int]bool{}}
+		for i, src := range srcs {
+			for {
+				f, err := src.Next()
+				if err != nil {
+					break
+				}
+				out.frames[i] = append(out.frames[i], f)
+			}
+			if e, ok := src.(Ender); ok && e.Ended() {
+				out.ended[i] = true
+			}
+		}
+		return out
 	}
 }
 

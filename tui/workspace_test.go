@@ -106,3 +106,38 @@ func TestGoldenWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// growingSource is a run file still being written: limit frames exist
+// until the test appends more; ended says the writer finished.
+type growingSource struct {
+	sliceSource
+	ended bool
+}
+
+func (g *growingSource) Ended() bool { return g.ended && g.pos >= len(g.frames) }
+
+// TestWorkspaceFollowsLiveRuns: a file still being written when loaded
+// stays open, and each poll adds what was appended, until its run ends.
+func TestWorkspaceFollowsLiveRuns(t *testing.T) {
+	meta := fixtureMeta(2, 1, 100)
+	src := &growingSource{sliceSource: sliceSource{meta: meta, frames: fixtureFrames(meta, 100), limit: 60}}
+	closed := 0
+	open := func(string) (ReplaySource, func(), error) { return src, func() { closed++ }, nil }
+	ws := NewWorkspace([]string{"runs/live.ntr"}, open, Options{}, "").(*Workspace)
+	run := func(cmd tea.Cmd) tea.Msg { return cmd() }
+	_, cmd := ws.Update(run(headerCmd(open, 0, "runs/live.ntr")))
+	if cmd == nil {
+		t.Fatal("no load after the header")
+	}
+	ws.Update(run(loadCmd(open, 0, "runs/live.ntr")))
+	r := &ws.runs[0]
+	if !r.live || r.data.step != 30 {
+		t.Fatalf("after loading 60 frames: live %v, step %d", r.live, r.data.step)
+	}
+	src.limit, src.ended = 0, true // the rest is written, and the end
+	_, cmd = ws.Update(wsPollMsg{})
+	ws.Update(run(cmd))
+	if r.data.step != 100 || r.live || closed == 0 {
+		t.Fatalf("after the poll: step %d, live %v, closed %d", r.data.step, r.live, closed)
+	}
+}
