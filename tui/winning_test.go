@@ -276,3 +276,20 @@ func TestGoldenWinning(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffBaselineDiverged: a baseline that diverged says so in one line of
+// the legend, and the others' differences stop where it stopped.
+func TestDiffBaselineDiverged(t *testing.T) {
+	m := fixtureModel(4, 2, 200, Options{NoColor: true}) // adanorm (3) diverges at 150
+	m.st.Diff, m.st.Baseline = true, 3
+	c := m.diffChart(m.data.standings())
+	legend := strings.Join(c.legend, " ")
+	if !strings.Contains(legend, "diverged at 150") {
+		t.Fatalf("no diverged note in %q", legend)
+	}
+	for _, s := range c.series {
+		if s.label == "layernorm" && len(s.bs) > 0 && s.bs[len(s.bs)-1].LastStep > 150 {
+			t.Errorf("layernorm's difference runs past the baseline's end: %d", s.bs[len(s.bs)-1].LastStep)
+		}
+	}
+}
