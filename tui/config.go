@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/normspec"
 )
 
@@ -70,8 +71,13 @@ func (m *Model) configLines(w int) []string {
 		if lr := meta.Config[fmt.Sprintf("lr_variant%d", i)]; lr != "" {
 			line += s.Dim.Render(" (lr " + lr + ")")
 		}
-		line += "  " + spec
-		out = append(out, "  "+line)
+		// A long spec wraps under its label rather than being cut.
+		if ansi.StringWidth(line)+4+len(spec) > w {
+			out = append(out, "  "+line)
+			out = append(out, wrapIndented(strings.ReplaceAll(spec, ",", ", "), w, "      ")...)
+		} else {
+			out = append(out, "  "+line+"  "+spec)
+		}
 		seen[fmt.Sprintf("lr_variant%d", i)] = true
 	}
 	out = append(out, "", s.Heading.Render("placement")+s.Dim.Render(fmt.Sprintf(" (%d norm sites)", len(meta.Layers))))

@@ -31,7 +31,7 @@ func configFixture() *Model {
 func TestConfigPanel(t *testing.T) {
 	out := ansi.Strip(runScreen(t, configFixture(), 160, 48, "i"))
 	for _, want := range []string{"run config", "training", "batch", "seeds", "1,2,3", "build and host", "box",
-		"powernorm:alpha_fwd=0.9,alpha_bwd=0.9", "(lr 0.0005)", "other", "custom_key", "process", "30 MiB heap", "block2.ln2"} {
+		"powernorm:alpha_fwd=0.9, alpha_bwd=0.9", "(lr 0.0005)", "other", "custom_key", "process", "30 MiB heap", "block2.ln2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q:\n%s", want, out)
 		}

@@ -11,11 +11,14 @@ import (
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
-	"Overview: every variant's train loss (line) and val loss (• markers) on one axis, and the variants ranked " +
-		"by their latest val metric. c puts a cursor on the chart (←/→ move it, or click): the legend reads every " +
-		"variant at that step. z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the " +
-		"selected variant. gap = val loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias " +
-		"and gain raise the risk of over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
+	"Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
+		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
+		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
+		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
+		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
 	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
 		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
 	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
@@ -60,6 +63,7 @@ func newKeyMap(replay bool) keyMap {
 		log:      b([]string{"l"}, "l", "log"),
 		smooth:   b([]string{"s"}, "s", "smoothing"),
 		diff:     b([]string{"d"}, "d", "Δ vs baseline"),
+		info:     b([]string{"i"}, "i", "run config"),
 		base:     b([]string{"b"}, "b", "baseline"),
 		text:     b([]string{"/"}, "/", "filter text"),
 		page:     b([]string{"pgup", "pgdown"}, "PgUp/PgDn", "page"),
@@ -167,6 +171,9 @@ func maxWidth(block string) int {
 // helpBar is the one-line help of the mode and screen; "? help" and
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
+	if m.st.Info {
+		return m.help.ShortHelpView([]key.Binding{m.keys.info, m.keys.layer, m.keys.page, m.keys.screens})
+	}
 	keys := m.keys.shortHelp(m.st.Screen)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)
