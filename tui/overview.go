@@ -63,9 +63,16 @@ func (m *Model) lossChart(st []standing) lossChart {
 		if m.hidden(x.idx[0]) {
 			continue
 		}
+		// The scale follows the lines drawn (smoothed), not single
+		// batches: an MNIST batch's loss near 0 would make every loss
+		// chart logarithmic.
 		for _, j := range x.idx {
 			v := &m.data.variants[j]
-			raw = append(raw, rawBuckets(v.series(probes.SeriesTrainLoss)), rawBuckets(v.series(probes.SeriesValLoss)))
+			tr := v.smoothedTrain(m.st.Smooth)
+			if tr == nil {
+				tr = v.series(probes.SeriesTrainLoss)
+			}
+			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(probes.SeriesValLoss)))
 		}
 	}
 	m.useLog(raw...)
