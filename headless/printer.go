@@ -17,6 +17,9 @@ type Options struct {
 	// that is a multiple of Every, and for the step at which a variant stops
 	// (done, diverged or interrupted). Values below 1 mean 1.
 	Every int
+	// Layout lays the text format's steps out in columns or rows
+	// (LayoutAuto: rows when a line would pass 160 characters).
+	Layout Layout
 }
 
 // Printer turns a stream of Frames into log lines. Frames of one variant must

@@ -30,11 +30,19 @@ func (p *Printer) textHeader() {
 		// the first norm's input in a pre-norm model (README "Input")
 		b.WriteString(", input variance " + iv + " at the first block")
 	}
-	b.WriteString(", log every " + itoa(p.opt.Every) + " steps\n")
+	b.WriteString(", log every " + itoa(p.opt.Every) + " steps")
+	if p.byRows() {
+		b.WriteString(", one line per variant")
+	}
+	b.WriteString("\n")
 	p.write(b.String())
 }
 
 func (p *Printer) textRow(step int, row []cell) {
+	if p.byRows() {
+		p.textRows(step, row)
+		return
+	}
 	var b strings.Builder
 	b.WriteString("step ")
 	b.WriteString(padLeft(itoa(step), 6))
@@ -54,21 +62,7 @@ func (p *Printer) textRow(step int, row []cell) {
 			continue
 		}
 		b.WriteString(" | " + p.labels[i])
-		switch c.status {
-		case probes.Diverged:
-			b.WriteString(" DIVERGED at step " + itoa(c.step))
-		case probes.Stopped:
-			b.WriteString(" stopped")
-		case probes.Done:
-			b.WriteString(" done")
-		}
-		b.WriteString(" loss " + lossNum(c.trainLoss))
-		b.WriteString(" val " + num(c.val.Loss, 4))
-		if m := p.metric(c.val.Metric); m != "" {
-			b.WriteString(" " + m)
-		}
-		b.WriteString(" " + strconv.FormatFloat(c.sps, 'f', 1, 64) + "/s")
-		b.WriteString(p.alertsText(c.alerts))
+		p.cellText(&b, c)
 	}
 	b.WriteByte('\n')
 	p.write(b.String())

@@ -124,25 +124,28 @@ func (h *History) Reset() {
 // at most width entries and touches each stored bucket once; the stored
 // buckets are bounded by the capacity, so the cost does not grow with the run.
 func (h *History) View(width int) []Bucket {
+	return h.AppendView(nil, width)
+}
+
+// AppendView is View appending to dst (which it grows only when short), so
+// that a screen of many charts can reuse one buffer from frame to frame.
+func (h *History) AppendView(dst []Bucket, width int) []Bucket {
 	n := len(h.buckets)
 	if width <= 0 || n == 0 {
-		return nil
+		return dst
 	}
 	if n <= width {
-		out := make([]Bucket, n)
-		copy(out, h.buckets)
-		return out
+		return append(dst, h.buckets...)
 	}
-	out := make([]Bucket, width)
 	for i := 0; i < width; i++ {
 		lo, hi := i*n/width, (i+1)*n/width
 		var b Bucket
 		for j := lo; j < hi; j++ {
 			b.merge(h.buckets[j])
 		}
-		out[i] = b
+		dst = append(dst, b)
 	}
-	return out
+	return dst
 }
 
 // Bytes reports the memory a History holds, for the bounded-memory benchmark.

@@ -9,10 +9,13 @@
 # the window (too small, then larger) and checks the redraw, waits for the
 # run to end and land on the Summary screen, quits with q and checks a
 # clean exit (status 0, no panic), then replays the run file and checks a
-# screen there too, and finally watches a headless run with replay --follow
-# until its last step. With E2E_PNG_DIR set and aha and chromium installed
+# screen there too, drives the difference view (d, b), the Grid with a
+# filter and the config panel (i) at 160×48, and finally watches a headless run with replay --follow
+# until its last step, and opens the workspace of both run files (two
+# runs overlaid, one opened and left). With E2E_PNG_DIR set and aha and chromium installed
 # (Debian packages), it also saves the Overview and Summary screens as PNGs
-# there (ANSI → HTML → headless Chromium) for a person to look at.
+# there (ANSI → HTML → headless Chromium) for a person to look at, and the
+# difference view, the Grid and the config panel too.
 #
 # Every wait is time-bounded; any failure prints the captured pane and exits
 # non-zero. Usage (from anywhere):
@@ -136,9 +139,18 @@ snapshot() {
 	local html="$E2E_PNG_DIR/$name.html"
 	tmx capture-pane -e -p -t "$SESSION" | aha --black --title "normtop $name" >"$html" ||
 		fail "aha failed on the $name screen"
-	# Monospace rendering with box drawing and braille from the system fonts.
-	sed -i 's|<pre>|<pre style="font-family: DejaVu Sans Mono, monospace; font-size: 14px; line-height: 1.15">|' "$html"
-	"$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,720 \
+	# Monospace rendering with box drawing and braille from the system fonts;
+	# each braille, box-drawing and marker character gets one column's width
+	# (a font's braille glyphs are not always as wide as its letters, which
+	# would skew the charts).
+	sed -i 's|<pre>|<style>.c{display:inline-block;width:1ch;text-align:center}</style><pre style="font-family: DejaVu Sans Mono, monospace; font-size: 14px; line-height: 1.15">|' "$html"
+	if command -v perl >/dev/null; then
+		perl -CSD -i -pe 's/([\x{2500}-\x{259f}\x{2800}-\x{28ff}\x{2022}\x{2605}])/<span class="c">$1<\/span>/g' "$html"
+	fi
+	local cols rows
+	cols=$(tmx display-message -p -t "$SESSION" '#{pane_width}')
+	rows=$(tmx display-message -p -t "$SESSION" '#{pane_height}')
+	"$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$((cols * 9 + 20)),$((rows * 17 + 20)) \
 		--screenshot="$E2E_PNG_DIR/$name.png" "file://$html" >/dev/null 2>&1 ||
 		fail "chromium could not render $html"
 	[[ -s "$E2E_PNG_DIR/$name.png" ]] || fail "no PNG written for $name"
@@ -150,18 +162,19 @@ key() { tmx send-keys -t "$SESSION" "$@" || fail "tmux send-keys $* failed"; }
 # Screen-specific text (the tab bar shows every title, so each check looks
 # for something only that screen draws).
 SCREEN_TEXT=(
-	'loss · train ─ and val'
+	'loss( \(log axis\))? · train ─'
 	'layers × probes'
 	'dist_mu · [^ ]+ · ‖μ_B'
 	'embedding spectrum'
 	'Theorem 1'
 	'events [0-9]+'
 	'ranked by final val'
+	'[0-9]+ charts · layer × probe'
 )
 
 check_screens() {
 	local i
-	for i in 1 2 3 4 5 6 7; do
+	for i in 1 2 3 4 5 6 7 8; do
 		key "$i"
 		wait_for "${SCREEN_TEXT[$((i - 1))]}" 10 "screen $i after key $i"
 		log "screen $i ok"
@@ -208,14 +221,14 @@ key 1
 key ?
 wait_for 'Keys \(any key closes\)' 10 "the full help (?)"
 key q
-wait_for 'loss · train ─ and val' 10 "q to close the help and show the overview"
+wait_for 'loss( \(log axis\))? · train ─' 10 "q to close the help and show the overview"
 sleep 0.5
 [[ -s "$TMP/status" ]] && fail "? then q quit the live run"
 if ! pane | grep -q 'live (ended)'; then
 	key q
 	wait_for 'stop the live run and quit\?' 10 "the question before stopping a live run"
 	key x
-	wait_for '\? help • q quit' 10 "another key to cancel the question"
+	wait_for 'help • q quit' 10 "another key to cancel the question"
 	[[ -s "$TMP/status" ]] && fail "q then x quit the live run"
 fi
 log "cursor, zoom, filter, help and quit question ok"
@@ -240,7 +253,7 @@ log "the finished run landed on the Summary screen"
 if [[ -n "${E2E_PNG_DIR:-}" ]]; then
 	snapshot summary
 	key 1
-	wait_for 'loss · train ─ and val' 10 "the overview for its snapshot"
+	wait_for 'loss( \(log axis\))? · train ─' 10 "the overview for its snapshot"
 	snapshot overview
 fi
 key q
@@ -265,6 +278,54 @@ wait_exit 30
 check_clean_exit "normtop replay"
 log "replay ok"
 
+# Who is winning, a grid of charts, the run's config: on the finished run,
+# at 160×48 (the PNGs are taken there).
+log "replay: difference view, grid with a filter, config panel at 160×48"
+start "$BIN" replay "$RUNFILE" --speed 64
+wait_for "step $STEPS" 60 "the replay to reach step $STEPS"
+tmx resize-window -t "$SESSION" -x 160 -y 48 || fail "tmux resize-window failed"
+key 1
+wait_for 'loss( \(log axis\))? · train ─ \(ema' 10 "the overview, smoothed by default"
+key d
+wait_for 'Δ loss vs [^ ]+' 10 "the difference view (d)"
+wait_for 'baseline \(0\)' 10 "the baseline in the difference view's legend"
+first=$(pane | grep -Eo 'Δ loss vs [^ ]+' | head -1)
+key b
+deadline=$(($(date +%s) + 10))
+until second=$(pane | grep -Eo 'Δ loss vs [^ ]+' | head -1) && [[ -n "$second" && "$second" != "$first" ]]; do
+	(($(date +%s) < deadline)) || fail "b did not change the baseline ($first)"
+	sleep 0.2
+done
+key b
+key b
+key b
+key b
+wait_for "$first" 10 "b to cycle back to the first baseline"
+log "difference view ok ($first, then $second)"
+[[ -n "${E2E_PNG_DIR:-}" ]] && snapshot overview_diff
+key d
+key 8
+wait_for '[0-9]+ charts · layer × probe' 10 "the grid (8)"
+key /
+tmx send-keys -t "$SESSION" -l 'dist_*' || fail "typing the grid's filter failed"
+key Enter
+wait_for 'filter /dist_\*' 10 "the grid's filter"
+wait_for '· dist_' 10 "a dist_ chart in the filtered grid"
+if pane | grep -Eq ' · (g_|dx_|dy_|in_)'; then fail "the filter dist_* left another probe's chart"; fi
+log "grid and its filter ok"
+[[ -n "${E2E_PNG_DIR:-}" ]] && snapshot grid
+key i
+wait_for 'run config' 10 "the config panel (i)"
+wait_for 'variants \(every option' 10 "the variants in the config panel"
+wait_for 'batch ' 10 "the batch size in the config panel"
+[[ -n "${E2E_PNG_DIR:-}" ]] && snapshot config
+key Escape
+wait_for '[0-9]+ charts · layer × probe' 10 "esc to close the config panel"
+key q
+wait_exit 30
+check_clean_exit "normtop replay (difference, grid, config)"
+log "difference view, grid and config panel ok"
+
 # Follow: a headless run writes a file while the dashboard watches it.
 FOLLOW="$TMP/follow.ntr"
 log "follow: headless run in the background, replay --follow in tmux"
@@ -283,4 +344,27 @@ HEADLESS_PID=""
 key q
 wait_exit 30
 check_clean_exit "normtop replay --follow"
+
+# The workspace: the directory holding both run files.
+log "workspace: $BIN replay $TMP (two run files)"
+start "$BIN" replay "$TMP"
+wait_for 'workspace · 2 run files' 30 "the workspace's list"
+deadline=$(($(date +%s) + 60))
+while pane | grep -q 'loading…' || [[ $(pane | grep -c ' done ') -lt 2 ]]; do
+	(($(date +%s) < deadline)) || fail "the workspace did not load both runs within 60 s"
+	sleep 0.2
+done
+key Space
+key Down
+key Space
+wait_for 'of 2 runs, run·variant' 10 "the two runs overlaid (space, ↓, space)"
+[[ -n "${E2E_PNG_DIR:-}" ]] && snapshot workspace
+key Enter
+wait_for '1 Overview' 30 "enter to open a run"
+key Escape
+wait_for 'workspace · 2 run files' 10 "esc back to the list"
+key q
+wait_exit 30
+check_clean_exit "normtop replay DIR (workspace)"
+log "workspace ok"
 log "PASS"

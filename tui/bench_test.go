@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"syscall"
 	"testing"
@@ -137,4 +138,38 @@ func BenchmarkFollowCatchUp(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*len(frames)), "cpu-ns/frame")
 	b.ReportMetric(float64(worst)/1e6, "ms-per-msg-max")
+}
+
+// BenchmarkWorkspaceView redraws a workspace of 20 runs (4 variants ×
+// 10,000 steps each, loaded) at 240×70 with 5 of them overlaid: 20 list
+// rows and a chart of 20 run·variant lines (goal ≤ 5 ms of CPU a frame).
+// Run: go test ./tui -run '^$' -bench WorkspaceView -benchtime 40x
+func BenchmarkWorkspaceView(b *testing.B) {
+	const runs, nv, steps = 20, 4, 10_000
+	ws := NewWorkspace(nil, nil, Options{}, "").(*Workspace)
+	for r := range runs {
+		meta := fixtureMeta(nv, 2, steps)
+		meta.RunID = fmt.Sprintf("202601%02dT000000Z-transformer-seed1", r+1)
+		st := newStore(meta)
+		for t := 1; t <= steps; t++ {
+			for v := range nv {
+				f := probes.Frame{Variant: v, Step: t, TrainLoss: 2/(1+float64(t)/500) + 0.01*float64(v+r) + 0.05*math.Sin(float64(t))}
+				if t%100 == 0 {
+					f.Eval = []probes.Eval{{Split: "val", Loss: f.TrainLoss + 0.1, Metric: 0.9}}
+				}
+				st.add(&f)
+			}
+		}
+		ws.runs = append(ws.runs, wsRun{path: meta.RunID + ".ntr", meta: meta, data: st, loaded: true, color0: r * nv})
+		if r%4 == 0 {
+			ws.picked[r] = true
+		}
+	}
+	ws.Update(tea.WindowSizeMsg{Width: 240, Height: 70})
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		_ = ws.View()
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

@@ -2,10 +2,8 @@ package tui
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -16,6 +14,11 @@ type chartSeries struct {
 	glyph  string          // the variant's character, told apart without colour
 	bs     []probes.Bucket // smoothed / log-scaled already (transformBuckets)
 	points bool            // evaluations: a marker per point, not a line
+	// faint: context drawn dim behind the lines (the raw series behind its
+	// smoothed line, a band of ± sd over seeds): never on top of a line,
+	// and left out of the y range (a line's noise does not squash it).
+	// Not drawn without colour, where it could not be told from a line.
+	faint bool
 }
 
 // chartSpec is where and how a chart is drawn.
@@ -28,6 +31,9 @@ type chartSpec struct {
 	// row is the screen row of the chart's first line: the plot is
 	// recorded as a mouse zone there. 0: not clickable.
 	row int
+	// yFrom: the y range fits the values at steps ≥ yFrom only (the early
+	// transient left out, the lines above it clipped); 0: every step.
+	yFrom int
 }
 
 // braille dot bits: column 0 rows 0..3, then column 1 rows 0..3.
@@ -41,10 +47,15 @@ type canvas struct {
 	dots  []uint8
 	color []int8
 	over  []rune
+	// fdots and fcolor are the faint context's dots, shown only in cells
+	// no line passes through (a line's cell shows the line alone).
+	fdots  []uint8
+	fcolor []int8
 }
 
 func newCanvas(w, h int) *canvas {
-	c := &canvas{w: w, h: h, dots: make([]uint8, w*h), color: make([]int8, w*h), over: make([]rune, w*h)}
+	c := &canvas{w: w, h: h, dots: make([]uint8, w*h), color: make([]int8, w*h), over: make([]rune, w*h),
+		fdots: make([]uint8, w*h), fcolor: make([]int8, w*h)}
 	for i := range c.color {
 		c.color[i] = -1
 	}
@@ -54,7 +65,7 @@ func newCanvas(w, h int) *canvas {
 // column lights dots y0..y1 (inclusive, y0 ≤ y1) of dot column x: a whole
 // cell's share at a time, as long runs (a noisy series' min–max bar) are
 // the common case.
-func (c *canvas) column(x, y0, y1 int, color int) {
+func (c *canvas) column(x, y0, y1 int, color int, faint bool) {
 	cx := x / 2
 	if cx < 0 || cx >= c.w {
 		return
@@ -68,6 +79,11 @@ func (c *canvas) column(x, y0, y1 int, color int) {
 			m |= bits[r]
 		}
 		i := cy*c.w + cx
+		if faint {
+			c.fdots[i] |= m
+			c.fcolor[i] = int8(color)
+			continue
+		}
 		c.dots[i] |= m
 		c.color[i] = int8(color)
 	}
@@ -82,18 +98,29 @@ func (c *canvas) mark(cx, cy int, r rune, color int) {
 	c.color[i] = int8(color)
 }
 
-// yRange is the extent of every series' points in steps [lo, hi].
+// yRange is the extent of every line's points in steps [lo, hi] (faint
+// context left out).
 func yRange(series []chartSeries, lo, hi int) (ylo, yhi float64, ok bool) {
 	ylo, yhi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
+		if s.faint {
+			continue
+		}
 		for i := range s.bs {
 			b := &s.bs[i]
 			if b.Count == 0 || b.LastStep < lo || b.FirstStep > hi {
 				continue
 			}
+			// Plain comparisons: the values are finite here, and math.Min's
+			// NaN and ±0 cases cost a chart of dozens of series dearly.
 			for _, v := range [2]float64{b.Min, b.Max} {
 				if !math.IsNaN(v) && !math.IsInf(v, 0) {
-					ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+					if v < ylo {
+						ylo = v
+					}
+					if v > yhi {
+						yhi = v
+					}
 				}
 			}
 		}
@@ -110,7 +137,10 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	if ph < 2 || spec.w < 20 {
 		return out
 	}
-	ylo, yhi, ok := yRange(series, spec.lo, spec.hi)
+	ylo, yhi, ok := yRange(series, max(spec.lo, spec.yFrom), spec.hi)
+	if !ok {
+		ylo, yhi, ok = yRange(series, spec.lo, spec.hi)
+	}
 	if !ok {
 		for range spec.h {
 			out = append(out, "")
@@ -150,11 +180,31 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	n := 2 * pw
 	var spans []colSpan
 	multi := len(series) > 1
-	for si, s := range series {
+	nLines := 0
+	for _, s := range series {
+		if !s.faint && !s.points {
+			nLines++
+		}
+	}
+	glyphEvery := max(8, 2*nLines) // cells between a line's NO_COLOR glyphs
+	li := -1
+	for _, s := range series {
+		if s.faint && m.styles.NoColor {
+			continue
+		}
+		if !s.faint && !s.points {
+			li++
+		}
 		spans = downsample(s.bs, spec.lo, spec.hi, n, spans)
 		prev, prevX := -1, -1
 		for x, sp := range spans {
 			if sp.N == 0 || math.IsNaN(sp.Max) {
+				continue
+			}
+			if spec.yFrom > 0 && outside(sp, ax) {
+				// Above (or below) a range fitted after the transient: not
+				// drawn, rather than pinned to the edge as a flat line.
+				prev = -1
 				continue
 			}
 			if s.points {
@@ -171,7 +221,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 				to := ydot((sp.Min + sp.Max) / 2)
 				for xi := prevX + 1; xi < x; xi++ {
 					yi := prev + (to-prev)*(xi-prevX)/(x-prevX)
-					cv.column(xi, min(yi, prev), max(yi, prev), s.color)
+					cv.column(xi, min(yi, prev), max(yi, prev), s.color, s.faint)
 					prev = yi
 				}
 			}
@@ -179,11 +229,11 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 			if prev >= 0 {
 				y0, y1 = min(y0, prev), max(y1, prev)
 			}
-			cv.column(x, y0, y1, s.color)
+			cv.column(x, y0, y1, s.color, s.faint)
 			prev, prevX = ydot(sp.Last), x
 			// Without colour, lines are told apart by their glyph repeated
-			// along them, staggered so that overlapping lines show both.
-			if m.styles.NoColor && multi && s.glyph != "" && x&1 == 1 && (x/2+3*si)%14 == 0 {
+			// along them, staggered so that overlapping lines show each.
+			if m.styles.NoColor && multi && s.glyph != "" && x&1 == 1 && (x/2+2*li)%glyphEvery == 0 {
 				cv.mark(x/2, prev/4, []rune(s.glyph)[0], s.color)
 			}
 		}
@@ -238,6 +288,10 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 		for cx := range pw {
 			i := cy*pw + cx
 			cs := cellStyle{color: int(cv.color[i]), warm: cx <= warmEnd, cursor: cx == curCell}
+			dots := cv.dots[i]
+			if dots == 0 && cv.over[i] == 0 && cv.fdots[i] != 0 {
+				cs.color, cs.faint, dots = int(cv.fcolor[i]), true, cv.fdots[i]
+			}
 			if cs != cur {
 				b.WriteString(post)
 				pre, post = st.cellSGR(cs)
@@ -248,7 +302,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 			case cv.over[i] != 0:
 				b.WriteRune(cv.over[i])
 			default:
-				b.WriteRune(rune(0x2800) + rune(cv.dots[i]))
+				b.WriteRune(rune(0x2800) + rune(dots))
 			}
 		}
 		b.WriteString(post)
@@ -291,68 +345,4 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	}
 	out = append(out, st.Dim.Render(strings.TrimRight(string(labels), " ")))
 	return out
-}
-
-// cellStyle is what decides a plot cell's escape sequences.
-type cellStyle struct {
-	color        int // series palette index, -1 none
-	warm, cursor bool
-}
-
-// legendEntry is one variant in a chart legend: its line mark, name and the
-// value it reads at the cursor (or its latest).
-func (m *Model) legendEntry(i int, label, mark, value string) string {
-	s := m.styles
-	if s.NoColor {
-		if g := m.glyph(i); g != "" {
-			mark = g
-		}
-	}
-	e := s.seriesStyle(i).Render(mark + " " + label)
-	if value != "" {
-		e += " " + value
-	}
-	return e
-}
-
-// joinLegend lays legend entries on as few lines as fit w, at most
-// maxLines; the entries that do not fit are counted at the end ("+2").
-func joinLegend(entries []string, w, maxLines int) []string {
-	widths := make([]int, len(entries))
-	for i, e := range entries {
-		widths[i] = ansi.StringWidth(e)
-	}
-	var lines []string
-	i := 0
-	for i < len(entries) && len(lines) < maxLines {
-		last := len(lines) == maxLines-1
-		line, lw := "", 0
-		j := i
-		for ; j < len(entries); j++ {
-			add := widths[j]
-			if lw > 0 {
-				add += 2
-			}
-			// The last line keeps room for the count of what is left.
-			rest := 0
-			if last && j+1 < len(entries) {
-				rest = len(" +") + len(strconv.Itoa(len(entries)-j-1))
-			}
-			if lw+add+rest > w && lw > 0 {
-				break
-			}
-			if lw > 0 {
-				line += "  "
-			}
-			line += entries[j]
-			lw += add
-		}
-		if last && j < len(entries) {
-			line += " +" + strconv.Itoa(len(entries)-j)
-			j = len(entries)
-		}
-		lines = append(lines, line)
-		i = j
-	}
-	return lines
 }

@@ -24,6 +24,7 @@ func TestLinearAxis(t *testing.T) {
 		{4e-7, 1.4e-6, 4, []float64{0, 5e-7, 10e-7, 15e-7}, []string{"0", "5.0e-7", "1.0e-6", "1.5e-6"}},
 		{120000, 480000, 5, []float64{100000, 200000, 300000, 400000, 500000}, []string{"1e5", "2e5", "3e5", "4e5", "5e5"}},
 		{2, 2, 5, []float64{1.8, 1.9, 2, 2.1, 2.2}, []string{"1.8", "1.9", "2.0", "2.1", "2.2"}},
+		{1, 1 + 2.220446049250313e-16, 5, []float64{0.9, 0.95, 1, 1.05, 1.1}, nil}, // a rounding apart: flat (once an endless loop)
 	}
 	for _, tc := range tests {
 		a := linearAxis(tc.lo, tc.hi, tc.max)
@@ -238,6 +239,7 @@ func TestCursorReadout(t *testing.T) {
 	m := fixtureModel(4, 2, 200, Options{NoColor: true})
 	m.w, m.h = 120, 40
 	m.st.Cursor = 100
+	m.st.Smooth = 0 // raw values
 	for i := range m.data.variants {
 		bs := m.buckets(m.data.variants[i].series(probes.SeriesTrainLoss))
 		want := fixtureFrame(&m.data.meta, i, 100, 200).TrainLoss
@@ -266,7 +268,8 @@ func TestCursorReadout(t *testing.T) {
 		t.Errorf("adanorm train at 170 (after it diverged): %s, want –", got)
 	}
 	// On a log axis the readout is the value, not its logarithm.
-	m.st.Log, m.st.Cursor = true, 50
+	m.st.Log, m.st.Cursor = logOn, 50
+	m.useLog()
 	bs = m.buckets(m.data.variants[1].series(probes.SeriesTrainLoss))
 	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 1, 50, 200).TrainLoss); got != want {
 		t.Errorf("log axis: %s, want %s", got, want)

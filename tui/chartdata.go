@@ -23,14 +23,32 @@ func (m *Model) xRange() (lo, hi int) {
 }
 
 // buckets is a series' stored buckets (every one: min/max of each survive
-// into the chart), smoothed and scaled as the screen asks. nil for nil.
+// into the chart), smoothed and scaled as the screen asks (the scale as
+// the last useLog decided). nil for nil.
 func (m *Model) buckets(h *probes.History) []probes.Bucket {
-	if h == nil {
+	return m.scaled(rawBuckets(h), true)
+}
+
+// scaled smooths (when smooth and the level is on) and log-scales (when
+// the chart is on a log axis) buckets in place and returns them.
+func (m *Model) scaled(bs []probes.Bucket, smooth bool) []probes.Bucket {
+	if smooth {
+		smoothBuckets(bs, smoothWeight(m.st.Smooth))
+	}
+	if m.logShown {
+		logBuckets(bs)
+	}
+	return bs
+}
+
+// faintRaw is the raw series kept faint behind a smoothed line (as
+// TensorBoard does): its spikes stay visible while the line says where the
+// series is going. Nothing when smoothing is off.
+func (m *Model) faintRaw(h *probes.History, color int) []chartSeries {
+	if smoothWeight(m.st.Smooth) == 0 || h == nil {
 		return nil
 	}
-	bs := h.View(seriesCapacity)
-	transformBuckets(bs, m.st.Smooth, m.st.Log)
-	return bs
+	return []chartSeries{{color: color, bs: m.scaled(rawBuckets(h), false), faint: true}}
 }
 
 // hidden reports whether variant i is toggled off the charts (v).
@@ -40,7 +58,7 @@ func (m *Model) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) !
 // whose first line is body line `line` (its mouse zone).
 func (m *Model) stepSpec(w, h, warmup, line int) chartSpec {
 	lo, hi := m.xRange()
-	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.st.Log, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
+	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
 }
 
 // cursorStep is the cursor's step clamped into the window, -1 when off.
@@ -94,7 +112,7 @@ func (m *Model) readoutVal(bs []probes.Bucket, hold bool) float64 {
 			return math.NaN()
 		}
 	}
-	if m.st.Log {
+	if m.logShown {
 		v = pow10(v)
 	}
 	return v
@@ -118,27 +136,19 @@ func (m *Model) cellSteps(w int) int {
 	return max((hi-lo+1)/max(w-9, 1), 1)
 }
 
-// valuesOf is the last value of each bucket, optionally EMA-smoothed and
-// log10-scaled (non-positive values become gaps): sparklines.
-func valuesOf(bs []probes.Bucket, smooth, logScale bool) []float64 {
+// valuesOf is the last value of each bucket, optionally EMA-smoothed
+// (weight w, debiased, 0 = off) and log10-scaled (non-positive values
+// become gaps): sparklines.
+func valuesOf(bs []probes.Bucket, w float64, logScale bool) []float64 {
 	out := make([]float64, len(bs))
-	ema, have := 0.0, false
+	e := newEMA(w)
 	for i, bk := range bs {
 		v := bk.Last
-		if smooth {
-			if !have {
-				ema, have = v, true
-			} else {
-				ema += 0.2 * (v - ema)
-			}
-			v = ema
+		if w > 0 {
+			v = e.add(v)
 		}
 		if logScale {
-			if v > 0 {
-				v = math.Log10(v)
-			} else {
-				v = math.NaN()
-			}
+			v = log10OrNaN(v)
 		}
 		out[i] = v
 	}

@@ -27,7 +27,14 @@ func (m *Model) compare(w, h int) []string {
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
 	st := m.data.standings()
-	var series []chartSeries
+	var raw [][]probes.Bucket
+	for _, v := range m.data.variants {
+		if !m.hidden(v.idx) {
+			raw = append(raw, rawBuckets(v.probe(l, p)))
+		}
+	}
+	m.useLog(raw...)
+	var series, faint []chartSeries
 	var shown []int
 	vals := make([]float64, len(st))
 	var legend []string
@@ -39,6 +46,9 @@ func (m *Model) compare(w, h int) []string {
 			if h := m.data.variants[j].probe(l, p); h != nil {
 				bss = append(bss, m.buckets(h))
 				shown = append(shown, j)
+				if !m.hidden(i) {
+					faint = append(faint, m.faintRaw(h, i)...)
+				}
 			}
 		}
 		if len(bss) == 0 || m.hidden(i) {
@@ -61,7 +71,7 @@ func (m *Model) compare(w, h int) []string {
 		}
 	}
 	// The selected variant is drawn last: on top where lines cross.
-	series = m.raiseSelected(series, st)
+	series = append(faint, m.raiseSelected(series, st)...)
 	warm := m.chartWarmup(shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))

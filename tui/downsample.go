@@ -90,27 +90,6 @@ func nanMax(a, b float64) float64 {
 	return math.Max(a, b)
 }
 
-// transformBuckets applies the chart's smoothing (an EMA of each bucket's
-// last value, its range collapsed onto it) and log10 scale in place.
-// Non-positive values on a log axis become NaN (not drawn).
-func transformBuckets(bs []probes.Bucket, smooth, logScale bool) {
-	ema, have := 0.0, false
-	for i := range bs {
-		b := &bs[i]
-		if smooth {
-			if !have {
-				ema, have = b.Last, true
-			} else {
-				ema += 0.2 * (b.Last - ema)
-			}
-			b.Min, b.Max, b.Last = ema, ema, ema
-		}
-		if logScale {
-			b.Min, b.Max, b.Last = log10OrNaN(b.Min), log10OrNaN(b.Max), log10OrNaN(b.Last)
-		}
-	}
-}
-
 func log10OrNaN(v float64) float64 {
 	if v > 0 {
 		return math.Log10(v)

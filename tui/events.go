@@ -42,6 +42,58 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 	return rows
 }
 
+// eventRows are the rows the Events screen lists under its filters (f, F
+// and the text filter /).
+func (m *Model) eventRows() []eventRow {
+	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
+	if m.st.Filter == "" {
+		return rows
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if m.eventMatches(&r.event) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// matchedEvents counts the events (not rows: outliers fold) the filters
+// let through.
+func (m *Model) matchedEvents() int {
+	n := 0
+	for i := range m.data.events {
+		e := &m.data.events[i]
+		if (m.st.EvKind >= 0 && int(e.Kind) != m.st.EvKind) || (m.st.EvVariant >= 0 && e.variant != m.st.EvVariant) {
+			continue
+		}
+		if m.eventMatches(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// eventMatches applies the text filter to an event: its variant, layer,
+// kind, probe and message, case-insensitive, glob patterns allowed.
+func (m *Model) eventMatches(e *event) bool {
+	if m.st.Filter == "" {
+		return true
+	}
+	var parts []string
+	if e.variant < len(m.data.variants) {
+		parts = append(parts, m.data.variants[e.variant].label)
+	}
+	if e.Layer >= 0 && e.Layer < len(m.data.meta.Layers) {
+		parts = append(parts, m.data.meta.Layers[e.Layer])
+	}
+	parts = append(parts, e.Kind.String(), e.Msg)
+	if e.Probe < probes.NumProbes {
+		parts = append(parts, e.Probe.String())
+	}
+	return matchAny(m.st.Filter, parts...)
+}
+
 // kindCounts counts the events of each kind.
 func kindCounts(evs []event) [probes.NumAlertKinds]int {
 	var n [probes.NumAlertKinds]int
@@ -51,6 +103,15 @@ func kindCounts(evs []event) [probes.NumAlertKinds]int {
 		}
 	}
 	return n
+}
+
+// rowVariants are the variants of the rows (enter waits for that one).
+func rowVariants(rows []eventRow) []int {
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.variant
+	}
+	return out
 }
 
 // rowSteps are the steps enter seeks to, one per row: the row's latest
@@ -76,7 +137,11 @@ func (m *Model) eventsView(w, h int) []string {
 			parts = append(parts, fmt.Sprintf("%s %d", probes.AlertKind(k), n))
 		}
 	}
+	// Under a filter the count is of what it lets through, then of all.
 	title := s.Heading.Render(fmt.Sprintf("events %d", len(evs)))
+	if m.st.EvKind >= 0 || m.st.EvVariant >= 0 || m.st.Filter != "" {
+		title = s.Heading.Render(fmt.Sprintf("events %d of %d", m.matchedEvents(), len(evs)))
+	}
 	if len(parts) > 0 {
 		title += s.Dim.Render(" (" + strings.Join(parts, " · ") + ")")
 	}
@@ -92,11 +157,17 @@ func (m *Model) eventsView(w, h int) []string {
 	} else {
 		filter += " · all variants"
 	}
-	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant)")}
+	switch {
+	case m.st.Filtering:
+		filter += " · /" + m.st.Filter + "▏"
+	case m.st.Filter != "":
+		filter += " · /" + m.st.Filter
+	}
+	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant, /: text)")}
 	if m.replay != nil {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
-	rows := eventRows(evs, m.st.EvKind, m.st.EvVariant)
+	rows := m.eventRows()
 	if len(rows) == 0 {
 		if len(evs) == 0 {
 			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))

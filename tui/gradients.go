@@ -59,7 +59,9 @@ func (m *Model) gradients(w, h int) []string {
 	})...)
 	if chartH > 0 {
 		v := &m.data.variants[vi]
-		dx, dy := m.buckets(v.probe(l, probes.DxVar)), m.buckets(v.probe(l, probes.DyVar))
+		hx, hy := v.probe(l, probes.DxVar), v.probe(l, probes.DyVar)
+		m.useLog(rawBuckets(hx), rawBuckets(hy))
+		dx, dy := m.buckets(hx), m.buckets(hy)
 		vx, vy := m.readoutVal(dx, false), m.readoutVal(dy, false)
 		fm := colFormat([]float64{vx, vy})
 		gx, gy := "─", "─"
@@ -67,11 +69,11 @@ func (m *Model) gradients(w, h int) []string {
 			gx, gy = "x", "y"
 		}
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.st.Log)))
-		series := []chartSeries{
-			{label: "dx", color: 0, glyph: "x", bs: dx},
-			{label: "dy", color: 1, glyph: "y", bs: dy},
-		}
+			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.logShown)))
+		series := append(m.faintRaw(hx, 0), m.faintRaw(hy, 1)...)
+		series = append(series,
+			chartSeries{label: "dx", color: 0, glyph: "x", bs: dx},
+			chartSeries{label: "dy", color: 1, glyph: "y", bs: dy})
 		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup, len(out)))...)
 	}
 	return out

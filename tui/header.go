@@ -91,8 +91,17 @@ func (m *Model) writeHeader(b *strings.Builder) {
 
 	var tabs strings.Builder
 	x := 0
+	// On a narrow screen the tabs not shown are abbreviated.
+	full := 0
 	for i := range numScreens {
-		t := fmt.Sprintf(" %d %s ", i+1, Screen(i).Title())
+		full += len(Screen(i).Title()) + 4
+	}
+	for i := range numScreens {
+		title := Screen(i).Title()
+		if full > m.w && Screen(i) != m.st.Screen {
+			title = string([]rune(title)[:min(4, len(title))])
+		}
+		t := fmt.Sprintf(" %d %s ", i+1, title)
 		tw := ansi.StringWidth(t)
 		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
 		x += tw
@@ -103,13 +112,12 @@ func (m *Model) writeHeader(b *strings.Builder) {
 		}
 	}
 	flags := ""
-	if m.st.Log {
+	if m.logShown {
 		flags += " log"
 	}
-	if m.st.Smooth {
-		flags += " ema"
-	}
-	b.WriteString(joinLR(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w))
+	flags += " " + smoothNote(m.st.Smooth)
+	// The flags give way to the tabs on a narrow screen.
+	b.WriteString(fit(withHint(tabs.String(), s.Dim.Render(strings.TrimSpace(flags)), m.w), m.w))
 	b.WriteByte('\n')
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -10,11 +11,14 @@ import (
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
-	"Overview: every variant's train loss (line) and val loss (• markers) on one axis, and the variants ranked " +
-		"by their latest val metric. c puts a cursor on the chart (←/→ move it, or click): the legend reads every " +
-		"variant at that step. z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the " +
-		"selected variant. gap = val loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias " +
-		"and gain raise the risk of over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
+	"Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
+		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
+		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
+		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
+		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
 	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
 		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
 	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
@@ -33,6 +37,7 @@ var screenGuide = [numScreens]string{
 	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
 		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
 		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
+	gridHint,
 }
 
 // keyMap feeds the bubbles help view; the bindings mirror Navigate.
@@ -41,6 +46,7 @@ type keyMap struct {
 	screens, tab, variant, layer, probe, log, smooth, pause key.Binding
 	cursor, zoom, last, toggle, filter, sort                key.Binding
 	speed, seek, ends, jump, help, quit                     key.Binding
+	diff, base, text, page, listEnds, info                  key.Binding
 }
 
 func newKeyMap(replay bool) keyMap {
@@ -48,27 +54,33 @@ func newKeyMap(replay bool) keyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, d))
 	}
 	return keyMap{
-		replay:  replay,
-		screens: b([]string{"1", "2", "3", "4", "5", "6", "7"}, "1-7", "screen"),
-		tab:     b([]string{"tab", "shift+tab"}, "tab/⇧tab", "next/prev screen"),
-		variant: b([]string{"left", "right"}, "←/→", "variant/cursor"),
-		layer:   b([]string{"up", "down", "j", "k"}, "↑/↓ j/k", "layer/event"),
-		probe:   b([]string{"p", "P"}, "p/P", "probe"),
-		log:     b([]string{"l"}, "l", "log"),
-		smooth:  b([]string{"s"}, "s", "smooth"),
-		pause:   b([]string{"space"}, "space", "pause"),
-		cursor:  b([]string{"c", "esc"}, "c", "cursor"),
-		zoom:    b([]string{"z", "Z", "0"}, "z/Z/0", "zoom in/out/all"),
-		last:    b([]string{"n"}, "n", "last N steps"),
-		toggle:  b([]string{"v", "V"}, "v/V", "hide variant"),
-		filter:  b([]string{"f", "F"}, "f/F", "filter kind/variant"),
-		sort:    b([]string{"o", "O"}, "o/O", "sort/reverse"),
-		speed:   b([]string{"+", "-"}, "+/-", "speed"),
-		seek:    b([]string{"[", "]"}, "[/]", "seek"),
-		ends:    b([]string{"g", "G"}, "g/G", "start/end"),
-		jump:    b([]string{"enter"}, "enter", "jump to event"),
-		help:    b([]string{"?"}, "?", "help"),
-		quit:    b([]string{"q"}, "q", "quit"),
+		replay:   replay,
+		screens:  b([]string{"1", "2", "3", "4", "5", "6", "7", "8"}, "1-8", "screen"),
+		tab:      b([]string{"tab", "shift+tab"}, "tab/⇧tab", "next/prev screen"),
+		variant:  b([]string{"left", "right"}, "←/→", "variant/cursor"),
+		layer:    b([]string{"up", "down", "j", "k"}, "↑/↓ j/k", "layer/event"),
+		probe:    b([]string{"p", "P"}, "p/P", "probe"),
+		log:      b([]string{"l"}, "l", "log"),
+		smooth:   b([]string{"s"}, "s", "smoothing"),
+		diff:     b([]string{"d"}, "d", "Δ vs baseline"),
+		info:     b([]string{"i"}, "i", "run config"),
+		base:     b([]string{"b"}, "b", "baseline"),
+		text:     b([]string{"/"}, "/", "filter text"),
+		page:     b([]string{"pgup", "pgdown"}, "PgUp/PgDn", "page"),
+		listEnds: b([]string{"home", "end"}, "Home/End", "first/last"),
+		pause:    b([]string{"space"}, "space", "pause"),
+		cursor:   b([]string{"c", "esc"}, "c", "cursor"),
+		zoom:     b([]string{"z", "Z", "0"}, "z/Z/0", "zoom in/out/all"),
+		last:     b([]string{"n"}, "n", "last N steps"),
+		toggle:   b([]string{"v", "V"}, "v/V", "hide variant"),
+		filter:   b([]string{"f", "F"}, "f/F", "filter kind/variant"),
+		sort:     b([]string{"o", "O"}, "o/O", "sort/reverse"),
+		speed:    b([]string{"+", "-"}, "+/-", "speed"),
+		seek:     b([]string{"[", "]"}, "[/]", "seek"),
+		ends:     b([]string{"g", "G"}, "g/G", "start/end"),
+		jump:     b([]string{"enter"}, "enter", "jump to event"),
+		help:     b([]string{"?", "h", "f1"}, "?/h/F1", "help"),
+		quit:     b([]string{"q"}, "q", "quit"),
 	}
 }
 
@@ -78,13 +90,18 @@ func (k keyMap) shortHelp(s Screen) []key.Binding {
 	out := []key.Binding{k.screens}
 	switch s {
 	case ScreenEvents:
-		out = append(out, k.layer, k.filter)
+		out = append(out, k.layer, k.filter, k.text, k.page, k.listEnds)
 		if k.replay {
 			out = append(out, k.jump)
 		}
+	case ScreenGrid:
+		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sort)
 	case ScreenOverview, ScreenCompare, ScreenLayers, ScreenGradients:
+		if s == ScreenOverview {
+			out = append(out, k.diff, k.base, k.smooth)
+		}
 		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
 		if s != ScreenOverview {
 			out = append(out, k.layer, k.probe)
@@ -94,7 +111,7 @@ func (k keyMap) shortHelp(s Screen) []key.Binding {
 	if k.replay {
 		out = append(out, k.speed, k.seek, k.ends)
 	}
-	out = append(out, k.log, k.smooth, k.help, k.quit)
+	out = append(out, k.info, k.log, k.smooth, k.help, k.quit)
 	return out
 }
 
@@ -104,9 +121,9 @@ func (k keyMap) ShortHelp() []key.Binding { return k.shortHelp(ScreenOverview) }
 // FullHelp is shown by ?: every key.
 func (k keyMap) FullHelp() [][]key.Binding {
 	cols := [][]key.Binding{
-		{k.screens, k.tab, k.variant, k.layer, k.probe},
-		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth},
-		{k.filter, k.sort, k.pause, k.help, k.quit},
+		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
+		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
+		{k.filter, k.text, k.sort, k.listEnds, k.info, k.pause, k.help, k.quit},
 	}
 	if k.replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
@@ -114,21 +131,31 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return cols
 }
 
-// fullHelpLines lays the full help's columns side by side, in as many
-// bands as the width needs: no key is cut off at 80 columns.
+// fullHelpLines lays every key of the full help out in as many columns as
+// the width holds, filled down then across: no key is cut off at 80
+// columns, and the list stays short enough to leave room for the guide.
 func (m *Model) fullHelpLines() []string {
-	cols := m.keys.FullHelp()
-	var out []string
-	for len(cols) > 0 {
-		n := len(cols)
-		for n > 1 && maxWidth(m.help.FullHelpView(cols[:n])) > m.w {
-			n--
+	var keys []key.Binding
+	for _, col := range m.keys.FullHelp() {
+		keys = append(keys, col...)
+	}
+	kw, dw := 0, 0
+	for _, k := range keys {
+		kw = max(kw, ansi.StringWidth(k.Help().Key))
+		dw = max(dw, ansi.StringWidth(k.Help().Desc))
+	}
+	colW := kw + 1 + dw + 3
+	ncols := max(m.w/colW, 1)
+	nrows := (len(keys) + ncols - 1) / ncols
+	st := m.styles.Help
+	out := make([]string, nrows)
+	for i, k := range keys {
+		r, c := i%nrows, i/nrows
+		cell := st.FullKey.Render(fmt.Sprintf("%-*s", kw, k.Help().Key)) + " " + st.FullDesc.Render(k.Help().Desc)
+		if c < ncols-1 {
+			cell += strings.Repeat(" ", colW-kw-1-ansi.StringWidth(k.Help().Desc))
 		}
-		if len(out) > 0 {
-			out = append(out, "")
-		}
-		out = append(out, strings.Split(m.help.FullHelpView(cols[:n]), "\n")...)
-		cols = cols[n:]
+		out[r] += cell
 	}
 	return out
 }
@@ -144,6 +171,9 @@ func maxWidth(block string) int {
 // helpBar is the one-line help of the mode and screen; "? help" and
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
+	if m.st.Info {
+		return m.help.ShortHelpView([]key.Binding{m.keys.info, m.keys.layer, m.keys.page, m.keys.screens})
+	}
 	keys := m.keys.shortHelp(m.st.Screen)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)

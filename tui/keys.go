@@ -6,7 +6,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Screen is one of the seven dashboard screens.
+// Screen is one of the eight dashboard screens.
 type Screen int
 
 const (
@@ -17,10 +17,11 @@ const (
 	ScreenGradients
 	ScreenEvents
 	ScreenSummary
+	ScreenGrid
 	numScreens
 )
 
-var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary"}
+var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary", "Grid"}
 
 // Title is the screen's name as shown in the tab bar.
 func (s Screen) Title() string {
@@ -41,13 +42,21 @@ type State struct {
 	Layer   int          // selected layer (layers, compare, gradients)
 	Probe   probes.Probe // selected probe (layers, compare)
 	Event   int          // selected row on the events screen
-	Log     bool         // log-scale charts
-	Smooth  bool         // EMA-smoothed charts
-	Paused  bool
-	Help    bool // full help shown
-	Quit    bool
-	Replay  bool    // replay keys are active
-	Speed   float64 // replay speed multiplier
+	// Log is the charts' y scale: logAuto (a log axis where a chart's
+	// values span more than 3 decades), logOn or logOff (l).
+	Log LogMode
+	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
+	// steps through them; 0 is off).
+	Smooth int
+	// Diff: the Overview draws every variant's loss minus the baseline's
+	// (d); Baseline is the baseline's standing index (b cycles).
+	Diff     bool
+	Baseline int
+	Paused   bool
+	Help     bool // full help shown
+	Quit     bool
+	Replay   bool    // replay keys are active
+	Speed    float64 // replay speed multiplier
 	// Confirm: q was pressed during a live run; q or y again quits, any
 	// other key cancels.
 	Confirm bool
@@ -60,11 +69,20 @@ type State struct {
 	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
 	EvKind            int    // events shown: -1 every kind, else a probes.AlertKind (f)
 	EvVariant         int    // events shown: -1 every variant, else one (F)
-	SortCol           int    // summary sort column (o); 0 = rank
-	SortRev           bool   // summary order reversed (O)
+	// Filter is the text filter (/) of the Events and Grid screens;
+	// Filtering: it is being typed (keys go to it).
+	Filter    string
+	Filtering bool
+	GridPage  int // the Grid screen's page
+	// Info: the run's config panel is shown (i), scrolled to InfoTop.
+	Info    bool
+	InfoTop int
+	SortCol int  // summary sort column (o); 0 = rank
+	SortRev bool // summary order reversed (O)
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
-	// consumes it and resets it to -1.
-	SeekTo int
+	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
+	// that variant has reached SeekTo (enter on an event of it).
+	SeekTo, SeekVariant int
 }
 
 // Bounds are the facts Navigate needs from the data: how many things there
@@ -72,6 +90,7 @@ type State struct {
 type Bounds struct {
 	Variants, Layers int
 	EventSteps       []int // step of each event row, oldest first
+	EventVariants    []int // the variant of each event row
 	Step             int   // current replay position (highest step shown)
 	LastStep         int   // highest step known to exist (total steps when known)
 	SeekStride       int   // steps per [ or ]
@@ -83,6 +102,12 @@ type Bounds struct {
 	CellSteps int
 	Running   bool
 	SortCols  int // columns of the summary table
+	// LogShown: the chart last drawn is on a log axis (l turns it off);
+	// Standings: how many lines the Overview ranks (b cycles the baseline).
+	LogShown  bool
+	Standings int
+	Page      int // rows a page of the current list holds (PgUp/PgDn)
+	GridPages int // pages of the Grid screen
 }
 
 // NewState returns the initial state.
@@ -90,17 +115,28 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
 // e.g. "left", "tab", "G", "space").
 func Navigate(s State, k string, b Bounds) State {
-	s.SeekTo = -1
+	s.SeekTo, s.SeekVariant = -1, -1
 	if s.Help {
 		// Any key closes the full help and does nothing else (q included).
 		s.Help = false
 		return s
+	}
+	if s.Filtering {
+		return filterKey(s, k)
+	}
+	next, ok := infoKeys(s, k, b)
+	if ok {
+		return next
+	}
+	s = next
+	if next, ok := gridKeys(s, k, b); ok {
+		return next
 	}
 	if s.Confirm {
 		s.Confirm = false
@@ -116,9 +152,25 @@ func Navigate(s State, k string, b Bounds) State {
 		} else {
 			s.Quit = true
 		}
-	case "?":
+	case "i":
+		s.Info, s.InfoTop = true, 0
+	case "?", "h", "f1":
 		s.Help = !s.Help
-	case "1", "2", "3", "4", "5", "6", "7":
+	case "/":
+		if s.Screen == ScreenEvents || s.Screen == ScreenGrid {
+			s.Filtering = true
+		}
+	case "pgup", "pgdown":
+		d := max(b.Page, 1)
+		if k == "pgup" {
+			d = -d
+		}
+		if s.Screen == ScreenEvents {
+			s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
+		} else {
+			s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+		}
+	case "1", "2", "3", "4", "5", "6", "7", "8":
 		s.Screen = Screen(k[0] - '1')
 	case "tab":
 		s.Screen = (s.Screen + 1) % numScreens
@@ -152,9 +204,19 @@ func Navigate(s State, k string, b Bounds) State {
 	case "p", "P":
 		s.Probe = nextProbe(s.Probe, k == "p", b.Probes)
 	case "l":
-		s.Log = !s.Log
+		// Toggles what the chart shows (the automatic scale may already
+		// be logarithmic); the choice then holds on every chart.
+		s.Log = logOn
+		if b.LogShown {
+			s.Log = logOff
+		}
 	case "s":
-		s.Smooth = !s.Smooth
+		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
+	case "d":
+		s.Diff = !s.Diff
+		s.Screen = ScreenOverview
+	case "b":
+		s.Baseline = wrap(s.Baseline+1, b.Standings)
 	case "space", " ":
 		s.Paused = !s.Paused
 	case "c":
@@ -167,6 +229,9 @@ func Navigate(s State, k string, b Bounds) State {
 			}
 		}
 	case "esc":
+		if s.Cursor < 0 && (s.Screen == ScreenEvents || s.Screen == ScreenGrid) {
+			s.Filter = ""
+		}
 		s.Cursor = -1
 	case "z", "Z", "n", "0":
 		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
@@ -193,7 +258,27 @@ func Navigate(s State, k string, b Bounds) State {
 	case "O":
 		s.SortRev = !s.SortRev
 	}
+	return navigateEnds(s, k, b)
+}
+
+// navigateEnds handles the keys after the common ones: Home/End on a list,
+// and the replay's speed, seeks and jump to an event.
+func navigateEnds(s State, k string, b Bounds) State {
+	if (k == "home" || k == "end") && s.Screen == ScreenEvents {
+		// On a list, the ends of the list (not of the replay).
+		s.Event = 0
+		if k == "end" {
+			s.Event = max(len(b.EventSteps)-1, 0)
+		}
+		return s
+	}
 	if !s.Replay {
+		if k == "home" || k == "end" {
+			s.Layer = 0
+			if k == "end" {
+				s.Layer = max(b.Layers-1, 0)
+			}
+		}
 		return s
 	}
 	stride := max(b.SeekStride, 1)
@@ -212,133 +297,16 @@ func Navigate(s State, k string, b Bounds) State {
 		s.SeekTo = max(b.LastStep, b.Step)
 	case "enter":
 		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
-			// A seek reads the frames before its target: one past the
-			// event's step shows that step itself, every variant at it,
-			// and the replay stops there to be looked at.
-			s.SeekTo = b.EventSteps[s.Event] + 1
+			// The seek reads until the alert's variant has reached the
+			// event's step (the others, each at its own pace, may be a
+			// little past it), and the replay stops there to be looked at.
+			s.SeekTo = b.EventSteps[s.Event]
+			s.SeekVariant = -1
+			if s.Event < len(b.EventVariants) {
+				s.SeekVariant = b.EventVariants[s.Event]
+			}
 			s.Paused = true
 		}
 	}
 	return s
-}
-
-// zoomPresets are the "last N steps" windows n cycles through.
-var zoomPresets = []int{100, 1000, 10000, 100000}
-
-// zoom returns the chart window after z (halve the span, around the
-// cursor when it is on), Z (double it; the whole run once it covers it),
-// n (the next "last N steps" preset shorter than the run, then the whole
-// run) or 0 (the whole run).
-func zoom(s State, k string, b Bounds) (span, end int) {
-	last := max(b.Step, 1)
-	cur := s.ZoomSpan
-	if cur <= 0 || cur > last {
-		cur = last
-	}
-	switch k {
-	case "0":
-		return 0, 0
-	case "z":
-		span = max(cur/2, 8)
-		if s.Cursor >= 0 {
-			end = min(s.Cursor+span/2, last)
-			if end == last {
-				end = 0
-			}
-			return span, end
-		}
-		return span, s.ZoomEnd
-	case "Z":
-		span = cur * 2
-		if span >= last {
-			return 0, 0
-		}
-		end = s.ZoomEnd
-		if end > 0 {
-			end = min(end+span/4, last)
-			if end == last {
-				end = 0
-			}
-		}
-		return span, end
-	case "n":
-		// Next preset: the largest preset smaller than the current span.
-		for i := len(zoomPresets) - 1; i >= 0; i-- {
-			p := zoomPresets[i]
-			if p < cur {
-				return p, 0
-			}
-		}
-		return 0, 0
-	}
-	return s.ZoomSpan, s.ZoomEnd
-}
-
-// nextProbe moves to the next (or previous) probe in list, or in probe
-// order when the list is empty.
-func nextProbe(p probes.Probe, fwd bool, list []probes.Probe) probes.Probe {
-	if len(list) == 0 {
-		if fwd {
-			return (p + 1) % probes.NumProbes
-		}
-		return (p + probes.NumProbes - 1) % probes.NumProbes
-	}
-	idx := -1
-	for i, q := range list {
-		if q == p {
-			idx = i
-		}
-	}
-	switch {
-	case idx < 0 && fwd:
-		for _, q := range list {
-			if q > p {
-				return q
-			}
-		}
-		return list[0]
-	case idx < 0:
-		for i := len(list) - 1; i >= 0; i-- {
-			if list[i] < p {
-				return list[i]
-			}
-		}
-		return list[len(list)-1]
-	case fwd:
-		return list[(idx+1)%len(list)]
-	}
-	return list[(idx+len(list)-1)%len(list)]
-}
-
-// stepSpeed moves to the next preset speed above (dir > 0) or below the
-// current one, staying at the ends.
-func stepSpeed(cur float64, dir int) float64 {
-	if dir > 0 {
-		for _, v := range speeds {
-			if v > cur {
-				return v
-			}
-		}
-		return speeds[len(speeds)-1]
-	}
-	for i := len(speeds) - 1; i >= 0; i-- {
-		if speeds[i] < cur {
-			return speeds[i]
-		}
-	}
-	return speeds[0]
-}
-
-func wrap(i, n int) int {
-	if n <= 0 {
-		return 0
-	}
-	return ((i % n) + n) % n
-}
-
-func clamp(v, lo, hi int) int {
-	if hi < lo {
-		return lo
-	}
-	return min(max(v, lo), hi)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestNavigate(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, Step: 100, LastStep: 300, SeekStride: 15}
+	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, EventVariants: []int{0, 2, 1}, Step: 100, LastStep: 300, SeekStride: 15}
 	live := NewState(false, 1)
 	replay := NewState(true, 1)
 	with := func(s State, f func(*State)) State { f(&s); return s }
@@ -20,8 +20,8 @@ func TestNavigate(t *testing.T) {
 		{"screen 3", live, "3", with(live, func(s *State) { s.Screen = ScreenCompare })},
 		{"screen 6", live, "6", with(live, func(s *State) { s.Screen = ScreenEvents })},
 		{"tab", live, "tab", with(live, func(s *State) { s.Screen = ScreenLayers })},
-		{"tab wraps", with(live, func(s *State) { s.Screen = ScreenSummary }), "tab", live},
-		{"shift+tab wraps", live, "shift+tab", with(live, func(s *State) { s.Screen = ScreenSummary })},
+		{"tab wraps", with(live, func(s *State) { s.Screen = ScreenGrid }), "tab", live},
+		{"shift+tab wraps", live, "shift+tab", with(live, func(s *State) { s.Screen = ScreenGrid })},
 		{"right", live, "right", with(live, func(s *State) { s.Variant = 1 })},
 		{"left wraps", live, "left", with(live, func(s *State) { s.Variant = 2 })},
 		{"right wraps", with(live, func(s *State) { s.Variant = 2 }), "right", live},
@@ -33,8 +33,8 @@ func TestNavigate(t *testing.T) {
 		{"p cycles probe", live, "p", with(live, func(s *State) { s.Probe = probes.DistVar })},
 		{"p wraps", with(live, func(s *State) { s.Probe = probes.NumProbes - 1 }), "p", with(live, func(s *State) { s.Probe = 0 })},
 		{"P back", live, "P", with(live, func(s *State) { s.Probe = probes.NumProbes - 1 })},
-		{"log", live, "l", with(live, func(s *State) { s.Log = true })},
-		{"smooth", live, "s", with(live, func(s *State) { s.Smooth = true })},
+		{"log", live, "l", with(live, func(s *State) { s.Log = logOn })},
+		{"smooth", live, "s", with(live, func(s *State) { s.Smooth = defaultSmooth + 1 })},
 		{"pause", live, "space", with(live, func(s *State) { s.Paused = true })},
 		{"unpause", with(live, func(s *State) { s.Paused = true }), "space", live},
 		{"help", live, "?", with(live, func(s *State) { s.Help = true })},
@@ -60,7 +60,13 @@ func TestNavigate(t *testing.T) {
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 300 })},
 		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
-			with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2; s.SeekTo = 91; s.Paused = true })},
+			with(replay, func(s *State) {
+				s.Screen = ScreenEvents
+				s.Event = 2
+				s.SeekTo = 90
+				s.SeekVariant = 1
+				s.Paused = true
+			})},
 		{"enter elsewhere does nothing", replay, "enter", replay},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay},
 	}

@@ -85,7 +85,10 @@ func (m *Model) cell(v *variantData, l int, p probes.Probe, fm func(float64) str
 	}
 	bs := h.View(sparkW)
 	_, last, _ := h.Last()
-	spark := sparkValues(valuesOf(bs, m.st.Smooth, m.st.Log), sparkW)
+	// Sparklines stay raw (a spike is what they are for); the scale is
+	// the user's, or logarithmic where this cell's values span decades.
+	logScale := m.st.Log == logOn || (m.st.Log == logAuto && spansDecades(bs))
+	spark := sparkValues(valuesOf(bs, 0, logScale), sparkW)
 	val := fmt.Sprintf("%-*s", valueW, fm(last))
 	if isOutlier(v.outlier[l][p] > 0, bs) {
 		return m.styles.Outlier.Render(spark+"!"+val) + " "
@@ -188,13 +191,15 @@ func (m *Model) layersView(w, h int) []string {
 	if detailH > 0 && m.st.Layer < len(layers) {
 		l := m.st.Layer
 		p := m.st.Probe
-		bs := m.buckets(v.probe(l, p))
+		hp := v.probe(l, p)
+		m.useLog(rawBuckets(hp))
+		bs := m.buckets(hp)
 		cap := fmt.Sprintf("%s · %s = %s: %s", layers[l], p, m.readout(bs), probeDoc[p])
 		if v.warmup > 0 {
 			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", v.warmup)
 		}
 		out = append(out, withNote(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
-		series := []chartSeries{{label: v.label, color: vi, bs: bs}}
+		series := append(m.faintRaw(hp, vi), chartSeries{label: v.label, color: vi, bs: bs})
 		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
 	}
 	return out

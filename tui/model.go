@@ -45,17 +45,23 @@ type Model struct {
 	opt    Options
 	w, h   int
 
-	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
-	landed   bool     // the finished run was shown on the Summary screen once
+	findings []string         // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+	sys      sysSample        // the config panel's last CPU sample (live runs)
+	sysRead  func() sysSample // nil: the process's own (readSys)
+	landed   bool             // the finished run was shown on the Summary screen once
 
 	// The driver: exactly one is set.
 	live   *liveDriver
 	replay *replayDriver
 
 	// rendering
-	dirty bool
-	cache string
-	zones []zone // clickable regions of the cached screen
+	// logShown: the chart being drawn is on a log axis (useLog); the
+	// header and l read the last one drawn.
+	logShown bool
+	dirty    bool
+	cache    string
+	zones    []zone          // clickable regions of the cached screen
+	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -135,6 +141,7 @@ func (m *Model) bounds() Bounds {
 	if stride == 0 {
 		stride = max(m.data.step/20, 10)
 	}
+	rows := m.eventRows()
 	var measured []probes.Probe
 	if m.st.Screen == ScreenCompare {
 		vs := make([]*variantData, len(m.data.variants))
@@ -146,17 +153,31 @@ func (m *Model) bounds() Bounds {
 		measured = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, len(m.data.variants)-1)])
 	}
 	return Bounds{
-		Variants:   len(m.data.variants),
-		Layers:     len(m.data.meta.Layers),
-		EventSteps: rowSteps(eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)),
-		Step:       m.data.step,
-		LastStep:   max(m.data.total, m.data.step),
-		SeekStride: stride,
-		Probes:     measured,
-		CellSteps:  m.cellSteps(m.w),
-		Running:    m.live != nil && !m.live.ended,
-		SortCols:   len(summaryCols),
+		Variants:      len(m.data.variants),
+		Layers:        len(m.data.meta.Layers),
+		EventSteps:    rowSteps(rows),
+		EventVariants: rowVariants(rows),
+		Step:          m.data.step,
+		LastStep:      max(m.data.total, m.data.step),
+		SeekStride:    stride,
+		Probes:        measured,
+		CellSteps:     m.cellSteps(m.w),
+		Running:       m.live != nil && !m.live.ended,
+		SortCols:      len(summaryCols),
+		LogShown:      m.logShown,
+		Standings:     len(m.data.standings()),
+		Page:          max(m.h-headerH-8, 1),
+		GridPages:     m.gridPagesIf(),
 	}
+}
+
+// gridPagesIf counts the Grid's pages only while it is shown (it lists
+// every measured layer × probe).
+func (m *Model) gridPagesIf() int {
+	if m.st.Screen != ScreenGrid {
+		return 1
+	}
+	return m.gridPages()
 }
 
 func (m *Model) onKey(k string) tea.Cmd {
@@ -173,9 +194,9 @@ func (m *Model) onState(next State) tea.Cmd {
 		return tea.Quit
 	}
 	if m.replay != nil && m.st.SeekTo >= 0 {
-		target := m.st.SeekTo
-		m.st.SeekTo = -1
-		return m.replay.Seek(target)
+		target, wait := m.st.SeekTo, m.st.SeekVariant
+		m.st.SeekTo, m.st.SeekVariant = -1, -1
+		return m.replay.SeekFor(target, wait)
 	}
 	if wasPaused && !m.st.Paused {
 		cmd, news := m.driver().Resume(m.playback())

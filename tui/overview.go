@@ -9,10 +9,10 @@ import (
 )
 
 // overview: who is winning. One chart overlays every variant's train loss
-// (lines) and val loss (markers) on one y axis; below it the variants are
-// ranked by their latest val metric.
+// (smoothed lines, the raw series faint behind) and val loss (markers,
+// never smoothed) on one y axis, or with d their difference to a baseline
+// variant; below it the variants are ranked by their latest val metric.
 func (m *Model) overview(w, h int) []string {
-	s := m.styles
 	nv := len(m.data.variants)
 	if nv == 0 {
 		return []string{"no variants in this run"}
@@ -21,16 +21,71 @@ func (m *Model) overview(w, h int) []string {
 	order := rank(st, m.data.meta.Metric)
 	// The chart gets two thirds of the height; the ranking pages beyond.
 	tableRows := min(len(st), max(3, (h-4)/3))
+	var c lossChart
+	if m.st.Diff {
+		c = m.diffChart(st)
+	} else {
+		c = m.lossChart(st)
+	}
+	lo, hi := m.xRange()
+	yFrom := transientEnd(c.series, lo, hi)
+	note := m.windowNote()
+	if yFrom > 0 {
+		note = joinNotes(fmt.Sprintf("y fits steps ≥ %d", yFrom), note)
+	}
+	out := []string{withNote(c.title, m.styles.Dim.Render(note), w)}
+	legendLines := joinLegend(c.legend, w, 2+min(m.st.Cursor+1, 1))
+	chartH := h - len(out) - len(legendLines) - tableRows - 1
+	if chartH >= 5 {
+		spec := m.stepSpec(w, chartH, 0, len(out))
+		spec.yFrom = yFrom
+		out = append(out, m.drawChart(c.series, spec)...)
+	}
+	out = append(out, legendLines...)
+	return append(out, m.rankTable(st, order, w, h-len(out), len(out))...)
+}
+
+// lossChart is what the Overview's chart draws: a title, the series (faint
+// context first) and the legend entries.
+type lossChart struct {
+	title  string
+	series []chartSeries
+	legend []string
+}
+
+// lossChart: train and val loss of every standing on one axis. One line per
+// standing: a variant, or the seeds of one spec as their mean (a run of 4
+// variants × 3 seeds draws 4 lines, not 12).
+func (m *Model) lossChart(st []standing) lossChart {
+	s := m.styles
+	var raw [][]probes.Bucket
+	for _, x := range st {
+		if m.hidden(x.idx[0]) {
+			continue
+		}
+		// The scale follows the lines drawn (smoothed), not single
+		// batches: an MNIST batch's loss near 0 would make every loss
+		// chart logarithmic.
+		for _, j := range x.idx {
+			v := &m.data.variants[j]
+			tr := v.smoothedTrain(m.st.Smooth)
+			if tr == nil {
+				tr = v.series(probes.SeriesTrainLoss)
+			}
+			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(probes.SeriesValLoss)))
+		}
+	}
+	m.useLog(raw...)
 	scale := "loss"
-	if m.st.Log {
+	if m.logShown {
 		scale = "loss (log axis)"
 	}
-	title := s.Heading.Render(scale) + s.Dim.Render(" · train ─ and val • of every variant on one axis")
-	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w)}
-
-	// One line per standing: a variant, or the seeds of one spec as their
-	// mean (a run of 4 variants × 3 seeds draws 4 lines, not 12).
-	var series []chartSeries
+	line := "train ─"
+	if n := smoothNote(m.st.Smooth); n != "" {
+		line = "train ─ (" + n + ", raw faint)"
+	}
+	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and val • of every variant on one axis")}
+	var faint, lines []chartSeries
 	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
 		i := x.idx[0]
@@ -38,25 +93,33 @@ func (m *Model) overview(w, h int) []string {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
-		var trs, vas [][]probes.Bucket
+		var trs, raws, vas [][]probes.Bucket
 		for _, j := range x.idx {
 			v := &m.data.variants[j]
-			trs = append(trs, m.buckets(v.series(probes.SeriesTrainLoss)))
-			vas = append(vas, m.buckets(v.series(probes.SeriesValLoss)))
+			rawTr := m.scaled(rawBuckets(v.series(probes.SeriesTrainLoss)), false)
+			raws = append(raws, rawTr)
+			if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
+				trs = append(trs, m.scaled(rawBuckets(sm), false))
+			} else {
+				trs = append(trs, rawTr)
+			}
+			vas = append(vas, m.scaled(rawBuckets(v.series(probes.SeriesValLoss)), false))
 		}
 		tr, va := meanBuckets(trs), meanBuckets(vas)
 		label := seedLabel(x)
-		series = append(series,
+		if smoothWeight(m.st.Smooth) > 0 {
+			faint = append(faint, chartSeries{label: label + " raw", color: i, bs: meanBuckets(raws), faint: true})
+		}
+		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
 			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	fm := colFormat(vals)
-	var legend []string
 	for k, x := range st {
 		i := x.idx[0]
 		if m.hidden(i) {
-			legend = append(legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
+			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
 			continue
 		}
 		// The table below has every variant's latest values: the legend
@@ -65,17 +128,11 @@ func (m *Model) overview(w, h int) []string {
 		if m.st.Cursor >= 0 {
 			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
 		}
-		legend = append(legend, m.legendEntry(i, seedLabel(x), "─", value))
+		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), "─", value))
 	}
 	// The selected variant is drawn last: on top where lines cross.
-	series = m.raiseSelected(series, st)
-	legendLines := joinLegend(legend, w, 2+min(m.st.Cursor+1, 1))
-	chartH := h - len(out) - len(legendLines) - tableRows - 1
-	if chartH >= 5 {
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...)
-	}
-	out = append(out, legendLines...)
-	return append(out, m.rankTable(st, order, w, h-len(out), len(out))...)
+	c.series = append(faint, m.raiseSelected(lines, st)...)
+	return c
 }
 
 // seedLabel names a standing on a chart: its label, with "×n" for the mean
@@ -169,6 +226,17 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 		{head: "steps/s", w: 7, right: true, drop: 5},
 		{head: "status", w: 16, drop: 1},
 	}
+	// With seeds enough to judge, each gap to the leader is marked
+	// beyond or within seed noise (2·SE, FINDINGS.md's common rule).
+	judged := false
+	for r, j := range order {
+		if r > 0 && noiseVerdict(&st[j], &st[order[0]]) != "" {
+			judged = true
+		}
+	}
+	if judged {
+		cols = append(cols[:3], append([]column{{head: "vs ★ (2·SE)", w: 12, drop: 2}}, cols[3:]...)...)
+	}
 	keep := fitColumns(cols, w)
 	heads := make([]string, len(cols))
 	for i, c := range cols {
@@ -213,6 +281,13 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 		}
 		cells := []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
 			fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+		if judged {
+			verdict := "leader"
+			if r > 0 {
+				verdict = noiseVerdict(x, &st[order[0]])
+			}
+			cells = append(cells[:3], append([]string{verdict}, cells[3:]...)...)
+		}
 		line := tableLine(cols, keep, cells)
 		switch {
 		case m.selected(x):

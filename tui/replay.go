@@ -87,7 +87,9 @@ type replayDriver struct {
 
 	state   replayState
 	target  int  // replaySeeking, replayCatchingUp: the step sought
+	wait    int  // replaySeeking: the variant whose frame at target ends the seek, -1 any
 	queued  int  // a seek asked for while a read was in flight, -1 none
+	qwait   int  // the queued seek's wait
 	gen     int  // bumped by every seek; stale ticks, polls and batches are dropped
 	reading bool // a read Cmd is in flight
 	timer   replayTimer
@@ -104,7 +106,7 @@ type replayDriver struct {
 }
 
 func newReplayDriver(src ReplaySource, data *store, follow, catchUp bool) *replayDriver {
-	d := &replayDriver{rd: &reader{src: src}, data: data, follow: follow, queued: -1, schedule: tick}
+	d := &replayDriver{rd: &reader{src: src}, data: data, follow: follow, queued: -1, wait: -1, qwait: -1, schedule: tick}
 	if catchUp {
 		d.state, d.target = replayCatchingUp, math.MaxInt // so the first View says so
 	}
@@ -174,10 +176,17 @@ func (d *replayDriver) Update(msg tea.Msg, pb playback) (tea.Cmd, driverNews) {
 // Seek moves the replay to step target, or queues the seek behind the read
 // in flight (a later seek replaces a queued one).
 func (d *replayDriver) Seek(target int) tea.Cmd {
+	return d.SeekFor(target, -1)
+}
+
+// SeekFor is Seek that ends only once variant wait's frame at target (or
+// after) is read (-1: any variant): enter on an event shows the event.
+func (d *replayDriver) SeekFor(target, wait int) tea.Cmd {
 	if d.reading {
-		d.queued = target
+		d.queued, d.qwait = target, wait
 		return nil
 	}
+	d.wait = wait
 	return d.startSeek(target, replaySeeking)
 }
 
@@ -206,6 +215,7 @@ func (d *replayDriver) startSeek(target int, s replayState) tea.Cmd {
 // batchMax-frame Cmds (keys are handled between them) and without drawing;
 // at EOF the dashboard draws once and follows the writer.
 func (d *replayDriver) startCatchUp() tea.Cmd {
+	d.wait = -1
 	return d.startSeek(math.MaxInt, replayCatchingUp)
 }
 
@@ -278,7 +288,7 @@ func (d *replayDriver) onBatch(msg replayBatchMsg, paused bool) (tea.Cmd, driver
 	if d.queued >= 0 {
 		// A seek asked for during a long catch-up or seek replaces it.
 		t := d.queued
-		d.queued = -1
+		d.queued, d.wait, d.qwait = -1, d.qwait, -1
 		news.redraw = true
 		return d.startSeek(t, replaySeeking), news
 	}
@@ -323,17 +333,20 @@ func (d *replayDriver) readCmd(until time.Duration, target int) tea.Cmd {
 		until = math.MaxInt64
 	}
 	d.reading = true
-	rd, gen := d.rd, d.gen
-	return func() tea.Msg { return rd.read(gen, until, target) }
+	rd, gen, wait := d.rd, d.gen, -1
+	if target >= 0 {
+		wait = d.wait
+	}
+	return func() tea.Msg { return rd.read(gen, until, target, wait) }
 }
 
 func (d *replayDriver) seekCmd(target int) tea.Cmd {
 	d.reading = true
-	rd, gen := d.rd, d.gen
+	rd, gen, wait := d.rd, d.gen, d.wait
 	return func() tea.Msg {
 		if err := rd.seek(0); err != nil {
 			return replayBatchMsg{gen: gen, err: err}
 		}
-		return rd.read(gen, math.MaxInt64, target)
+		return rd.read(gen, math.MaxInt64, target, wait)
 	}
 }

@@ -30,8 +30,11 @@ func (r *reader) seek(step int) error {
 }
 
 // read returns the frames due by until, or (target ≥ 0) every frame with
-// Step < target, at most batchMax of them.
-func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
+// Step < target, at most batchMax of them. wait ≥ 0 (a jump to an event of
+// that variant): variants interleave unevenly in a run file (each trains
+// at its own pace), so frames of the others are read past target until
+// variant wait's frame at target or after has been read too.
+func (r *reader) read(gen int, until time.Duration, target, wait int) replayBatchMsg {
 	msg := replayBatchMsg{gen: gen}
 	for len(msg.frames) < batchMax {
 		var f probes.Frame
@@ -56,7 +59,13 @@ func (r *reader) read(gen int, until time.Duration, target int) replayBatchMsg {
 				return msg
 			}
 		}
-		if target >= 0 {
+		if target >= 0 && wait >= 0 {
+			if f.Variant == wait && f.Step >= target {
+				// Then on to the end of that step, the variants level
+				// with it included.
+				wait, target = -1, f.Step+1
+			}
+		} else if target >= 0 {
 			if f.Step >= target {
 				r.pending = &f
 				msg.reached = true

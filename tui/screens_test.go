@@ -57,7 +57,7 @@ func TestScreenFacts(t *testing.T) {
 			fmtVal(last(0).TrainLoss),
 			"0.0400", // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
 			"50.0",
-			"train ─ and val •",
+			"train ─ (ema 0.97, raw faint) and val •",
 		}},
 		{ScreenSummary, nil, []string{
 			"★", "final acc", "diverged at 150", fmtVal(last(0).TrainLoss), "88.0%",

@@ -10,7 +10,7 @@ import (
 const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkline draws w cells from a History (min–max scaled over what is shown).
-func sparkline(h *probes.History, w int, smooth, logScale bool) string {
+func sparkline(h *probes.History, w int, smooth float64, logScale bool) string {
 	if h == nil {
 		return sparkValues(nil, w)
 	}

@@ -58,7 +58,7 @@ func (m *Model) spectrum(w, h int) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %8.2f %8.2f %8d %6d  %s", name, v.lastSpec.EffRank, v.firstSpec.EffRank,
-			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(probes.SeriesEffRank), sparkW, false, false)))
+			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(probes.SeriesEffRank), sparkW, 0, false)))
 	}
 	return out
 }
@@ -70,7 +70,7 @@ func sigmaBuckets(sigma []float64) []probes.Bucket {
 	for i, v := range sigma {
 		bs[i] = probes.Bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
 	}
-	transformBuckets(bs, false, true)
+	logBuckets(bs)
 	return bs
 }
 

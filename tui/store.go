@@ -35,6 +35,12 @@ type variantData struct {
 	outlier [][probes.NumProbes]int
 
 	firstSpec, lastSpec *probes.Spectrum
+
+	// smoothed[k] is the train loss under smoothing level k (k ≥ 1),
+	// smoothed point by point as frames arrive (ema[k]): exact at every
+	// step, where smoothing the stored buckets would see one point of each.
+	smoothed []*probes.History
+	ema      []ema
 }
 
 // event is one alert with the variant that raised it.
@@ -86,6 +92,12 @@ func (s *store) reset() {
 			v.label += " s" + strconv.FormatInt(vm.Seed, 10)
 		}
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
+		v.smoothed = make([]*probes.History, len(smoothWeights))
+		v.ema = make([]ema, len(smoothWeights))
+		for k := 1; k < len(smoothWeights); k++ {
+			v.smoothed[k] = probes.NewHistory(seriesCapacity)
+			v.ema[k] = newEMA(smoothWeights[k])
+		}
 		if c, err := normspec.Parse(v.group); err == nil {
 			v.warmup = c.WarmupSteps()
 		}
@@ -107,6 +119,11 @@ func (s *store) add(f *probes.Frame) {
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)
 	s.hs.Add(*f)
+	if x := f.TrainLoss; !math.IsNaN(x) && !math.IsInf(x, 0) {
+		for k := 1; k < len(v.smoothed); k++ {
+			v.smoothed[k].Add(f.Step, v.ema[k].add(x))
+		}
+	}
 	if sp := f.Spectrum; sp != nil && len(sp.Sigma) > 0 {
 		if v.firstSpec == nil {
 			v.firstSpec = sp
@@ -141,6 +158,15 @@ func (s *store) addEvent(e event) {
 // probe is the series of probe p at layer l, nil when never measured.
 func (v *variantData) probe(l int, p probes.Probe) *probes.History {
 	return v.hs.Probe(v.idx, l, p)
+}
+
+// smoothedTrain is the train loss under smoothing level k, nil when k is
+// off or out of range.
+func (v *variantData) smoothedTrain(k int) *probes.History {
+	if k <= 0 || k >= len(v.smoothed) {
+		return nil
+	}
+	return v.smoothed[k]
 }
 
 // series is a run-level series (train loss, val loss, gap, ...).

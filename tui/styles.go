@@ -37,6 +37,10 @@ type Styles struct {
 	// Warm tints the chart cells of the running statistics' warm-up window;
 	// Cursor the cursor column. Plain under NO_COLOR (the axis marks both).
 	Warm, Cursor lipgloss.Style
+	// Faint draws a chart's context (raw series behind smoothed lines,
+	// bands over seeds): one quiet grey for all, so that the lines keep
+	// the colours.
+	Faint lipgloss.Style
 
 	sgr map[cellStyle][2]string // escape sequences per plot-cell style
 }
@@ -65,7 +69,7 @@ func NewStyles(dark, noColor bool) *Styles {
 			Ellipsis: base,
 		}
 		s.SeriesStyle = []lipgloss.Style{base}
-		s.Warm, s.Cursor = base, base
+		s.Warm, s.Cursor, s.Faint = base, base, base
 		return s
 	}
 	ld := lipgloss.LightDark(dark)
@@ -97,6 +101,7 @@ func NewStyles(dark, noColor bool) *Styles {
 	}
 	s.Warm = base.Background(c("#EDEDED", "#262626"))
 	s.Cursor = base.Foreground(dim)
+	s.Faint = base.Foreground(c("#CFCFCF", "#4A4A4A"))
 	return s
 }
 
@@ -111,7 +116,10 @@ func (s *Styles) cellSGR(cs cellStyle) (pre, post string) {
 		return p[0], p[1]
 	}
 	st := s.Cursor
-	if cs.color >= 0 {
+	switch {
+	case cs.faint:
+		st = s.Faint
+	case cs.color >= 0:
 		st = s.seriesStyle(cs.color)
 	}
 	if cs.warm {

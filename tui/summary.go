@@ -69,8 +69,16 @@ func (m *Model) summary(w, h int) []string {
 			heads[i] = c.head + arrow
 		}
 	}
-	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, ranked by final val %s (then val loss) · ★ best",
-		len(st), metricName(metric)))
+	// The title says the order the rows are in: the rank, or the column
+	// o sorted them by (★ stays the rank's best).
+	by := fmt.Sprintf("ranked by final val %s (then val loss)", metricName(metric))
+	if m.st.SortCol > 0 && m.st.SortCol < len(cols) {
+		by = "sorted by " + cols[m.st.SortCol].head
+	}
+	if m.st.SortRev {
+		by += ", reversed"
+	}
+	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, %s · ★ best", len(st), by))
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
 	x := 0
 	for _, i := range keep {
@@ -139,8 +147,7 @@ func (m *Model) summary(w, h int) []string {
 		}
 		out = append(out, "")
 	}
-	notes := []string{"final = the last val evaluation; best = the best over the run; test = the test split at the end; " +
-		"gap = val loss − train loss since the previous eval; alerts = outlier alerts per layer group."}
+	notes := []string{columnNotes(cols, keep)}
 	if seeds {
 		notes = append(notes, "×n: n seeds of one spec, mean±sd (sd over seeds).")
 	}
@@ -151,6 +158,33 @@ func (m *Model) summary(w, h int) []string {
 		out = append(out, wrapWords(s.Dim.Render(n), w)...)
 	}
 	return out
+}
+
+// summaryNotes explain the Summary's columns, by heading prefix.
+var summaryNotes = []struct{ head, note string }{
+	{"final", "final = the last val evaluation"},
+	{"best", "best = the best over the run"},
+	{"test", "test = the test split at the end"},
+	{"gap", "gap = val loss − train loss since the previous eval"},
+	{"alerts", "alerts = outlier alerts per layer group"},
+}
+
+// columnNotes is the footnote for the columns shown (a column the width
+// dropped is not explained).
+func columnNotes(cols []column, keep []int) string {
+	var parts []string
+	for _, n := range summaryNotes {
+		for _, i := range keep {
+			if strings.HasPrefix(cols[i].head, n.head) {
+				parts = append(parts, n.note)
+				break
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "."
 }
 
 // summaryOrder sorts the standings by the chosen column (rank by default).

@@ -237,3 +237,27 @@ func rank(st []standing, metric string) []int {
 	sort.SliceStable(order, func(i, j int) bool { return less(&st[order[i]], &st[order[j]]) })
 	return order
 }
+
+// minSeedsJudged is how many seeds each side needs before a gap is judged
+// against seed noise (FINDINGS.md, "Common rules": ≥ 3 seeds per side).
+const minSeedsJudged = 3
+
+// noiseVerdict says whether standing a's final val metric differs from
+// b's beyond seed noise: |mean_a − mean_b| > 2·SE with SE =
+// √(s_a²/n_a + s_b²/n_b) (FINDINGS.md, "Common rules"). "" when either
+// side has fewer than minSeedsJudged seeds or no evaluation.
+func noiseVerdict(a, b *standing) string {
+	na, nb := len(a.idx), len(b.idx)
+	if na < minSeedsJudged || nb < minSeedsJudged || !a.haveVal || !b.haveVal {
+		return ""
+	}
+	se := math.Sqrt(a.metricSD*a.metricSD/float64(na) + b.metricSD*b.metricSD/float64(nb))
+	d := math.Abs(a.metric - b.metric)
+	if math.IsNaN(d) || math.IsNaN(se) {
+		return ""
+	}
+	if d > 2*se {
+		return "beyond noise"
+	}
+	return "within noise"
+}

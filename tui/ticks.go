@@ -39,6 +39,11 @@ func linearAxis(lo, hi float64, maxTicks int) axis {
 	if hi < lo {
 		lo, hi = hi, lo
 	}
+	// A range below float precision (a constant series smoothed to values
+	// a rounding apart) is flat: ticks at that scale never converge.
+	if hi-lo <= 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) {
+		hi = lo
+	}
 	if hi == lo {
 		d := math.Abs(lo) * 0.1
 		if d == 0 {

@@ -41,6 +41,8 @@ func (m *Model) render() string {
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
 		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
+	} else if m.st.Info {
+		body = m.configView(m.w, bodyH)
 	} else {
 		switch m.st.Screen {
 		case ScreenOverview:
@@ -57,6 +59,8 @@ func (m *Model) render() string {
 			body = m.eventsView(m.w, bodyH)
 		case ScreenSummary:
 			body = m.summary(m.w, bodyH)
+		case ScreenGrid:
+			body = m.gridView(m.w, bodyH)
 		}
 	}
 	for i := range bodyH {

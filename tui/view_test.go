@@ -30,10 +30,10 @@ func TestSparkline(t *testing.T) {
 	for s := 1; s <= 8; s++ {
 		h.Add(s, float64(s))
 	}
-	if got := sparkline(h, 8, false, false); got != "▁▂▃▄▅▆▇█" {
+	if got := sparkline(h, 8, 0, false); got != "▁▂▃▄▅▆▇█" {
 		t.Fatalf("sparkline = %q", got)
 	}
-	if got := sparkline(nil, 4, false, false); got != "    " {
+	if got := sparkline(nil, 4, 0, false); got != "    " {
 		t.Fatalf("empty sparkline = %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,6 +32,15 @@ func runReplay(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	if o.dir != "" || len(o.paths) > 0 {
+		if !isTerminal(st.out.File) {
+			return usageErrorf(replayHelpHint, "the workspace (a directory or several run files) needs a terminal; for log lines give one run file")
+		}
+		return runWorkspace(o, st)
+	}
+	// runs/latest moves when another run starts: the replay is pinned to
+	// the file it names now, and says that file's name.
+	o.path = resolveRunPath(o.path)
 	r, err := openRunFile(o.path, o.follow)
 	if err != nil {
 		return dataError(err)
@@ -59,6 +70,21 @@ func runReplay(args []string, st streams) error {
 	return nil
 }
 
+// resolveRunPath follows a symbolic link (runs/latest) once, to the run
+// file it names; any other path, or a link that does not resolve, is
+// returned as it is (opening it then says what is wrong).
+func resolveRunPath(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return path
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path
+	}
+	return real
+}
+
 // openRunFile opens a run file. When following, a header that is not
 // complete yet (the writer has only just created the file) is waited for
 // a few seconds instead of being an error.
@@ -78,7 +104,8 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 // the user interrupts.
 func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
-	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery})
+	layout, _ := headless.ParseLayout(o.logLayout)
+	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery, Layout: layout})
 	defer pr.Close() // its error, if any, is st.out's, which run checks
 	for {
 		f, err := r.Next()

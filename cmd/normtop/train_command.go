@@ -150,7 +150,8 @@ func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Wr
 // SSH session) stops the lines, never the training or the recording.
 func runHeadless(ctx context.Context, runner *train.Runner, meta probes.RunMeta, rec *recorder, o *trainOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
-	pr := headless.New(st.out, meta, headless.Options{Format: format, Every: o.cfg.LogEvery})
+	layout, _ := headless.ParseLayout(o.logLayout)
+	pr := headless.New(st.out, meta, headless.Options{Format: format, Every: o.cfg.LogEvery, Layout: layout})
 	err := runner.Run(ctx, func(f probes.Frame) {
 		rec.write(f)
 		pr.Frame(f)

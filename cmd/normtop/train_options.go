@@ -29,6 +29,7 @@ type trainOptions struct {
 	record     string
 	headless   bool
 	logFormat  string
+	logLayout  string
 	noColor    bool
 }
 
@@ -68,7 +69,7 @@ func baseConfig(model train.ModelKind, data string) train.Config {
 }
 
 func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOptions) {
-	o := &trainOptions{cfg: baseConfig(model, data), logFormat: "text"}
+	o := &trainOptions{cfg: baseConfig(model, data), logFormat: "text", logLayout: "auto"}
 	c := &o.cfg
 	o.data = c.Data
 	if c.DataPath != "" {
@@ -110,6 +111,7 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.StringVar(&o.record, "record", "", "run file to write (default runs/<time>-<model>.ntr, linked from runs/latest)")
 	fs.BoolVar(&o.headless, "headless", false, "log lines instead of the dashboard (the default when stdout is not a terminal)")
 	fs.StringVar(&o.logFormat, "log-format", o.logFormat, "headless line format: text | json")
+	fs.StringVar(&o.logLayout, "log-layout", o.logLayout, "headless text lines: auto (rows past 160 characters) | columns | rows (one line per variant)")
 	fs.BoolVar(&o.noColor, "no-color", false, "dashboard without colour (also NO_COLOR=1)")
 	return fs, o
 }
@@ -208,6 +210,9 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	}
 	if _, err := headless.ParseFormat(o.logFormat); err != nil {
 		return usageError(trainHelpHint, fmt.Errorf("--log-format: %w", err))
+	}
+	if _, err := headless.ParseLayout(o.logLayout); err != nil {
+		return usageError(trainHelpHint, fmt.Errorf("--log-layout: %w", err))
 	}
 	// Checked before the data is loaded, for a quick answer; record.Create
 	// checks again (O_EXCL).

@@ -1,0 +1,58 @@
+package tui
+
+import (
+	"path"
+	"strings"
+)
+
+// The text filter (/): typed on the Events screen it keeps the events
+// whose variant, layer, kind or message match; on the Grid screen the
+// probes and layers whose names match. A pattern with a glob character
+// (* ? [) is a glob over the whole name, anything else a substring; case
+// does not matter either way (LEET's metric filter works alike).
+
+// matchName reports whether name matches the filter pattern.
+func matchName(pattern, name string) bool {
+	if pattern == "" {
+		return true
+	}
+	p, n := strings.ToLower(pattern), strings.ToLower(name)
+	if strings.ContainsAny(p, "*?[") {
+		ok, err := path.Match(p, n)
+		return ok && err == nil
+	}
+	return strings.Contains(n, p)
+}
+
+// matchAny reports whether any of the names matches.
+func matchAny(pattern string, names ...string) bool {
+	for _, n := range names {
+		if matchName(pattern, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// filterKey applies a key to the filter being typed: printable text is
+// appended, backspace deletes, enter keeps the filter, esc drops it.
+func filterKey(s State, k string) State {
+	switch k {
+	case "enter":
+		s.Filtering = false
+	case "esc", "ctrl+c":
+		s.Filtering, s.Filter = false, ""
+	case "backspace":
+		if r := []rune(s.Filter); len(r) > 0 {
+			s.Filter = string(r[:len(r)-1])
+		}
+	case "space":
+		s.Filter += " "
+	default:
+		if r := []rune(k); len(r) == 1 && r[0] >= ' ' {
+			s.Filter += k
+		}
+	}
+	s.Event, s.GridPage = 0, 0
+	return s
+}

@@ -1,0 +1,88 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// overlay is the chart of the picked runs' variants: smoothed train loss
+// and val loss, run·variant, on one axis.
+func (ws *Workspace) overlay(h int) []string {
+	s := ws.styles
+	var picked []int
+	for i := range ws.runs {
+		if ws.picked[i] {
+			picked = append(picked, i)
+		}
+	}
+	if len(picked) == 0 {
+		return []string{"", s.Dim.Render("space: overlay the selected run's variants (several runs on one axis); enter: open it")}
+	}
+	// A throwaway Model draws the chart with the dashboard's own code.
+	m := &Model{styles: s, st: NewState(true, 1), w: ws.w, h: ws.h, data: &store{}}
+	m.st.Smooth = ws.smooth
+	var series []chartSeries
+	var legend []string
+	models := map[string]bool{}
+	last := 1
+	for _, i := range picked {
+		r := &ws.runs[i]
+		if !r.loaded {
+			legend = append(legend, s.Dim.Render(shortID(r)+": loading…"))
+			continue
+		}
+		models[r.meta.Model] = true
+		last = max(last, r.data.step)
+		for j := range r.data.variants {
+			v := &r.data.variants[j]
+			c := r.color0 + j
+			label := shortID(r) + "·" + v.label
+			tr := rawBuckets(v.series(probes.SeriesTrainLoss))
+			if sm := v.smoothedTrain(ws.smooth); sm != nil {
+				tr = rawBuckets(sm)
+			}
+			series = append(series,
+				chartSeries{label: label, color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: tr},
+				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(probes.SeriesValLoss)), points: true})
+			legend = append(legend, s.seriesStyle(c).Render(glyphOr(s, c)+" "+label))
+		}
+	}
+	m.data.step = last
+	title := s.Heading.Render("loss") + s.Dim.Render(fmt.Sprintf(" · train ─ (%s) and val • of %d runs, run·variant", orDash(smoothNote(ws.smooth)), len(picked)))
+	if len(models) > 1 {
+		title += s.Warn.Render(" · different models: losses share the axis (nats), the tasks differ")
+	}
+	out := []string{"", title}
+	legendLines := joinLegend(legend, ws.w, 2)
+	chartH := h - len(out) - len(legendLines)
+	if chartH >= 5 {
+		lo, hi := 1, last
+		spec := chartSpec{w: ws.w, h: chartH, lo: lo, hi: hi, cursor: -1, yFrom: transientEnd(series, lo, hi)}
+		out = append(out, m.drawChart(series, spec)...)
+	}
+	return append(out, legendLines...)
+}
+
+// shortID is a run's short name on the overlay: its run id without the
+// model and seed suffix, or its file name.
+func shortID(r *wsRun) string {
+	id := r.meta.RunID
+	if id == "" {
+		id = r.path
+	}
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		id = id[:i]
+	}
+	return truncName(id, 18)
+}
+
+// glyphOr is the legend mark of colour c: a line, or its glyph without
+// colour.
+func glyphOr(s *Styles, c int) string {
+	if s.NoColor {
+		return variantGlyphs[c%len(variantGlyphs)]
+	}
+	return "─"
+}
