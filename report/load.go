@@ -49,6 +49,9 @@ type Replicate struct {
 	RankMove float64
 
 	Layers []LayerStats // one per RunMeta.Layers entry
+
+	// Curves are the series the figures draw (figure.go), thinned.
+	Curves *Curves
 }
 
 // LayerStats summarises one layer of one replicate.
@@ -123,12 +126,13 @@ type evalPoint struct {
 
 // repAcc collects one variant while the file is read.
 type repAcc struct {
-	series []seriesAcc // layer*NumProbes + probe
-	ratios [][]float32 // per layer: dx_var/dy_var
-	meanR  []float64   // per layer: max |dx_mean|/√dx_var
-	train  []float32   // finite train losses, in step order
-	vals   []evalPoint
-	ranks  []rankPoint // every spectrum's effective rank, in step order
+	series     []seriesAcc // layer*NumProbes + probe
+	ratios     [][]float32 // per layer: dx_var/dy_var
+	meanR      []float64   // per layer: max |dx_mean|/√dx_var
+	train      []float32   // finite train losses, in step order
+	trainSteps stepSeq     // their steps (the figures' x)
+	vals       []evalPoint
+	ranks      []rankPoint // every spectrum's effective rank, in step order
 }
 
 func parseSeed(s string) int64 {
@@ -170,6 +174,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Tally.Step
 	rep.RankMove = rankMove(a.ranks, steps)
+	rep.Curves = a.curves() // before summarise reorders the values
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for l := 0; l < nl; l++ {
