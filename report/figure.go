@@ -115,42 +115,61 @@ func groupLabel(g *Group, multiModel bool) string {
 }
 
 // probeSeries draws probe p of the first norm layer of each of the
-// group's seeds: one line per seed in the group's colour, the legend on
-// the first.
+// group's seeds: one line per seed in the group's colour.
 func probeSeries(g *Group, p probes.Probe, color int, multiModel bool) []Series {
-	var out []Series
-	for i, r := range g.Reps {
-		if r.Curves == nil || len(r.Curves.First[p]) == 0 {
-			continue
+	var raw [][]XY
+	for _, r := range g.Reps {
+		if r.Curves != nil && len(r.Curves.First[p]) > 0 {
+			raw = append(raw, r.Curves.First[p])
 		}
-		s := Series{Kind: Line, Color: color, Points: xyOf(r.Curves.First[p])}
-		if i == 0 || len(out) == 0 {
-			s.Label = groupLabel(g, multiModel)
-		}
-		out = append(out, s)
 	}
-	return out
+	return seedLines(groupLabel(g, multiModel), color, raw, nil)
 }
 
 // trainSeries draws a group's train loss: each seed's recorded values
 // faint, the smoothed loss (mean over seeds) as a line, and the band of
 // ± one sd over seeds where there are several.
 func trainSeries(g *Group, color int, multiModel bool) []Series {
-	var out []Series
-	var smooth [][]XY
+	var raw, smooth [][]XY
 	for _, r := range g.Reps {
-		if r.Curves == nil || len(r.Curves.Train) == 0 {
-			continue
+		if r.Curves != nil && len(r.Curves.Train) > 0 {
+			raw, smooth = append(raw, r.Curves.Train), append(smooth, r.Curves.TrainSmooth)
 		}
-		out = append(out, Series{Kind: Faint, Color: color, Points: xyOf(r.Curves.Train)})
-		smooth = append(smooth, r.Curves.TrainSmooth)
 	}
-	mean, lo, hi := band(smooth)
+	return seedLines(groupLabel(g, multiModel), color, raw, smooth)
+}
+
+// seedLines draws one group's seeds: without smoothed curves, each seed's
+// raw curve as a line (the legend on the first); with them, each raw curve
+// faint under the mean of the smoothed ones, with its ± sd band when there
+// are several seeds.
+func seedLines(label string, color int, raw, smooth [][]XY) []Series {
+	var out []Series
+	if smooth == nil {
+		for _, c := range raw {
+			out = append(out, Series{Kind: Line, Color: color, Points: xyOf(c)})
+		}
+		if len(out) > 0 {
+			out[0].Label = label
+		}
+		return out
+	}
+	for _, c := range raw {
+		out = append(out, Series{Kind: Faint, Color: color, Points: xyOf(c)})
+	}
+	return append(out, meanBand(label, color, smooth)...)
+}
+
+// meanBand draws the mean over seeds of curves as a line, with its ± sd
+// band when there are several.
+func meanBand(label string, color int, curves [][]XY) []Series {
+	var out []Series
+	mean, lo, hi := band(curves)
 	if lo != nil {
 		out = append(out, Series{Kind: Band, Color: color, Points: xyOf(mean), Lo: lo, Hi: hi})
 	}
 	if len(mean) > 0 {
-		out = append(out, Series{Label: groupLabel(g, multiModel), Kind: Line, Color: color, Points: xyOf(mean)})
+		out = append(out, Series{Label: label, Kind: Line, Color: color, Points: xyOf(mean)})
 	}
 	return out
 }
@@ -159,12 +178,20 @@ func trainSeries(g *Group, color int, multiModel bool) []Series {
 // metric or gap): at each evaluated step the mean over the seeds evaluated
 // there, with ± one sd as error bars when several were.
 func evalSeries(g *Group, color int, label string, val func(EvalXY) float64) []Series {
-	at := map[int][]float64{}
+	var evals [][]EvalXY
 	for _, r := range g.Reps {
-		if r.Curves == nil {
-			continue
+		if r.Curves != nil {
+			evals = append(evals, r.Curves.Val)
 		}
-		for _, e := range r.Curves.Val {
+	}
+	return evalMarkers(evals, color, label, val)
+}
+
+// evalMarkers is evalSeries over the seeds' evaluations.
+func evalMarkers(evals [][]EvalXY, color int, label string, val func(EvalXY) float64) []Series {
+	at := map[int][]float64{}
+	for _, ev := range evals {
+		for _, e := range ev {
 			if v := val(e); !math.IsNaN(v) && !math.IsInf(v, 0) {
 				at[e.Step] = append(at[e.Step], v)
 			}

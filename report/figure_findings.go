@@ -228,24 +228,20 @@ func (r *Report) spectrumFigure(models []string) *Figure {
 func spectrumSeries(g *Group, color int, multiModel bool) []Series {
 	var curves [][]XY
 	for _, r := range g.Reps {
-		if r.Spectrum == nil {
-			continue
+		if r.Spectrum != nil {
+			curves = append(curves, spectrumXY(r.Spectrum))
 		}
-		c := make([]XY, len(r.Spectrum.Sigma))
-		for k, s := range r.Spectrum.Sigma {
-			c[k] = XY{float64(k + 1), s}
-		}
-		curves = append(curves, c)
 	}
-	mean, lo, hi := band(curves)
-	var out []Series
-	if lo != nil {
-		out = append(out, Series{Kind: Band, Color: color, Points: xyOf(mean), Lo: lo, Hi: hi})
+	return meanBand(groupLabel(g, multiModel), color, curves)
+}
+
+// spectrumXY is a spectrum as (k, σ_k/σ_1), k from 1.
+func spectrumXY(s *probes.Spectrum) []XY {
+	c := make([]XY, len(s.Sigma))
+	for k, v := range s.Sigma {
+		c[k] = XY{float64(k + 1), v}
 	}
-	if len(mean) > 0 {
-		out = append(out, Series{Label: groupLabel(g, multiModel), Kind: Line, Color: color, Points: xyOf(mean)})
-	}
-	return out
+	return c
 }
 
 // fallbackFigure: the loss curves of the model a finding was judged on
