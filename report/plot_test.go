@@ -197,7 +197,7 @@ func TestPlotBadRequests(t *testing.T) {
 		{[]string{path, mlpPath}, PlotRequest{Series: "g_var"}, []string{"transformer", "mlp"}},
 		{[]string{path, cnn}, PlotRequest{Series: SeriesValMetric}, []string{"bpc", "accuracy"}},
 		{[]string{cnn}, PlotRequest{Series: "g_psi2"}, []string{"no values", "recorded there: ", "rdist_var"}},
-		{[]string{cnn}, PlotRequest{Series: SeriesSpectrum}, []string{"no values"}},
+		{[]string{cnn}, PlotRequest{Series: SeriesSpectrum}, []string{"spectrum", "none recorded"}},
 	} {
 		_, err := PlotFigure(tc.paths, tc.req)
 		var bad *BadRequest
