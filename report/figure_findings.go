@@ -126,7 +126,7 @@ func (r *Report) overfitFigure(models []string) *Figure {
 func (r *Report) probeGrid(fig *Figure, sides []side, rows [][]probes.Probe) {
 	fig.Cols = len(sides)
 	for _, row := range rows {
-		var ps []*Panel
+		ps := make([]*Panel, 0, len(sides))
 		for i, s := range sides {
 			p := row[i]
 			pa := s.probe(p)
@@ -136,10 +136,12 @@ func (r *Report) probeGrid(fig *Figure, sides []side, rows [][]probes.Probe) {
 				panel.VLines = []float64{pa.Window.Mean}
 			}
 			panel.logSafe()
-			fig.Panels = append(fig.Panels, panel)
-			ps = append(ps, &fig.Panels[len(fig.Panels)-1])
+			ps = append(ps, &panel)
 		}
 		shareY(ps)
+		for _, p := range ps {
+			fig.Panels = append(fig.Panels, *p)
+		}
 	}
 }
 
