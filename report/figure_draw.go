@@ -158,7 +158,7 @@ func (p *Panel) plot() (*plot.Plot, error) {
 	pl.Add(plotter.NewGrid())
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
-		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		pl.Y.Tick.Marker = logTicker{}
 	}
 	// Bands first, then faint lines, then lines and markers on top.
 	for _, kind := range []SeriesKind{Band, Faint, Line, Markers} {
@@ -178,7 +178,7 @@ func (p *Panel) plot() (*plot.Plot, error) {
 		pl.Y.Min = math.SmallestNonzeroFloat64
 	}
 	for _, x := range p.VLines {
-		if x < pl.X.Min || x > pl.X.Max || !(pl.Y.Max > pl.Y.Min) {
+		if !(x >= pl.X.Min && x <= pl.X.Max) || !(pl.Y.Max > pl.Y.Min) {
 			continue
 		}
 		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: pl.Y.Min}, {X: x, Y: pl.Y.Max}})
@@ -262,4 +262,24 @@ func addSeries(pl *plot.Plot, s Series) error {
 		}
 	}
 	return nil
+}
+
+// logTicker labels powers of ten (LogTicks, one significant digit, so
+// 1e-4 does not print as 9.999999999999999e-05); a range inside one decade
+// has fewer than two such labels, and takes gonum's default ticks, which
+// the log scale then places.
+type logTicker struct{}
+
+func (logTicker) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: 1}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 2 {
+		return ticks
+	}
+	return plot.DefaultTicks{}.Ticks(lo, hi)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/normtop/normtop/probes"
@@ -132,8 +133,8 @@ func (r *Report) probeGrid(fig *Figure, sides []side, rows [][]probes.Probe) {
 			pa := s.probe(p)
 			panel := Panel{Title: s.label() + " " + s.layerName() + ": " + p.String(), XLabel: "step", YLabel: p.String(), LogY: p.Magnitude()}
 			panel.Series = probeSeries(s.g, p, r.colorOf(s.g), r.MultiModel)
-			if pa.Skipped > 0 {
-				panel.VLines = []float64{pa.Window.Mean}
+			if w := pa.Window.Mean; pa.Skipped > 0 && !math.IsNaN(w) {
+				panel.VLines = []float64{w}
 			}
 			panel.logSafe()
 			ps = append(ps, &panel)

@@ -137,7 +137,8 @@ func (r *Report) htmlFindings(bw *bufio.Writer) error {
 func writeHTMLFigure(bw *bufio.Writer, f *Figure, id string) error {
 	bw.WriteString("<figure id=\"" + esc(id) + "\">\n")
 	if len(f.Panels) == 0 {
-		bw.WriteString("<p class=\"nofig\">" + esc(f.Title) + ": " + esc(f.Empty) + "</p>\n")
+		bw.WriteString("<p class=\"nofig\">No figure: " + esc(f.Empty) + ".</p>\n</figure>\n")
+		return nil
 	} else {
 		svg, err := f.SVG()
 		if err != nil {
@@ -205,7 +206,7 @@ p, li { max-width: 80em; }
 .judged, figcaption, .nofig { color: var(--muted); font-size: 0.92em; }
 figure { margin: 1em 0; }
 .svg { background: var(--card); border: 1px solid var(--rule); border-radius: 4px; padding: 4px; }
-.svg svg { display: block; width: 100%; height: auto; }
+.svg svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 .finding { border-left: 3px solid var(--rule); padding-left: 1em; margin: 1.5em 0 2.2em; }
 .numbers { font-size: 0.9em; font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; }
 .numbers li { margin: 0.15em 0; }
