@@ -50,7 +50,8 @@ const (
 func (f *Figure) Size() (w, h vg.Length) {
 	cols := max(1, f.Cols)
 	rows := max(1, (len(f.Panels)+cols-1)/cols)
-	return vg.Length(cols) * panelW, vg.Length(rows) * panelH
+	_, lw := f.legend()
+	return vg.Length(cols)*panelW + lw, vg.Length(rows) * panelH
 }
 
 // Formats are the file formats Write knows, by extension.
@@ -107,6 +108,14 @@ func (f *Figure) Draw(dc draw.Canvas) error {
 			}
 		}
 	}
+	// One legend for the figure, right of the panels: a variant has one
+	// colour on all of them, and a legend inside a panel hides data.
+	if leg, lw := f.legend(); lw > 0 {
+		lc := dc
+		lc.Min.X = dc.Max.X - lw
+		dc.Max.X -= lw
+		leg.Draw(lc)
+	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
 	canvases := plot.Align(grid, tiles, dc)
@@ -152,9 +161,6 @@ func (p *Panel) plot() (*plot.Plot, error) {
 		a.Label.TextStyle.Font = textFont(8)
 		a.Tick.Label.Font = textFont(7)
 	}
-	pl.Legend.TextStyle.Font = textFont(7)
-	pl.Legend.Top = true
-	pl.Legend.ThumbnailWidth = 0.4 * vg.Centimeter
 	pl.Add(plotter.NewGrid())
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
@@ -224,22 +230,14 @@ func addSeries(pl *plot.Plot, s Series) error {
 		if err != nil {
 			return err
 		}
-		l.LineStyle.Color, l.LineStyle.Width = colorAt(s.Color, 0xff), vg.Points(1.1)
-		if s.Kind == Faint {
-			l.LineStyle.Color, l.LineStyle.Width = colorAt(s.Color, 0x50), vg.Points(0.5)
-		}
+		l.LineStyle = lineStyle(s)
 		pl.Add(l)
-		if s.Label != "" {
-			pl.Legend.Add(s.Label, l)
-		}
 	case Markers:
 		sc, err := plotter.NewScatter(xys(s.Points))
 		if err != nil {
 			return err
 		}
-		sc.GlyphStyle.Color = colorAt(s.Color, 0xff)
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(2)
+		sc.GlyphStyle = glyphStyle(s)
 		pl.Add(sc)
 		if s.Lo != nil {
 			errs := make(plotter.YErrors, len(s.Points))
@@ -256,9 +254,6 @@ func addSeries(pl *plot.Plot, s Series) error {
 			eb.LineStyle.Color = colorAt(s.Color, 0xff)
 			eb.CapWidth = vg.Points(3)
 			pl.Add(eb)
-		}
-		if s.Label != "" {
-			pl.Legend.Add(s.Label, sc)
 		}
 	}
 	return nil
@@ -282,4 +277,58 @@ func (logTicker) Ticks(lo, hi float64) []plot.Tick {
 		return ticks
 	}
 	return plot.DefaultTicks{}.Ticks(lo, hi)
+}
+
+// cycle is how many times the palette has come round for a colour index:
+// past the palette, lines are dashed and markers square.
+func cycle(color int) int { return (color / len(palette)) % 2 }
+
+func lineStyle(s Series) draw.LineStyle {
+	ls := draw.LineStyle{Color: colorAt(s.Color, 0xff), Width: vg.Points(1.1)}
+	if s.Kind == Faint {
+		ls.Color, ls.Width = colorAt(s.Color, 0x50), vg.Points(0.5)
+	}
+	if cycle(s.Color) == 1 {
+		ls.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	return ls
+}
+
+func glyphStyle(s Series) draw.GlyphStyle {
+	gs := draw.GlyphStyle{Color: colorAt(s.Color, 0xff), Shape: draw.CircleGlyph{}, Radius: vg.Points(2)}
+	if cycle(s.Color) == 1 {
+		gs.Shape = draw.BoxGlyph{}
+	}
+	return gs
+}
+
+// legend is the figure's legend (each labelled series once, in panel
+// order) and the width it takes right of the panels (0 without entries).
+func (f *Figure) legend() (plot.Legend, vg.Length) {
+	leg := plot.NewLegend()
+	leg.TextStyle.Font = textFont(7)
+	leg.Top, leg.Left = true, true
+	leg.ThumbnailWidth = 0.5 * vg.Centimeter
+	leg.YOffs = -vg.Millimeter * 4
+	leg.XOffs = vg.Millimeter * 2
+	seen := map[string]bool{}
+	var widest vg.Length
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			if s.Label == "" || seen[s.Label] {
+				continue
+			}
+			seen[s.Label] = true
+			if s.Kind == Markers {
+				leg.Add(s.Label, &plotter.Scatter{GlyphStyle: glyphStyle(s)})
+			} else {
+				leg.Add(s.Label, &plotter.Line{LineStyle: lineStyle(s)})
+			}
+			widest = max(widest, leg.TextStyle.Width(s.Label))
+		}
+	}
+	if len(seen) == 0 {
+		return leg, 0
+	}
+	return leg, widest + leg.ThumbnailWidth + vg.Millimeter*6
 }
