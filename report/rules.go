@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/normtop/normtop/probes"
@@ -182,48 +181,4 @@ func stepTrend(vals []float32, steps *stepSeq, from int, q quarters) float64 {
 		return math.NaN()
 	}
 	return ratio(l, median(first))
-}
-
-// outlierSteps returns the steps of the outliers among vals[from:]: a value
-// over OutlierFactor × the median of the judged values (index ≥ from) at the
-// previous OutlierSteps steps, [s − OutlierSteps, s − 1]. A value with no
-// judged value before it in that range, or whose median is 0 (a shadow
-// distance's first value, γ − 1 at init: "10× 0" would make every positive
-// value an outlier), is not judged. The window is kept
-// sorted, so each value costs a binary search and a shift of at most
-// OutlierSteps values.
-func outlierSteps(vals []float32, steps *stepSeq, from int) []int {
-	var out []int
-	win := make([]float32, 0, OutlierSteps)
-	oldest := from
-	for i := from; i < len(vals); i++ {
-		s := steps.at(i)
-		for oldest < i && steps.at(oldest) < s-OutlierSteps {
-			win = removeSorted(win, vals[oldest])
-			oldest++
-		}
-		if n := len(win); n > 0 {
-			med := float64(win[(n-1)/2])
-			if n%2 == 0 {
-				med = (med + float64(win[n/2])) / 2
-			}
-			if med > 0 && float64(vals[i]) > OutlierFactor*med {
-				out = append(out, s)
-			}
-		}
-		win = insertSorted(win, vals[i])
-	}
-	return out
-}
-
-func insertSorted(a []float32, v float32) []float32 {
-	k, _ := slices.BinarySearch(a, v)
-	return slices.Insert(a, k, v)
-}
-
-func removeSorted(a []float32, v float32) []float32 {
-	if k, found := slices.BinarySearch(a, v); found {
-		return slices.Delete(a, k, k+1)
-	}
-	return a
 }
