@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/normtop/normtop/report"
 )
@@ -31,10 +33,35 @@ func runPlot(args []string, st streams) error {
 	case err != nil:
 		return dataError(err)
 	}
-	return writeFileAtomic(o.out, func(w io.Writer) error {
+	write := func(w io.Writer) error {
 		if err := fig.Write(w, o.format, 0, 0); err != nil {
 			return fmt.Errorf("--out %s: %w", o.out, err)
 		}
 		return nil
-	})
+	}
+	// A device or a FIFO (/dev/stdout, a pipe another process reads) is
+	// written in place, never replaced by a rename; a file is written
+	// whole or not at all.
+	if fi, err := os.Stat(o.out); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(o.out, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, unwrapPathErr(err))
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return writeFileAtomic(o.out, write)
+}
+
+// unwrapPathErr drops a PathError's operation and file name (the message
+// names --out already).
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

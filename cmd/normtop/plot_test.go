@@ -95,3 +95,27 @@ func TestPlotBadInput(t *testing.T) {
 	res := normtop(t, dir, "plot", filepath.Join(dir, "missing.ntr"), "--probe", "dist_mu", "--out", out)
 	checkOneLine(t, "plot of a missing file", res, exitData, "missing.ntr")
 }
+
+// A FIFO as --out is written in place, not replaced by a rename.
+func TestPlotToFIFO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.ntr")
+	writeRun(t, path, 20, false)
+	fifo := filepath.Join(dir, "fig.svg")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	res := normtop(t, dir, "plot", path, "--probe", "train_loss", "--out", fifo)
+	b := <-got
+	if res.code != 0 || !strings.Contains(string(b), "</svg>") {
+		t.Fatalf("plot to a FIFO: exit %d %s, read %d bytes", res.code, res.stderr, len(b))
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+	}
+}
