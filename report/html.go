@@ -18,7 +18,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n" +
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n" +
-		"<meta name=\"color-scheme\" content=\"light dark\"/>\n<title>normtop report</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n")
+		"<meta name=\"color-scheme\" content=\"light dark\"/>\n<title>" + esc(r.pageTitle()) + "</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n")
 	bw.WriteString("<h1>normtop report</h1>\n")
 	secs := r.sections()
 	r.htmlContents(bw, secs)
@@ -40,6 +40,15 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	bw.WriteString("</body>\n</html>\n")
 	return bw.Flush()
+}
+
+// pageTitle names the runs: "normtop report: RUNID, RUNID".
+func (r *Report) pageTitle() string {
+	ids := make([]string, 0, len(r.Runs))
+	for _, run := range r.Runs {
+		ids = append(ids, run.Meta.RunID)
+	}
+	return "normtop report: " + strings.Join(ids, ", ")
 }
 
 func itoa(i int) string {

@@ -102,3 +102,39 @@ func TestHTMLEveryFindingHasFigure(t *testing.T) {
 		}
 	}
 }
+
+// Names from the run file (data, layers, variant specs) are text, never
+// markup, in the tables and in the figures' SVG.
+func TestHTMLEscapesRunNames(t *testing.T) {
+	fx := cnnFixture()
+	fx.meta.Data = `<script>alert("x")</script> & co`
+	fx.meta.Layers = []string{`conv1<b>"'&`, "fc1"}
+	fx.meta.Config["data"] = fx.meta.Data
+	for i := range fx.meta.Variants {
+		fx.meta.Variants[i].Spec = `batchnorm:momentum=0.1,x=<i>`
+	}
+	path := fx.write(t, t.TempDir(), "odd.ntr")
+	r, err := Build([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script") || strings.Contains(page, "conv1<b>") || strings.Contains(page, "x=<i>") || !strings.Contains(page, "conv1&lt;b&gt;") {
+		t.Error("a run file's name became markup")
+	}
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Strict = true
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+	}
+}
