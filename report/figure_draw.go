@@ -152,14 +152,14 @@ func textFont(size vg.Length) font.Font {
 func (p *Panel) plot() (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
-	pl.Title.TextStyle.Font = textFont(9)
+	pl.Title.TextStyle.Font = textFont(10)
 	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
 	if p.Note != "" {
 		pl.X.Label.Text += " (" + p.Note + ")"
 	}
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
-		a.Label.TextStyle.Font = textFont(8)
-		a.Tick.Label.Font = textFont(7)
+		a.Label.TextStyle.Font = textFont(9)
+		a.Tick.Label.Font = textFont(8)
 	}
 	pl.Add(plotter.NewGrid())
 	if p.LogY {
@@ -306,7 +306,7 @@ func glyphStyle(s Series) draw.GlyphStyle {
 // order) and the width it takes right of the panels (0 without entries).
 func (f *Figure) legend() (plot.Legend, vg.Length) {
 	leg := plot.NewLegend()
-	leg.TextStyle.Font = textFont(7)
+	leg.TextStyle.Font = textFont(8)
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = 0.5 * vg.Centimeter
 	leg.YOffs = -vg.Millimeter * 4
