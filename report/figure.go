@@ -57,8 +57,9 @@ type Series struct {
 // xyOf copies a replicate curve (the figures must not alias it).
 func xyOf(c []XY) []XY { return append([]XY(nil), c...) }
 
-// logSafe drops the points a log axis cannot show (y ≤ 0) from the
-// panel's series and says how many went in the panel's note.
+// logSafe drops the points a log axis cannot show (y ≤ 0, or a band or
+// error bar reaching to ≤ 0) from the panel's series and says in the
+// panel's note how many values went (band points are not counted).
 func (p *Panel) logSafe() {
 	if !p.LogY {
 		return
@@ -70,7 +71,9 @@ func (p *Panel) logSafe() {
 		var lo, hi []float64
 		for i, pt := range s.Points {
 			if !(pt.Y > 0) || (s.Lo != nil && !(s.Lo[i] > 0)) {
-				dropped++
+				if s.Kind != Band { // a band's lower edge is not a recorded value
+					dropped++
+				}
 				continue
 			}
 			keep = append(keep, pt)

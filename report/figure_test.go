@@ -228,3 +228,18 @@ func TestBand(t *testing.T) {
 		}
 	}
 }
+
+// logSafe drops what a log axis cannot show and counts the values.
+func TestLogSafe(t *testing.T) {
+	p := Panel{LogY: true, Series: []Series{
+		{Kind: Line, Points: []XY{{1, 1}, {2, 0}, {3, -1}, {4, 2}}},
+		{Kind: Band, Points: []XY{{1, 1}, {2, 1}}, Lo: []float64{0.5, -1}, Hi: []float64{2, 3}},
+	}}
+	p.logSafe()
+	if !equalXY(p.Series[0].Points, []XY{{1, 1}, {4, 2}}) || len(p.Series[1].Points) != 1 || p.Series[1].Lo[0] != 0.5 {
+		t.Errorf("kept %v and %v %v", p.Series[0].Points, p.Series[1].Points, p.Series[1].Lo)
+	}
+	if p.Note != "2 value(s) ≤ 0 not shown on the log axis" {
+		t.Errorf("note %q", p.Note)
+	}
+}
