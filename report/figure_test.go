@@ -243,3 +243,31 @@ func TestLogSafe(t *testing.T) {
 		t.Errorf("note %q", p.Note)
 	}
 }
+
+// A file read in parts keeps the same curves as one read whole (the train
+// steps are joined in step order like the values).
+func TestCurvesInParts(t *testing.T) {
+	old := minPartSteps
+	minPartSteps = 7
+	defer func() { minPartSteps = old }()
+	path := paperFixture().write(t, t.TempDir(), "tf.ntr")
+	whole, err := readParts(path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := readParts(path, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range whole.Reps {
+		a, b := whole.Reps[v].Curves, parts.Reps[v].Curves
+		if !equalXY(a.Train, b.Train) || !equalXY(a.TrainSmooth, b.TrainSmooth) || !slices.Equal(a.Val, b.Val) {
+			t.Errorf("variant %d: losses differ read in parts", v)
+		}
+		for p := range a.First {
+			if !equalXY(a.First[p], b.First[p]) {
+				t.Errorf("variant %d %s: differs read in parts", v, probes.Probe(p))
+			}
+		}
+	}
+}
