@@ -126,13 +126,15 @@ type evalPoint struct {
 
 // repAcc collects one variant while the file is read.
 type repAcc struct {
-	series     []seriesAcc // layer*NumProbes + probe
-	ratios     [][]float32 // per layer: dx_var/dy_var
-	meanR      []float64   // per layer: max |dx_mean|/√dx_var
-	train      []float32   // finite train losses, in step order
-	trainSteps stepSeq     // their steps (the figures' x)
-	vals       []evalPoint
-	ranks      []rankPoint // every spectrum's effective rank, in step order
+	series []seriesAcc // layer*NumProbes + probe
+	ratios [][]float32 // per layer: dx_var/dy_var
+	meanR  []float64   // per layer: max |dx_mean|/√dx_var
+	train  []float32   // finite train losses, in step order
+	vals   []evalPoint
+	ranks  []rankPoint // every spectrum's effective rank, in step order
+
+	// trainSteps are the steps of train (the figures' x).
+	trainSteps stepSeq
 }
 
 func parseSeed(s string) int64 {
