@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,11 +18,14 @@ import (
 	"github.com/normtop/normtop/record"
 )
 
-// benchFileSize is 1 GiB with NORMTOP_BIG=1, else 64 MiB, so that
+// benchFileSize is NORMTOP_BENCH_MB MiB when set, 1 GiB with NORMTOP_BIG=1, else 64 MiB, so that
 // `go test -bench .` stays quick. NORMTOP_BENCH_DIR picks where the file is
 // written (default: the temporary directory); a file of the right size
 // left there by an earlier run is reused.
 func benchFileSize() int64 {
+	if mb, err := strconv.Atoi(os.Getenv("NORMTOP_BENCH_MB")); err == nil && mb > 0 {
+		return int64(mb) << 20
+	}
 	if os.Getenv("NORMTOP_BIG") == "1" {
 		return 1 << 30
 	}

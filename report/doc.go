@@ -30,7 +30,14 @@
 //	text.go, markdown.go, json.go   the three formats
 //	collected.go findings gathered from several reports (normtop findings)
 //	format.go    number formatting
+//	curve.go     the series figures draw, thinned while the file is read (spikes kept)
+//	figure.go    a figure as data: panels, axes, series of (x, y); the seed lines and bands
+//	figure_findings.go  each finding's figure (PowerNorm Figs. 2-4, 6; Xu et al.'s curves)
+//	figure_draw.go      a Figure drawn with gonum.org/v1/plot as SVG, PNG or PDF
+//	html.go      the self-contained HTML page (inline SVG and CSS)
+//	plot.go, plot_figure.go  normtop plot: one recorded series of several files, one chart
 //
-// It depends on probes (the Frame vocabulary, Tally, Warmup) and record (the
-// reader); nothing depends on it but cmd/normtop.
+// It depends on probes (the Frame vocabulary, Tally, Warmup), record (the
+// reader) and gonum.org/v1/plot (no gorgonia); nothing depends on it but
+// cmd/normtop.
 package report

@@ -60,6 +60,9 @@ type Replicate struct {
 	Step1 []probes.LayerValues
 
 	Layers []LayerStats // one per RunMeta.Layers entry
+
+	// Curves are the series the figures draw (figure.go), thinned.
+	Curves *Curves
 }
 
 // LayerStats summarises one layer of one replicate.
@@ -141,6 +144,9 @@ type repAcc struct {
 	vals   []evalPoint
 	step1  []probes.LayerValues // the layers of the step-1 Frame
 	ranks  []rankPoint          // every spectrum's effective rank, in step order
+
+	// trainSteps are the steps of train (the figures' x).
+	trainSteps stepSeq
 }
 
 func parseSeed(s string) int64 {
@@ -184,6 +190,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Tally.Step
 	rep.RankMove = rankMove(a.ranks, steps)
+	rep.Curves = a.curves() // before summarise reorders the values
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for l := 0; l < nl; l++ {

@@ -235,6 +235,7 @@ func (p *part) add(f *probes.Frame) {
 	a := &p.accs[f.Variant]
 	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
 		a.train = append(a.train, float32(f.TrainLoss))
+		a.trainSteps.add(f.Step)
 	}
 	for _, e := range f.Eval {
 		if probes.Split(e.Split) == probes.SplitVal {
@@ -313,6 +314,7 @@ func joinVariant(ps []*part, v, nl int) *repAcc {
 			out.step1 = p.accs[v].step1
 		}
 		out.train = append(out.train, p.accs[v].train...)
+		out.trainSteps.appendSeq(&p.accs[v].trainSteps)
 		out.vals = append(out.vals, p.accs[v].vals...)
 		out.ranks = append(out.ranks, p.accs[v].ranks...)
 		p.accs[v] = repAcc{}

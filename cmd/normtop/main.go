@@ -37,6 +37,7 @@ Usage:
   normtop replay FILE [flags]    the dashboard (or log lines) from a run file; --follow for a live one
   normtop export FILE [flags]    a run file as CSV, JSON Lines or a Markdown table
   normtop report FILE... [flags] per-variant summaries over seeds and the papers' findings
+  normtop plot FILE... [flags]   one chart (SVG, PNG, PDF) of a probe, loss or spectrum, runs overlaid
   normtop findings [flags]       train every run FINDINGS.md's claims need, then their report
   normtop variants               the normalization variants and their options
   normtop version                version and build
@@ -74,6 +75,8 @@ func run(args []string, st streams) (err error) {
 		return runReport(rest, st)
 	case "findings":
 		return runFindings(rest, st)
+	case "plot":
+		return runPlot(rest, st)
 	case "variants":
 		return runVariants(rest, st)
 	case "version", "--version":
@@ -85,7 +88,7 @@ func run(args []string, st streams) (err error) {
 		fmt.Fprint(st.out, mainHelp)
 		return nil
 	}
-	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, findings, variants, version)", cmd)
+	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, plot, findings, variants, version)", cmd)
 }
 
 func isHelpFlag(s string) bool {

@@ -162,7 +162,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"export", "a.ntr", "--format", "xls"}, []string{`--format "xls"`, "csv, jsonl or md"}},
 		{[]string{"export"}, []string{"export needs a run file"}},
 		{[]string{"report"}, []string{"report needs one or more run files"}},
-		{[]string{"report", "a.ntr", "--format", "html"}, []string{`--format "html"`, "text, md or json"}},
+		{[]string{"report", "a.ntr", "--format", "pdf"}, []string{`--format "pdf"`, "text, md, json or html"}},
 		{[]string{"report", "a.ntr", "--seeds", "1"}, []string{"unknown flag --seeds", "normtop report --help"}},
 		{[]string{"variants", "x"}, []string{`got "x"`}},
 		{[]string{"version", "--short"}, []string{"unknown flag --short"}},

@@ -18,7 +18,7 @@ type reportOptions struct {
 func newReportFlags() (*flag.FlagSet, *reportOptions) {
 	o := &reportOptions{format: "text"}
 	fs := newFlagSet("report")
-	fs.StringVar(&o.format, "format", o.format, "text | md | json")
+	fs.StringVar(&o.format, "format", o.format, "text | md | json | html (one self-contained page with figures; use with --out)")
 	fs.StringVar(&o.out, "out", "", "file to write (default: stdout)")
 	return fs, o
 }
@@ -28,6 +28,7 @@ var reportWriters = map[string]func(*report.Report, io.Writer) error{
 	"text": (*report.Report).WriteText,
 	"md":   (*report.Report).WriteMarkdown,
 	"json": (*report.Report).WriteJSON,
+	"html": (*report.Report).WriteHTML,
 }
 
 func parseReport(args []string) (*reportOptions, error) {
@@ -40,7 +41,7 @@ func parseReport(args []string) (*reportOptions, error) {
 	case len(pos) == 0:
 		return nil, usageErrorf(reportHelpHint, "report needs one or more run files (e.g. normtop report runs/latest)")
 	case reportWriters[o.format] == nil:
-		return nil, usageErrorf(reportHelpHint, "--format %q: want text, md or json", o.format)
+		return nil, usageErrorf(reportHelpHint, "--format %q: want text, md, json or html", o.format)
 	}
 	o.paths = pos
 	return o, nil
@@ -58,7 +59,10 @@ of the previous 100 steps) per 1,000 steps, their persistence and the trend
 and σ_k/σ_1 at k = d/4, d/2; the Theorem-1 checks the probes allow. Then
 the Findings, by the rules of FINDINGS.md: each paper claim, its
 sub-claims with their numbers, and a verdict (supported, not supported,
-within seed noise, not measurable with this model/run).
+within seed noise, not measurable with this model/run). --format html
+writes one self-contained page (inline SVG, no script, no URL) with each
+finding's figure drawn from the runs above its numbers and verdict, and
+the loss curves per model; normtop plot draws one chart of any series.
 
 Files must be runs of one model on one data set, except that cnn and
 resnet runs may sit next to transformer runs (PowerNorm's Fig. 2 compares
@@ -68,6 +72,7 @@ Examples:
   normtop report runs/latest
   normtop report runs/t-seeds.ntr runs/c-seeds.ntr --format md --out findings.md
   normtop report runs/a.ntr runs/b.ntr --format json | jq '.findings[] | {id, verdict}'
+  normtop report runs/t-seeds.ntr runs/c-seeds.ntr --format html --out report.html
 
 Flags:
 `
