@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // Collected is findings gathered from several reports (one per claim, each
@@ -15,16 +16,19 @@ type Collected struct {
 	Sources  []string  `json:"sources"`
 }
 
-// Add appends the finding id of r, naming its source.
+// Add appends the finding id of r (or its parts, id-a, id-b, ...), naming
+// its source; false when r has none.
 func (c *Collected) Add(r *Report, id, source string) bool {
+	found := false
 	for _, f := range r.Findings {
-		if f.ID == id {
+		// a claim judged in parts ("vi" as "vi-a" and "vi-b") adds each part
+		if f.ID == id || strings.HasPrefix(f.ID, id+"-") {
 			c.Findings = append(c.Findings, f)
 			c.Sources = append(c.Sources, source)
-			return true
+			found = true
 		}
 	}
-	return false
+	return found
 }
 
 // WriteText writes the findings as the text report's Findings section.
