@@ -18,6 +18,18 @@ const (
 	CumulativeMomentum = "cumulative"
 )
 
+// EmbeddingWidth is d of the embedding matrix whose spectrum the run
+// records: the model width of normtop's own runs (d_model), or what a
+// PyTorch stream's header says (embedding_d); 0 when neither says.
+func (m RunMeta) EmbeddingWidth() int {
+	for _, k := range []string{"d_model", "embedding_d"} {
+		if d, err := strconv.Atoi(m.Config[k]); err == nil && d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
 // LayerKind is what the run header says of a layer's kind ("batchnorm",
 // "layernorm", "groupnorm", "rmsnorm"), or "" when it says nothing (every
 // run of normtop's own trainer: there the variant spec says it).

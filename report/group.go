@@ -118,7 +118,7 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 			if g == nil {
 				g = &Group{Model: m.Model, Spec: spec, Setup: setup, Name: vm.Name, Metric: m.MetricKind(),
 					Layers: m.Layers, Warmup: rep.Warmup}
-				g.D, _ = strconv.Atoi(m.Config["d_model"])
+				g.D = m.EmbeddingWidth()
 				groups = append(groups, g)
 			}
 			for _, o := range g.Reps {

@@ -33,8 +33,11 @@ type Replicate struct {
 	Run     *Run
 	Variant int
 	Seed    int64
-	Warmup  probes.Warmup
-	Tally   probes.VariantTally
+	Warmup  probes.Warmup // the variant spec's window
+	// LayerWarmup is each layer's window: the spec's, or what the header
+	// says of the layer (probes.RunMeta.LayerWarmup); nil: Warmup for all.
+	LayerWarmup []probes.Warmup
+	Tally       probes.VariantTally
 
 	FinalVal     float64 // metric of the last val evaluation
 	BestVal      float64 // best metric over the val evaluations
@@ -149,6 +152,14 @@ type repAcc struct {
 	trainSteps stepSeq
 }
 
+// layerWarmup is layer l's warm-up window.
+func (rep *Replicate) layerWarmup(l int) probes.Warmup {
+	if l < len(rep.LayerWarmup) {
+		return rep.LayerWarmup[l]
+	}
+	return rep.Warmup
+}
+
 func parseSeed(s string) int64 {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -201,7 +212,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 			ls.MeanRatioMax = math.NaN()
 		}
 		layer := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
-		windows := startupWindows(layer, rep.Warmup, steps)
+		windows := startupWindows(layer, rep.layerWarmup(l), steps)
 		for p := range layer {
 			s, ps, pr := &layer[p], &ls.Probes[p], probes.Probe(p)
 			wg.Add(1)

@@ -39,18 +39,27 @@ func readParts(path string, parts int) (*Run, error) {
 	run := &Run{Path: path, Meta: m}
 	nv, nl := len(m.Variants), len(m.Layers)
 	warm := make([]probes.Warmup, nv)
+	layerWarm := make([][]probes.Warmup, nv)
 	for v, vm := range m.Variants {
 		spec := vm.Spec
 		if spec == "" {
 			spec = vm.Name
 		}
-		w, err := probes.WarmupOf(spec)
-		if err != nil {
-			// A spec this normtop cannot parse (a newer file): summarise
-			// it without a window and say so.
+		warm[v], _ = probes.WarmupOf(spec)
+		// Each layer's window: from the spec, or from what the header says
+		// of the layer (a PyTorch stream's BatchNorm and its momentum).
+		known := true
+		layerWarm[v] = make([]probes.Warmup, nl)
+		for l, name := range m.Layers {
+			var ok bool
+			layerWarm[v][l], ok = m.LayerWarmup(v, name)
+			known = known && ok
+		}
+		if !known {
+			// A spec this normtop cannot parse (a newer file) and no header
+			// facts: summarise it without a window and say so.
 			run.Unparsed = append(run.Unparsed, spec)
 		}
-		warm[v] = w
 	}
 	last, ok := r.LastStep()
 	if !ok || parts < 1 {
@@ -136,7 +145,7 @@ func readParts(path string, parts int) (*Run, error) {
 	runSeed := parseSeed(m.Config["seed"])
 	for v := range m.Variants {
 		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
-			Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
+			LayerWarmup: layerWarm[v], Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
 		if !seeded {
 			rep.Seed = runSeed
 		}

@@ -101,12 +101,20 @@ func (run *Run) steps() int {
 func (run *Run) describe() string {
 	m := run.Meta
 	met := m.MetricKind()
-	better := "lower is better"
-	if met.HigherIsBetter() {
-		better = "higher is better"
+	metric := "no metric" // a stream that logs losses only (a PyTorch run without metric=)
+	if met != "" {
+		better := "lower is better"
+		if met.HigherIsBetter() {
+			better = "higher is better"
+		}
+		metric = fmt.Sprintf("metric %s (%s)", met.Name(), better)
 	}
-	return fmt.Sprintf("run %s: %s on %s, %d variant(s), %d layer(s), %d steps, metric %s (%s), %s",
-		m.RunID, m.Model, m.Data, len(m.Variants), len(m.Layers), run.steps(), met.Name(), better, run.status())
+	data := m.Data
+	if data == "" {
+		data = "—"
+	}
+	return fmt.Sprintf("run %s: %s on %s, %d variant(s), %d layer(s), %d steps, %s, %s",
+		m.RunID, m.Model, data, len(m.Variants), len(m.Layers), run.steps(), metric, run.status())
 }
 
 // windowText is a window's last step over seeds: "1-N", or "1-N ± sd"
@@ -142,8 +150,36 @@ func (r *Report) warmupLines() []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %s skip at least steps 1-%d (%s = %s)", g.Spec, strings.Join(names, ", "), w.Steps, rate, fmtNum(w.Rate)))
 	}
+	out = append(out, r.headerWarmupLines(seen)...)
 	if len(seen) == 0 {
 		out = append(out, "No variant here keeps running statistics: nothing is skipped.")
+	}
+	return out
+}
+
+// headerWarmupLines: the windows of layers whose kind and rate the run
+// header states (a PyTorch stream), one line per layer and rate.
+func (r *Report) headerWarmupLines(seen map[string]bool) []string {
+	var out []string
+	for _, run := range r.Runs {
+		m := run.Meta
+		for _, name := range m.Layers {
+			w, ok := m.LayerWarmup(0, name)
+			if m.LayerKind(name) == "" || !ok || w.Steps == 0 {
+				continue
+			}
+			key := fmt.Sprintf("layer %s %g", name, w.Rate)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			names := make([]string, len(w.Probes))
+			for i, p := range w.Probes {
+				names[i] = p.String()
+			}
+			out = append(out, fmt.Sprintf("layer %s (%s, its own momentum %s, from the run header): %s skip at least steps 1-%d",
+				name, m.LayerKind(name), fmtNum(w.Rate), strings.Join(names, ", "), w.Steps))
+		}
 	}
 	return out
 }

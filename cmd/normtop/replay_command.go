@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,9 @@ func runReplay(args []string, st streams) error {
 	}
 	// runs/latest moves when another run starts: the replay is pinned to
 	// the file it names now, and says that file's name.
+	if o.follow {
+		waitForRunFile(o.path, o.wait, st.err)
+	}
 	o.path = resolveRunPath(o.path)
 	r, err := openRunFile(o.path, o.follow)
 	if err != nil {
@@ -96,6 +100,23 @@ func openRunFile(path string, follow bool) (*record.Reader, error) {
 			return r, err
 		}
 		time.Sleep(followPoll)
+	}
+}
+
+// waitForRunFile waits, for at most wait, for path to exist: `replay
+// --follow` started before the script that writes the stream. One line says
+// it waits; at the deadline the open fails as it would have at once (exit
+// 3). Nothing is held while waiting, so Ctrl-C takes its default action.
+func waitForRunFile(path string, wait time.Duration, errOut io.Writer) {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) || wait <= 0 {
+		return
+	}
+	fmt.Fprintf(errOut, "normtop: %s does not exist yet: waiting up to %s for it to appear (--wait)\n", path, wait)
+	for end := time.Now().Add(wait); time.Now().Before(end); {
+		time.Sleep(followPoll)
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"time"
 
 	"github.com/normtop/normtop/headless"
 )
@@ -17,6 +18,7 @@ type replayOptions struct {
 	dir       string
 	paths     []string
 	follow    bool
+	wait      time.Duration // --follow: how long to wait for a file that does not exist yet
 	speed     float64
 	from      int
 	headless  bool
@@ -27,9 +29,10 @@ type replayOptions struct {
 }
 
 func newReplayFlags() (*flag.FlagSet, *replayOptions) {
-	o := &replayOptions{speed: 1, logEvery: 1, logFormat: "text", logLayout: "auto"}
+	o := &replayOptions{speed: 1, logEvery: 1, logFormat: "text", logLayout: "auto", wait: time.Minute}
 	fs := newFlagSet("replay")
 	fs.BoolVar(&o.follow, "follow", false, "keep reading as the run file grows (a run still being written)")
+	fs.DurationVar(&o.wait, "wait", o.wait, "with --follow: how long to wait for a run file that does not exist yet (a script that has not started writing; 0 = not at all)")
 	fs.Float64Var(&o.speed, "speed", o.speed, "dashboard playback speed, × the recorded pace")
 	fs.IntVar(&o.from, "from", 0, "start at this training step")
 	fs.BoolVar(&o.headless, "headless", false, "log lines instead of the dashboard (the default when stdout is not a terminal)")
@@ -53,6 +56,8 @@ func parseReplay(args []string) (*replayOptions, error) {
 		return nil, usageErrorf(replayHelpHint, "--speed %g: want a factor above 0 (e.g. 0.5, 1, 8)", o.speed)
 	case o.from < 0:
 		return nil, usageErrorf(replayHelpHint, "--from %d: want a step ≥ 0", o.from)
+	case o.wait < 0:
+		return nil, usageErrorf(replayHelpHint, "--wait %s: want a duration ≥ 0 (e.g. 30s, 5m; 0 = do not wait)", o.wait)
 	case o.logEvery < 1:
 		return nil, usageErrorf(replayHelpHint, "--log-every %d: want 1 or more", o.logEvery)
 	}
