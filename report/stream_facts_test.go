@@ -83,4 +83,3 @@ func pow(x float64, n int) float64 {
 	}
 	return out
 }
-
