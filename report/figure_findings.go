@@ -12,9 +12,10 @@ import (
 // choice of groups and layer the finding judged (the pick functions of
 // findings*.go): PowerNorm's Figs. 2-4 (first-layer distances and gradient
 // norms over training, Transformer beside CNN, σ² beside ψ²), Fig. 6 (the
-// normalized singular values) and Xu et al.'s train/validation curves. A
-// finding this file does not know (a claim added later) gets the loss
-// curves of the model it was judged on.
+// normalized singular values) and Xu et al.'s train/validation curves;
+// (vi) in figure_placement.go. A finding this file does not know (a claim
+// added later, and (vii), whose convergence the loss curves show) gets the
+// loss curves of the model it was judged on.
 
 // FindingFigure is the figure of finding f of the report.
 func (r *Report) FindingFigure(f Finding) *Figure {
@@ -30,6 +31,14 @@ func (r *Report) FindingFigure(f Finding) *Figure {
 		return r.spectrumFigure(models)
 	case "v":
 		return r.overfitFigure(models)
+	case "vi-a", "vi-b":
+		fig := r.initGradientsFigure()
+		if f.ID == "vi-b" {
+			fig = r.warmupFigure()
+		}
+		if fig.Empty == "" {
+			return fig
+		}
 	}
 	return r.fallbackFigure(f)
 }
