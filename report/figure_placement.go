@@ -40,7 +40,7 @@ func (r *Report) initGradientsFigure() *Figure {
 			for _, rep := range p.g.Reps {
 				c := make([]XY, 0, L)
 				for b := 0; b < L; b++ {
-					c = append(c, XY{float64(b), siteNamed("block" + strconv.Itoa(b) + side.site)(rep, p.g.Layers)})
+					c = append(c, XY{float64(b), siteNamed("block"+strconv.Itoa(b)+side.site)(rep, p.g.Layers)})
 				}
 				curves = append(curves, c)
 			}

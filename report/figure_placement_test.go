@@ -38,7 +38,7 @@ func TestPlacementFigures(t *testing.T) {
 			for b, pt := range s.Points {
 				var sum float64
 				for _, rep := range p.g.Reps {
-					sum += siteNamed("block" + strconv.Itoa(b) + site)(rep, p.g.Layers)
+					sum += siteNamed("block"+strconv.Itoa(b)+site)(rep, p.g.Layers)
 				}
 				want := sum / float64(len(p.g.Reps))
 				if pt.X != float64(b) || math.Abs(pt.Y-want) > 1e-12*math.Abs(want) {
