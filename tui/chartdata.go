@@ -118,12 +118,13 @@ func (m *Model) readoutVal(bs []probes.Bucket, hold bool) float64 {
 	return v
 }
 
-// chartWarmup is the widest warm-up window of the shown variants.
-func (m *Model) chartWarmup(vs ...int) int {
+// chartWarmup is the widest warm-up window of probe p at layer l over the
+// shown variants.
+func (m *Model) chartWarmup(l int, p probes.Probe, vs ...int) int {
 	w := 0
 	for _, i := range vs {
 		if i >= 0 && i < len(m.data.variants) && !m.hidden(i) {
-			w = max(w, m.data.variants[i].warmup)
+			w = max(w, m.data.variants[i].warmup(l, p))
 		}
 	}
 	return w

@@ -72,7 +72,7 @@ func (m *Model) compare(w, h int) []string {
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	series = append(faint, m.raiseSelected(series, st)...)
-	warm := m.chartWarmup(shown...)
+	warm := m.chartWarmup(l, p, shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))
 	}

@@ -74,7 +74,7 @@ func (m *Model) gradients(w, h int) []string {
 		series = append(series,
 			chartSeries{label: "dx", color: 0, glyph: "x", bs: dx},
 			chartSeries{label: "dy", color: 1, glyph: "y", bs: dy})
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, v.warmup, len(out)))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...) // gradients: no window
 	}
 	return out
 }

@@ -195,12 +195,13 @@ func (m *Model) layersView(w, h int) []string {
 		m.useLog(rawBuckets(hp))
 		bs := m.buckets(hp)
 		cap := fmt.Sprintf("%s · %s = %s: %s", layers[l], p, m.readout(bs), probeDoc[p])
-		if v.warmup > 0 {
-			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", v.warmup)
+		warm := v.warmup(l, p)
+		if warm > 0 {
+			cap += fmt.Sprintf(" · ┄ warm-up ≤%d", warm)
 		}
 		out = append(out, withNote(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
 		series := append(m.faintRaw(hp, vi), chartSeries{label: v.label, color: vi, bs: bs})
-		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, v.warmup, len(out)))...)
+		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, warm, len(out)))...)
 	}
 	return out
 }

@@ -135,7 +135,7 @@ func (m *Model) smallChart(p panel, w, h int) []string {
 			logBuckets(raw)
 		}
 		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
-		warm = max(warm, v.warmup)
+		warm = max(warm, v.warmup(p.layer, p.probe))
 	}
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
 	if m.logShown {

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"github.com/normtop/normtop/normspec"
 	"math"
 	"strconv"
 	"time"
@@ -21,9 +20,10 @@ const seriesCapacity = 256
 type variantData struct {
 	label string // spec when it carries options, else the name; " s<seed>" added in a multi-seed run
 	group string // the spec without the seed: the variants of one spec over seeds share it
-	// warmup is the warm-up window of the variant's own running
-	// statistics (normspec.Config.WarmupSteps), 0 when it keeps none.
-	warmup int
+	// warmups is, per layer, the warm-up window of the layer's own running
+	// statistics and the probes it applies to (probes.RunMeta.LayerWarmup:
+	// the variant spec's, or what a PyTorch stream's header says).
+	warmups []probes.Warmup
 
 	idx int
 	hs  *probes.Histories // the run's series, shared by all variants
@@ -98,12 +98,23 @@ func (s *store) reset() {
 			v.smoothed[k] = probes.NewHistory(seriesCapacity)
 			v.ema[k] = newEMA(smoothWeights[k])
 		}
-		if c, err := normspec.Parse(v.group); err == nil {
-			v.warmup = c.WarmupSteps()
+		v.warmups = make([]probes.Warmup, len(s.meta.Layers))
+		for l, name := range s.meta.Layers {
+			v.warmups[l], _ = s.meta.LayerWarmup(i, name)
 		}
 	}
 	s.events = s.events[:0]
 	s.dropped, s.step, s.epoch, s.elapsed, s.frames = 0, 0, 0, 0, 0
+}
+
+// warmup is the warm-up window of probe p at layer l (0 where the probe
+// is not measured against the layer's own running statistics: shadows and
+// gradients have none).
+func (v *variantData) warmup(l int, p probes.Probe) int {
+	if l < 0 || l >= len(v.warmups) || !v.warmups[l].Applies(p) {
+		return 0
+	}
+	return v.warmups[l].Steps
 }
 
 // add ingests one frame. Frames for unknown variants are ignored; extra
