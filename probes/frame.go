@@ -177,6 +177,17 @@ type Frame struct {
 	// of the run's determinism (tests compare Frames with these zeroed).
 	Elapsed     time.Duration // since the run started
 	StepsPerSec float64
+	// System is the writing process's resources at this step, when a
+	// stream's writer records them (python/normtop's system=True); nil else.
+	System *System
+}
+
+// System is what a stream's writer says of its process at a step
+// (record/STREAM.md "system"): NaN where it says nothing.
+type System struct {
+	WallS        float64 // wall seconds per step since the previous logged step
+	RSSBytes     float64 // resident memory
+	CUDAMaxBytes float64 // peak CUDA memory allocated (torch.cuda.max_memory_allocated)
 }
 
 // VariantMeta names one variant of a run.

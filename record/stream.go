@@ -94,7 +94,12 @@ type streamLine struct {
 		EffRank probes.JSONFloat   `json:"eff_rank"`
 	} `json:"spectrum"`
 	Alerts []streamAlert `json:"alerts"`
-	End    *struct {
+	System *struct {
+		WallS        probes.JSONFloat `json:"wall_s"`
+		RSSBytes     probes.JSONFloat `json:"rss_bytes"`
+		CUDAMaxBytes probes.JSONFloat `json:"cuda_max_bytes"`
+	} `json:"system"`
+	End *struct {
 		Status   string         `json:"status"`
 		Diverged map[string]int `json:"diverged"`
 	} `json:"end"`
@@ -248,6 +253,9 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 				}
 			}
 		}
+	}
+	if sy := l.System; sy != nil {
+		f.System = &probes.System{WallS: float64(sy.WallS), RSSBytes: float64(sy.RSSBytes), CUDAMaxBytes: float64(sy.CUDAMaxBytes)}
 	}
 	if l.Eval != nil {
 		f.Eval = make([]probes.Eval, 0, len(l.Eval))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/normspec"
+	"github.com/normtop/normtop/probes"
 )
 
 // The config panel (i): what the run header records (RunMeta and its
@@ -98,6 +100,25 @@ func (m *Model) configLines(w int) []string {
 	if m.live != nil {
 		out = append(out, "", s.Heading.Render("process")+s.Dim.Render(" (this dashboard and its trainer)"))
 		out = append(out, m.processLines(kv)...)
+	}
+	if w := m.data.writer; w != nil {
+		out = append(out, "", s.Heading.Render("writer process")+s.Dim.Render(fmt.Sprintf(" (the stream's own report, step %d)", m.data.writerStep)))
+		out = append(out, writerLines(w, kv)...)
+	}
+	return out
+}
+
+// writerLines are a stream writer's resource facts (the parts it gave).
+func writerLines(w *probes.System, kv func(k, v string) string) []string {
+	var out []string
+	if x := w.WallS; x > 0 && !math.IsInf(x, 0) {
+		out = append(out, kv("wall per step", fmt3(x*1e3)+" ms"))
+	}
+	if x := w.RSSBytes; x > 0 && !math.IsInf(x, 0) {
+		out = append(out, kv("memory", fmtBytes(uint64(x))+" resident"))
+	}
+	if x := w.CUDAMaxBytes; x > 0 && !math.IsInf(x, 0) {
+		out = append(out, kv("CUDA peak", fmtBytes(uint64(x))+" allocated"))
 	}
 	return out
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // configFixture is the fixture run with a recorded config and its process
@@ -75,5 +77,24 @@ func TestGoldenConfig(t *testing.T) {
 			out := runScreen(t, configFixture(), c.w, c.h, c.keys...)
 			golden.RequireEqual(t, pinned(t, out, colorprofile.ANSI256))
 		})
+	}
+}
+
+// TestConfigPanelWriterProcess: a stream whose writer reports its process
+// (python/normtop's system=True) shows the latest report under "writer
+// process"; a run without one shows no such section.
+func TestConfigPanelWriterProcess(t *testing.T) {
+	m := configFixture()
+	if out := ansi.Strip(runScreen(t, m, 160, 48, "i")); strings.Contains(out, "writer process") {
+		t.Fatalf("a run without writer reports shows a writer section:\n%s", out)
+	}
+	m = configFixture()
+	m.data.add(&probes.Frame{Variant: 0, Step: 150, System: &probes.System{WallS: 0.5, RSSBytes: 1 << 30}})
+	m.data.add(&probes.Frame{Variant: 1, Step: 190, System: &probes.System{WallS: 0.0125, RSSBytes: 3 << 29, CUDAMaxBytes: 5 << 30}})
+	out := ansi.Strip(runScreen(t, m, 160, 48, "i"))
+	for _, want := range []string{"writer process", "step 190", "12.5 ms", "1.5 GiB resident", "5.0 GiB allocated"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
 	}
 }

@@ -64,6 +64,10 @@ type store struct {
 	elapsed  time.Duration
 	frames   int
 	total    int // total steps from the run config, 0 if unknown
+	// writer is the latest resource report of a stream's writing process
+	// (python/normtop's system=True), with the step it came with.
+	writer     *probes.System
+	writerStep int
 }
 
 func newStore(meta probes.RunMeta) *store {
@@ -129,6 +133,9 @@ func (s *store) add(f *probes.Frame) {
 	s.step = max(s.step, f.Step)
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)
+	if f.System != nil && f.Step >= s.writerStep {
+		s.writer, s.writerStep = f.System, f.Step
+	}
 	s.hs.Add(*f)
 	if x := f.TrainLoss; !math.IsNaN(x) && !math.IsInf(x, 0) {
 		for k := 1; k < len(v.smoothed); k++ {
