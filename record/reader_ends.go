@@ -58,3 +58,46 @@ func (r *Reader) checkShrunk() error {
 func (r *Reader) Crashed() bool {
 	return r.Ended() && r.State() == Unterminated
 }
+
+// Ended reports whether nothing more will be appended: the end record has
+// been read, or the writer is gone without writing one. Followers (the TUI's
+// tui.Ender) stop polling once it is true and Next has returned io.EOF.
+//
+// The writer may append its last frames and its end record and exit
+// between the caller's last Next (io.EOF) and this check. So a writer found
+// gone is not the end while a whole record (or damage to skip) still lies
+// after the read position: Ended reports false, the caller reads once more
+// and gets those frames (and, with the end record, State Complete). Only a
+// torn tail, a record the killed writer never finished, is left unread.
+// A stream merging several ranks' files asks each rank the same.
+func (r *Reader) Ended() bool {
+	switch r.State() {
+	case Writing:
+		return false
+	case Complete:
+		return true
+	}
+	return !r.moreToRead()
+}
+
+// moreToRead reports whether whole records (or lines of a stream, or damage
+// to skip) lie after the read position, which Next would return or step
+// over; for a stream merging several ranks, after any rank's position.
+func (r *Reader) moreToRead() bool {
+	if r.js != nil {
+		_, _, st := r.readLine(r.pos)
+		own := (st == recOK || st == recTooLong) && (r.js.endAt == 0 || r.pos < r.js.endAt)
+		if r.js.ranks != nil {
+			return r.js.ranks.moreToRead(own)
+		}
+		return own
+	}
+	if len(r.pend) > 0 {
+		return true
+	}
+	if r.secondRun >= 0 && r.pos >= r.secondRun {
+		return false
+	}
+	_, _, st := r.readRecord(r.pos)
+	return st != recIncomplete && st != recIOError
+}

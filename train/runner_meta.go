@@ -1,0 +1,111 @@
+package train
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/normtop/normtop/probes"
+)
+
+func (r *Runner) buildMeta() probes.RunMeta {
+	c := r.cfg
+	m := probes.RunMeta{
+		RunID:  fmt.Sprintf("%s-%s-seed%d", time.Now().UTC().Format("20060102T150405Z"), c.Model, c.Seed),
+		Model:  string(c.Model),
+		Data:   r.src.desc,
+		Metric: r.metric(),
+		Start:  time.Now(),
+	}
+	for _, v := range r.variants {
+		vm := probes.VariantMeta{Name: v.ncfg.Name(), Spec: v.ncfg.String()}
+		if len(c.Seeds) > 1 {
+			vm.Seed = v.seed
+		}
+		m.Variants = append(m.Variants, vm)
+	}
+	for _, s := range r.model.Sites() {
+		m.Layers = append(m.Layers, s.Name)
+	}
+	params := 0
+	for _, ws := range r.model.Weights() {
+		n := 1
+		for _, d := range ws.Shape {
+			n *= d
+		}
+		params += n
+	}
+	kv := map[string]string{
+		"model": string(c.Model), "data": c.Data, "data_path": c.DataPath, "data_desc": r.src.desc,
+		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
+		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
+		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
+		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", adamBeta1, adamBeta2, adamEps),
+		"clip":      fmtF(c.Clip), "dropout": fmtF(c.Dropout),
+		"seed": strconv.FormatInt(c.Seed, 10), "weight_seed": strconv.FormatInt(c.Seed, 10),
+		"batch_seed": strconv.FormatInt(c.Seed, 10), "dropout_seed": strconv.FormatInt(c.Seed+1, 10),
+		"eval_every": strconv.Itoa(c.EvalEvery), "eval_size": strconv.Itoa(c.EvalSize), "test_size": strconv.Itoa(c.TestSize),
+		"log_every":   strconv.Itoa(c.LogEvery),
+		"probe_stats": strconv.Itoa(c.Probes.Stats), "probe_grad": strconv.Itoa(c.Probes.Grad),
+		"probe_params": strconv.Itoa(c.Probes.Params), "probe_spectrum": strconv.Itoa(c.Probes.Spectrum),
+		"loss":       "cross-entropy, mean over real tokens (nats)",
+		"dtype":      c.Dtype,
+		"classes":    strconv.Itoa(r.src.classes),
+		"params":     strconv.Itoa(params),
+		"norm_sites": strconv.Itoa(len(m.Layers)),
+	}
+	if r.src.corpus != nil || r.src.labelled != nil {
+		kv["vocab"] = strconv.Itoa(r.src.vocab)
+		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
+	}
+	if c.Model.Recurrent() {
+		kv["layers"], kv["d_model"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.SeqLen)
+		kv["sizes"] = "per layer: gates = N_x(x·W_x) + N_h(h·W_h) + b; c = f*c + i*g; h = o*tanh(N_c(c)); BPTT over seq_len"
+	} else if c.Model.OnTokens() {
+		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
+		kv["placement"] = string(c.Placement.Or())
+		kv["input"], kv["tie_embeddings"] = c.Input, strconv.FormatBool(c.TieEmbeddings)
+		if c.Input == "" {
+			kv["input"] = InputLearned
+		}
+		kv["batching"] = fmt.Sprintf("%d sequences per batch", c.Batch)
+		if c.MaxTokens > 0 {
+			kv["max_tokens"] = strconv.Itoa(c.MaxTokens)
+			kv["batching"] = fmt.Sprintf("token budget: grouped by length, at most %d positions (padding included) per batch, batch order shuffled per epoch", c.MaxTokens)
+		}
+	} else if c.Model == ModelMLP {
+		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
+	} else if m, ok := r.model.(*resnet); ok {
+		kv["sizes"] = m.sizes()
+	} else {
+		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
+	}
+	if len(c.Seeds) > 1 {
+		var ss []string
+		for _, sd := range c.Seeds {
+			ss = append(ss, strconv.FormatInt(sd, 10))
+		}
+		kv["seeds"] = strings.Join(ss, ",")
+		kv["weight_seed"], kv["batch_seed"], kv["dropout_seed"] = "per variant (its seed)", "per variant (its seed)", "per variant (its seed + 1)"
+	}
+	for i, lr := range c.VariantLR {
+		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)
+	}
+	m.Config = kv
+	return m
+}
+
+// metric names the evaluation metric: accuracy for the classifiers, bits
+// per character for character text, perplexity for word-level text.
+func (r *Runner) metric() string {
+	switch {
+	case r.src.text != nil:
+		return string(probes.MetricBPC)
+	case r.src.corpus != nil:
+		return string(probes.MetricPerplexity)
+	}
+	return "accuracy"
+}
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
