@@ -24,6 +24,7 @@ func LSTMConfig(data string) Config {
 	// embedding: the word preset's token budgets and fairseq input are the
 	// Transformer's (checkLSTM refuses them when given).
 	c.MaxTokens, c.Input, c.TieEmbeddings = 0, InputLearned, false
+	c.Steps = 1200 // its own length, not the word Transformer's 4,500
 	c.Variants = []string{"none", "layernorm"}
 	c.Layers, c.DModel = 1, 64
 	c.LR, c.Warmup = 3e-3, 0
