@@ -31,6 +31,11 @@ func (r *Report) initGradientsFigure() *Figure {
 		return fig
 	}
 	fig.Cols = len(depths)
+	// One colour per placement across the panels (its first depth's group's).
+	color := map[string]int{
+		"pre":  r.colorOf(findPlaced(ps, "pre", depths[0], -1).g),
+		"post": r.colorOf(findPlaced(ps, "post", depths[0], -1).g),
+	}
 	var panels []*Panel
 	for _, L := range depths {
 		panel := Panel{Title: fmt.Sprintf("%d blocks", L), XLabel: "block", YLabel: "gw_norm at step 1", LogY: true}
@@ -44,7 +49,7 @@ func (r *Report) initGradientsFigure() *Figure {
 				}
 				curves = append(curves, c)
 			}
-			panel.Series = append(panel.Series, meanBand(side.placement+"-LN", r.colorOf(p.g), curves)...)
+			panel.Series = append(panel.Series, meanBand(side.placement+"-LN", color[side.placement], curves)...)
 		}
 		panel.logSafe()
 		panels = append(panels, &panel)
