@@ -109,7 +109,7 @@ func TestFindingsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"findings", "--only", "ii,viii"}, `unknown claim "viii" (claims: i, ii, iii, iv, v)`},
+		{[]string{"findings", "--only", "ii,viii"}, `unknown claim "viii" (claims: i, ii, iii, iv, v, vi, vii)`},
 		{[]string{"findings", "--out", ""}, "--out is empty"},
 		{[]string{"findings", "runs/x.ntr"}, "takes no file arguments"},
 	} {
