@@ -252,9 +252,12 @@ func TestResNetMemoryEstimate(t *testing.T) {
 func TestResNetLearns(t *testing.T) {
 	cfg := ResNetConfig()
 	cfg.Variants = []string{"batchnorm", "pn-v"}
+	want := 0.7
 	cfg.Steps = 120
 	if raceBuild {
-		cfg.Steps = 30
+		// 30 steps under -race: far enough to see learning, not to reach
+		// 0.7× (the full test runs in CI's non-race stage)
+		cfg.Steps, want = 30, 0.95
 	}
 	cfg.EvalEvery, cfg.EvalSize, cfg.TestSize = cfg.Steps, 256, 256
 	r, err := NewRunner(cfg)
@@ -269,8 +272,8 @@ func TestResNetLearns(t *testing.T) {
 		val := fs[len(fs)-1].Eval[0]
 		t.Logf("resnet %s: train loss %.3f → %.3f over %d steps; val loss %.3f accuracy %.4f",
 			cfg.Variants[v], first, last, len(fs), val.Loss, val.Metric)
-		if !(last < 0.7*first) {
-			t.Errorf("%s: loss %.3f → %.3f, want below 0.7× the start", cfg.Variants[v], first, last)
+		if !(last < want*first) {
+			t.Errorf("%s: loss %.3f → %.3f, want below %g× the start", cfg.Variants[v], first, last, want)
 		}
 	}
 }
