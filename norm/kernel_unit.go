@@ -194,9 +194,15 @@ func unitBackward[T float](in *instance, x, gam, g, dx []T) {
 			unitMoments(in, dx, g, s, &sums)
 		}
 	}
-	if !in.training {
-		return
+	if in.training {
+		l.setUnitTaps(nonFinite, tap, &sums)
 	}
+}
+
+// setUnitTaps records a training backward's gradient taps: the sums over
+// the units that hold a real row, averaged, and whether a value was not
+// finite.
+func (l *Layer) setUnitTaps(nonFinite, tap bool, sums *unitTapSums) {
 	if nonFinite {
 		l.taps.NonFinite = true
 	}

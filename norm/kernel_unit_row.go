@@ -97,16 +97,7 @@ func unitRowBackward[T float](in *instance, x, gam, g, dx []T) {
 			}
 		}
 	}
-	if !in.training {
-		return
-	}
-	if nonFinite {
-		l.taps.NonFinite = true
-	}
-	if tap && sums.units > 0 {
-		u := float64(sums.units)
-		t := &l.taps
-		t.GMu, t.GVar = sums.gmu/u, sums.gvar/u
-		t.DxMean, t.DxVar, t.DyMean, t.DyVar = sums.dxm/u, sums.dxv/u, sums.dym/u, sums.dyv/u
+	if in.training {
+		l.setUnitTaps(nonFinite, tap, &sums)
 	}
 }
