@@ -32,14 +32,18 @@ type Curves struct {
 	TrainSmooth []XY // the centred moving mean of the train loss (SmoothWindow values), one point per bucket
 	Val         []EvalXY
 	First       [probes.NumProbes][]XY // the first norm layer's probes, thinned
+	// HNormCV is h_norm_cv at the first LSTM hidden-state site (finding
+	// vii's quantity), thinned; nil for a model without one.
+	HNormCV []XY
 }
 
 // SmoothWindow is the report's train-loss smoothing: the mean of the n/50
 // values around each step (at least one).
 func SmoothWindow(n int) int { return max(1, n/50) }
 
-// curves thins what was collected into the replicate's Curves.
-func (a *repAcc) curves() *Curves {
+// curves thins what was collected into the replicate's Curves; hLayer is
+// the first LSTM hidden-state site (hSite), or -1.
+func (a *repAcc) curves(hLayer int) *Curves {
 	c := &Curves{}
 	c.Train = thin(len(a.train), CurveBuckets, func(i int) XY { return XY{float64(a.trainSteps.at(i)), float64(a.train[i])} })
 	c.TrainSmooth = smoothed(len(a.train), SmoothWindow(len(a.train)), CurveBuckets, a.trainSteps.at, func(i int) float64 { return float64(a.train[i]) })
@@ -51,6 +55,10 @@ func (a *repAcc) curves() *Curves {
 			s := &a.series[p]
 			c.First[p] = thin(len(s.vals), CurveBuckets, func(i int) XY { return XY{float64(s.steps.at(i)), float64(s.vals[i])} })
 		}
+	}
+	if i := hLayer*int(probes.NumProbes) + int(probes.HNormCV); hLayer >= 0 && i < len(a.series) {
+		s := &a.series[i]
+		c.HNormCV = thin(len(s.vals), CurveBuckets, func(i int) XY { return XY{float64(s.steps.at(i)), float64(s.vals[i])} })
 	}
 	return c
 }

@@ -31,6 +31,10 @@ func (r *Report) FindingFigure(f Finding) *Figure {
 		return r.spectrumFigure(models)
 	case "v":
 		return r.overfitFigure(models)
+	case "vii":
+		if fig := r.lstmFigure(); fig.Empty == "" {
+			return fig
+		}
 	case "vi-a", "vi-b":
 		fig := r.initGradientsFigure()
 		if f.ID == "vi-b" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The figures of finding (vi), drawn from the groups the finding judged
@@ -85,5 +86,36 @@ func (r *Report) warmupFigure() *Figure {
 	}
 	fig := r.LossFigure(model, gs)
 	fig.Title = fmt.Sprintf("(vi-b) Pre-LN and Post-LN with and without warm-up, %d blocks, %s", depth, model)
+	return fig
+}
+
+// lstmFigure is (vii)'s figure: the LSTM's train and validation loss of
+// layernorm and the plain LSTM (vii-b: who reaches the plain LSTM's final
+// loss first) beside h_norm_cv over training at the first hidden-state
+// site (vii-a: the spread of ‖h_t‖/√H over time steps).
+func (r *Report) lstmFigure() *Figure {
+	var gs []*Group
+	for _, name := range []string{"layernorm", "none"} {
+		if g := pick(r.Groups, "lstm", name); g != nil {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) < 2 {
+		return &Figure{Title: "(vii)", Empty: "the runs lack layernorm and none on --model lstm: nothing to draw"}
+	}
+	fig := r.LossFigure("lstm", gs)
+	fig.Title = "(vii) LayerNorm against the plain LSTM"
+	spread := Panel{Title: "h_norm_cv at the first hidden-state site", XLabel: "step", YLabel: "h_norm_cv"}
+	for _, g := range gs {
+		var raw [][]XY
+		for _, rep := range g.Reps {
+			if rep.Curves != nil && len(rep.Curves.HNormCV) > 0 {
+				raw = append(raw, rep.Curves.HNormCV)
+			}
+		}
+		spread.Series = append(spread.Series, seedLines(groupLabel(g, r.MultiModel), r.colorOf(g), raw, nil)...)
+	}
+	fig.Panels[1] = spread
+	fig.Caption = strings.Replace(fig.Caption, "Right: the validation metric at each evaluation.", "Right: h_norm_cv (the coefficient of variation of ‖h_t‖₂/√H over a sequence's time steps, averaged over the batch) at every recorded step, one line per seed: (vii-a) judges its median.", 1)
 	return fig
 }

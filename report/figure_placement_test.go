@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,35 @@ func TestPlacementFigures(t *testing.T) {
 	wf := r.FindingFigure(findingByID(t, r, "vi-b"))
 	if wf.Empty != "" || len(wf.Panels) != 2 || wf.Title[:6] != "(vi-b)" {
 		t.Errorf("(vi-b) figure: %q %q, %d panels", wf.Title, wf.Empty, len(wf.Panels))
+	}
+}
+
+// TestLSTMFigure: (vii)'s figure draws the loss curves of layernorm and the
+// plain LSTM beside h_norm_cv at lstm0.h, one line per seed holding exactly
+// the recorded values (100 steps: nothing thinned).
+func TestLSTMFigure(t *testing.T) {
+	fx := lstmFixture([]int64{1, 2, 3}, 1.0/15, 0.2)
+	r, err := Build([]string{fx.write(t, t.TempDir(), "lstm.ntr")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := r.FindingFigure(findingByID(t, r, "vii"))
+	if fig.Empty != "" || len(fig.Panels) != 2 || !strings.HasPrefix(fig.Title, "(vii)") {
+		t.Fatalf("(vii) figure %q %q, %d panels", fig.Title, fig.Empty, len(fig.Panels))
+	}
+	lines := 0
+	for _, s := range fig.Panels[1].Series {
+		if len(s.Points) != 100 {
+			t.Fatalf("%q: %d points, want the 100 recorded steps", s.Label, len(s.Points))
+		}
+		for _, pt := range s.Points {
+			if pt.Y < 0.1 || pt.Y > 0.5 { // the fixture's h_norm_cv: 0.2 (layernorm) or 0.4 (none), ±2% noise
+				t.Fatalf("%q at step %g: %g is no h_norm_cv of the fixture", s.Label, pt.X, pt.Y)
+			}
+		}
+		lines++
+	}
+	if lines != 6 {
+		t.Errorf("%d h_norm_cv lines, want one per seed of layernorm and none (6)", lines)
 	}
 }

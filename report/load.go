@@ -201,7 +201,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Tally.Step
 	rep.RankMove = rankMove(a.ranks, steps)
-	rep.Curves = a.curves() // before summarise reorders the values
+	rep.Curves = a.curves(hSite(rep.Run.Meta.Layers)) // before summarise reorders the values
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for l := 0; l < nl; l++ {
