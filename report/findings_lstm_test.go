@@ -1,11 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -129,23 +126,5 @@ func TestGoldenLSTMReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	got := strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "")
-	path := filepath.Join("testdata", "lstm.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("lstm.txt differs from the golden:\n%s", firstDiff(got, string(want)))
-	}
+	checkTextGolden(t, r, dir, "lstm.txt")
 }

@@ -1,12 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,23 +167,5 @@ func TestGoldenPlacementReport(t *testing.T) {
 	if f := findingByID(t, r, "vi-b"); f.Verdict != Supported {
 		t.Errorf("vi-b: %s (%s)\n%s", f.Verdict, f.Reason, strings.Join(f.Numbers, "\n"))
 	}
-	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	got := strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "")
-	path := filepath.Join("testdata", "placement.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("placement.txt differs from the golden:\n%s", firstDiff(got, string(want)))
-	}
+	checkTextGolden(t, r, dir, "placement.txt")
 }

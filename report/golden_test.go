@@ -117,3 +117,29 @@ func TestGoldenCollected(t *testing.T) {
 		t.Errorf("findings.md differs from the golden:\n%s", firstDiff(b.String(), string(want)))
 	}
 }
+
+// checkTextGolden compares r's text report, with dir (the fixtures'
+// temporary directory) cut from its paths, with testdata/name; -update
+// writes it.
+func checkTextGolden(t *testing.T, r *Report, dir, name string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "")
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden:\n%s", name, firstDiff(got, string(want)))
+	}
+}

@@ -15,13 +15,7 @@ import (
 // (every finding measurable there) and writes it as HTML.
 func htmlOf(t *testing.T) (*Report, string) {
 	t.Helper()
-	dir := t.TempDir()
-	tf := paperFixture().write(t, dir, "tf.ntr")
-	cnn := cnnFixture().write(t, dir, "cnn.ntr")
-	r, err := Build([]string{tf, cnn})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := reportOf(t)
 	var b bytes.Buffer
 	if err := r.WriteHTML(&b); err != nil {
 		t.Fatal(err)
