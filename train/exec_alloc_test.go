@@ -28,20 +28,26 @@ func TestStepAllocations(t *testing.T) {
 	}{{"transformer", tiny(tr)}, {"mlp", tiny(mlp)}, {"cnn", tiny(cnn)}, {"words", tinyWords}, {"classifier", tinyClassifier}} {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
 			t.Run(m.name+"/"+variant, func(t *testing.T) {
-				r := benchRunner(t, m.cfg(t), variant, probes.DefaultIntervals())
-				step := 1
-				for ; step <= 3; step++ {
-					trainStep(t, r, step)
-				}
-				allocs := testing.AllocsPerRun(10, func() {
-					trainStep(t, r, step)
-					step++
-				})
-				t.Logf("%.1f allocations per step", allocs)
-				if allocs > 100 {
-					t.Errorf("%.1f allocations per step, want ≤ 100", allocs)
-				}
+				checkStepAllocations(t, benchRunner(t, m.cfg(t), variant, probes.DefaultIntervals()))
 			})
 		}
+	}
+}
+
+// checkStepAllocations wants a warm training step of r to allocate at
+// most 100 times (3 steps warm it up; the mean over 10 more is judged).
+func checkStepAllocations(t *testing.T, r *Runner) {
+	t.Helper()
+	step := 1
+	for ; step <= 3; step++ {
+		trainStep(t, r, step)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		trainStep(t, r, step)
+		step++
+	})
+	t.Logf("%.1f allocations per step", allocs)
+	if allocs > 100 {
+		t.Errorf("%.1f allocations per step, want ≤ 100", allocs)
 	}
 }

@@ -185,19 +185,7 @@ func TestLSTMStepAllocations(t *testing.T) {
 	}
 	for _, variant := range []string{"none", "layernorm", "rmsnorm"} {
 		t.Run(variant, func(t *testing.T) {
-			r := benchRunner(t, tinyLSTMWords(t), variant, probes.DefaultIntervals())
-			step := 1
-			for ; step <= 3; step++ {
-				trainStep(t, r, step)
-			}
-			allocs := testing.AllocsPerRun(10, func() {
-				trainStep(t, r, step)
-				step++
-			})
-			t.Logf("%.1f allocations per step", allocs)
-			if allocs > 100 {
-				t.Errorf("%.1f allocations per step, want ≤ 100", allocs)
-			}
+			checkStepAllocations(t, benchRunner(t, tinyLSTMWords(t), variant, probes.DefaultIntervals()))
 		})
 	}
 }
