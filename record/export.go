@@ -278,20 +278,11 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	tally := probes.NewStandings(m)
-	err := forEachFrame(r, func(f *probes.Frame) error {
-		tally.Fold(f)
-		return nil
-	})
+	tally, err := ReadStandings(r)
 	if err != nil {
 		return err
 	}
 	end, ended := r.End()
-	if ended {
-		for v, step := range end.Diverged {
-			tally.MarkDiverged(v, step)
-		}
-	}
 	hasTest := false
 	for _, s := range tally.Variants {
 		hasTest = hasTest || s.Test != nil
@@ -324,11 +315,11 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 	}
 	bw.WriteString("\n")
 	for v, s := range tally.Variants {
-		steps := "—"
+		steps := probes.Missing
 		if s.Seen {
 			steps = strconv.Itoa(s.Step)
 		}
-		val, test := "—", "—"
+		val, test := probes.Missing, probes.Missing
 		switch {
 		case s.Diverged():
 			val, test = "Diverge", "Diverge"
