@@ -146,13 +146,13 @@ func jsonStr(b []byte, s string) []byte {
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	tally, err := ReadStandings(r)
+	standings, err := ReadStandings(r)
 	if err != nil {
 		return err
 	}
 	end, ended := r.End()
 	hasTest := false
-	for _, s := range tally.Variants {
+	for _, s := range standings.Variants {
 		hasTest = hasTest || s.Test != nil
 	}
 	kind := m.MetricKind()
@@ -182,7 +182,7 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		bw.WriteString("---:|")
 	}
 	bw.WriteString("\n")
-	for v, s := range tally.Variants {
+	for v, s := range standings.Variants {
 		steps := probes.Missing
 		if s.Seen {
 			steps = strconv.Itoa(s.Step)

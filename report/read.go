@@ -60,7 +60,7 @@ func readParts(path string, parts int) (*Run, error) {
 	runSeed := parseSeed(m.Config["seed"])
 	for v := range m.Variants {
 		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
-			LayerWarmup: layerWarm[v], Standing: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
+			LayerWarmup: layerWarm[v], Standing: whole.standings.Variants[v], Spectrum: whole.spectra[v]}
 		if !seeded {
 			rep.Seed = runSeed
 		}
@@ -177,7 +177,7 @@ func (p *part) readFrom(r *record.Reader, run *Run, from, to int, first, last bo
 func joinParts(ps []*part, end *record.End) *part {
 	whole := ps[0]
 	for _, p := range ps[1:] {
-		whole.tally.Merge(p.tally)
+		whole.standings.Merge(p.standings)
 		for v := range whole.spectra {
 			if p.spectra[v] != nil {
 				whole.spectra[v] = p.spectra[v]
@@ -185,24 +185,24 @@ func joinParts(ps []*part, end *record.End) *part {
 		}
 	}
 	if end != nil {
-		whole.tally.FoldEnd(end.Diverged)
+		whole.standings.FoldEnd(end.Diverged)
 	}
 	return whole
 }
 
 // part collects the frames of one step range of a run file.
 type part struct {
-	meta    probes.RunMeta
-	accs    []repAcc
-	tally   *probes.Standings
-	spectra []*probes.Spectrum
-	damage  []record.Damage
-	err     error
+	meta      probes.RunMeta
+	accs      []repAcc
+	standings *probes.Standings
+	spectra   []*probes.Spectrum
+	damage    []record.Damage
+	err       error
 }
 
 func newPart(m probes.RunMeta) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewStandings(m),
+	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), standings: probes.NewStandings(m),
 		spectra: make([]*probes.Spectrum, len(m.Variants))}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
@@ -274,7 +274,7 @@ func (p *part) read(rd *record.Reader, end int) error {
 
 func (p *part) add(f *probes.Frame) {
 	nl := len(p.meta.Layers)
-	p.tally.Fold(f)
+	p.standings.Fold(f)
 	a := &p.accs[f.Variant]
 	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
 		a.train = append(a.train, float32(f.TrainLoss))
