@@ -53,7 +53,9 @@ func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
 }
 
 // finalVal is each variant's last val metric in frames (NaN when none).
-func finalVal(m probes.RunMeta, frames []probes.Frame) []float64 { return lastMetric(m, frames, probes.SplitVal) }
+func finalVal(m probes.RunMeta, frames []probes.Frame) []float64 {
+	return lastMetric(m, frames, probes.SplitVal)
+}
 
 // lastMetric is each variant's last metric of split in frames (NaN when none).
 func lastMetric(m probes.RunMeta, frames []probes.Frame, split probes.Split) []float64 {
