@@ -40,7 +40,7 @@ Usage:
   normtop plot FILE... [flags]   one chart (SVG, PNG, PDF) of a probe, loss or spectrum, runs overlaid
   normtop findings [flags]       train every run FINDINGS.md's claims need, then their report
   normtop variants               the normalization variants and their options
-  normtop version                version and build
+  normtop version                version and build (also: normtop --version)
 
 Every command takes --help. Examples:
   normtop                                          # the default run, with the dashboard
