@@ -202,6 +202,24 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
 	}
+	if err := o.checkOutputs(); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		// Validate parses the specs (the one place they are checked); a bad
+		// one points at the list of variants.
+		var ve *train.VariantError
+		if errors.As(err, &ve) {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve.Err))
+		}
+		return usageError(trainHelpHint, err)
+	}
+	return nil
+}
+
+// checkOutputs checks the flags of what a run writes (the format and
+// layout of headless lines, --record) before the data is loaded.
+func (o *trainOptions) checkOutputs() error {
 	if _, err := headless.ParseFormat(o.logFormat); err != nil {
 		return usageError(trainHelpHint, fmt.Errorf("--log-format: %w", err))
 	}
@@ -217,15 +235,6 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	}
 	if o.record != "" && fileExists(o.record) {
 		return usageErrorf(trainHelpHint, "--record %s: the file exists; a run file is never overwritten, choose another path", o.record)
-	}
-	if err := c.Validate(); err != nil {
-		// Validate parses the specs (the one place they are checked); a bad
-		// one points at the list of variants.
-		var ve *train.VariantError
-		if errors.As(err, &ve) {
-			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve.Err))
-		}
-		return usageError(trainHelpHint, err)
 	}
 	return nil
 }
