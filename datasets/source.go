@@ -47,7 +47,7 @@ func ParseSource(data string, r Reader) Source {
 	switch r {
 	case TokenReader:
 		s.Set = "text"
-		if strings.HasSuffix(data, ".tgz") {
+		if isPackageFile(data) {
 			s.Set = "words" // an npm data package: a word corpus, not characters
 		}
 	case DocumentReader:
@@ -66,14 +66,19 @@ func IsWordSet(name string) bool {
 }
 
 // WordSet is the word-level set a --data value names by its name alone: the
-// value itself when it is one (IsWordSet), "words" for words:FILE, else ""
+// value itself when it is one (IsWordSet), "words" for words:FILE or a
+// package's .tgz (so the word preset is chosen for it), else ""
 // (images, characters, or a path whose meaning the model decides).
 func WordSet(data string) string {
 	switch {
 	case IsWordSet(data):
 		return data
-	case strings.HasPrefix(data, wordsPrefix):
+	case strings.HasPrefix(data, wordsPrefix), isPackageFile(data):
 		return "words"
 	}
 	return ""
 }
+
+// isPackageFile reports whether a --data path names an npm data package's
+// tarball: a word corpus (documents for the classifier), never characters.
+func isPackageFile(path string) bool { return strings.HasSuffix(path, ".tgz") }

@@ -38,13 +38,13 @@ func TestParseSource(t *testing.T) {
 	}
 }
 
-// TestWordSet: the word set a value names by itself, never by a file's
-// suffix.
+// TestWordSet: the word set a value names by itself; of a path's suffixes
+// only a package's .tgz names one (words).
 func TestWordSet(t *testing.T) {
 	for data, want := range map[string]string{
 		"sotu": "sotu", "moby-dick": "moby-dick", "spam": "spam", "words": "words", "docs": "docs",
 		"words:x.txt": "words", "words:": "words",
-		"": "", "text": "", "mnist": "", "pkg.tgz": "", "./sotu": "", "sotu:": "",
+		"": "", "text": "", "mnist": "", "pkg.tgz": "words", "dir/pkg.tgz": "words", "pkg.tgz.txt": "", "./sotu": "", "sotu:": "",
 	} {
 		if got := WordSet(data); got != want {
 			t.Errorf("WordSet(%q) = %q, want %q", data, got, want)

@@ -16,8 +16,10 @@ func TestDataFlag(t *testing.T) {
 		{[]string{"--data", "text"}, "text", "", 1500},
 		{[]string{"--data", "words:corpus.txt"}, "words", "corpus.txt", 4500},
 		{[]string{"--data", "book.txt"}, "text", "book.txt", 1500},
-		// A package's .tgz is words, on the character preset the path picks.
-		{[]string{"--data", "pkg.tgz"}, "words", "pkg.tgz", 1500},
+		// A package's .tgz is words, on the word preset (it once started
+		// from the character preset: 1,500 steps, no token budgets).
+		{[]string{"--data", "pkg.tgz"}, "words", "pkg.tgz", 4500},
+		{[]string{"--model", "lstm", "--data", "pkg.tgz"}, "words", "pkg.tgz", 1200},
 		{[]string{"--model", "lstm"}, "sotu", "", 1200},
 		{[]string{"--model", "lstm", "--data", "book.txt"}, "text", "book.txt", 1000},
 		{[]string{"--model", "lstm", "--data", "words:corpus.txt"}, "words", "corpus.txt", 1200},
