@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/normspec"
 	"github.com/normtop/normtop/probes"
@@ -240,22 +241,23 @@ func (m *Model) configView(w, h int) []string {
 
 // infoKeys: while the panel is open, i and esc close it and ↑/↓, PgUp/PgDn
 // scroll it; the screen keys close it and act.
-func infoKeys(s State, k string, b Bounds) (State, bool) {
+func infoKeys(s State, k keyName, b Bounds) (State, bool) {
 	if !s.Info {
 		return s, false
 	}
-	switch k {
-	case "i", "esc":
+	km := &keymap
+	switch {
+	case key.Matches(k, km.info, km.esc):
 		s.Info = false
-	case "up", "k":
+	case key.Matches(k, km.up):
 		s.InfoTop = max(s.InfoTop-1, 0)
-	case "down", "j":
+	case key.Matches(k, km.down):
 		s.InfoTop++
-	case "pgup":
+	case key.Matches(k, km.pageUp):
 		s.InfoTop = max(s.InfoTop-max(b.Page, 1), 0)
-	case "pgdown":
+	case key.Matches(k, km.pageDown):
 		s.InfoTop += max(b.Page, 1)
-	case "home":
+	case key.Matches(k, km.home):
 		s.InfoTop = 0
 	default:
 		s.Info = false

@@ -40,64 +40,20 @@ var screenGuide = [numScreens]string{
 	gridHint,
 }
 
-// keyMap feeds the bubbles help view; the bindings mirror Navigate.
-type keyMap struct {
-	replay                                                  bool
-	screens, tab, variant, layer, probe, log, smooth, pause key.Binding
-	cursor, zoom, last, toggle, filter, sort                key.Binding
-	speed, seek, ends, jump, help, quit                     key.Binding
-	diff, base, text, page, listEnds, info                  key.Binding
-}
-
-func newKeyMap(replay bool) keyMap {
-	b := func(keys []string, k, d string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, d))
-	}
-	return keyMap{
-		replay:   replay,
-		screens:  b([]string{"1", "2", "3", "4", "5", "6", "7", "8"}, "1-8", "screen"),
-		tab:      b([]string{"tab", "shift+tab"}, "tab/⇧tab", "next/prev screen"),
-		variant:  b([]string{"left", "right"}, "←/→", "variant/cursor"),
-		layer:    b([]string{"up", "down", "j", "k"}, "↑/↓ j/k", "layer/event"),
-		probe:    b([]string{"p", "P"}, "p/P", "probe"),
-		log:      b([]string{"l"}, "l", "log"),
-		smooth:   b([]string{"s"}, "s", "smoothing"),
-		diff:     b([]string{"d"}, "d", "Δ vs baseline"),
-		info:     b([]string{"i"}, "i", "run config"),
-		base:     b([]string{"b"}, "b", "baseline"),
-		text:     b([]string{"/"}, "/", "filter text"),
-		page:     b([]string{"pgup", "pgdown"}, "PgUp/PgDn", "page"),
-		listEnds: b([]string{"home", "end"}, "Home/End", "first/last"),
-		pause:    b([]string{"space"}, "space", "pause"),
-		cursor:   b([]string{"c", "esc"}, "c", "cursor"),
-		zoom:     b([]string{"z", "Z", "0"}, "z/Z/0", "zoom in/out/all"),
-		last:     b([]string{"n"}, "n", "last N steps"),
-		toggle:   b([]string{"v", "V"}, "v/V", "hide variant"),
-		filter:   b([]string{"f", "F"}, "f/F", "filter kind/variant"),
-		sort:     b([]string{"o", "O"}, "o/O", "sort/reverse"),
-		speed:    b([]string{"+", "-"}, "+/-", "speed"),
-		seek:     b([]string{"[", "]"}, "[/]", "seek"),
-		ends:     b([]string{"g", "G"}, "g/G", "start/end"),
-		jump:     b([]string{"enter"}, "enter", "jump to event"),
-		help:     b([]string{"?", "h", "f1"}, "?/h/F1", "help"),
-		quit:     b([]string{"q"}, "q", "quit"),
-	}
-}
-
 // shortHelp is the always-visible help bar of a mode and screen: the keys
 // that act there, most used first (the bar truncates at the right).
-func (k keyMap) shortHelp(s Screen) []key.Binding {
+func (k *keyMap) shortHelp(s Screen, replay bool) []key.Binding {
 	out := []key.Binding{k.screens}
 	switch s {
 	case ScreenEvents:
 		out = append(out, k.layer, k.filter, k.text, k.page, k.listEnds)
-		if k.replay {
+		if replay {
 			out = append(out, k.jump)
 		}
 	case ScreenGrid:
 		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
-		out = append(out, k.sort)
+		out = append(out, k.sortHelp)
 	case ScreenOverview, ScreenCompare, ScreenLayers, ScreenGradients:
 		if s == ScreenOverview {
 			out = append(out, k.diff, k.base, k.smooth)
@@ -108,24 +64,21 @@ func (k keyMap) shortHelp(s Screen) []key.Binding {
 		}
 	}
 	out = append(out, k.pause)
-	if k.replay {
+	if replay {
 		out = append(out, k.speed, k.seek, k.ends)
 	}
 	out = append(out, k.info, k.log, k.smooth, k.help, k.quit)
 	return out
 }
 
-// ShortHelp implements help.KeyMap (the overview's bar).
-func (k keyMap) ShortHelp() []key.Binding { return k.shortHelp(ScreenOverview) }
-
-// FullHelp is shown by ?: every key.
-func (k keyMap) FullHelp() [][]key.Binding {
+// fullHelp is shown by ?: every key.
+func (k *keyMap) fullHelp(replay bool) [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
 		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		{k.filter, k.text, k.sort, k.listEnds, k.info, k.pause, k.help, k.quit},
+		{k.filter, k.text, k.sortHelp, k.listEnds, k.info, k.pause, k.help, k.quit},
 	}
-	if k.replay {
+	if replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
 	}
 	return cols
@@ -136,7 +89,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 // columns, and the list stays short enough to leave room for the guide.
 func (m *Model) fullHelpLines() []string {
 	var keys []key.Binding
-	for _, col := range m.keys.FullHelp() {
+	for _, col := range keymap.fullHelp(m.st.Replay) {
 		keys = append(keys, col...)
 	}
 	kw, dw := 0, 0
@@ -172,9 +125,9 @@ func maxWidth(block string) int {
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
 	if m.st.Info {
-		return m.help.ShortHelpView([]key.Binding{m.keys.info, m.keys.layer, m.keys.page, m.keys.screens})
+		return m.help.ShortHelpView([]key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens})
 	}
-	keys := m.keys.shortHelp(m.st.Screen)
+	keys := keymap.shortHelp(m.st.Screen, m.st.Replay)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)
 	h := m.help

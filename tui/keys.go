@@ -1,8 +1,7 @@
 package tui
 
 import (
-	"strings"
-
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -119,107 +118,142 @@ func NewState(replay bool, speed float64) State {
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
-// e.g. "left", "tab", "G", "space").
+// e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings.
 func Navigate(s State, k string, b Bounds) State {
 	s.SeekTo, s.SeekVariant = -1, -1
+	kn := keyName(k)
 	if s.Help {
 		// Any key closes the full help and does nothing else (q included).
 		s.Help = false
 		return s
 	}
 	if s.Filtering {
-		return filterKey(s, k)
+		return filterKey(s, kn)
 	}
-	next, ok := infoKeys(s, k, b)
+	next, ok := infoKeys(s, kn, b)
 	if ok {
 		return next
 	}
 	s = next
-	if next, ok := gridKeys(s, k, b); ok {
+	if next, ok := gridKeys(s, kn, b); ok {
 		return next
 	}
 	if s.Confirm {
 		s.Confirm = false
-		if k == "q" || k == "y" || k == "ctrl+c" {
-			s.Quit = true
-		}
+		s.Quit = key.Matches(kn, keymap.yes)
 		return s
 	}
-	switch k {
-	case "q", "ctrl+c":
+	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys, listKeys} {
+		if next, ok := keys(s, kn, b); ok {
+			return next
+		}
+	}
+	return navigateEnds(s, kn, b)
+}
+
+// appKeys: quit, help, the config panel, the screens, pause.
+func appKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.quit):
 		if b.Running && !s.Replay {
 			s.Confirm = true
 		} else {
 			s.Quit = true
 		}
-	case "i":
+	case key.Matches(k, km.info):
 		s.Info, s.InfoTop = true, 0
-	case "?", "h", "f1":
+	case key.Matches(k, km.help):
 		s.Help = !s.Help
-	case "/":
+	case key.Matches(k, km.text):
 		if s.Screen == ScreenEvents || s.Screen == ScreenGrid {
 			s.Filtering = true
 		}
-	case "pgup", "pgdown":
+	case key.Matches(k, km.screens):
+		for i, sk := range km.screen {
+			if key.Matches(k, sk) {
+				s.Screen = Screen(i)
+			}
+		}
+	case key.Matches(k, km.nextScreen):
+		s.Screen = (s.Screen + 1) % numScreens
+	case key.Matches(k, km.prevScreen):
+		s.Screen = (s.Screen + numScreens - 1) % numScreens
+	case key.Matches(k, km.pause):
+		s.Paused = !s.Paused
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// moveKeys move the selection: the variant (or the chart cursor), the
+// layer (or the event row), the probe.
+func moveKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.pageUp, km.pageDown):
 		d := max(b.Page, 1)
-		if k == "pgup" {
+		if key.Matches(k, km.pageUp) {
 			d = -d
 		}
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
-		}
-	case "1", "2", "3", "4", "5", "6", "7", "8":
-		s.Screen = Screen(k[0] - '1')
-	case "tab":
-		s.Screen = (s.Screen + 1) % numScreens
-	case "shift+tab":
-		s.Screen = (s.Screen + numScreens - 1) % numScreens
-	case "left", "right", "shift+left", "shift+right":
+		s = moveRow(s, d, b)
+	case key.Matches(k, km.left, km.right):
 		d := 1
-		if strings.HasSuffix(k, "left") {
+		if key.Matches(k, km.left) {
 			d = -1
 		}
 		if s.Cursor >= 0 {
-			if strings.HasPrefix(k, "shift+") {
+			if key.Matches(k, km.bigStep) {
 				d *= 10
 			}
 			s.Cursor = clamp(s.Cursor+d*max(b.CellSteps, 1), 1, max(b.Step, 1))
 		} else {
 			s.Variant = wrap(s.Variant+d, b.Variants)
 		}
-	case "up", "k":
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event-1, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
-		}
-	case "down", "j":
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event+1, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
-		}
-	case "p", "P":
-		s.Probe = nextProbe(s.Probe, k == "p", b.Probes)
-	case "l":
+	case key.Matches(k, km.up):
+		s = moveRow(s, -1, b)
+	case key.Matches(k, km.down):
+		s = moveRow(s, +1, b)
+	case key.Matches(k, km.probeNext, km.probePrev):
+		s.Probe = nextProbe(s.Probe, key.Matches(k, km.probeNext), b.Probes)
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// moveRow moves the selected event row on the Events screen, the selected
+// layer elsewhere, by d.
+func moveRow(s State, d int, b Bounds) State {
+	if s.Screen == ScreenEvents {
+		s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
+	} else {
+		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+	}
+	return s
+}
+
+// chartKeys change what the charts show: scale, smoothing, the baseline
+// difference, the cursor, the zoom, the hidden variants.
+func chartKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.log):
 		// Toggles what the chart shows (the automatic scale may already
 		// be logarithmic); the choice then holds on every chart.
 		s.Log = logOn
 		if b.LogShown {
 			s.Log = logOff
 		}
-	case "s":
+	case key.Matches(k, km.smooth):
 		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
-	case "d":
+	case key.Matches(k, km.diff):
 		s.Diff = !s.Diff
 		s.Screen = ScreenOverview
-	case "b":
+	case key.Matches(k, km.base):
 		s.Baseline = wrap(s.Baseline+1, b.Standings)
-	case "space", " ":
-		s.Paused = !s.Paused
-	case "c":
+	case key.Matches(k, km.cursor):
 		if s.Cursor >= 0 {
 			s.Cursor = -1
 		} else {
@@ -228,74 +262,87 @@ func Navigate(s State, k string, b Bounds) State {
 				s.Cursor = min(s.ZoomEnd, max(b.Step, 1))
 			}
 		}
-	case "esc":
+	case key.Matches(k, km.esc):
 		if s.Cursor < 0 && (s.Screen == ScreenEvents || s.Screen == ScreenGrid) {
 			s.Filter = ""
 		}
 		s.Cursor = -1
-	case "z", "Z", "n", "0":
+	case key.Matches(k, km.zoom, km.last):
 		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
-	case "v":
+	case key.Matches(k, km.hide):
 		if b.Variants > 0 && s.Variant < 64 {
 			s.Hidden ^= 1 << uint(s.Variant)
 		}
-	case "V":
+	case key.Matches(k, km.showAll):
 		s.Hidden = 0
-	case "f":
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// listKeys filter the Events screen and sort the Summary.
+func listKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.kindFilter):
 		s.EvKind++
 		if s.EvKind >= int(probes.NumAlertKinds) {
 			s.EvKind = -1
 		}
 		s.Event = 0
-	case "F":
+	case key.Matches(k, km.varFilter):
 		s.EvVariant++
 		if s.EvVariant >= b.Variants {
 			s.EvVariant = -1
 		}
 		s.Event = 0
-	case "o":
+	case key.Matches(k, km.sort):
 		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
-	case "O":
+	case key.Matches(k, km.reverse):
 		s.SortRev = !s.SortRev
+	default:
+		return s, false
 	}
-	return navigateEnds(s, k, b)
+	return s, true
 }
 
 // navigateEnds handles the keys after the common ones: Home/End on a list,
 // and the replay's speed, seeks and jump to an event.
-func navigateEnds(s State, k string, b Bounds) State {
-	if (k == "home" || k == "end") && s.Screen == ScreenEvents {
+func navigateEnds(s State, k keyName, b Bounds) State {
+	km := &keymap
+	if key.Matches(k, km.home, km.end) && s.Screen == ScreenEvents {
 		// On a list, the ends of the list (not of the replay).
 		s.Event = 0
-		if k == "end" {
+		if key.Matches(k, km.end) {
 			s.Event = max(len(b.EventSteps)-1, 0)
 		}
 		return s
 	}
 	if !s.Replay {
-		if k == "home" || k == "end" {
+		if key.Matches(k, km.home, km.end) {
 			s.Layer = 0
-			if k == "end" {
+			if key.Matches(k, km.end) {
 				s.Layer = max(b.Layers-1, 0)
 			}
 		}
 		return s
 	}
 	stride := max(b.SeekStride, 1)
-	switch k {
-	case "+", "=":
+	switch {
+	case key.Matches(k, km.faster):
 		s.Speed = stepSpeed(s.Speed, +1)
-	case "-", "_":
+	case key.Matches(k, km.slower):
 		s.Speed = stepSpeed(s.Speed, -1)
-	case "[":
+	case key.Matches(k, km.seekBack):
 		s.SeekTo = max(b.Step-stride, 0)
-	case "]":
+	case key.Matches(k, km.seekFwd):
 		s.SeekTo = min(b.Step+stride, max(b.LastStep, b.Step+stride))
-	case "g", "home":
+	case key.Matches(k, km.start):
 		s.SeekTo = 0
-	case "G", "end":
+	case key.Matches(k, km.finish):
 		s.SeekTo = max(b.LastStep, b.Step)
-	case "enter":
+	case key.Matches(k, km.jump):
 		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
 			// The seek reads until the alert's variant has reached the
 			// event's step (the others, each at its own pace, may be a

@@ -40,7 +40,6 @@ type Model struct {
 	st     State
 	data   *store
 	styles *Styles
-	keys   keyMap
 	help   help.Model
 	opt    Options
 	w, h   int
@@ -78,7 +77,6 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		st:     NewState(replay, opt.Speed),
 		data:   newStore(meta),
 		styles: NewStyles(dark, noColor),
-		keys:   newKeyMap(replay),
 		help:   help.New(),
 		opt:    opt,
 		dirty:  true,

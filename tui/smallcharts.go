@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/normtop/normtop/probes"
 )
 
@@ -179,14 +181,15 @@ func (m *Model) gridPages() int {
 }
 
 // gridKeys: on the Grid, ↑/↓ and PgUp/PgDn turn pages.
-func gridKeys(s State, k string, b Bounds) (State, bool) {
+func gridKeys(s State, k keyName, b Bounds) (State, bool) {
 	if s.Screen != ScreenGrid || s.Filtering {
 		return s, false
 	}
-	switch k {
-	case "up", "k", "pgup":
+	km := &keymap
+	switch {
+	case key.Matches(k, km.up, km.pageUp):
 		s.GridPage = clamp(s.GridPage-1, 0, b.GridPages-1)
-	case "down", "j", "pgdown":
+	case key.Matches(k, km.down, km.pageDown):
 		s.GridPage = clamp(s.GridPage+1, 0, b.GridPages-1)
 	default:
 		return s, false
