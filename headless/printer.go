@@ -32,7 +32,7 @@ type Printer struct {
 	meta     probes.RunMeta
 	opt      Options
 	labels   []string
-	tally    *probes.Tally // where each variant stands, from the Frames taken
+	tally    *probes.Standings // where each variant stands, from the Frames taken
 	variants []variantState
 	rows     map[int][]cell // pending lines by step; nil cells are absent
 	started  bool
@@ -71,7 +71,7 @@ func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
 		meta:     meta,
 		opt:      opt,
 		labels:   variantLabels(meta.Variants),
-		tally:    probes.NewTally(meta),
+		tally:    probes.NewStandings(meta),
 		variants: make([]variantState, len(meta.Variants)),
 		rows:     map[int][]cell{},
 	}
@@ -114,7 +114,7 @@ func (p *Printer) Frame(f probes.Frame) error {
 	if v.ended {
 		return p.err
 	}
-	p.tally.Add(&f)
+	p.tally.Fold(&f)
 	v.pending = append(v.pending, f.Alerts...)
 	if f.Status != probes.Running {
 		v.ended = true

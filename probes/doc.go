@@ -6,9 +6,13 @@
 // Files, one concern each:
 //
 //	frame.go      Frame, Probe names, LayerValues, Eval (+ Gap), Spectrum, Alert, RunMeta
-//	labels.go     the presentation vocabulary: Split, Metric (+ Format), VariantMeta.Label, LayerName
-//	tally.go      Tally: where each variant stands (last step, status, divergence, evals,
-//	              alerts) and the run's end status, folded once from the Frames for every consumer
+//	labels.go     the presentation vocabulary: Split, Metric (+ Format, FormatSD), VariantMeta.Label
+//	              and Group (the key seeds share), LayerName
+//	missing.go    Missing: the one glyph every output prints for a value that does not exist
+//	meansd.go     MeanSD: mean ± sd over seeds (sd undefined for one), the 2·SE seed-noise rule
+//	standings.go  Standings: where each variant stands (last step, status, divergence, evals,
+//	              best, alerts) and the run's end status, folded once per Frame (Fold) on each path
+//	groups.go     GroupStanding: the standings of a spec's seeds together, and their ranking
 //	warmup.go     the warm-up window of a variant's own running statistics (spec §5)
 //	intervals.go  per-group sampling intervals and the tap mask they imply
 //	draft.go      the trainer's handoff: TrainStep → Draft (the divergence guard) → AddEval → Seal

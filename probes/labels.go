@@ -50,13 +50,18 @@ func (m Metric) Short() string {
 // rather than a lower cost.
 func (m Metric) HigherIsBetter() bool { return m == MetricAccuracy }
 
-// Format prints v: accuracy as a percentage with two decimals ("93.04%"),
-// bits per character or word with three decimals ("1.234"), perplexity with
-// two ("41.37"), an unknown metric with four significant digits. Non-finite
-// values print as "NaN", "+Inf", "-Inf"; callers that show "Diverge" or "—"
-// decide that themselves.
+// Format prints a metric value v as every output shows it (dashboard,
+// headless log, export summary, report). One significant-digit rule per
+// unit: accuracy as a percentage with two decimals ("93.04%"), bits per
+// character or word with three decimals ("1.234"), perplexity with two
+// ("41.37"), an unknown metric with four significant digits. A missing
+// value (NaN) prints as Missing; ±Inf as "+Inf", "-Inf" (callers that show
+// "Diverge" decide that themselves).
 func (m Metric) Format(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
+		return Missing
+	}
+	if math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	switch m {
@@ -69,6 +74,21 @@ func (m Metric) Format(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
+
+// FormatSD prints a spread (a standard deviation or a difference) of the
+// metric: like Format, except that an accuracy's spread is in percentage
+// points ("0.41 pp", not "0.41%", which would read as a relative spread).
+// An undefined spread (NaN: fewer than two values) prints as Missing.
+func (m Metric) FormatSD(sd float64) string {
+	if m == MetricAccuracy && !math.IsNaN(sd) && !math.IsInf(sd, 0) {
+		return strconv.FormatFloat(100*sd, 'f', 2, 64) + " pp"
+	}
+	return m.Format(sd)
+}
+
+// FormatMeanSD prints a metric over seeds: MeanSD.Format with Format for
+// the mean and FormatSD for the spread, e.g. "81.25% ± 0.41 pp".
+func (m Metric) FormatMeanSD(a MeanSD) string { return a.FormatWith(m.Format, m.FormatSD) }
 
 // Better reports whether metric value a is better than b; a NaN is never
 // better and anything finite beats a NaN.
@@ -85,19 +105,26 @@ func (m Metric) Better(a, b float64) bool {
 	return a < b
 }
 
-// Label names the variant on every screen, log line and export: its full
-// spec (its registry name when the spec is empty), followed by " s<seed>"
-// when the run trains several seeds, e.g. "powernorm:alpha_fwd=0.95 s2". A
-// space separates the seed because a spec never contains one.
+// Label names the variant on every screen, log line and export: its Group
+// key followed by " s<seed>" when the run trains several seeds, e.g.
+// "powernorm:alpha_fwd=0.95 s2". A space separates the seed because a spec
+// never contains one.
 func (v VariantMeta) Label() string {
-	l := v.Spec
-	if l == "" {
-		l = v.Name
-	}
+	l := v.Group()
 	if v.Seed != 0 {
 		l += " s" + strconv.FormatInt(v.Seed, 10)
 	}
 	return l
+}
+
+// Group is the key the variant's seeds share: its full spec, or its
+// registry name when the spec is empty. The dashboard's ranking and the
+// report's mean ± sd over seeds group variants by it.
+func (v VariantMeta) Group() string {
+	if v.Spec == "" {
+		return v.Name
+	}
+	return v.Spec
 }
 
 // VariantLabel is the label of variant v of the run, or "variant<v>" when v
@@ -107,6 +134,15 @@ func (m RunMeta) VariantLabel(v int) string {
 		return "variant" + strconv.Itoa(v)
 	}
 	return m.Variants[v].Label()
+}
+
+// VariantGroup is the Group key of variant v of the run, or "variant<v>"
+// when v is out of range.
+func (m RunMeta) VariantGroup(v int) string {
+	if v < 0 || v >= len(m.Variants) {
+		return "variant" + strconv.Itoa(v)
+	}
+	return m.Variants[v].Group()
 }
 
 // LayerName is the name of norm site l, or "layer<l>" when l is out of range.

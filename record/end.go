@@ -6,7 +6,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Run statuses stored in the end record; probes.Tally.EndStatus decides
+// Run statuses stored in the end record; probes.Standings.EndStatus decides
 // which one a run gets.
 const (
 	StatusCompleted   = probes.RunCompleted   // every variant finished or diverged

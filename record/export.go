@@ -278,9 +278,9 @@ func ExportJSONL(w io.Writer, r *Reader) error {
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	tally := probes.NewTally(m)
+	tally := probes.NewStandings(m)
 	err := forEachFrame(r, func(f *probes.Frame) error {
-		tally.Add(f)
+		tally.Fold(f)
 		return nil
 	})
 	if err != nil {

@@ -29,7 +29,7 @@ type streamState struct {
 	disorder  int
 	firstDis  string
 
-	tally *probes.Tally // the frames read, for End's final evaluations
+	tally *probes.Standings // the frames read, for End's final evaluations
 
 	ranks *rankMerge // the other ranks' streams the header lists, or nil
 
@@ -124,7 +124,7 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 				r.meta = r.js.ranks.meta
 			}
 			r.js.sm = newStreamMap(h.Meta)
-			r.js.tally = probes.NewTally(r.meta)
+			r.js.tally = probes.NewStandings(r.meta)
 			if h.Alerts != alertsWritten {
 				r.js.layers = h.Meta.Layers
 				r.js.alerts = newStreamAlerts(h.Meta.Layers)
@@ -237,7 +237,7 @@ func (r *Reader) streamNext() (probes.Frame, error) {
 		f, err = r.js.ranks.next(r)
 	}
 	if err == nil {
-		r.js.tally.Add(&f)
+		r.js.tally.Fold(&f)
 	}
 	return f, err
 }

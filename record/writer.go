@@ -64,7 +64,7 @@ type Writer struct {
 	maxStep    int64
 	keys       []keyEntry
 	stats      *chunkStats
-	tally      *probes.Tally // what Close puts into End when the caller leaves it nil
+	tally      *probes.Standings // what Close puts into End when the caller leaves it nil
 	values     int64         // probe values written
 	frameBytes int64         // bytes of frame records written
 }
@@ -118,7 +118,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	reg := newRegistry(meta)
 	w := &Writer{
 		path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), reg: reg, codec: newCodec(reg),
-		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), tally: probes.NewTally(meta),
+		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), tally: probes.NewStandings(meta),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
@@ -229,7 +229,7 @@ func (w *Writer) Write(f probes.Frame) error {
 			}
 		}
 	}
-	w.tally.Add(&f)
+	w.tally.Fold(&f)
 	if len(w.batch) >= batchBytes {
 		w.sealBatch()
 	}

@@ -37,7 +37,7 @@
 //	html.go      the self-contained HTML page (inline SVG and CSS)
 //	plot.go, plot_figure.go  normtop plot: one recorded series of several files, one chart
 //
-// It depends on probes (the Frame vocabulary, Tally, Warmup), record (the
+// It depends on probes (the Frame vocabulary, Standings, Warmup), record (the
 // reader) and gonum.org/v1/plot (no gorgonia); nothing depends on it but
 // cmd/normtop.
 package report

@@ -37,7 +37,7 @@ type Replicate struct {
 	// LayerWarmup is each layer's window: the spec's, or what the header
 	// says of the layer (probes.RunMeta.LayerWarmup); nil: Warmup for all.
 	LayerWarmup []probes.Warmup
-	Tally       probes.VariantTally
+	Tally       probes.VariantStanding
 
 	FinalVal     float64 // metric of the last val evaluation
 	BestVal      float64 // best metric over the val evaluations

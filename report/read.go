@@ -160,7 +160,7 @@ func readParts(path string, parts int) (*Run, error) {
 type part struct {
 	meta    probes.RunMeta
 	accs    []repAcc
-	tally   *probes.Tally
+	tally   *probes.Standings
 	spectra []*probes.Spectrum
 	damage  []record.Damage
 	err     error
@@ -168,7 +168,7 @@ type part struct {
 
 func newPart(m probes.RunMeta) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewTally(m),
+	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewStandings(m),
 		spectra: make([]*probes.Spectrum, len(m.Variants))}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
@@ -240,7 +240,7 @@ func (p *part) read(rd *record.Reader, end int) error {
 
 func (p *part) add(f *probes.Frame) {
 	nl := len(p.meta.Layers)
-	p.tally.Add(f)
+	p.tally.Fold(f)
 	a := &p.accs[f.Variant]
 	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
 		a.train = append(a.train, float32(f.TrainLoss))

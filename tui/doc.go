@@ -20,7 +20,7 @@
 // or replayDriver (replay.go), a state machine over replayState (playing,
 // seeking, catching up, following, at the end) with its own Update, whose
 // transitions are tested as plain function calls. The header reads the
-// driver's state; where each variant stands is the store's probes.Tally.
+// driver's state; where each variant stands is the store's probes.Standings.
 //
 // Key and mouse handling are the pure functions Navigate(State, key,
 // Bounds), Click and Wheel over State, tested without Bubble Tea; the

@@ -28,8 +28,8 @@ type variantData struct {
 	idx int
 	hs  *probes.Histories // the run's series, shared by all variants
 	// t is where the variant stands (step, status, latest evaluations,
-	// alert counts): the run's probes.Tally, which the store feeds.
-	t *probes.VariantTally
+	// alert counts): the run's probes.Standings, which the store feeds.
+	t *probes.VariantStanding
 
 	// outlier[l][p] is the step of the latest outlier alert for that cell.
 	outlier [][probes.NumProbes]int
@@ -51,12 +51,12 @@ type event struct {
 
 // store holds the dashboard's data: the bounded series of probes.Histories
 // (one per variant × layer × probe and per variant × run series, created on
-// the first measured value), the run's probes.Tally and the events.
+// the first measured value), the run's probes.Standings and the events.
 type store struct {
 	meta     probes.RunMeta
 	hs       *probes.Histories
 	variants []variantData
-	tally    *probes.Tally
+	tally    *probes.Standings
 	events   []event
 	dropped  int // events dropped beyond maxEvents
 	step     int // highest step seen over all variants
@@ -83,7 +83,7 @@ func newStore(meta probes.RunMeta) *store {
 func (s *store) reset() {
 	s.hs.Reset()
 	s.variants = make([]variantData, len(s.meta.Variants))
-	s.tally = probes.NewTally(s.meta)
+	s.tally = probes.NewStandings(s.meta)
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
 		v.idx, v.hs, v.t = i, s.hs, &s.tally.Variants[i]
@@ -129,7 +129,7 @@ func (s *store) add(f *probes.Frame) {
 	}
 	s.frames++
 	v := &s.variants[f.Variant]
-	s.tally.Add(f)
+	s.tally.Fold(f)
 	s.step = max(s.step, f.Step)
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)

@@ -9,7 +9,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// This file groups where each variant stands (probes.Tally, fed by the
+// This file groups where each variant stands (probes.Standings, fed by the
 // store) by spec over seeds, for the ranking (Overview) and the Summary
 // screen. It keeps no bookkeeping of its own.
 
@@ -118,7 +118,7 @@ func (s *store) standings() []standing {
 
 // stoppedAt is the step a variant diverged or was stopped at, 0 while it
 // runs or once it is done.
-func stoppedAt(t *probes.VariantTally) int {
+func stoppedAt(t *probes.VariantStanding) int {
 	switch t.Status {
 	case probes.Diverged:
 		return t.DivergedAt

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestTallyEndStatus(t *testing.T) {
+func TestStandingsEndStatus(t *testing.T) {
 	const (
 		R = Running
 		D = Diverged
@@ -29,11 +29,11 @@ func TestTallyEndStatus(t *testing.T) {
 		{"a variant never reported", []Status{F, N}, RunInterrupted, false},
 		{"no variants", nil, RunCompleted, false},
 	} {
-		tl := NewTallySize(len(tc.last), 1)
+		tl := NewStandingsSize(len(tc.last), 1)
 		for v, s := range tc.last {
 			if s != N {
-				tl.Add(&Frame{Variant: v, Step: 3, Status: R})
-				tl.Add(&Frame{Variant: v, Step: 7, Status: s})
+				tl.Fold(&Frame{Variant: v, Step: 3, Status: R})
+				tl.Fold(&Frame{Variant: v, Step: 7, Status: s})
 			}
 		}
 		if got := tl.EndStatus(); got != tc.want {
@@ -51,22 +51,22 @@ func TestTallyEndStatus(t *testing.T) {
 	}
 }
 
-func TestTallyFolds(t *testing.T) {
+func TestStandingsFolds(t *testing.T) {
 	m := RunMeta{Variants: []VariantMeta{{Name: "layernorm"}, {Name: "batchnorm"}}, Layers: []string{"a", "b"}}
-	tl := NewTally(m)
+	tl := NewStandings(m)
 	if v := tl.Variants[0]; v.Seen || !math.IsNaN(v.TrainLoss) || v.Val != nil || len(v.Outliers) != 2 {
 		t.Fatalf("empty tally: %+v", v)
 	}
-	tl.Add(&Frame{Variant: 0, Step: 1, TrainLoss: 2.5, StepsPerSec: 10,
+	tl.Fold(&Frame{Variant: 0, Step: 1, TrainLoss: 2.5, StepsPerSec: 10,
 		Eval:   []Eval{{Split: "val", Loss: 2.6, Metric: 0.5}},
 		Alerts: []Alert{{Kind: AlertOutlier, Layer: 1}, {Kind: AlertOutlier, Layer: 1}, {Kind: AlertOverfit, Layer: -1}, {Kind: AlertOutlier, Layer: 9}}})
-	tl.Add(&Frame{Variant: 0, Step: 2, TrainLoss: 2.4, StepsPerSec: 12,
+	tl.Fold(&Frame{Variant: 0, Step: 2, TrainLoss: 2.4, StepsPerSec: 12,
 		Eval: []Eval{{Split: "val", Loss: 2.5, Metric: 0.6}, {Split: "test", Loss: 2.7, Metric: 0.55}}})
-	tl.Add(&Frame{Variant: 1, Step: 5, TrainLoss: math.Inf(1), Status: Diverged})
-	tl.Add(&Frame{Variant: 1, Step: 6, Status: Diverged})
-	tl.Add(&Frame{Variant: 7, Step: 1}) // unknown variant: ignored
-	tl.MarkDiverged(1, 99)              // already known: first step wins
-	tl.MarkDiverged(-1, 3)              // out of range: ignored
+	tl.Fold(&Frame{Variant: 1, Step: 5, TrainLoss: math.Inf(1), Status: Diverged})
+	tl.Fold(&Frame{Variant: 1, Step: 6, Status: Diverged})
+	tl.Fold(&Frame{Variant: 7, Step: 1}) // unknown variant: ignored
+	tl.MarkDiverged(1, 99)               // already known: first step wins
+	tl.MarkDiverged(-1, 3)               // out of range: ignored
 	v := tl.Variants[0]
 	if !v.Seen || v.Step != 2 || v.TrainLoss != 2.4 || v.StepsPerSec != 12 || v.Status != Running || v.Diverged() {
 		t.Errorf("variant 0: %+v", v)
@@ -80,7 +80,7 @@ func TestTallyFolds(t *testing.T) {
 	if w := tl.Variants[1]; w.DivergedAt != 5 || w.Step != 6 || w.Val != nil {
 		t.Errorf("variant 1: %+v", w)
 	}
-	tl2 := NewTally(m)
+	tl2 := NewStandings(m)
 	tl2.MarkDiverged(1, 40)
 	if tl2.Variants[1].DivergedAt != 40 {
 		t.Errorf("MarkDiverged: %+v", tl2.Variants[1])
@@ -100,7 +100,7 @@ func TestMetricFormat(t *testing.T) {
 		{MetricPerplexity, 41.371, "41.37"},
 		{Metric("f1"), 0.123456, "0.1235"},
 		{Metric(""), 12345.6, "1.235e+04"},
-		{MetricAccuracy, math.NaN(), "NaN"},
+		{MetricAccuracy, math.NaN(), Missing},
 		{MetricBPC, math.Inf(1), "+Inf"},
 	} {
 		if got := tc.m.Format(tc.v); got != tc.want {
@@ -149,7 +149,7 @@ func TestLabels(t *testing.T) {
 }
 
 // Folding a stream in two parts and merging equals folding it whole.
-func TestTallyMerge(t *testing.T) {
+func TestStandingsMerge(t *testing.T) {
 	m := RunMeta{Variants: []VariantMeta{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Layers: []string{"l0", "l1"}}
 	var frames []Frame
 	for s := 1; s <= 10; s++ {
@@ -173,17 +173,17 @@ func TestTallyMerge(t *testing.T) {
 			frames = append(frames, f)
 		}
 	}
-	whole := NewTally(m)
+	whole := NewStandings(m)
 	for i := range frames {
-		whole.Add(&frames[i])
+		whole.Fold(&frames[i])
 	}
 	for cut := 0; cut <= len(frames); cut += 5 {
-		a, b := NewTally(m), NewTally(m)
+		a, b := NewStandings(m), NewStandings(m)
 		for i := range frames[:cut] {
-			a.Add(&frames[i])
+			a.Fold(&frames[i])
 		}
 		for i := range frames[cut:] {
-			b.Add(&frames[cut+i])
+			b.Fold(&frames[cut+i])
 		}
 		a.Merge(b)
 		for v := range whole.Variants {
@@ -199,14 +199,14 @@ func TestTallyMerge(t *testing.T) {
 
 // The end record keeps the newest evaluation of every split, in the order
 // the splits first came, whatever their names.
-func TestTallyFinalEvals(t *testing.T) {
-	tl := NewTallySize(3, 0)
-	tl.Add(&Frame{Variant: 0, Step: 1, Eval: []Eval{{Split: "test", Loss: 1}, {Split: "heldout", Loss: 2}}})
-	tl.Add(&Frame{Variant: 0, Step: 2, Eval: []Eval{{Split: "val", Loss: 3}, {Split: "test", Loss: 4}}})
-	tl.Add(&Frame{Variant: 2, Step: 2})
-	later := NewTallySize(3, 0)
-	later.Add(&Frame{Variant: 0, Step: 3, Eval: []Eval{{Split: "heldout", Loss: 5}}})
-	later.Add(&Frame{Variant: 1, Step: 3, Eval: []Eval{{Split: "val", Loss: 6}}})
+func TestStandingsFinalEvals(t *testing.T) {
+	tl := NewStandingsSize(3, 0)
+	tl.Fold(&Frame{Variant: 0, Step: 1, Eval: []Eval{{Split: "test", Loss: 1}, {Split: "heldout", Loss: 2}}})
+	tl.Fold(&Frame{Variant: 0, Step: 2, Eval: []Eval{{Split: "val", Loss: 3}, {Split: "test", Loss: 4}}})
+	tl.Fold(&Frame{Variant: 2, Step: 2})
+	later := NewStandingsSize(3, 0)
+	later.Fold(&Frame{Variant: 0, Step: 3, Eval: []Eval{{Split: "heldout", Loss: 5}}})
+	later.Fold(&Frame{Variant: 1, Step: 3, Eval: []Eval{{Split: "val", Loss: 6}}})
 	tl.Merge(later)
 	got := tl.FinalEvals()
 	want := map[int][]Eval{

@@ -9,59 +9,76 @@ const (
 	RunDiverged    = "diverged"    // every variant diverged
 )
 
-// VariantTally is where one variant stands after the Frames folded so far.
-type VariantTally struct {
-	Seen        bool    // at least one Frame arrived
-	Step        int     // step of the newest Frame
-	Status      Status  // status of the newest Frame
-	DivergedAt  int     // first step with Status Diverged; 0 when it has not diverged
-	TrainLoss   float64 // train loss of the newest Frame (NaN before any)
-	Val, Test   *Eval   // newest evaluation of each split, nil before the first
-	Evals       []Eval  // newest evaluation of every split, in the order the splits first came
+// VariantStanding is where one variant stands after the Frames folded so far.
+type VariantStanding struct {
+	Seen       bool    // at least one Frame arrived
+	Step       int     // step of the newest Frame
+	Status     Status  // status of the newest Frame
+	DivergedAt int     // first step with Status Diverged; 0 when it has not diverged
+	TrainLoss  float64 // train loss of the newest Frame (NaN before any)
+	// LastTrainLoss is the newest train loss that is not NaN (a diverging
+	// variant's last measured loss stays visible); NaN before any.
+	LastTrainLoss float64
+	// Best is the best "val" metric so far, by the run's Metric (NaN
+	// values never count); NaN before any.
+	Best        float64
+	Val, Test   *Eval  // newest evaluation of each split, nil before the first
+	Evals       []Eval // newest evaluation of every split, in the order the splits first came
 	StepsPerSec float64
 	Alerts      [NumAlertKinds]int // alerts seen, by kind
 	Outliers    []int              // outlier alerts per layer (index into RunMeta.Layers)
 }
 
 // Diverged reports whether the divergence guard stopped the variant.
-func (v *VariantTally) Diverged() bool { return v.DivergedAt > 0 }
+func (v *VariantStanding) Diverged() bool { return v.DivergedAt > 0 }
 
-// Tally folds Frames into each variant's standing: the one bookkeeping that
+// Standings folds Frames into each variant's standing: the one bookkeeping that
 // the dashboard, the headless log, the exports, the end record and the
-// report draw from. The zero Tally is not usable; call NewTally.
-type Tally struct {
-	Variants []VariantTally
+// report draw from, each Frame folded once on its path (Fold). The zero
+// Standings is not usable; call NewStandings.
+type Standings struct {
+	Metric   Metric // decides Best; "" (no metric) counts lower as better
+	Variants []VariantStanding
 }
 
-// NewTally returns an empty Tally for the run's variants and layers.
-func NewTally(m RunMeta) *Tally {
-	return NewTallySize(len(m.Variants), len(m.Layers))
+// NewStandings returns an empty Standings for the run's variants and layers.
+func NewStandings(m RunMeta) *Standings {
+	t := NewStandingsSize(len(m.Variants), len(m.Layers))
+	t.Metric = m.MetricKind()
+	return t
 }
 
-// NewTallySize is NewTally for a caller that knows only the counts.
-func NewTallySize(variants, layers int) *Tally {
-	t := &Tally{Variants: make([]VariantTally, variants)}
+// NewStandingsSize is NewStandings for a caller that knows only the counts.
+func NewStandingsSize(variants, layers int) *Standings {
+	t := &Standings{Variants: make([]VariantStanding, variants)}
 	for i := range t.Variants {
-		t.Variants[i].TrainLoss = math.NaN()
+		v := &t.Variants[i]
+		v.TrainLoss, v.LastTrainLoss, v.Best = math.NaN(), math.NaN(), math.NaN()
 		t.Variants[i].Outliers = make([]int, layers)
 	}
 	return t
 }
 
-// Add folds one Frame. Frames of an unknown variant are ignored (a damaged
+// Fold folds one Frame. Frames of an unknown variant are ignored (a damaged
 // or foreign stream must not panic a consumer).
-func (t *Tally) Add(f *Frame) {
+func (t *Standings) Fold(f *Frame) {
 	if f.Variant < 0 || f.Variant >= len(t.Variants) {
 		return
 	}
 	v := &t.Variants[f.Variant]
 	v.Seen, v.Step, v.Status = true, f.Step, f.Status
 	v.TrainLoss, v.StepsPerSec = f.TrainLoss, f.StepsPerSec
+	if !math.IsNaN(f.TrainLoss) {
+		v.LastTrainLoss = f.TrainLoss
+	}
 	if f.Status == Diverged && v.DivergedAt == 0 {
 		v.DivergedAt = f.Step
 	}
 	for i := range f.Eval {
 		v.addEval(f.Eval[i])
+		if Split(f.Eval[i].Split) == SplitVal {
+			v.Best = t.best(v.Best, f.Eval[i].Metric)
+		}
 	}
 	for _, a := range f.Alerts {
 		if a.Kind < NumAlertKinds {
@@ -73,8 +90,16 @@ func (t *Tally) Add(f *Frame) {
 	}
 }
 
+// best is the better of two metric values; NaN never wins.
+func (t *Standings) best(cur, x float64) float64 {
+	if t.Metric.Better(x, cur) {
+		return x
+	}
+	return cur
+}
+
 // addEval makes e the newest evaluation of its split.
-func (v *VariantTally) addEval(e Eval) {
+func (v *VariantStanding) addEval(e Eval) {
 	switch Split(e.Split) {
 	case SplitVal:
 		v.Val = &e
@@ -92,14 +117,14 @@ func (v *VariantTally) addEval(e Eval) {
 
 // MarkDiverged records that variant v diverged at step, e.g. from a run
 // file's end record when the diverging Frame itself was lost.
-func (t *Tally) MarkDiverged(v, step int) {
+func (t *Standings) MarkDiverged(v, step int) {
 	if v >= 0 && v < len(t.Variants) && t.Variants[v].DivergedAt == 0 {
 		t.Variants[v].DivergedAt = step
 	}
 }
 
 // AllDiverged reports whether every variant diverged.
-func (t *Tally) AllDiverged() bool {
+func (t *Standings) AllDiverged() bool {
 	for i := range t.Variants {
 		if !t.Variants[i].Diverged() {
 			return false
@@ -112,7 +137,7 @@ func (t *Tally) AllDiverged() bool {
 // when every variant finished (done or diverged), RunDiverged when all of
 // them diverged, RunInterrupted otherwise (a variant never reported, is
 // still running, or was stopped by the user).
-func (t *Tally) EndStatus() string {
+func (t *Standings) EndStatus() string {
 	for i := range t.Variants {
 		v := &t.Variants[i]
 		if !v.Seen || v.Status == Running || v.Status == Stopped {
@@ -127,7 +152,7 @@ func (t *Tally) EndStatus() string {
 
 // DivergedSteps maps each diverged variant to the step it diverged at, as
 // the end record stores it.
-func (t *Tally) DivergedSteps() map[int]int {
+func (t *Standings) DivergedSteps() map[int]int {
 	m := map[int]int{}
 	for i := range t.Variants {
 		if t.Variants[i].Diverged() {
@@ -139,7 +164,7 @@ func (t *Tally) DivergedSteps() map[int]int {
 
 // FinalEvals maps each variant that was evaluated to its newest evaluation of
 // every split, as the end record stores them. The slices are copies.
-func (t *Tally) FinalEvals() map[int][]Eval {
+func (t *Standings) FinalEvals() map[int][]Eval {
 	m := map[int][]Eval{}
 	for i := range t.Variants {
 		if evs := t.Variants[i].Evals; len(evs) > 0 {
@@ -149,11 +174,11 @@ func (t *Tally) FinalEvals() map[int][]Eval {
 	return m
 }
 
-// Merge folds in a Tally of the Frames that follow t's in the stream (the
+// Merge folds in a Standings of the Frames that follow t's in the stream (the
 // next part of a run file read in parallel): the later part's newest state
 // wins, the first divergence stays, alert counts add up. Both must have
 // the same variants and layers.
-func (t *Tally) Merge(later *Tally) {
+func (t *Standings) Merge(later *Standings) {
 	for i := range t.Variants {
 		if i >= len(later.Variants) {
 			return
@@ -163,6 +188,10 @@ func (t *Tally) Merge(later *Tally) {
 			v.Seen, v.Step, v.Status = true, l.Step, l.Status
 			v.TrainLoss, v.StepsPerSec = l.TrainLoss, l.StepsPerSec
 		}
+		if !math.IsNaN(l.LastTrainLoss) {
+			v.LastTrainLoss = l.LastTrainLoss
+		}
+		v.Best = t.best(v.Best, l.Best)
 		for _, e := range l.Evals {
 			v.addEval(e)
 		}

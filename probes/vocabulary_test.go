@@ -1,0 +1,108 @@
+package probes
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMetricFormatAndSD(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		metric   Metric
+		v        float64
+		want, sd string
+	}{
+		{MetricAccuracy, 0.8125, "81.25%", "81.25 pp"},
+		{MetricAccuracy, 0.826, "82.60%", "82.60 pp"},
+		{MetricAccuracy, 1, "100.00%", "100.00 pp"},
+		{MetricBPC, 1.23456, "1.235", "1.235"},
+		{MetricBPW, 7, "7.000", "7.000"},
+		{MetricPerplexity, 41.3749, "41.37", "41.37"},
+		{"", 0.123456, "0.1235", "0.1235"},
+		{MetricAccuracy, nan, Missing, Missing},
+		{MetricBPC, nan, Missing, Missing},
+		{MetricBPC, inf, "+Inf", "+Inf"},
+		{MetricAccuracy, -inf, "-Inf", "-Inf"},
+	} {
+		if got := c.metric.Format(c.v); got != c.want {
+			t.Errorf("%q.Format(%v) = %q, want %q", c.metric, c.v, got, c.want)
+		}
+		if got := c.metric.FormatSD(c.v); got != c.sd {
+			t.Errorf("%q.FormatSD(%v) = %q, want %q", c.metric, c.v, got, c.sd)
+		}
+	}
+}
+
+func TestMeanSD(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name     string
+		xs       []float64
+		n, miss  int
+		mean, sd float64
+		acc      string // FormatMeanSD under accuracy
+	}{
+		{"none", nil, 0, 0, nan, nan, Missing},
+		{"all missing", []float64{nan, math.Inf(1)}, 0, 2, nan, nan, Missing},
+		{"one: sd undefined", []float64{0.5, nan}, 1, 1, 0.5, nan, "50.00%"},
+		{"two", []float64{0.5, 0.7}, 2, 0, 0.6, math.Sqrt(0.02), "60.00% ± 14.14 pp"},
+		{"three equal", []float64{0.25, 0.25, 0.25}, 3, 0, 0.25, 0, "25.00% ± 0.00 pp"},
+	} {
+		a := NewMeanSD(c.xs)
+		same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) || math.Abs(x-y) < 1e-12 }
+		if a.N != c.n || a.Missing != c.miss || !same(a.Mean, c.mean) || !same(a.SD, c.sd) {
+			t.Errorf("%s: NewMeanSD = %+v, want n %d missing %d mean %v sd %v", c.name, a, c.n, c.miss, c.mean, c.sd)
+		}
+		if got := MetricAccuracy.FormatMeanSD(a); got != c.acc {
+			t.Errorf("%s: FormatMeanSD = %q, want %q", c.name, got, c.acc)
+		}
+	}
+	one := NewMeanSD([]float64{1})
+	if got := MetricBPC.FormatSD(one.SD); got != Missing {
+		t.Errorf("one value's sd prints %q, want the missing glyph", got)
+	}
+}
+
+func TestNoiseOf(t *testing.T) {
+	ms := func(xs ...float64) MeanSD { return NewMeanSD(xs) }
+	for _, c := range []struct {
+		name string
+		a, b MeanSD
+		want Noise
+	}{
+		{"two seeds a side", ms(1, 2), ms(5, 6), NoiseUnjudged},
+		{"a side missing", ms(), ms(1, 2, 3), NoiseUnjudged},
+		{"far apart", ms(1, 1.1, 0.9), ms(5, 5.1, 4.9), NoiseBeyond},
+		{"overlapping", ms(1, 2, 3), ms(1.5, 2.5, 3.5), NoiseWithin},
+		{"identical, no spread", ms(2, 2, 2), ms(2, 2, 2), NoiseWithin},
+		{"different, no spread", ms(2, 2, 2), ms(3, 3, 3), NoiseBeyond},
+	} {
+		if got := NoiseOf(c.a, c.b); got != c.want {
+			t.Errorf("%s: NoiseOf = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if NoiseBeyond.String() != "beyond noise" || NoiseWithin.String() != "within noise" || NoiseUnjudged.String() != "" {
+		t.Error("Noise.String")
+	}
+}
+
+func TestGroupKeyAndLabel(t *testing.T) {
+	for _, c := range []struct {
+		v            VariantMeta
+		group, label string
+	}{
+		{VariantMeta{Name: "layernorm"}, "layernorm", "layernorm"},
+		{VariantMeta{Name: "powernorm", Spec: "powernorm:alpha_fwd=0.95", Seed: 2}, "powernorm:alpha_fwd=0.95", "powernorm:alpha_fwd=0.95 s2"},
+		{VariantMeta{Name: "batchnorm", Seed: 1}, "batchnorm", "batchnorm s1"},
+	} {
+		if g, l := c.v.Group(), c.v.Label(); g != c.group || l != c.label {
+			t.Errorf("%+v: Group %q Label %q, want %q %q", c.v, g, l, c.group, c.label)
+		}
+	}
+	if got := (RunMeta{}).VariantGroup(3); got != "variant3" {
+		t.Errorf("VariantGroup out of range = %q", got)
+	}
+	if OrMissing("") != Missing || OrMissing("x") != "x" {
+		t.Error("OrMissing")
+	}
+}
