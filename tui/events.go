@@ -129,6 +129,49 @@ func rowSteps(rows []eventRow) []int {
 // the selected row's step and pauses there.
 func (m *Model) eventsView(w, h int) []string {
 	s := m.styles
+	out := m.eventsTitle()
+	rows := m.eventRows()
+	if len(rows) == 0 {
+		if len(m.data.events) == 0 {
+			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
+		}
+		return append(out, "", s.Dim.Render("no alert matches the filter"))
+	}
+	vw := 18
+	if w < 100 {
+		vw = 12
+	}
+	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", eventLayerW, "layer", "kind", "message")))
+	n := h - len(out)
+	sel := clamp(m.st.Event, 0, len(rows)-1)
+	first := max(0, min(sel-n/2, len(rows)-n))
+	last := min(first+n, len(rows))
+	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
+		out[1] = withHint(out[1], s.Dim.Render(hint), w)
+	}
+	for i := first; i < last; i++ {
+		r := &rows[i]
+		line := m.eventLine(r, vw)
+		switch {
+		case i == sel:
+			line = s.Selected.Render(fit(line, w))
+		case r.Kind == probes.AlertDivergence:
+			line = s.Bad.Render(line)
+		default:
+			line = s.Warn.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// eventLayerW is the width of the Events table's layer column.
+const eventLayerW = 11
+
+// eventsTitle is the Events screen's first two lines: the counts (per kind,
+// and of what the filters let through) and the filters in force.
+func (m *Model) eventsTitle() []string {
+	s := m.styles
 	evs := m.data.events
 	counts := kindCounts(evs)
 	var parts []string
@@ -167,54 +210,27 @@ func (m *Model) eventsView(w, h int) []string {
 	if m.replay != nil {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
-	rows := m.eventRows()
-	if len(rows) == 0 {
-		if len(evs) == 0 {
-			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
-		}
-		return append(out, "", s.Dim.Render("no alert matches the filter"))
-	}
-	vw := 18
-	if w < 100 {
-		vw = 12
-	}
-	lw := 11
-	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", lw, "layer", "kind", "message")))
-	n := h - len(out)
-	sel := clamp(m.st.Event, 0, len(rows)-1)
-	first := max(0, min(sel-n/2, len(rows)-n))
-	last := min(first+n, len(rows))
-	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
-		out[1] = withHint(out[1], s.Dim.Render(hint), w)
-	}
-	for i := first; i < last; i++ {
-		r := &rows[i]
-		layer := "–"
-		if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
-			layer = m.data.meta.Layers[r.Layer]
-		}
-		vname := "?"
-		if r.variant < len(m.data.variants) {
-			vname = m.data.variants[r.variant].label
-		}
-		step := fmt.Sprint(r.Step)
-		msg := r.Msg
-		if r.count > 1 {
-			step = fmt.Sprintf("%d–%d", r.first, r.Step)
-			msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
-		} else if r.Kind == probes.AlertOutlier {
-			msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
-		}
-		line := fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), lw, truncName(layer, lw), r.Kind, msg)
-		switch {
-		case i == sel:
-			line = s.Selected.Render(fit(line, w))
-		case r.Kind == probes.AlertDivergence:
-			line = s.Bad.Render(line)
-		default:
-			line = s.Warn.Render(line)
-		}
-		out = append(out, line)
-	}
 	return out
+}
+
+// eventLine is one row of the Events table, unstyled; a folded row of
+// repeated outliers gives its step range, count and latest value.
+func (m *Model) eventLine(r *eventRow, vw int) string {
+	layer := "–"
+	if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
+		layer = m.data.meta.Layers[r.Layer]
+	}
+	vname := "?"
+	if r.variant < len(m.data.variants) {
+		vname = m.data.variants[r.variant].label
+	}
+	step := fmt.Sprint(r.Step)
+	msg := r.Msg
+	if r.count > 1 {
+		step = fmt.Sprintf("%d–%d", r.first, r.Step)
+		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+	} else if r.Kind == probes.AlertOutlier {
+		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+	}
+	return fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), eventLayerW, truncName(layer, eventLayerW), r.Kind, msg)
 }
