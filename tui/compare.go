@@ -24,6 +24,23 @@ func (m *Model) compare(w, h int) []string {
 	out := []string{withNote(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
 		s.Dim.Render(m.windowNote()), w)}
 
+	series, legend, warm := m.compareSeries(l, p)
+	legendLines := joinLegend(legend, w, 2)
+	gridH := len(layers) + 1
+	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
+	if chartH >= 5 {
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
+	}
+	out = append(out, legendLines...)
+
+	return append(out, m.compareGrid(w, h, l, p, len(out))...)
+}
+
+// compareSeries is the Compare chart's lines (probe p on layer l, one per
+// standing, the selected variant last) and their legend, and the warm-up
+// window shaded.
+func (m *Model) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
+	s := m.styles
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
 	st := m.data.standings()
@@ -34,10 +51,9 @@ func (m *Model) compare(w, h int) []string {
 		}
 	}
 	m.useLog(raw...)
-	var series, faint []chartSeries
+	var faint []chartSeries
 	var shown []int
 	vals := make([]float64, len(st))
-	var legend []string
 	for k, x := range st {
 		i := x.idx[0]
 		vals[k] = math.NaN()
@@ -72,19 +88,20 @@ func (m *Model) compare(w, h int) []string {
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	series = append(faint, m.raiseSelected(series, st)...)
-	warm := m.chartWarmup(l, p, shown...)
+	warm = m.chartWarmup(l, p, shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))
 	}
-	legendLines := joinLegend(legend, w, 2)
-	gridH := len(layers) + 1
-	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
-	if chartH >= 5 {
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
-	}
-	out = append(out, legendLines...)
+	return series, legend, warm
+}
 
-	// Grid: layers × variants.
+// compareGrid is the Compare screen's layers × variants table of probe p
+// (layer l selected) under the chart, its head on screen line line.
+func (m *Model) compareGrid(w, h, l int, p probes.Probe, line int) []string {
+	s := m.styles
+	nv := len(m.data.variants)
+	layers := m.data.meta.Layers
+	var out []string
 	nameW := m.layerNameWidth()
 	ncols := max(1, (w-nameW)/cellW)
 	first := window(m.st.Variant, ncols, nv)
@@ -95,13 +112,13 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	rowsH := max(h-len(out)-1, 1)
-	out = append(out, m.gridHead(hb.String(), len(out), nameW, cellW, first, last, rowsH, w))
+	rowsH := max(h-line-1, 1)
+	out = append(out, m.gridHead(hb.String(), line, nameW, cellW, first, last, rowsH, w))
 	fms := make([]func(float64) string, nv)
 	for i := first; i < last; i++ {
 		fms[i] = m.columnFormat(&m.data.variants[i], p)
 	}
-	m.layerZones(len(out), l, rowsH, nameW)
+	m.layerZones(line+1, l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return m.cell(&m.data.variants[v], li, p, fms[v])
 	})...)
