@@ -131,7 +131,7 @@ func yRange(series []chartSeries, lo, hi int) (ylo, yhi float64, ok bool) {
 // drawChart renders series overlaid on one y axis into exactly spec.h lines
 // of spec.w cells (renderChart), and records its plot as a mouse zone
 // when spec.row says where it lies on the screen.
-func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
+func (m *common) drawChart(series []chartSeries, spec chartSpec) []string {
 	out, z := renderChart(m.styles, series, spec)
 	if z != nil && spec.row > 0 {
 		m.zones = append(m.zones, *z)

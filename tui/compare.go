@@ -12,7 +12,7 @@ import (
 // variants on the selected layer (PowerNorm's Figs. 2 and 4: batch vs
 // running statistics and g_μ / g_σ² norms over training); the grid below
 // shows every layer.
-func (m *Model) compare(w, h int) []string {
+func (m *common) compare(w, h int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers
@@ -39,7 +39,7 @@ func (m *Model) compare(w, h int) []string {
 // compareSeries is the Compare chart's lines (probe p on layer l, one per
 // standing, the selected variant last) and their legend, and the warm-up
 // window shaded.
-func (m *Model) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
+func (m *common) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
 	s := m.styles
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
@@ -97,7 +97,7 @@ func (m *Model) compareSeries(l int, p probes.Probe) (series []chartSeries, lege
 
 // compareGrid is the Compare screen's layers × variants table of probe p
 // (layer l selected) under the chart, its head on screen line line.
-func (m *Model) compareGrid(w, h, l int, p probes.Probe, line int) []string {
+func (m *common) compareGrid(w, h, l int, p probes.Probe, line int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers

@@ -9,8 +9,10 @@ type driver interface {
 	Update(msg tea.Msg, pb playback) (tea.Cmd, driverNews)
 	// Resume is called when the user unpauses.
 	Resume(pb playback) (tea.Cmd, driverNews)
-	// Ended reports whether the run is known to be over.
+	// Ended reports whether the run is known to be over; Crashed, that it
+	// ended without an end record (killed or crashed).
 	Ended() bool
+	Crashed() bool
 }
 
 // playback is what the dashboard's State tells a driver.

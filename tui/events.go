@@ -44,7 +44,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 
 // eventRows are the rows the Events screen lists under its filters (f, F
 // and the text filter /).
-func (m *Model) eventRows() []eventRow {
+func (m *common) eventRows() []eventRow {
 	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
 	if m.st.Filter == "" {
 		return rows
@@ -60,7 +60,7 @@ func (m *Model) eventRows() []eventRow {
 
 // matchedEvents counts the events (not rows: outliers fold) the filters
 // let through.
-func (m *Model) matchedEvents() int {
+func (m *common) matchedEvents() int {
 	n := 0
 	for i := range m.data.events {
 		e := &m.data.events[i]
@@ -76,7 +76,7 @@ func (m *Model) matchedEvents() int {
 
 // eventMatches applies the text filter to an event: its variant, layer,
 // kind, probe and message, case-insensitive, glob patterns allowed.
-func (m *Model) eventMatches(e *event) bool {
+func (m *common) eventMatches(e *event) bool {
 	if m.st.Filter == "" {
 		return true
 	}
@@ -127,7 +127,7 @@ func rowSteps(rows []eventRow) []int {
 // eventsView lists alerts in step order with step, variant and layer,
 // counts per kind in the title; f and F filter. In replay, enter seeks to
 // the selected row's step and pauses there.
-func (m *Model) eventsView(w, h int) []string {
+func (m *common) eventsView(w, h int) []string {
 	s := m.styles
 	out := m.eventsTitle()
 	rows := m.eventRows()
@@ -170,7 +170,7 @@ const eventLayerW = 11
 
 // eventsTitle is the Events screen's first two lines: the counts (per kind,
 // and of what the filters let through) and the filters in force.
-func (m *Model) eventsTitle() []string {
+func (m *common) eventsTitle() []string {
 	s := m.styles
 	evs := m.data.events
 	counts := kindCounts(evs)
@@ -207,7 +207,7 @@ func (m *Model) eventsTitle() []string {
 		filter += " · /" + m.st.Filter
 	}
 	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant, /: text)")}
-	if m.replay != nil {
+	if m.st.Replay {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
 	return out
@@ -215,7 +215,7 @@ func (m *Model) eventsTitle() []string {
 
 // eventLine is one row of the Events table, unstyled; a folded row of
 // repeated outliers gives its step range, count and latest value.
-func (m *Model) eventLine(r *eventRow, vw int) string {
+func (m *common) eventLine(r *eventRow, vw int) string {
 	layer := "–"
 	if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
 		layer = m.data.meta.Layers[r.Layer]

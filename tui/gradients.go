@@ -17,7 +17,7 @@ const gradCellW = 40
 // the layer's output feeds (gw_norm: Xiong et al.'s Pre-LN/Post-LN
 // comparison). The chart follows the selected variant and
 // layer over the run.
-func (m *Model) gradients(w, h int) []string {
+func (m *common) gradients(w, h int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers

@@ -34,33 +34,43 @@ const (
 	minW, minH    = 80, 24
 )
 
-// Model is the dashboard. It is used through tea.Model by pointer: View
-// caches its output and redraws only when something it shows changed.
-type Model struct {
+// common is what every screen reads and the root keeps current: the
+// run's data and source, the view state, the styles and the size, and the
+// mouse zones the screen being drawn records.
+type common struct {
 	st     State
 	data   *store
 	styles *Styles
-	help   help.Model
-	opt    Options
 	w, h   int
+	feed   driver // the run's source (ended? crashed?): live or replay
 
-	findings []string         // `normtop report`'s findings verdicts, one line each (FindingsMsg)
-	sys      sysSample        // the config panel's last CPU sample (live runs)
-	sysRead  func() sysSample // nil: the process's own (readSys)
-	landed   bool             // the finished run was shown on the Summary screen once
+	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+
+	// logShown: the chart being drawn is on a log axis (useLog); the
+	// header and l read the last one drawn.
+	logShown bool
+	zones    []zone          // clickable regions of the cached screen
+	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
+}
+
+// Model is the dashboard. It is used through tea.Model by pointer: View
+// caches its output and redraws only when something it shows changed.
+type Model struct {
+	common
+	help help.Model
+	opt  Options
+
+	sys     sysSample        // the config panel's last CPU sample (live runs)
+	sysRead func() sysSample // nil: the process's own (readSys)
+	landed  bool             // the finished run was shown on the Summary screen once
 
 	// The driver: exactly one is set.
 	live   *liveDriver
 	replay *replayDriver
 
 	// rendering
-	// logShown: the chart being drawn is on a log axis (useLog); the
-	// header and l read the last one drawn.
-	logShown bool
-	dirty    bool
-	cache    string
-	zones    []zone          // clickable regions of the cached screen
-	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
+	dirty bool
+	cache string
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -74,12 +84,14 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		opt.Speed = 1
 	}
 	m := &Model{
-		st:     NewState(replay, opt.Speed),
-		data:   newStore(meta),
-		styles: NewStyles(dark, noColor),
-		help:   help.New(),
-		opt:    opt,
-		dirty:  true,
+		common: common{
+			st:     NewState(replay, opt.Speed),
+			data:   newStore(meta),
+			styles: NewStyles(dark, noColor),
+		},
+		help:  help.New(),
+		opt:   opt,
+		dirty: true,
 	}
 	m.help.Styles = m.styles.Help
 	return m
@@ -89,6 +101,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 func NewReplay(src ReplaySource, opt Options) tea.Model {
 	m := newModel(src.Meta(), opt, true)
 	m.replay = newReplayDriver(src, m.data, opt.Follow, opt.Follow && opt.From <= 0)
+	m.feed = m.replay
 	return m
 }
 

@@ -12,7 +12,7 @@ import (
 // (smoothed lines, the raw series faint behind) and val loss (markers,
 // never smoothed) on one y axis, or with d their difference to a baseline
 // variant; below it the variants are ranked by their latest val metric.
-func (m *Model) overview(w, h int) []string {
+func (m *common) overview(w, h int) []string {
 	nv := len(m.data.variants)
 	if nv == 0 {
 		return []string{"no variants in this run"}
@@ -56,7 +56,7 @@ type lossChart struct {
 // lossChart: train and val loss of every standing on one axis. One line per
 // standing: a variant, or the seeds of one spec as their mean (a run of 4
 // variants × 3 seeds draws 4 lines, not 12).
-func (m *Model) lossChart(st []standing) lossChart {
+func (m *common) lossChart(st []standing) lossChart {
 	s := m.styles
 	var raw [][]probes.Bucket
 	for _, x := range st {
@@ -179,7 +179,7 @@ func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
 
 // raiseSelected draws the standing of the selected variant last, unless it
 // is hidden.
-func (m *Model) raiseSelected(series []chartSeries, st []standing) []chartSeries {
+func (m *common) raiseSelected(series []chartSeries, st []standing) []chartSeries {
 	sel := clamp(m.st.Variant, 0, len(m.data.variants)-1)
 	if m.hidden(sel) {
 		return series
@@ -208,7 +208,7 @@ func raise(series []chartSeries, label string) []chartSeries {
 
 // rankTable is the overview's ranking: rank, variant, val metric, val and
 // train loss, gap, step, speed, status, in at most h lines.
-func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
+func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
 	metric := m.data.meta.Metric
 	nameW := 8
@@ -307,7 +307,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 }
 
 // selected reports whether the selected variant is one of x's.
-func (m *Model) selected(x *standing) bool {
+func (m *common) selected(x *standing) bool {
 	for _, i := range x.idx {
 		if i == m.st.Variant {
 			return true
@@ -317,7 +317,7 @@ func (m *Model) selected(x *standing) bool {
 }
 
 // statusText is a standing's status in words.
-func (m *Model) statusText(x *standing) string {
+func (m *common) statusText(x *standing) string {
 	switch x.status {
 	case probes.Diverged:
 		return fmt.Sprintf("diverged at %d", x.stopped)
@@ -332,7 +332,7 @@ func (m *Model) statusText(x *standing) string {
 	if x.step == 0 {
 		return "waiting"
 	}
-	if m.replay != nil && m.replay.srcCrashed {
+	if m.feed.Crashed() {
 		return "killed/crashed" // ended without an end record: nothing more will come
 	}
 	return "running"

@@ -244,7 +244,7 @@ func TestModeWords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := driverAt(tc.state, true, func(d *replayDriver) { d.srcEnded = tc.ended })
-			m := &Model{replay: d, st: NewState(true, 2)}
+			m := &Model{replay: d, common: common{st: NewState(true, 2)}}
 			m.st.Paused = tc.paused
 			if got := m.modeWords(); got != tc.want {
 				t.Fatalf("mode %q, want %q", got, tc.want)

@@ -123,7 +123,7 @@ func spansDecades(bss ...[]probes.Bucket) bool {
 
 // useLog decides a chart's scale from the user's mode and, in auto, from
 // its raw values; the decision is kept for the readouts and the header.
-func (m *Model) useLog(raw ...[]probes.Bucket) bool {
+func (m *common) useLog(raw ...[]probes.Bucket) bool {
 	switch m.st.Log {
 	case logOn:
 		m.logShown = true

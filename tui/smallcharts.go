@@ -32,7 +32,7 @@ type panel struct {
 
 // panels lists the layer × probe pairs some variant measured that match
 // the filter, layer by layer, in probe order.
-func (m *Model) panels() []panel {
+func (m *common) panels() []panel {
 	vs := make([]*variantData, len(m.data.variants))
 	for i := range vs {
 		vs[i] = &m.data.variants[i]
@@ -61,7 +61,7 @@ func gridLayout(w, h int) (cols, rows int) {
 }
 
 // gridView draws the page of small charts holding the selected page.
-func (m *Model) gridView(w, h int) []string {
+func (m *common) gridView(w, h int) []string {
 	s := m.styles
 	if len(m.data.variants) == 0 || len(m.data.meta.Layers) == 0 {
 		return []string{"no variants or layers in this run"}
@@ -110,7 +110,7 @@ func (m *Model) gridView(w, h int) []string {
 }
 
 // smallChart is one panel: its title and a chart of every shown variant.
-func (m *Model) smallChart(p panel, w, h int) []string {
+func (m *common) smallChart(p panel, w, h int) []string {
 	s := m.styles
 	// One copy of each series' buckets, and one more for its smoothed
 	// line: a page holds dozens of charts of every variant.
@@ -152,14 +152,14 @@ func (m *Model) smallChart(p panel, w, h int) []string {
 // frame (a page is dozens of charts of every variant: fresh slices each
 // frame made the garbage collector the Grid's largest cost), and returns
 // it. A slice handed out stays valid when a later one grows the buffer.
-func (m *Model) scratch(add func([]probes.Bucket) []probes.Bucket) []probes.Bucket {
+func (m *common) scratch(add func([]probes.Bucket) []probes.Bucket) []probes.Bucket {
 	start := len(m.gridBuf)
 	m.gridBuf = add(m.gridBuf)
 	return m.gridBuf[start:len(m.gridBuf):len(m.gridBuf)]
 }
 
 // gridLegend names every variant with its colour (or glyph).
-func (m *Model) gridLegend(w int) string {
+func (m *common) gridLegend(w int) string {
 	var entries []string
 	for i := range m.data.variants {
 		if m.hidden(i) {
@@ -174,7 +174,7 @@ func (m *Model) gridLegend(w int) string {
 }
 
 // gridPages is how many pages the Grid has at the model's size.
-func (m *Model) gridPages() int {
+func (m *common) gridPages() int {
 	cols, rows := gridLayout(m.w, m.h-headerH-1-3)
 	per := cols * rows
 	return max((len(m.panels())+per-1)/per, 1)

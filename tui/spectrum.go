@@ -10,7 +10,7 @@ import (
 // embedding, overlaid on a log10 axis, and the effective rank over the run.
 // A collapsing spectrum (fast-decaying curve, falling effective rank) is the
 // representation degeneration to look for.
-func (m *Model) spectrum(w, h int) []string {
+func (m *common) spectrum(w, h int) []string {
 	s := m.styles
 	out := []string{s.Heading.Render("embedding spectrum") + s.Dim.Render(" · σ_i/σ_1 on a log10 axis, latest per variant; effective rank exp(H(σ/Σσ))")}
 	nv := len(m.data.variants)
@@ -74,7 +74,7 @@ func sigmaBuckets(sigma []float64) []probes.Bucket {
 	return bs
 }
 
-func (m *Model) maxSigmaLen() int {
+func (m *common) maxSigmaLen() int {
 	n := 0
 	for i := range m.data.variants {
 		if sp := m.data.variants[i].lastSpec; sp != nil {

@@ -144,7 +144,7 @@ var variantGlyphs = []string{"*", "+", "x", "o", "#", "=", "%", "@"}
 
 // glyph is the line glyph of variant i: box drawing when colours tell the
 // variants apart, a distinct character otherwise.
-func (m *Model) glyph(i int) string {
+func (m *common) glyph(i int) string {
 	if !m.styles.NoColor {
 		return ""
 	}

@@ -15,7 +15,7 @@ var summaryCols = []string{"rank", "variant", "final", "best", "test", "val loss
 // summary: the ranked result of the run, the screen a finished run lands
 // on. One row per variant (per spec with several seeds: mean±sd over them),
 // best marked, sortable by any column.
-func (m *Model) summary(w, h int) []string {
+func (m *common) summary(w, h int) []string {
 	s := m.styles
 	st := m.data.standings()
 	if len(st) == 0 {
@@ -188,7 +188,7 @@ func columnNotes(cols []column, keep []int) string {
 }
 
 // summaryOrder sorts the standings by the chosen column (rank by default).
-func (m *Model) summaryOrder(st []standing, rankOf []int) []int {
+func (m *common) summaryOrder(st []standing, rankOf []int) []int {
 	idx := make([]int, len(st))
 	for i := range idx {
 		idx[i] = i
@@ -256,6 +256,6 @@ type FindingsMsg struct{ Lines []string }
 
 // finished reports whether the run has ended: the live feed closed, or the
 // replayed file's end record was read, or every variant stopped.
-func (m *Model) finished() bool {
-	return m.driver().Ended() || m.data.allStopped()
+func (m *common) finished() bool {
+	return m.feed.Ended() || m.data.allStopped()
 }

@@ -20,8 +20,8 @@ func (ws *Workspace) overlay(h int) []string {
 	if len(picked) == 0 {
 		return []string{"", s.Dim.Render("space: overlay the selected run's variants (several runs on one axis); enter: open it")}
 	}
-	// A throwaway Model draws the chart with the dashboard's own code.
-	m := &Model{styles: s, st: NewState(true, 1), w: ws.w, h: ws.h, data: &store{}}
+	// A throwaway screen context draws the chart with the dashboard's own code.
+	m := &common{styles: s, st: NewState(true, 1), w: ws.w, h: ws.h, data: &store{}}
 	m.st.Smooth = ws.smooth
 	var series []chartSeries
 	var legend []string
