@@ -78,7 +78,7 @@ func (p *Printer) byRows() bool {
 // textRows writes a log step as one line per variant that has a cell:
 //
 //	step    200  ep 0.12    8.1s  layernorm   loss 0.3121 val 0.2950 acc 91.20% 24.6/s
-//	step    200  ep 0.12    8.1s  powernorm   loss 0.3302 val - 24.1/s ! outlier dist_mu at fc1.norm
+//	step    200  ep 0.12    8.1s  powernorm   loss 0.3302 val – 24.1/s ! outlier dist_mu at fc1.norm
 //
 // the labels padded alike so that the numbers line up.
 func (p *Printer) textRows(step int, row []cell) {

@@ -91,10 +91,9 @@ func evalOrNone(e *probes.Eval) probes.Eval {
 // prints them (probes.VariantMeta.Label: the full spec, and the seed in a
 // run of several seeds).
 func variantLabels(vs []probes.VariantMeta) []string {
-	m := probes.RunMeta{Variants: vs}
 	out := make([]string, len(vs))
-	for i := range vs {
-		out[i] = m.VariantLabel(i)
+	for i, v := range vs {
+		out[i] = v.Label()
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 
 // Text lines look like
 //
-//	step    200  ep 0.12  8.1s | layernorm loss 0.3121 val 0.2950 acc 91.20% 24.6/s | powernorm loss 0.3302 val - 24.1/s ! outlier dist_mu at fc1.norm
+//	step    200  ep 0.12  8.1s | layernorm loss 0.3121 val 0.2950 acc 91.20% 24.6/s | powernorm loss 0.3302 val – 24.1/s ! outlier dist_mu at fc1.norm
 //
 // Numbers use fixed precision so that columns stay put between lines.
 
@@ -22,9 +22,9 @@ func (p *Printer) textHeader() {
 	if p.meta.RunID != "" {
 		b.WriteString(" run " + p.meta.RunID)
 	}
-	b.WriteString(": model " + orDash(p.meta.ModelLabel()))
-	b.WriteString(", data " + orDash(p.meta.Data))
-	b.WriteString(", metric " + orDash(p.meta.Metric))
+	b.WriteString(": model " + probes.OrMissing(p.meta.ModelLabel()))
+	b.WriteString(", data " + probes.OrMissing(p.meta.Data))
+	b.WriteString(", metric " + probes.OrMissing(p.meta.Metric))
 	b.WriteString(", variants " + strings.Join(p.labels, " "))
 	if iv := p.meta.Config["input_var"]; iv != "" {
 		// the first norm's input in a pre-norm model (README "Input")
@@ -173,10 +173,11 @@ func (p *Printer) alertText(a probes.Alert) string {
 	return s + " (step " + itoa(a.Step) + ")"
 }
 
+// num is x with prec decimals; a value not measured (NaN) is probes.Missing.
 func num(x float64, prec int) string {
 	switch {
 	case math.IsNaN(x):
-		return "-"
+		return probes.Missing
 	case math.IsInf(x, 1):
 		return "+Inf"
 	case math.IsInf(x, -1):
@@ -199,13 +200,6 @@ func seconds(d time.Duration) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
 
 func padLeft(s string, n int) string {
 	if len(s) >= n {

@@ -51,7 +51,7 @@ func (t *Standings) summarise(g *GroupStanding) {
 	for _, i := range g.Variants {
 		v := &t.Variants[i]
 		g.Step = max(g.Step, v.Step)
-		g.Status = worseStatus(g.Status, v.Status)
+		g.Status = WorseStatus(g.Status, v.Status)
 		if at := v.stoppedAt(); at > 0 && (g.Stopped == 0 || at < g.Stopped) {
 			g.Stopped = at
 		}
@@ -91,9 +91,9 @@ func (v *VariantStanding) stoppedAt() int {
 	return 0
 }
 
-// worseStatus folds a seed's status into its group's: diverged beats
+// WorseStatus folds a seed's status into its group's: diverged beats
 // stopped beats running beats done (a group is done when every seed is).
-func worseStatus(cur, s Status) Status {
+func WorseStatus(cur, s Status) Status {
 	rank := func(s Status) int {
 		switch s {
 		case Diverged:

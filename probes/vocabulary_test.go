@@ -63,6 +63,17 @@ func TestMeanSD(t *testing.T) {
 	}
 }
 
+func TestSEDiff(t *testing.T) {
+	// √(s_a²/n_a + s_b²/n_b) for 2, 4, 6 (sd 2) and 1, 2 (sd √½).
+	a, b := NewMeanSD([]float64{2, 4, 6}), NewMeanSD([]float64{1, 2})
+	if got, want := SEDiff(a, b), math.Sqrt(4.0/3+0.5/2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("SEDiff = %v, want %v", got, want)
+	}
+	if !math.IsNaN(SEDiff(NewMeanSD([]float64{1}), b)) {
+		t.Error("SEDiff with one value must be NaN")
+	}
+}
+
 func TestNoiseOf(t *testing.T) {
 	ms := func(xs ...float64) MeanSD { return NewMeanSD(xs) }
 	for _, c := range []struct {

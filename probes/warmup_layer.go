@@ -59,10 +59,6 @@ func (m RunMeta) LayerWarmup(v int, layer string) (w Warmup, ok bool) {
 	if v < 0 || v >= len(m.Variants) {
 		return Warmup{}, false
 	}
-	spec := m.Variants[v].Spec
-	if spec == "" {
-		spec = m.Variants[v].Name
-	}
-	w, err := WarmupOf(spec)
+	w, err := WarmupOf(m.Variants[v].Group())
 	return w, err == nil
 }

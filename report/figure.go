@@ -209,7 +209,7 @@ func evalMarkers(evals [][]EvalXY, color int, label string, val func(EvalXY) flo
 	several := false
 	var lo, hi []float64
 	for _, st := range steps {
-		a := aggregate(at[st])
+		a := probes.NewMeanSD(at[st])
 		sd := a.SD
 		if a.N < 2 || math.IsNaN(sd) {
 			sd = 0

@@ -99,7 +99,7 @@ func pick(groups []*Group, model, name string) *Group {
 	return first
 }
 
-func compare(what string, a, b *Group, fa, fb agg, higher bool) comparison {
+func compare(what string, a, b *Group, fa, fb probes.MeanSD, higher bool) comparison {
 	return comparison{What: what, A: a.Spec, B: b.Spec, a: fa, b: fb, Higher: higher}
 }
 
@@ -178,7 +178,7 @@ func findingOverfit(groups []*Group, models []string) Finding {
 
 // metricAgg shows an aggregate of the metric in the unit every other output
 // uses (accuracy in percent: probes.Metric.Value); the spread scales alike.
-func metricAgg(m probes.Metric, a agg) agg {
+func metricAgg(m probes.Metric, a probes.MeanSD) probes.MeanSD {
 	a.Mean, a.SD = m.Value(a.Mean), m.Value(a.SD)
 	return a
 }

@@ -109,7 +109,7 @@ func psP99Med(ps ProbeStats) float64 { return ps.P99Med() }
 
 // repProbe aggregates over g's replicates one summary of probe p at layer
 // l; a replicate without values of it gives NaN (not counted).
-func repProbe(g *Group, l int, p probes.Probe, of func(ProbeStats) float64) agg {
+func repProbe(g *Group, l int, p probes.Probe, of func(ProbeStats) float64) probes.MeanSD {
 	xs := make([]float64, len(g.Reps))
 	for i, r := range g.Reps {
 		xs[i] = math.NaN()
@@ -117,18 +117,18 @@ func repProbe(g *Group, l int, p probes.Probe, of func(ProbeStats) float64) agg 
 			xs[i] = of(r.Layers[l].Probes[p])
 		}
 	}
-	return aggregate(xs)
+	return probes.NewMeanSD(xs)
 }
 
 // stepsToLoss aggregates, over g's replicates, the first step at which the
 // trailing mean of the train loss over a tenth of the run reaches target,
 // and counts the replicates that never do (they count as their number of
 // steps). A diverged replicate gives no value.
-func stepsToLoss(g *Group, target float64) (a agg, never int) {
+func stepsToLoss(g *Group, target float64) (a probes.MeanSD, never int) {
 	xs := make([]float64, len(g.Reps))
 	for i, r := range g.Reps {
 		xs[i] = math.NaN()
-		if r.Tally.Diverged() || len(r.TrainLoss) == 0 || math.IsNaN(target) {
+		if r.Standing.Diverged() || len(r.TrainLoss) == 0 || math.IsNaN(target) {
 			continue
 		}
 		s, ok := firstBelow(r.TrainLoss, target)
@@ -137,7 +137,7 @@ func stepsToLoss(g *Group, target float64) (a agg, never int) {
 			never++
 		}
 	}
-	return aggregate(xs), never
+	return probes.NewMeanSD(xs), never
 }
 
 // firstBelow is the 1-based step at which the trailing mean of losses over

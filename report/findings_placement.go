@@ -29,7 +29,7 @@ type placed struct {
 	lr                string
 	seedsBy           map[int64]*Replicate
 	diverged, nseeds  int
-	finalValLoss, gw1 agg // gw1: whole-model step-1 gw_norm (allGW)
+	finalValLoss, gw1 probes.MeanSD // gw1: whole-model step-1 gw_norm (allGW)
 }
 
 // placedGroups returns the first model (transformer first) whose runs hold
@@ -54,7 +54,7 @@ func placedGroups(groups []*Group) (string, []placed) {
 				p.seedsBy[r.Seed] = r
 				xs[i] = allGW(r, g.Layers)
 			}
-			p.gw1 = aggregate(xs)
+			p.gw1 = probes.NewMeanSD(xs)
 			if k := slices.IndexFunc(ps, func(o placed) bool {
 				return o.placement == p.placement && o.blocks == p.blocks && o.warmup == p.warmup
 			}); k >= 0 {
@@ -117,14 +117,14 @@ func allGW(r *Replicate, layers []string) float64 {
 // pairedRatio is, over the seeds both groups have, post's value over
 // pre's, as mean ± sd: the same seed starts both from the same weights and
 // batches, so the ratio isolates the placement.
-func pairedRatio(post, pre *placed, value func(r *Replicate, layers []string) float64) agg {
+func pairedRatio(post, pre *placed, value func(r *Replicate, layers []string) float64) probes.MeanSD {
 	var xs []float64
 	for _, r := range post.g.Reps {
 		if q, ok := pre.seedsBy[r.Seed]; ok {
 			xs = append(xs, value(r, post.g.Layers)/value(q, pre.g.Layers))
 		}
 	}
-	return aggregate(xs)
+	return probes.NewMeanSD(xs)
 }
 
 // tutorialRatio is the tutorial's figure for Post-LN over Pre-LN gradients
@@ -157,11 +157,11 @@ func ffnRatio(post, pre *placed, b int) []float64 {
 // depthRatios is one depth of (vi-a): per block the FFN ratio over seeds,
 // and per seed the geometric mean of its blocks' ratios (the judged
 // number).
-func depthRatios(pre, post *placed) (perBlock []agg, geo agg) {
+func depthRatios(pre, post *placed) (perBlock []probes.MeanSD, geo probes.MeanSD) {
 	var logSum []float64
 	for b := 0; b < pre.blocks; b++ {
 		xs := ffnRatio(post, pre, b)
-		perBlock = append(perBlock, aggregate(xs))
+		perBlock = append(perBlock, probes.NewMeanSD(xs))
 		if logSum == nil {
 			logSum = make([]float64, len(xs))
 		}
@@ -174,12 +174,12 @@ func depthRatios(pre, post *placed) (perBlock []agg, geo agg) {
 	for i := range logSum {
 		logSum[i] = math.Exp(logSum[i])
 	}
-	return perBlock, aggregate(logSum)
+	return perBlock, probes.NewMeanSD(logSum)
 }
 
 // outRatio is the output layer's step-1 gradient norm, Post-LN over
 // Pre-LN: post-LN's last ln2 feeds it, pre-LN's final norm.
-func outRatio(pre, post *placed) agg {
+func outRatio(pre, post *placed) probes.MeanSD {
 	postGW, preGW := siteNamed(fmt.Sprintf("block%d.ln2", post.blocks-1)), siteNamed("final")
 	var xs []float64
 	for _, r := range post.g.Reps {
@@ -187,13 +187,13 @@ func outRatio(pre, post *placed) agg {
 			xs = append(xs, postGW(r, post.g.Layers)/preGW(q, pre.g.Layers))
 		}
 	}
-	return aggregate(xs)
+	return probes.NewMeanSD(xs)
 }
 
 // initDepth prints one depth of (vi-a) and returns the comparison it is
 // judged by (the geometric-mean ratio against 1), that ratio and the last
 // block's.
-func initDepth(pre, post *placed) (lines []string, c comparison, geo, last agg) {
+func initDepth(pre, post *placed) (lines []string, c comparison, geo, last probes.MeanSD) {
 	L := pre.blocks
 	perBlock, geo := depthRatios(pre, post)
 	last = perBlock[L-1]
@@ -219,7 +219,7 @@ func initDepth(pre, post *placed) (lines []string, c comparison, geo, last agg) 
 		fmt.Sprintf("%d blocks, per block over each block's own norms (shown, not judged; post's last block includes the output layer, pre's first includes block0's q,k,v matrix): %s", L, strings.Join(sites, ", ")),
 	}
 	c = comparison{What: fmt.Sprintf("%d blocks: geometric-mean Post/Pre ratio vs 1", L), A: "Post/Pre", B: "1 (equal)",
-		a: geo, b: agg{Mean: 1, SD: 0, N: geo.N}, Higher: true}
+		a: geo, b: probes.MeanSD{Mean: 1, SD: 0, N: geo.N}, Higher: true}
 	return append(lines, c.line()), c, geo, last
 }
 
@@ -238,7 +238,7 @@ func findingInitGradients(model string, ps []placed) Finding {
 	}
 	f.Model = model
 	var cs []comparison
-	var geos, lasts []agg
+	var geos, lasts []probes.MeanSD
 	for _, L := range depths {
 		pre, post := findPlaced(ps, "pre", L, -1), findPlaced(ps, "post", L, -1)
 		if pre.gw1.N == 0 || post.gw1.N == 0 {

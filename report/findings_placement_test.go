@@ -130,8 +130,8 @@ func TestFindingInitGradientsByHand(t *testing.T) {
 
 // TestWarmupHalves: the two halves of (vi-b) on hand-made groups.
 func TestWarmupHalves(t *testing.T) {
-	vals := func(xs ...float64) agg { return aggregate(xs) }
-	side := func(div int, loss agg) *placed {
+	vals := func(xs ...float64) probes.MeanSD { return probes.NewMeanSD(xs) }
+	side := func(div int, loss probes.MeanSD) *placed {
 		return &placed{warmup: 10, nseeds: 3, diverged: div, finalValLoss: loss}
 	}
 	good, worse, same := vals(2.0, 2.01, 2.02), vals(2.2, 2.21, 2.22), vals(2.005, 2.015, 2.025)

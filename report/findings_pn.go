@@ -41,15 +41,15 @@ func (s side) seeds() int { return len(s.g.Reps) }
 
 // stat compares a per-seed statistic of probe pa on side a with that of pb
 // on side b, each at its judged layer.
-func stat(what string, a side, pa probes.Probe, b side, pb probes.Probe, f func(ProbeAgg) agg, higher bool) comparison {
+func stat(what string, a side, pa probes.Probe, b side, pb probes.Probe, f func(ProbeAgg) probes.MeanSD, higher bool) comparison {
 	return comparison{What: what + " of " + pa.String() + " vs " + pb.String(),
 		A: a.label() + " " + a.layerName(), B: b.label() + " " + b.layerName(), a: f(a.probe(pa)), b: f(b.probe(pb)), Higher: higher}
 }
 
-func medianOf(pa ProbeAgg) agg   { return pa.Median }
-func p99Of(pa ProbeAgg) agg      { return pa.P99Med }
-func maxMedOf(pa ProbeAgg) agg   { return pa.MaxMed }
-func outliersOf(pa ProbeAgg) agg { return pa.OutliersPer1k }
+func medianOf(pa ProbeAgg) probes.MeanSD   { return pa.Median }
+func p99Of(pa ProbeAgg) probes.MeanSD      { return pa.P99Med }
+func maxMedOf(pa ProbeAgg) probes.MeanSD   { return pa.MaxMed }
+func outliersOf(pa ProbeAgg) probes.MeanSD { return pa.OutliersPer1k }
 
 // ratioLine adds mean(a)/mean(b) to a comparison's line.
 func ratioLine(c comparison) string {
@@ -237,7 +237,7 @@ func persistenceClaim(t, c side) SubClaim {
 
 func growthClaim(t side) SubClaim {
 	tr := t.probe(probes.RdistVar).Trend
-	one := agg{Mean: 1, SD: 0, N: tr.N}
+	one := probes.MeanSD{Mean: 1, SD: 0, N: tr.N}
 	c := comparison{What: "rdist_var trend (last-quarter median / first-quarter median after the window)",
 		A: t.label() + " " + t.layerName(), B: "1 (no growth)", a: tr, b: one, Higher: true}
 	s := SubClaim{ID: "ii-d", Rule: "growth: the Transformer's rdist_var trend > 1 beyond seed noise", Numbers: []string{c.line()}}

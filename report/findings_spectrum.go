@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // RankMoveLimit: an effective rank that moved by more than this fraction
@@ -106,7 +108,7 @@ func movingLine(gs ...*Group) string {
 		switch {
 		case v != v: // NaN: fewer than two spectra in the last quarter
 			unknown = true
-			parts = append(parts, g.Spec+" —")
+			parts = append(parts, g.Spec+" "+probes.Missing)
 		default:
 			moving = moving || v > RankMoveLimit
 			parts = append(parts, fmt.Sprintf("%s %.2f%%", g.Spec, 100*v))

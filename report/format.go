@@ -7,10 +7,11 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// fmtNum prints a number with four significant digits; "—" for NaN.
+// fmtNum prints a number with four significant digits; probes.Missing for
+// NaN.
 func fmtNum(v float64) string {
 	if math.IsNaN(v) {
-		return "—"
+		return probes.Missing
 	}
 	if math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'g', -1, 64)
@@ -26,49 +27,18 @@ func fmtSigned(v float64) string {
 	return fmtNum(v)
 }
 
-// fmtMS prints mean ± sd ("—" when no replicate has a value; the mean alone
-// for a single replicate), each part by num.
-func fmtMS(a agg, num func(float64) string) string {
-	switch {
-	case a.N == 0:
-		return "—"
-	case a.N == 1:
-		return num(a.Mean)
-	}
-	return num(a.Mean) + " ± " + num(a.SD)
-}
+// fmtMS prints mean ± sd, each part by num (probes.MeanSD.Format: the mean
+// alone for a single replicate, probes.Missing for none).
+func fmtMS(a probes.MeanSD, num func(float64) string) string { return a.Format(num) }
 
 // fmtAgg is fmtMS with fmtNum and the number of seeds.
-func fmtAgg(a agg) string {
+func fmtAgg(a probes.MeanSD) string {
 	if a.N == 0 {
-		return "—"
+		return probes.Missing
 	}
 	return fmtMS(a, fmtNum) + " (n=" + strconv.Itoa(a.N) + ")"
 }
 
-// metricFmt formats a metric value, "—" for NaN.
-func metricFmt(m probes.Metric) func(float64) string {
-	return func(v float64) string {
-		if math.IsNaN(v) {
-			return "—"
-		}
-		return m.Format(v)
-	}
-}
-
-// sdMetric formats a metric's standard deviation: like the metric, but an
-// accuracy's sd is in percentage points.
-func metricMS(m probes.Metric, a agg) string {
-	f := metricFmt(m)
-	switch {
-	case a.N == 0:
-		return "—"
-	case a.N == 1:
-		return f(a.Mean)
-	}
-	sd := f(a.SD)
-	if m == probes.MetricAccuracy {
-		sd = strconv.FormatFloat(100*a.SD, 'f', 2, 64) + " pp"
-	}
-	return f(a.Mean) + " ± " + sd
-}
+// metricMS formats a metric over seeds (probes.Metric.FormatMeanSD: an
+// accuracy's sd is in percentage points).
+func metricMS(m probes.Metric, a probes.MeanSD) string { return m.FormatMeanSD(a) }

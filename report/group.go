@@ -24,11 +24,11 @@ type Group struct {
 
 	Diverged int // replicates stopped by the divergence guard
 
-	FinalVal, BestVal, FinalValLoss, FinalTrain, Gap, GapTrend agg
+	FinalVal, BestVal, FinalValLoss, FinalTrain, Gap, GapTrend probes.MeanSD
 
-	EffRank, SigmaQuarter, SigmaHalf agg // σ_k/σ_1 at k = d/4 and d/2
-	SigmaThreeQuarter, SigmaMean     agg // σ_k/σ_1 at k = 3d/4, and its mean over all k
-	SpectrumStep                     int // step of the spectra (the last replicate's)
+	EffRank, SigmaQuarter, SigmaHalf probes.MeanSD // σ_k/σ_1 at k = d/4 and d/2
+	SigmaThreeQuarter, SigmaMean     probes.MeanSD // σ_k/σ_1 at k = 3d/4, and its mean over all k
+	SpectrumStep                     int           // step of the spectra (the last replicate's)
 	// RankMove is the largest move of the effective rank over the last
 	// quarter among the seeds (Replicate.RankMove); NaN when no seed has
 	// two spectra there.
@@ -40,11 +40,11 @@ type Group struct {
 
 // ProbeAgg is one probe of one layer over the replicates.
 type ProbeAgg struct {
-	N                                            int // values summarised, all replicates together
-	Skipped                                      int // values in start-up windows
-	Window                                       agg // the window's last step per seed
-	Median, P99Med, MaxMed, OutliersPer1k, Trend agg
-	Persistence                                  agg // per seed (seeds with no outlier in either quarter left out)
+	N                                            int           // values summarised, all replicates together
+	Skipped                                      int           // values in start-up windows
+	Window                                       probes.MeanSD // the window's last step per seed
+	Median, P99Med, MaxMed, OutliersPer1k, Trend probes.MeanSD
+	Persistence                                  probes.MeanSD // per seed (seeds with no outlier in either quarter left out)
 	// OutFirst and OutLast are the outliers of the first and last quarters,
 	// all seeds together: Persistence() pools them.
 	OutFirst, OutLast int
@@ -109,10 +109,7 @@ func groupRuns(runs []*Run) ([]*Group, error) {
 		m := run.Meta
 		for _, rep := range run.Reps {
 			vm := m.Variants[rep.Variant]
-			spec := vm.Spec
-			if spec == "" {
-				spec = vm.Name
-			}
+			spec := vm.Group()
 			setup := setupLabel(m, varying[m.Model])
 			g := find(m.Model, spec, setup)
 			if g == nil {
@@ -206,15 +203,15 @@ func dataOf(r *Run) string {
 }
 
 func (g *Group) aggregate() {
-	each := func(f func(r *Replicate) float64) agg {
+	each := func(f func(r *Replicate) float64) probes.MeanSD {
 		xs := make([]float64, len(g.Reps))
 		for i, r := range g.Reps {
 			xs[i] = f(r)
 		}
-		return aggregate(xs)
+		return probes.NewMeanSD(xs)
 	}
 	for _, r := range g.Reps {
-		if r.Tally.Diverged() {
+		if r.Standing.Diverged() {
 			g.Diverged++
 		}
 	}
@@ -250,7 +247,7 @@ func (g *Group) aggregate() {
 	g.Theorem = make([]TheoremCheck, nl)
 	for l := 0; l < nl; l++ {
 		for p := 0; p < int(probes.NumProbes); p++ {
-			st := func(f func(s ProbeStats) float64) agg {
+			st := func(f func(s ProbeStats) float64) probes.MeanSD {
 				return each(func(r *Replicate) float64 {
 					if r.Layers[l].Probes[p].N == 0 {
 						return math.NaN()

@@ -14,7 +14,9 @@ type jagg struct {
 	Missing int              `json:"missing,omitempty"`
 }
 
-func toJ(a agg) jagg { return jagg{probes.JSONFloat(a.Mean), probes.JSONFloat(a.SD), a.N, a.Missing} }
+func toJ(a probes.MeanSD) jagg {
+	return jagg{probes.JSONFloat(a.Mean), probes.JSONFloat(a.SD), a.N, a.Missing}
+}
 
 type jsonReport struct {
 	Files    []jsonFile    `json:"files"`

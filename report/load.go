@@ -37,7 +37,7 @@ type Replicate struct {
 	// LayerWarmup is each layer's window: the spec's, or what the header
 	// says of the layer (probes.RunMeta.LayerWarmup); nil: Warmup for all.
 	LayerWarmup []probes.Warmup
-	Tally       probes.VariantStanding
+	Standing    probes.VariantStanding
 
 	FinalVal     float64 // metric of the last val evaluation
 	BestVal      float64 // best metric over the val evaluations
@@ -194,12 +194,12 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 		}
 		rep.GapTrend = slope(xs, ys)
 	}
-	if rep.Tally.Diverged() {
+	if rep.Standing.Diverged() {
 		// A diverged variant has no final metric worth averaging.
 		rep.FinalVal, rep.FinalValLoss, rep.Gap, rep.FinalTrain = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
 	rep.Layers = make([]LayerStats, nl)
-	steps := rep.Tally.Step
+	steps := rep.Standing.Step
 	rep.RankMove = rankMove(a.ranks, steps)
 	rep.Curves = a.curves(hSite(rep.Run.Meta.Layers)) // before summarise reorders the values
 	var wg sync.WaitGroup

@@ -145,7 +145,7 @@ func readParts(path string, parts int) (*Run, error) {
 	runSeed := parseSeed(m.Config["seed"])
 	for v := range m.Variants {
 		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
-			LayerWarmup: layerWarm[v], Tally: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
+			LayerWarmup: layerWarm[v], Standing: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
 		if !seeded {
 			rep.Seed = runSeed
 		}

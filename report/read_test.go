@@ -83,8 +83,8 @@ func TestReadHandWorked(t *testing.T) {
 	if !math.IsNaN(bn.GapTrend) {
 		t.Errorf("gap trend from one evaluation: %v", bn.GapTrend)
 	}
-	if bn.Seed != 1 || bn.Tally.Status != probes.Done || bn.Tally.Step != 80 {
-		t.Errorf("replicate: seed %d, %+v", bn.Seed, bn.Tally)
+	if bn.Seed != 1 || bn.Standing.Status != probes.Done || bn.Standing.Step != 80 {
+		t.Errorf("replicate: seed %d, %+v", bn.Seed, bn.Standing)
 	}
 }
 

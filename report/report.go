@@ -93,7 +93,7 @@ func (run *Run) status() string {
 func (run *Run) steps() int {
 	s := 0
 	for _, rep := range run.Reps {
-		s = max(s, rep.Tally.Step)
+		s = max(s, rep.Standing.Step)
 	}
 	return s
 }
@@ -111,7 +111,7 @@ func (run *Run) describe() string {
 	}
 	data := m.Data
 	if data == "" {
-		data = "—"
+		data = probes.Missing
 	}
 	return fmt.Sprintf("run %s: %s on %s, %d variant(s), %d layer(s), %d steps, %s, %s",
 		m.RunID, m.Model, data, len(m.Variants), len(m.Layers), run.steps(), metric, run.status())
@@ -119,9 +119,9 @@ func (run *Run) describe() string {
 
 // windowText is a window's last step over seeds: "1-N", or "1-N ± sd"
 // when the seeds' windows differ.
-func windowText(a agg) string {
+func windowText(a probes.MeanSD) string {
 	if a.N == 0 {
-		return "—"
+		return probes.Missing
 	}
 	s := fmt.Sprintf("1-%.0f", a.Mean)
 	if a.SD > 0 {
@@ -293,7 +293,7 @@ func (r *Report) probeSections() []section {
 				if pa.N == 0 {
 					continue
 				}
-				window := "—"
+				window := probes.Missing
 				if pa.Skipped > 0 {
 					window = windowText(pa.Window)
 				}

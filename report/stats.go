@@ -121,54 +121,6 @@ func maxOf(a []float32) float64 {
 	return float64(m)
 }
 
-// agg is a value over the replicates (seeds) of a variant: their mean,
-// sample standard deviation (n−1; NaN for one replicate) and count. NaN
-// replicates (not measured, or a variant that diverged) are left out of
-// the mean and counted in missing.
-type agg struct {
-	Mean, SD float64
-	N        int
-	Missing  int
-}
-
-func aggregate(xs []float64) agg {
-	var a agg
-	var sum float64
-	for _, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			a.Missing++
-			continue
-		}
-		sum += x
-		a.N++
-	}
-	a.Mean, a.SD = math.NaN(), math.NaN()
-	if a.N == 0 {
-		return a
-	}
-	a.Mean = sum / float64(a.N)
-	if a.N > 1 {
-		var ss float64
-		for _, x := range xs {
-			if !math.IsNaN(x) && !math.IsInf(x, 0) {
-				d := x - a.Mean
-				ss += d * d
-			}
-		}
-		a.SD = math.Sqrt(ss / float64(a.N-1))
-	}
-	return a
-}
-
-// seDiff is the standard error of the difference of two means,
-// √(s_a²/n_a + s_b²/n_b); NaN unless both have at least two replicates.
-func seDiff(a, b agg) float64 {
-	if a.N < 2 || b.N < 2 {
-		return math.NaN()
-	}
-	return math.Sqrt(a.SD*a.SD/float64(a.N) + b.SD*b.SD/float64(b.N))
-}
-
 // slope is the least-squares slope of ys against xs; NaN with fewer than
 // two distinct xs.
 func slope(xs, ys []float64) float64 {

@@ -78,30 +78,6 @@ func TestSelectMatchesSort(t *testing.T) {
 	}
 }
 
-func TestAggregate(t *testing.T) {
-	// 2, 4, 6: mean 4, sample sd √((4+0+4)/2) = 2.
-	a := aggregate([]float64{2, 4, 6})
-	if a.Mean != 4 || a.SD != 2 || a.N != 3 || a.Missing != 0 {
-		t.Errorf("aggregate = %+v", a)
-	}
-	a = aggregate([]float64{5, math.NaN(), math.Inf(1)})
-	if a.Mean != 5 || !math.IsNaN(a.SD) || a.N != 1 || a.Missing != 2 {
-		t.Errorf("one finite replicate: %+v", a)
-	}
-	a = aggregate(nil)
-	if !math.IsNaN(a.Mean) || a.N != 0 {
-		t.Errorf("none: %+v", a)
-	}
-	// se of the difference: √(4/3 + 1/2)
-	b := aggregate([]float64{1, 2})
-	if got, want := seDiff(aggregate([]float64{2, 4, 6}), b), math.Sqrt(4.0/3+0.5/2); math.Abs(got-want) > 1e-12 {
-		t.Errorf("seDiff = %v, want %v", got, want)
-	}
-	if !math.IsNaN(seDiff(aggregate([]float64{1}), b)) {
-		t.Error("seDiff with one replicate must be NaN")
-	}
-}
-
 func TestSlope(t *testing.T) {
 	if got := slope([]float64{0, 1, 2}, []float64{1, 3, 5}); got != 2 {
 		t.Errorf("slope = %v", got)

@@ -1,6 +1,10 @@
 package report
 
-import "math"
+import (
+	"math"
+
+	"github.com/normtop/normtop/probes"
+)
 
 // Theorem 1 of Xu et al. (NORMS.md §1) states, per row, mean(dx) and
 // var(dx) against var(g)/D². The probes record dx_mean, dx_var, dy_mean and
@@ -17,11 +21,11 @@ const meanZeroTol = 1e-3
 
 // TheoremCheck is the Theorem-1 check of one layer over the replicates.
 type TheoremCheck struct {
-	Claim     string // what Theorem 1 says of mean(dx) for this variant; "" when it says nothing
-	Measured  bool   // the claim can be checked from the recorded probes
-	MeanRatio agg    // per replicate: max over steps of |dx_mean|/√dx_var
-	VarRatio  agg    // per replicate: median over steps of dx_var/dy_var
-	Verdict   string // "holds", "fails", "no gradient probes recorded", or why it is not measurable
+	Claim     string        // what Theorem 1 says of mean(dx) for this variant; "" when it says nothing
+	Measured  bool          // the claim can be checked from the recorded probes
+	MeanRatio probes.MeanSD // per replicate: max over steps of |dx_mean|/√dx_var
+	VarRatio  probes.MeanSD // per replicate: median over steps of dx_var/dy_var
+	Verdict   string        // "holds", "fails", "no gradient probes recorded", or why it is not measurable
 }
 
 // theoremClaims maps registry names to Theorem 1's mean(dx) (NORMS.md §1;
@@ -61,7 +65,7 @@ func theoremCheck(g *Group, l int) TheoremCheck {
 			worst = ls.MeanRatioMax
 		}
 	}
-	c.MeanRatio, c.VarRatio = aggregate(mr), aggregate(vr)
+	c.MeanRatio, c.VarRatio = probes.NewMeanSD(mr), probes.NewMeanSD(vr)
 	switch {
 	case n == 0:
 		c.Verdict = "no gradient probes recorded"

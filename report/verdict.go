@@ -1,6 +1,10 @@
 package report
 
-import "math"
+import (
+	"math"
+
+	"github.com/normtop/normtop/probes"
+)
 
 // Verdicts of the Findings section.
 const (
@@ -25,7 +29,7 @@ const (
 type comparison struct {
 	What   string // e.g. "train loss"
 	A, B   string // the two sides' labels
-	a, b   agg
+	a, b   probes.MeanSD
 	Higher bool // the claim: a > b (else a < b)
 	// startup: in most layers side a still falls from its init after the
 	// warm-up window, so its tail is the start-up, not the claim's
@@ -38,11 +42,11 @@ func (c comparison) Diff() float64 { return c.a.Mean - c.b.Mean }
 
 // SE is the standard error of Diff over seeds (NaN with fewer than two
 // replicates on a side).
-func (c comparison) SE() float64 { return seDiff(c.a, c.b) }
+func (c comparison) SE() float64 { return probes.SEDiff(c.a, c.b) }
 
 // MinSeeds is FINDINGS.md's "≥ 3 seeds per side": a comparison with fewer
 // is not measurable.
-const MinSeeds = 3
+const MinSeeds = probes.MinSeeds
 
 // fewSeedsReason is the reason given for a comparison with too few seeds.
 const fewSeedsReason = "not measurable (train with --seeds 1,2,3): fewer than 3 seeds on a side"
@@ -56,11 +60,10 @@ func (c comparison) outcome() outcome {
 	case c.a.N < MinSeeds || c.b.N < MinSeeds:
 		return fewSeeds
 	}
-	d, se := c.Diff(), c.SE()
-	if math.Abs(d) <= 2*se || d == 0 {
+	if probes.NoiseOf(c.a, c.b) != probes.NoiseBeyond {
 		return withinNoise
 	}
-	if (d > 0) == c.Higher {
+	if (c.Diff() > 0) == c.Higher {
 		return asClaimed
 	}
 	return against

@@ -3,14 +3,16 @@ package report
 import (
 	"math"
 	"testing"
+
+	"github.com/normtop/normtop/probes"
 )
 
-func ag(xs ...float64) agg { return aggregate(xs) }
+func ag(xs ...float64) probes.MeanSD { return probes.NewMeanSD(xs) }
 
 func TestComparisonOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		a, b   agg
+		a, b   probes.MeanSD
 		higher bool
 		want   outcome
 	}{

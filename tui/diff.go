@@ -131,7 +131,11 @@ func (m *common) diffOver(x, base *standing, series func(*variantData) []probes.
 				ds = append(ds, v)
 			}
 		}
-		mu, sd := meanSD(ds)
+		ms := probes.NewMeanSD(ds)
+		mu, sd := ms.Mean, ms.SD
+		if ms.N < 2 {
+			sd = 0 // one pair at this step: the band collapses to it
+		}
 		b := g
 		b.Min, b.Max, b.Last = mu, mu, mu
 		mean = append(mean, b)

@@ -4,14 +4,16 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // fmt3 writes a value with 3 significant digits: fixed notation from 0.001
-// to 99,999, exponent notation outside (2.37e-4); NaN is "–".
+// to 99,999, exponent notation outside (2.37e-4); NaN is probes.Missing.
 func fmt3(v float64) string {
 	switch {
 	case math.IsNaN(v):
-		return "–"
+		return probes.Missing
 	case math.IsInf(v, 1):
 		return "+Inf"
 	case math.IsInf(v, -1):

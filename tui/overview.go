@@ -210,7 +210,7 @@ func raise(series []chartSeries, label string) []chartSeries {
 // train loss, gap, step, speed, status, in at most h lines.
 func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
-	metric := m.data.meta.Metric
+	metric := m.data.meta.MetricKind()
 	nameW := 8
 	for _, x := range st {
 		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
@@ -218,7 +218,7 @@ func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
 	cols := []column{
 		{head: "#", w: 2, right: true},
 		{head: "variant", w: min(nameW, max(16, w/4))},
-		{head: "val " + metricName(metric), w: 8, right: true},
+		{head: "val " + metric.Short(), w: 8, right: true},
 		{head: "val loss", w: 8, right: true, drop: 2},
 		{head: "train", w: 8, right: true},
 		{head: "gap", w: 8, right: true, drop: 3},
@@ -274,9 +274,9 @@ func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
 			mark = "★ "
 		}
 		name = mark + name
-		met, val, gap := "–", "–", "–"
+		met, val, gap := probes.Missing, probes.Missing, probes.Missing
 		if x.haveVal {
-			met = fmtMetric(metric, x.metric)
+			met = metric.Format(x.metric)
 			val, gap = num(x.val), num(x.gap)
 		}
 		cells := []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
@@ -336,23 +336,4 @@ func (m *common) statusText(x *standing) string {
 		return "killed/crashed" // ended without an end record: nothing more will come
 	}
 	return "running"
-}
-
-func metricName(metric string) string {
-	if metric == "" {
-		return "metric"
-	}
-	if metric == "accuracy" {
-		return "acc"
-	}
-	return metric
-}
-
-// fmtMetric writes a metric value: accuracy as a percentage with 3
-// significant digits, anything else (bpc) as fmt3.
-func fmtMetric(metric string, v float64) string {
-	if metric == "accuracy" {
-		return fmt3(100*v) + "%"
-	}
-	return fmt3(v)
 }

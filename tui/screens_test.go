@@ -60,7 +60,7 @@ func TestScreenFacts(t *testing.T) {
 			"train ─ (ema 0.97, raw faint) and val •",
 		}},
 		{ScreenSummary, nil, []string{
-			"★", "final acc", "diverged at 150", fmtVal(last(0).TrainLoss), "88.0%",
+			"★", "final acc", "diverged at 150", fmtVal(last(0).TrainLoss), "88.00%",
 		}},
 		// batchnorm (variant 1), layer block0.ln2 had an outlier alert on dist_var.
 		{ScreenLayers, []string{"right", "p"}, []string{"batchnorm", "block0.ln2", "!"}},

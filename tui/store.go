@@ -18,8 +18,8 @@ const seriesCapacity = 256
 
 // variantData is everything drawn for one variant.
 type variantData struct {
-	label string // spec when it carries options, else the name; " s<seed>" added in a multi-seed run
-	group string // the spec without the seed: the variants of one spec over seeds share it
+	label string // probes.VariantMeta.Label: the spec (or name), " s<seed>" in a multi-seed run
+	group string // probes.VariantMeta.Group: the key the seeds of one spec share
 	// warmups is, per layer, the warm-up window of the layer's own running
 	// statistics and the probes it applies to (probes.RunMeta.LayerWarmup:
 	// the variant spec's, or what a PyTorch stream's header says).
@@ -87,14 +87,7 @@ func (s *store) reset() {
 	for i, vm := range s.meta.Variants {
 		v := &s.variants[i]
 		v.idx, v.hs, v.t = i, s.hs, &s.tally.Variants[i]
-		v.group = vm.Name
-		if vm.Spec != "" {
-			v.group = vm.Spec
-		}
-		v.label = v.group
-		if vm.Seed != 0 {
-			v.label += " s" + strconv.FormatInt(vm.Seed, 10)
-		}
+		v.group, v.label = vm.Group(), vm.Label()
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
 		v.smoothed = make([]*probes.History, len(smoothWeights))
 		v.ema = make([]ema, len(smoothWeights))

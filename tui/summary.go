@@ -21,8 +21,8 @@ func (m *common) summary(w, h int) []string {
 	if len(st) == 0 {
 		return []string{"no variants in this run"}
 	}
-	metric := m.data.meta.Metric
-	order := rank(st, metric)
+	metric := m.data.meta.MetricKind()
+	order := rank(st, string(metric))
 	rankOf := make([]int, len(st))
 	for r, j := range order {
 		rankOf[j] = r + 1
@@ -32,9 +32,9 @@ func (m *common) summary(w, h int) []string {
 	for _, x := range st {
 		seeds = seeds || len(x.idx) > 1
 	}
-	mw := 8
-	if seeds {
-		mw = 15
+	mw := 8 // the final metric's column fits its widest cell (mean ± sd over seeds)
+	for _, x := range st {
+		mw = max(mw, len([]rune(metric.FormatMeanSD(x.Metric))))
 	}
 	// Names and statuses are as wide as the longest; the numbers give way
 	// on a narrow screen, the least telling first (speed, gap, test ...).
@@ -46,7 +46,7 @@ func (m *common) summary(w, h int) []string {
 	cols := []column{
 		{head: "#", w: 2, right: true},
 		{head: "variant", w: min(nameW, max(16, w/4))},
-		{head: "final " + metricName(metric), w: mw, right: true},
+		{head: "final " + metric.Short(), w: mw, right: true},
 		{head: "best", w: 8, right: true, drop: 5},
 		{head: "test", w: 8, right: true, drop: 7},
 		{head: "val loss", w: 8, right: true, drop: 4},
@@ -71,7 +71,7 @@ func (m *common) summary(w, h int) []string {
 	}
 	// The title says the order the rows are in: the rank, or the column
 	// o sorted them by (★ stays the rank's best).
-	by := fmt.Sprintf("ranked by final val %s (then val loss)", metricName(metric))
+	by := fmt.Sprintf("ranked by final val %s (then val loss)", metric.Short())
 	if m.st.SortCol > 0 && m.st.SortCol < len(cols) {
 		by = "sorted by " + cols[m.st.SortCol].head
 	}
@@ -106,22 +106,16 @@ func (m *common) summary(w, h int) []string {
 		} else {
 			name = "  " + name
 		}
-		final, best, val, gap := "–", "–", "–", "–"
+		final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
 		if x.haveVal {
-			final = fmtMetric(metric, x.metric)
-			if len(x.idx) > 1 {
-				final += "±" + fmtMetric(metric, x.metricSD)
-			}
-			best, val, gap = fmtMetric(metric, x.best), num(x.val), num(x.gap)
+			final = metric.FormatMeanSD(x.Metric)
+			best, val, gap = metric.Format(x.best), num(x.val), num(x.gap)
 		}
 		al := make([]string, len(x.alerts))
 		for g, n := range x.alerts {
 			al[g] = fmt.Sprint(n)
 		}
-		test := "–"
-		if !math.IsNaN(x.test) {
-			test = fmtMetric(metric, x.test)
-		}
+		test := metric.Format(x.test)
 		cells := []string{fmt.Sprint(rankOf[j]), name, final, best, test, val, num(x.train), gap,
 			fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
 		line := tableLine(cols, keep, cells)
@@ -194,7 +188,7 @@ func (m *common) summaryOrder(st []standing, rankOf []int) []int {
 		idx[i] = i
 	}
 	sign := 1.0 // lower is better: bpc
-	if m.data.meta.Metric == "accuracy" {
+	if m.data.meta.MetricKind().HigherIsBetter() {
 		sign = -1
 	}
 	key := func(j int) float64 {

@@ -51,7 +51,10 @@ func TestStandingsSeeds(t *testing.T) {
 		t.Fatalf("rank %v", got)
 	}
 	// bpc: lower is better.
-	bpc := []standing{{label: "a", metric: 1.4, haveVal: true}, {label: "b", metric: 1.2, haveVal: true}, {label: "c"}}
+	evaluated := func(metric float64) standing {
+		return standing{GroupStanding: probes.GroupStanding{HaveVal: true, Metric: probes.NewMeanSD([]float64{metric})}}
+	}
+	bpc := []standing{evaluated(1.4), evaluated(1.2), {}}
 	if o := rank(bpc, "bpc"); o[0] != 1 || o[1] != 0 || o[2] != 2 {
 		t.Fatalf("bpc rank %v", o)
 	}
@@ -155,10 +158,10 @@ func seededFixture() (*Model, probes.RunMeta) {
 	return m, meta
 }
 
-// TestBestMetricFromSeries: the best val metric comes from the series'
-// bucket extremes, exact after the buckets were merged many times over,
-// higher for accuracy and lower for bpc, NaN values skipped.
-func TestBestMetricFromSeries(t *testing.T) {
+// TestBestMetricFromStandings: the best val metric is the standings' best
+// so far (probes.VariantStanding.Best), exact over thousands of
+// evaluations, higher for accuracy and lower for bpc, NaN values skipped.
+func TestBestMetricFromStandings(t *testing.T) {
 	for _, tc := range []struct {
 		metric string
 		evals  int
@@ -182,7 +185,7 @@ func TestBestMetricFromSeries(t *testing.T) {
 				}
 				s.add(&probes.Frame{Step: i + 1, Eval: []probes.Eval{{Split: "val", Metric: x}}})
 			}
-			got := s.variants[0].bestMetric(tc.metric)
+			got := s.tally.Variants[0].Best
 			if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
 				t.Fatalf("best %v, want %v", got, tc.want)
 			}

@@ -191,7 +191,7 @@ func TestDiffOverSeeds(t *testing.T) {
 // TestNoiseVerdict: the 2·SE rule with ≥ 3 seeds a side; fewer: no mark.
 func TestNoiseVerdict(t *testing.T) {
 	mk := func(n int, mean, sd float64) *standing {
-		return &standing{idx: make([]int, n), metric: mean, metricSD: sd, haveVal: true}
+		return &standing{GroupStanding: probes.GroupStanding{HaveVal: true, Metric: probes.MeanSD{Mean: mean, SD: sd, N: n}}}
 	}
 	tests := []struct {
 		a, b *standing

@@ -162,7 +162,7 @@ func (r *wsRun) status() string {
 	}
 	s := probes.Done
 	for i := range r.data.variants {
-		s = worseStatus(s, r.data.tally.Variants[i].Status)
+		s = probes.WorseStatus(s, r.data.tally.Variants[i].Status)
 	}
 	return s.String()
 }
@@ -172,17 +172,17 @@ func (r *wsRun) best() string {
 	if !r.loaded {
 		return "–"
 	}
-	metric := r.meta.Metric
+	metric := r.meta.MetricKind()
 	b := math.NaN()
-	for i := range r.data.variants {
-		if v := r.data.variants[i].bestMetric(metric); betterMetric(metric, v, b) {
-			b = v
+	for _, v := range r.data.tally.Variants {
+		if metric.Better(v.Best, b) {
+			b = v.Best
 		}
 	}
 	if math.IsNaN(b) {
-		return "–"
+		return probes.Missing
 	}
-	return metricName(metric) + " " + fmtMetric(metric, b)
+	return metric.Short() + " " + metric.Format(b)
 }
 
 // steps is the run's highest step, with its planned total when known.
