@@ -16,7 +16,7 @@ import (
 
 // diffChart: the difference of every standing to the baseline (b cycles
 // it), the baseline drawn as the zero line.
-func (m *common) diffChart(st []standing) lossChart {
+func (m *overviewScreen) diffChart(st []standing) lossChart {
 	s := m.styles
 	m.logShown = false // differences change sign
 	bi := clamp(m.st.Baseline, 0, len(st)-1)
@@ -106,7 +106,7 @@ func zeroLine(bs []probes.Bucket) []probes.Bucket {
 // initialisation cancel), then the mean over pairs and, with several, a
 // band of ± their sd (nil for one pair). exact (evaluations): a point
 // counts only where the baseline has one at the same step.
-func (m *common) diffOver(x, base *standing, series func(*variantData) []probes.Bucket, exact bool) (mean, band []probes.Bucket) {
+func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) []probes.Bucket, exact bool) (mean, band []probes.Bucket) {
 	var pairs [][]probes.Bucket
 	for k, a := range x.idx {
 		c := m.pairOf(a, base, k)
@@ -147,7 +147,7 @@ func (m *common) diffOver(x, base *standing, series func(*variantData) []probes.
 
 // pairOf is the baseline variant variant a is compared with: the one of
 // the same seed, else the k-th (cycling) of the baseline's.
-func (m *common) pairOf(a int, base *standing, k int) int {
+func (m *overviewScreen) pairOf(a int, base *standing, k int) int {
 	seedOf := func(i int) int64 { return m.data.meta.Variants[i].Seed }
 	for _, c := range base.idx {
 		if seedOf(c) == seedOf(a) {

@@ -11,14 +11,7 @@ import (
 // screenGuide is what each screen shows and what to look for, printed under
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
-	"Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
-		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
-		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
-		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
-		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
-		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
-		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
-		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
+	"", // the screen's Guide
 	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
 		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
 	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
@@ -42,8 +35,11 @@ var screenGuide = [numScreens]string{
 
 // shortHelp is the always-visible help bar of a mode and screen: the keys
 // that act there, most used first (the bar truncates at the right).
-func (k *keyMap) shortHelp(s Screen, replay bool) []key.Binding {
+func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 	out := []key.Binding{k.screens}
+	if sc != nil {
+		out = append(out, sc.ShortHelp(replay)...)
+	}
 	switch s {
 	case ScreenEvents:
 		out = append(out, k.layer, k.filter, k.text, k.page, k.listEnds)
@@ -54,14 +50,9 @@ func (k *keyMap) shortHelp(s Screen, replay bool) []key.Binding {
 		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
-	case ScreenOverview, ScreenCompare, ScreenLayers, ScreenGradients:
-		if s == ScreenOverview {
-			out = append(out, k.diff, k.base, k.smooth)
-		}
+	case ScreenCompare, ScreenLayers, ScreenGradients:
 		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
-		if s != ScreenOverview {
-			out = append(out, k.layer, k.probe)
-		}
+		out = append(out, k.layer, k.probe)
 	}
 	out = append(out, k.pause)
 	if replay {
@@ -127,7 +118,7 @@ func (m *Model) helpBar() string {
 	if m.st.Info {
 		return m.help.ShortHelpView([]key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens})
 	}
-	keys := keymap.shortHelp(m.st.Screen, m.st.Replay)
+	keys := keymap.shortHelp(m.st.Screen, m.screens[m.st.Screen], m.st.Replay)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)
 	h := m.help

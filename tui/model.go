@@ -57,8 +57,9 @@ type common struct {
 // caches its output and redraws only when something it shows changed.
 type Model struct {
 	common
-	help help.Model
-	opt  Options
+	screens [numScreens]screen
+	help    help.Model
+	opt     Options
 
 	sys     sysSample        // the config panel's last CPU sample (live runs)
 	sysRead func() sysSample // nil: the process's own (readSys)
@@ -94,6 +95,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		dirty: true,
 	}
 	m.help.Styles = m.styles.Help
+	m.screens = newScreens(&m.common)
 	return m
 }
 

@@ -5,14 +5,35 @@ import (
 	"math"
 	"slices"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
-// overview: who is winning. One chart overlays every variant's train loss
-// (smoothed lines, the raw series faint behind) and val loss (markers,
+// overviewScreen: who is winning. One chart overlays every variant's train
+// loss (smoothed lines, the raw series faint behind) and val loss (markers,
 // never smoothed) on one y axis, or with d their difference to a baseline
 // variant; below it the variants are ranked by their latest val metric.
-func (m *common) overview(w, h int) []string {
+type overviewScreen struct{ page }
+
+func (m *overviewScreen) View() []string { return m.overview(m.w, m.h) }
+
+func (m *overviewScreen) ShortHelp(bool) []key.Binding {
+	k := &keymap
+	return []key.Binding{k.diff, k.base, k.smooth, k.cursor, k.zoom, k.toggle, k.variant}
+}
+
+func (m *overviewScreen) Guide() string {
+	return "Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
+		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
+		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
+		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
+		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
+}
+
+func (m *overviewScreen) overview(w, h int) []string {
 	nv := len(m.data.variants)
 	if nv == 0 {
 		return []string{"no variants in this run"}
@@ -56,7 +77,7 @@ type lossChart struct {
 // lossChart: train and val loss of every standing on one axis. One line per
 // standing: a variant, or the seeds of one spec as their mean (a run of 4
 // variants × 3 seeds draws 4 lines, not 12).
-func (m *common) lossChart(st []standing) lossChart {
+func (m *overviewScreen) lossChart(st []standing) lossChart {
 	s := m.styles
 	var raw [][]probes.Bucket
 	for _, x := range st {
@@ -208,7 +229,7 @@ func raise(series []chartSeries, label string) []chartSeries {
 
 // rankTable is the overview's ranking: rank, variant, val metric, val and
 // train loss, gap, step, speed, status, in at most h lines.
-func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
+func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
 	metric := m.data.meta.MetricKind()
 	nameW := 8
@@ -307,7 +328,7 @@ func (m *common) rankTable(st []standing, order []int, w, h, top int) []string {
 }
 
 // selected reports whether the selected variant is one of x's.
-func (m *common) selected(x *standing) bool {
+func (m *overviewScreen) selected(x *standing) bool {
 	for _, i := range x.idx {
 		if i == m.st.Variant {
 			return true

@@ -40,13 +40,18 @@ func (m *Model) render() string {
 		body = m.fullHelpLines()
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
-		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
+		guide := screenGuide[m.st.Screen]
+		if sc := m.screens[m.st.Screen]; sc != nil {
+			guide = sc.Guide()
+		}
+		body = append(body, wrapWords(guide, m.w)...)
 	} else if m.st.Info {
 		body = m.configView(m.w, bodyH)
+	} else if sc := m.screens[m.st.Screen]; sc != nil {
+		sc.SetSize(m.w, bodyH)
+		body = sc.View()
 	} else {
 		switch m.st.Screen {
-		case ScreenOverview:
-			body = m.overview(m.w, bodyH)
 		case ScreenLayers:
 			body = m.layersView(m.w, bodyH)
 		case ScreenCompare:

@@ -64,7 +64,7 @@ func TestValNeverSmoothed(t *testing.T) {
 		t.Fatalf("smoothing is not on by default: level %d", m.st.Smooth)
 	}
 	m.st.Cursor = 100
-	c := m.lossChart(m.data.standings())
+	c := m.screens[ScreenOverview].(*overviewScreen).lossChart(m.data.standings())
 	var val, train []probes.Bucket
 	for _, s := range c.series {
 		switch s.label {
@@ -174,7 +174,7 @@ func TestDiffOverSeeds(t *testing.T) {
 		t.Fatalf("%d standings, want 2", len(st))
 	}
 	train := func(v *variantData) []probes.Bucket { return rawBuckets(v.series(probes.SeriesTrainLoss)) }
-	mean, band := m.diffOver(&st[1], &st[0], train, false)
+	mean, band := m.screens[ScreenOverview].(*overviewScreen).diffOver(&st[1], &st[0], train, false)
 	if len(mean) == 0 || len(band) != len(mean) {
 		t.Fatalf("mean %d points, band %d", len(mean), len(band))
 	}
@@ -282,7 +282,7 @@ func TestGoldenWinning(t *testing.T) {
 func TestDiffBaselineDiverged(t *testing.T) {
 	m := fixtureModel(4, 2, 200, Options{NoColor: true}) // adanorm (3) diverges at 150
 	m.st.Diff, m.st.Baseline = true, 3
-	c := m.diffChart(m.data.standings())
+	c := m.screens[ScreenOverview].(*overviewScreen).diffChart(m.data.standings())
 	legend := strings.Join(c.legend, " ")
 	if !strings.Contains(legend, "diverged at 150") {
 		t.Fatalf("no diverged note in %q", legend)
