@@ -12,8 +12,7 @@ import (
 // the full help (?) for the current screen.
 var screenGuide = [numScreens]string{
 	"", // the screen's Guide
-	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
-		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
+	"", // the screen's Guide
 	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
 		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
 		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
@@ -50,7 +49,7 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
-	case ScreenCompare, ScreenLayers, ScreenGradients:
+	case ScreenCompare, ScreenGradients:
 		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
 		out = append(out, k.layer, k.probe)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -124,9 +125,22 @@ func visibleProbes(vs ...*variantData) []probes.Probe {
 	return out
 }
 
-// layersView: the selected variant's layers × probes grid, then a detail
+// layersScreen: the selected variant's layers × probes grid, then a detail
 // chart of the selected layer × probe.
-func (m *common) layersView(w, h int) []string {
+type layersScreen struct{ page }
+
+func (m *layersScreen) View() []string { return m.layersView(m.w, m.h) }
+
+func (m *layersScreen) ShortHelp(replay bool) []key.Binding {
+	return []key.Binding{keymap.cursor, keymap.zoom, keymap.toggle, keymap.variant, keymap.layer, keymap.probe}
+}
+
+func (m *layersScreen) Guide() string {
+	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
+		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe."
+}
+
+func (m *layersScreen) layersView(w, h int) []string {
 	s := m.styles
 	if len(m.data.variants) == 0 {
 		return []string{"no variants in this run"}

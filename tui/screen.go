@@ -31,5 +31,6 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 func newScreens(c *common) [numScreens]screen {
 	return [numScreens]screen{
 		ScreenOverview: &overviewScreen{page: page{common: c}},
+		ScreenLayers:   &layersScreen{page: page{common: c}},
 	}
 }
