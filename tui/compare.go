@@ -5,14 +5,30 @@ import (
 	"math"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
-// compare: one probe, every variant, per layer. The chart overlays all
+// compareScreen: one probe, every variant, per layer. The chart overlays all
 // variants on the selected layer (PowerNorm's Figs. 2 and 4: batch vs
 // running statistics and g_μ / g_σ² norms over training); the grid below
 // shows every layer.
-func (m *common) compare(w, h int) []string {
+type compareScreen struct{ page }
+
+func (m *compareScreen) View() []string { return m.compare(m.w, m.h) }
+
+func (m *compareScreen) ShortHelp(replay bool) []key.Binding {
+	return []key.Binding{keymap.cursor, keymap.zoom, keymap.toggle, keymap.variant, keymap.layer, keymap.probe}
+}
+
+func (m *compareScreen) Guide() string {
+	return "Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
+		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
+		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
+		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4)."
+}
+
+func (m *compareScreen) compare(w, h int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers
@@ -39,7 +55,7 @@ func (m *common) compare(w, h int) []string {
 // compareSeries is the Compare chart's lines (probe p on layer l, one per
 // standing, the selected variant last) and their legend, and the warm-up
 // window shaded.
-func (m *common) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
+func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
 	s := m.styles
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
@@ -97,7 +113,7 @@ func (m *common) compareSeries(l int, p probes.Probe) (series []chartSeries, leg
 
 // compareGrid is the Compare screen's layers × variants table of probe p
 // (layer l selected) under the chart, its head on screen line line.
-func (m *common) compareGrid(w, h, l int, p probes.Probe, line int) []string {
+func (m *compareScreen) compareGrid(w, h, l int, p probes.Probe, line int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers

@@ -13,10 +13,7 @@ import (
 var screenGuide = [numScreens]string{
 	"", // the screen's Guide
 	"", // the screen's Guide
-	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
-		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
-		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
-		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4).",
+	"", // the screen's Guide
 	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
 		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
 		"(fast decay = embeddings squeezed into a small subspace).",
@@ -49,7 +46,7 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
-	case ScreenCompare, ScreenGradients:
+	case ScreenGradients:
 		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
 		out = append(out, k.layer, k.probe)
 	}

@@ -52,8 +52,6 @@ func (m *Model) render() string {
 		body = sc.View()
 	} else {
 		switch m.st.Screen {
-		case ScreenCompare:
-			body = m.compare(m.w, bodyH)
 		case ScreenSpectrum:
 			body = m.spectrum(m.w, bodyH)
 		case ScreenGradients:
