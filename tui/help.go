@@ -17,9 +17,7 @@ var screenGuide = [numScreens]string{
 	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
 		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
 		"(fast decay = embeddings squeezed into a small subspace).",
-	"Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +
-		"layernorm-simple, detach-variance); detach-mean and detachnorm give mean ∂ℓ/∂y / σ. Keeping the σ " +
-		"derivative re-scales (shrinks var ∂ℓ/∂x): compare var x/y across variants; 'none' gives 1.",
+	"", // the screen's Guide
 	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
 		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +
 		"in replay, enter seeks to the selected event's step and pauses there.",
@@ -46,9 +44,6 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
-	case ScreenGradients:
-		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
-		out = append(out, k.layer, k.probe)
 	}
 	out = append(out, k.pause)
 	if replay {

@@ -30,8 +30,9 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 // newScreens builds the eight screens over the root's common context.
 func newScreens(c *common) [numScreens]screen {
 	return [numScreens]screen{
-		ScreenOverview: &overviewScreen{page: page{common: c}},
-		ScreenCompare:  &compareScreen{page: page{common: c}},
-		ScreenLayers:   &layersScreen{page: page{common: c}},
+		ScreenOverview:  &overviewScreen{page: page{common: c}},
+		ScreenGradients: &gradientsScreen{page: page{common: c}},
+		ScreenCompare:   &compareScreen{page: page{common: c}},
+		ScreenLayers:    &layersScreen{page: page{common: c}},
 	}
 }

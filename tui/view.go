@@ -54,8 +54,6 @@ func (m *Model) render() string {
 		switch m.st.Screen {
 		case ScreenSpectrum:
 			body = m.spectrum(m.w, bodyH)
-		case ScreenGradients:
-			body = m.gradients(m.w, bodyH)
 		case ScreenEvents:
 			body = m.eventsView(m.w, bodyH)
 		case ScreenSummary:
