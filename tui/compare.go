@@ -17,9 +17,7 @@ type compareScreen struct{ page }
 
 func (m *compareScreen) View() []string { return m.compare(m.w, m.h) }
 
-func (m *compareScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{keymap.cursor, keymap.zoom, keymap.toggle, keymap.variant, keymap.layer, keymap.probe}
-}
+func (m *compareScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *compareScreen) Guide() string {
 	return "Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +

@@ -22,9 +22,7 @@ type gradientsScreen struct{ page }
 
 func (m *gradientsScreen) View() []string { return m.gradients(m.w, m.h) }
 
-func (m *gradientsScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{keymap.cursor, keymap.zoom, keymap.toggle, keymap.variant, keymap.layer, keymap.probe}
-}
+func (m *gradientsScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *gradientsScreen) Guide() string {
 	return "Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +

@@ -14,9 +14,7 @@ var screenGuide = [numScreens]string{
 	"", // the screen's Guide
 	"", // the screen's Guide
 	"", // the screen's Guide
-	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
-		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
-		"(fast decay = embeddings squeezed into a small subspace).",
+	"", // the screen's Guide
 	"", // the screen's Guide
 	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
 		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +

@@ -101,6 +101,12 @@ func newKeyMap() keyMap {
 	return m
 }
 
+// probeChart is the help bar's keys of a screen charting the selected
+// layer × probe (Layers, Compare, Gradients).
+func (k *keyMap) probeChart() []key.Binding {
+	return []key.Binding{k.cursor, k.zoom, k.toggle, k.variant, k.layer, k.probe}
+}
+
 // keyName is a key as tea.KeyPressMsg.String() names it ("left", "G",
 // "space"): what key.Matches compares a binding's keys with.
 type keyName string

@@ -131,9 +131,7 @@ type layersScreen struct{ page }
 
 func (m *layersScreen) View() []string { return m.layersView(m.w, m.h) }
 
-func (m *layersScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{keymap.cursor, keymap.zoom, keymap.toggle, keymap.variant, keymap.layer, keymap.probe}
-}
+func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *layersScreen) Guide() string {
 	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +

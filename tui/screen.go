@@ -31,8 +31,10 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 func newScreens(c *common) [numScreens]screen {
 	return [numScreens]screen{
 		ScreenOverview:  &overviewScreen{page: page{common: c}},
-		ScreenGradients: &gradientsScreen{page: page{common: c}},
-		ScreenCompare:   &compareScreen{page: page{common: c}},
 		ScreenLayers:    &layersScreen{page: page{common: c}},
+		ScreenCompare:   &compareScreen{page: page{common: c}},
+		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
+		ScreenGradients: &gradientsScreen{page: page{common: c}},
+		// SCREENS
 	}
 }

@@ -3,14 +3,28 @@ package tui
 import (
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
-// spectrum: the normalised singular values σ_i/σ_1 of every variant's
+// spectrumScreen: the normalised singular values σ_i/σ_1 of every variant's
 // embedding, overlaid on a log10 axis, and the effective rank over the run.
 // A collapsing spectrum (fast-decaying curve, falling effective rank) is the
 // representation degeneration to look for.
-func (m *common) spectrum(w, h int) []string {
+type spectrumScreen struct{ page }
+
+func (m *spectrumScreen) View() []string { return m.spectrum(m.w, m.h) }
+
+// ShortHelp: the Spectrum has no keys of its own.
+func (m *spectrumScreen) ShortHelp(bool) []key.Binding { return nil }
+
+func (m *spectrumScreen) Guide() string {
+	return "Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
+		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
+		"(fast decay = embeddings squeezed into a small subspace)."
+}
+
+func (m *spectrumScreen) spectrum(w, h int) []string {
 	s := m.styles
 	out := []string{s.Heading.Render("embedding spectrum") + s.Dim.Render(" · σ_i/σ_1 on a log10 axis, latest per variant; effective rank exp(H(σ/Σσ))")}
 	nv := len(m.data.variants)
@@ -74,7 +88,7 @@ func sigmaBuckets(sigma []float64) []probes.Bucket {
 	return bs
 }
 
-func (m *common) maxSigmaLen() int {
+func (m *spectrumScreen) maxSigmaLen() int {
 	n := 0
 	for i := range m.data.variants {
 		if sp := m.data.variants[i].lastSpec; sp != nil {

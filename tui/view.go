@@ -52,8 +52,6 @@ func (m *Model) render() string {
 		body = sc.View()
 	} else {
 		switch m.st.Screen {
-		case ScreenSpectrum:
-			body = m.spectrum(m.w, bodyH)
 		case ScreenEvents:
 			body = m.eventsView(m.w, bodyH)
 		case ScreenSummary:
