@@ -22,7 +22,7 @@ var screenGuide = [numScreens]string{
 	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
 		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
 		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
-	gridHint,
+	"", // the screen's Guide
 }
 
 // shortHelp is the always-visible help bar of a mode and screen: the keys
@@ -38,8 +38,6 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		if replay {
 			out = append(out, k.jump)
 		}
-	case ScreenGrid:
-		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
 	}

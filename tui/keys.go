@@ -135,13 +135,15 @@ func Navigate(s State, k string, b Bounds) State {
 		return next
 	}
 	s = next
-	if next, ok := gridKeys(s, kn, b); ok {
-		return next
-	}
 	if s.Confirm {
 		s.Confirm = false
 		s.Quit = key.Matches(kn, keymap.yes)
 		return s
+	}
+	if update := screenKeys[s.Screen]; update != nil {
+		if next, ok := update(s, kn, b); ok {
+			return next
+		}
 	}
 	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys, listKeys} {
 		if next, ok := keys(s, kn, b); ok {

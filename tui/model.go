@@ -49,8 +49,7 @@ type common struct {
 	// logShown: the chart being drawn is on a log axis (useLog); the
 	// header and l read the last one drawn.
 	logShown bool
-	zones    []zone          // clickable regions of the cached screen
-	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
+	zones    []zone // clickable regions of the cached screen
 }
 
 // Model is the dashboard. It is used through tea.Model by pointer: View
@@ -190,7 +189,7 @@ func (m *Model) gridPagesIf() int {
 	if m.st.Screen != ScreenGrid {
 		return 1
 	}
-	return m.gridPages()
+	return m.screens[ScreenGrid].(*gridScreen).gridPages()
 }
 
 func (m *Model) onKey(k string) tea.Cmd {

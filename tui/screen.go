@@ -27,6 +27,11 @@ type page struct {
 
 func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 
+// screenKeys are the screens' own key handlers, tried before the root's.
+var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
+	ScreenGrid: gridUpdate,
+}
+
 // newScreens builds the eight screens over the root's common context.
 func newScreens(c *common) [numScreens]screen {
 	return [numScreens]screen{
@@ -35,6 +40,7 @@ func newScreens(c *common) [numScreens]screen {
 		ScreenCompare:   &compareScreen{page: page{common: c}},
 		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
 		ScreenGradients: &gradientsScreen{page: page{common: c}},
+		ScreenGrid:      &gridScreen{page: page{common: c}},
 		// SCREENS
 	}
 }

@@ -56,8 +56,6 @@ func (m *Model) render() string {
 			body = m.eventsView(m.w, bodyH)
 		case ScreenSummary:
 			body = m.summary(m.w, bodyH)
-		case ScreenGrid:
-			body = m.gridView(m.w, bodyH)
 		}
 	}
 	for i := range bodyH {
