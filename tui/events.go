@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -127,7 +128,25 @@ func rowSteps(rows []eventRow) []int {
 // eventsView lists alerts in step order with step, variant and layer,
 // counts per kind in the title; f and F filter. In replay, enter seeks to
 // the selected row's step and pauses there.
-func (m *common) eventsView(w, h int) []string {
+type eventsScreen struct{ page }
+
+func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
+
+func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
+	out := []key.Binding{keymap.layer, keymap.filter, keymap.text, keymap.page, keymap.listEnds}
+	if replay {
+		out = append(out, keymap.jump)
+	}
+	return out
+}
+
+func (m *eventsScreen) Guide() string {
+	return "Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
+		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +
+		"in replay, enter seeks to the selected event's step and pauses there."
+}
+
+func (m *eventsScreen) eventsView(w, h int) []string {
 	s := m.styles
 	out := m.eventsTitle()
 	rows := m.eventRows()
@@ -170,7 +189,7 @@ const eventLayerW = 11
 
 // eventsTitle is the Events screen's first two lines: the counts (per kind,
 // and of what the filters let through) and the filters in force.
-func (m *common) eventsTitle() []string {
+func (m *eventsScreen) eventsTitle() []string {
 	s := m.styles
 	evs := m.data.events
 	counts := kindCounts(evs)
@@ -215,7 +234,7 @@ func (m *common) eventsTitle() []string {
 
 // eventLine is one row of the Events table, unstyled; a folded row of
 // repeated outliers gives its step range, count and latest value.
-func (m *common) eventLine(r *eventRow, vw int) string {
+func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
 	layer := "–"
 	if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
 		layer = m.data.meta.Layers[r.Layer]
@@ -233,4 +252,70 @@ func (m *common) eventLine(r *eventRow, vw int) string {
 		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
 	}
 	return fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), eventLayerW, truncName(layer, eventLayerW), r.Kind, msg)
+}
+
+// EventsState is the Events screen's part of State: the selected row and
+// the filters (the text filter, /, it shares with the Grid).
+type EventsState struct {
+	Event     int // the selected row
+	EvKind    int // events shown: -1 every kind, else a probes.AlertKind (f)
+	EvVariant int // events shown: -1 every variant, else one (F)
+}
+
+// eventsKeys is the Events screen's own key map: the kind and variant
+// filters. Its rows move with the dashboard's ↑/↓, PgUp/PgDn and
+// Home/End, and enter jumps to an event (keymap).
+var eventsKeys = struct{ kind, variant key.Binding }{
+	kind:    unlisted("f"),
+	variant: unlisted("F"),
+}
+
+// eventsUpdate: on the Events screen, ↑/↓, PgUp/PgDn and Home/End move
+// the selected row (Home/End the list's ends, not the replay's), f and F
+// step the kind and variant filters, and in replay enter seeks to the
+// selected event.
+func eventsUpdate(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	last := len(b.EventSteps) - 1
+	switch {
+	case key.Matches(k, km.up):
+		s.Event = clamp(s.Event-1, 0, last)
+	case key.Matches(k, km.down):
+		s.Event = clamp(s.Event+1, 0, last)
+	case key.Matches(k, km.pageUp):
+		s.Event = clamp(s.Event-max(b.Page, 1), 0, last)
+	case key.Matches(k, km.pageDown):
+		s.Event = clamp(s.Event+max(b.Page, 1), 0, last)
+	case key.Matches(k, km.home):
+		s.Event = 0
+	case key.Matches(k, km.end):
+		s.Event = max(last, 0)
+	case key.Matches(k, eventsKeys.kind):
+		s.EvKind++
+		if s.EvKind >= int(probes.NumAlertKinds) {
+			s.EvKind = -1
+		}
+		s.Event = 0
+	case key.Matches(k, eventsKeys.variant):
+		s.EvVariant++
+		if s.EvVariant >= b.Variants {
+			s.EvVariant = -1
+		}
+		s.Event = 0
+	case key.Matches(k, km.jump) && s.Replay:
+		if s.Event >= 0 && s.Event < len(b.EventSteps) {
+			// The seek reads until the alert's variant has reached the
+			// event's step (the others, each at its own pace, may be a
+			// little past it), and the replay stops there to be looked at.
+			s.SeekTo = b.EventSteps[s.Event]
+			s.SeekVariant = -1
+			if s.Event < len(b.EventVariants) {
+				s.SeekVariant = b.EventVariants[s.Event]
+			}
+			s.Paused = true
+		}
+	default:
+		return s, false
+	}
+	return s, true
 }

@@ -16,9 +16,7 @@ var screenGuide = [numScreens]string{
 	"", // the screen's Guide
 	"", // the screen's Guide
 	"", // the screen's Guide
-	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
-		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +
-		"in replay, enter seeks to the selected event's step and pauses there.",
+	"", // the screen's Guide
 	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
 		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
 		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
@@ -33,11 +31,6 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		out = append(out, sc.ShortHelp(replay)...)
 	}
 	switch s {
-	case ScreenEvents:
-		out = append(out, k.layer, k.filter, k.text, k.page, k.listEnds)
-		if replay {
-			out = append(out, k.jump)
-		}
 	case ScreenSummary:
 		out = append(out, k.sortHelp)
 	}

@@ -7,20 +7,20 @@ import "charm.land/bubbles/v2/key"
 // key shown is a key handled. A binding per action; the help's entries
 // that name two actions ("←/→", "p/P") join their bindings (either).
 type keyMap struct {
-	screen                               [numScreens]key.Binding // 1-8: that screen
-	nextScreen, prevScreen               key.Binding
-	left, right, bigStep                 key.Binding // variant, or the cursor (shift: ×10 cells)
-	up, down, pageUp, pageDown           key.Binding // layer or event row, a page of them
-	home, end                            key.Binding // the list's ends, or the replay's
-	probeNext, probePrev                 key.Binding
-	log, smooth, diff, base, info        key.Binding
-	pause, cursor, esc                   key.Binding
-	zoomIn, zoomOut, zoomAll, last       key.Binding
-	hide, showAll, kindFilter, varFilter key.Binding
-	text, sort, reverse                  key.Binding
-	faster, slower, seekBack, seekFwd    key.Binding // replay
-	start, finish, jump                  key.Binding // replay
-	help, quit, yes                      key.Binding
+	screen                            [numScreens]key.Binding // 1-8: that screen
+	nextScreen, prevScreen            key.Binding
+	left, right, bigStep              key.Binding // variant, or the cursor (shift: ×10 cells)
+	up, down, pageUp, pageDown        key.Binding // layer or event row, a page of them
+	home, end                         key.Binding // the list's ends, or the replay's
+	probeNext, probePrev              key.Binding
+	log, smooth, diff, base, info     key.Binding
+	pause, cursor, esc                key.Binding
+	zoomIn, zoomOut, zoomAll, last    key.Binding
+	hide, showAll                     key.Binding
+	text, sort, reverse               key.Binding
+	faster, slower, seekBack, seekFwd key.Binding // replay
+	start, finish, jump               key.Binding // replay
+	help, quit, yes                   key.Binding
 	// The text filter being typed: enter keeps it, esc drops it.
 	keep, drop, backspace, space key.Binding
 
@@ -71,7 +71,6 @@ func newKeyMap() keyMap {
 	m.zoomIn, m.zoomOut, m.zoomAll = unlisted("z"), unlisted("Z"), unlisted("0")
 	m.last = bind([]string{"n"}, "n", "last N steps")
 	m.hide, m.showAll = unlisted("v"), unlisted("V")
-	m.kindFilter, m.varFilter = unlisted("f"), unlisted("F")
 	m.sort, m.reverse = unlisted("o"), unlisted("O")
 	m.faster, m.slower = unlisted("+", "="), unlisted("-", "_")
 	m.seekBack, m.seekFwd = unlisted("["), unlisted("]")
@@ -93,7 +92,7 @@ func newKeyMap() keyMap {
 	m.cursor = bind(m.cursor.Keys(), "c", "cursor")
 	m.zoom = either("z/Z/0", "zoom in/out/all", m.zoomIn, m.zoomOut, m.zoomAll)
 	m.toggle = either("v/V", "hide variant", m.hide, m.showAll)
-	m.filter = either("f/F", "filter kind/variant", m.kindFilter, m.varFilter)
+	m.filter = either("f/F", "filter kind/variant", eventsKeys.kind, eventsKeys.variant)
 	m.sortHelp = either("o/O", "sort/reverse", m.sort, m.reverse)
 	m.speed = either("+/-", "speed", m.faster, m.slower)
 	m.seek = either("[/]", "seek", m.seekBack, m.seekFwd)

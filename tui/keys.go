@@ -40,7 +40,6 @@ type State struct {
 	Variant int          // selected variant (overview scroll, layers, gradients)
 	Layer   int          // selected layer (layers, compare, gradients)
 	Probe   probes.Probe // selected probe (layers, compare)
-	Event   int          // selected row on the events screen
 	// Log is the charts' y scale: logAuto (a log axis where a chart's
 	// values span more than 3 decades), logOn or logOff (l).
 	Log LogMode
@@ -66,8 +65,7 @@ type State struct {
 	// at ZoomEnd (0: the latest step, following the run).
 	ZoomSpan, ZoomEnd int
 	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
-	EvKind            int    // events shown: -1 every kind, else a probes.AlertKind (f)
-	EvVariant         int    // events shown: -1 every variant, else one (F)
+	EventsState              // the Events screen's
 	// Filter is the text filter (/) of the Events and Grid screens;
 	// Filtering: it is being typed (keys go to it).
 	Filter    string
@@ -114,7 +112,8 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1,
+		EventsState: EventsState{EvKind: -1, EvVariant: -1}, Smooth: defaultSmooth}
 }
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
@@ -199,7 +198,7 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 		if key.Matches(k, km.pageUp) {
 			d = -d
 		}
-		s = moveRow(s, d, b)
+		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
 	case key.Matches(k, km.left, km.right):
 		d := 1
 		if key.Matches(k, km.left) {
@@ -214,26 +213,15 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 			s.Variant = wrap(s.Variant+d, b.Variants)
 		}
 	case key.Matches(k, km.up):
-		s = moveRow(s, -1, b)
+		s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
 	case key.Matches(k, km.down):
-		s = moveRow(s, +1, b)
+		s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
 	case key.Matches(k, km.probeNext, km.probePrev):
 		s.Probe = nextProbe(s.Probe, key.Matches(k, km.probeNext), b.Probes)
 	default:
 		return s, false
 	}
 	return s, true
-}
-
-// moveRow moves the selected event row on the Events screen, the selected
-// layer elsewhere, by d.
-func moveRow(s State, d int, b Bounds) State {
-	if s.Screen == ScreenEvents {
-		s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
-	} else {
-		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
-	}
-	return s
 }
 
 // chartKeys change what the charts show: scale, smoothing, the baseline
@@ -287,18 +275,6 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 func listKeys(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
 	switch {
-	case key.Matches(k, km.kindFilter):
-		s.EvKind++
-		if s.EvKind >= int(probes.NumAlertKinds) {
-			s.EvKind = -1
-		}
-		s.Event = 0
-	case key.Matches(k, km.varFilter):
-		s.EvVariant++
-		if s.EvVariant >= b.Variants {
-			s.EvVariant = -1
-		}
-		s.Event = 0
 	case key.Matches(k, km.sort):
 		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
 	case key.Matches(k, km.reverse):
@@ -313,14 +289,6 @@ func listKeys(s State, k keyName, b Bounds) (State, bool) {
 // and the replay's speed, seeks and jump to an event.
 func navigateEnds(s State, k keyName, b Bounds) State {
 	km := &keymap
-	if key.Matches(k, km.home, km.end) && s.Screen == ScreenEvents {
-		// On a list, the ends of the list (not of the replay).
-		s.Event = 0
-		if key.Matches(k, km.end) {
-			s.Event = max(len(b.EventSteps)-1, 0)
-		}
-		return s
-	}
 	if !s.Replay {
 		if key.Matches(k, km.home, km.end) {
 			s.Layer = 0
@@ -344,18 +312,6 @@ func navigateEnds(s State, k keyName, b Bounds) State {
 		s.SeekTo = 0
 	case key.Matches(k, km.finish):
 		s.SeekTo = max(b.LastStep, b.Step)
-	case key.Matches(k, km.jump):
-		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
-			// The seek reads until the alert's variant has reached the
-			// event's step (the others, each at its own pace, may be a
-			// little past it), and the replay stops there to be looked at.
-			s.SeekTo = b.EventSteps[s.Event]
-			s.SeekVariant = -1
-			if s.Event < len(b.EventVariants) {
-				s.SeekVariant = b.EventVariants[s.Event]
-			}
-			s.Paused = true
-		}
 	}
 	return s
 }

@@ -29,7 +29,8 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 
 // screenKeys are the screens' own key handlers, tried before the root's.
 var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
-	ScreenGrid: gridUpdate,
+	ScreenEvents: eventsUpdate,
+	ScreenGrid:   gridUpdate,
 }
 
 // newScreens builds the eight screens over the root's common context.
@@ -41,6 +42,7 @@ func newScreens(c *common) [numScreens]screen {
 		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
 		ScreenGradients: &gradientsScreen{page: page{common: c}},
 		ScreenGrid:      &gridScreen{page: page{common: c}},
+		ScreenEvents:    &eventsScreen{page: page{common: c}},
 		// SCREENS
 	}
 }
