@@ -105,7 +105,7 @@ func (p *Printer) jsonRow(step int, row []cell) {
 
 func (p *Printer) jsonSummary() {
 	out := jsonEnd{Type: "end", Metric: p.meta.Metric, Variants: []jsonFinal{}}
-	for i, v := range p.tally.Variants {
+	for i, v := range p.standings.Variants {
 		if !v.Seen {
 			continue
 		}

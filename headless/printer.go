@@ -28,19 +28,19 @@ type Options struct {
 // S, so lines come out in step order. A Printer is not safe for concurrent
 // use (the trainer serialises its emit callback).
 type Printer struct {
-	w        *bufio.Writer
-	meta     probes.RunMeta
-	opt      Options
-	labels   []string
-	tally    *probes.Standings // where each variant stands, from the Frames taken
-	variants []variantState
-	rows     map[int][]cell // pending lines by step; nil cells are absent
-	started  bool
-	err      error
+	w         *bufio.Writer
+	meta      probes.RunMeta
+	opt       Options
+	labels    []string
+	standings *probes.Standings // where each variant stands, from the Frames taken
+	variants  []variantState
+	rows      map[int][]cell // pending lines by step; nil cells are absent
+	started   bool
+	err       error
 }
 
 // variantState is what the printer keeps of one variant besides its
-// standing in the tally: whether it stopped (later Frames are ignored) and
+// standing in the standings: whether it stopped (later Frames are ignored) and
 // the alerts not printed yet.
 type variantState struct {
 	ended   bool
@@ -67,13 +67,13 @@ func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
 		opt.Every = 1
 	}
 	p := &Printer{
-		w:        bufio.NewWriter(w),
-		meta:     meta,
-		opt:      opt,
-		labels:   variantLabels(meta.Variants),
-		tally:    probes.NewStandings(meta),
-		variants: make([]variantState, len(meta.Variants)),
-		rows:     map[int][]cell{},
+		w:         bufio.NewWriter(w),
+		meta:      meta,
+		opt:       opt,
+		labels:    variantLabels(meta.Variants),
+		standings: probes.NewStandings(meta),
+		variants:  make([]variantState, len(meta.Variants)),
+		rows:      map[int][]cell{},
 	}
 	return p
 }
@@ -113,7 +113,7 @@ func (p *Printer) Frame(f probes.Frame) error {
 	if v.ended {
 		return p.err
 	}
-	p.tally.Fold(&f)
+	p.standings.Fold(&f)
 	v.pending = append(v.pending, f.Alerts...)
 	if f.Status != probes.Running {
 		v.ended = true
@@ -125,7 +125,7 @@ func (p *Printer) Frame(f probes.Frame) error {
 			p.rows[f.Step] = row
 		}
 		row[f.Variant] = cell{
-			has: true, step: f.Step, epoch: f.Epoch, trainLoss: f.TrainLoss, val: evalOrNone(p.tally.Variants[f.Variant].Val),
+			has: true, step: f.Step, epoch: f.Epoch, trainLoss: f.TrainLoss, val: evalOrNone(p.standings.Variants[f.Variant].Val),
 			sps: f.StepsPerSec, elapsed: f.Elapsed, status: f.Status, alerts: v.pending,
 		}
 		v.pending = nil
@@ -158,7 +158,7 @@ func (p *Printer) flush(all bool) {
 // complete reports whether no variant can add a cell to the line at step s.
 func (p *Printer) complete(s int, row []cell) bool {
 	for i, v := range p.variants {
-		if row[i].has || v.ended || p.tally.Variants[i].Step >= s {
+		if row[i].has || v.ended || p.standings.Variants[i].Step >= s {
 			continue
 		}
 		return false

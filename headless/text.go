@@ -69,7 +69,7 @@ func (p *Printer) textRow(step int, row []cell) {
 }
 
 func (p *Printer) textSummary() {
-	for i, v := range p.tally.Variants {
+	for i, v := range p.standings.Variants {
 		if !v.Seen {
 			continue
 		}

@@ -123,6 +123,14 @@ func (t *Standings) MarkDiverged(v, step int) {
 	}
 }
 
+// FoldEnd folds a run file's end record: the steps its variants diverged
+// at (End.Diverged), which stand even when the diverging Frames were lost.
+func (t *Standings) FoldEnd(diverged map[int]int) {
+	for v, step := range diverged {
+		t.MarkDiverged(v, step)
+	}
+}
+
 // AllDiverged reports whether every variant diverged.
 func (t *Standings) AllDiverged() bool {
 	for i := range t.Variants {

@@ -87,47 +87,6 @@ func TestStandingsFolds(t *testing.T) {
 	}
 }
 
-func TestMetricFormat(t *testing.T) {
-	for _, tc := range []struct {
-		m    Metric
-		v    float64
-		want string
-	}{
-		{MetricAccuracy, 0.93041, "93.04%"},
-		{MetricAccuracy, 1, "100.00%"},
-		{MetricBPC, 1.23456, "1.235"},
-		{MetricBPW, 7.5, "7.500"},
-		{MetricPerplexity, 41.371, "41.37"},
-		{Metric("f1"), 0.123456, "0.1235"},
-		{Metric(""), 12345.6, "1.235e+04"},
-		{MetricAccuracy, math.NaN(), Missing},
-		{MetricBPC, math.Inf(1), "+Inf"},
-	} {
-		if got := tc.m.Format(tc.v); got != tc.want {
-			t.Errorf("%q.Format(%v) = %q, want %q", tc.m, tc.v, got, tc.want)
-		}
-	}
-	if Metric("").Name() != "metric" || MetricAccuracy.Short() != "acc" || MetricBPC.Short() != "bpc" {
-		t.Error("metric names")
-	}
-	for _, tc := range []struct {
-		m    Metric
-		a, b float64
-		want bool
-	}{
-		{MetricAccuracy, 0.9, 0.8, true},
-		{MetricAccuracy, 0.8, 0.9, false},
-		{MetricBPC, 1.1, 1.2, true},
-		{MetricBPC, 1.2, 1.1, false},
-		{MetricBPC, math.NaN(), 1.1, false},
-		{MetricBPC, 9, math.NaN(), true},
-	} {
-		if got := tc.m.Better(tc.a, tc.b); got != tc.want {
-			t.Errorf("%q.Better(%v, %v) = %v", tc.m, tc.a, tc.b, got)
-		}
-	}
-}
-
 func TestLabels(t *testing.T) {
 	m := RunMeta{Variants: []VariantMeta{
 		{Name: "layernorm", Spec: "layernorm"},

@@ -19,6 +19,7 @@ func TestMetricFormatAndSD(t *testing.T) {
 		{MetricBPW, 7, "7.000", "7.000"},
 		{MetricPerplexity, 41.3749, "41.37", "41.37"},
 		{"", 0.123456, "0.1235", "0.1235"},
+		{Metric("f1"), 12345.6, "1.235e+04", "1.235e+04"},
 		{MetricAccuracy, nan, Missing, Missing},
 		{MetricBPC, nan, Missing, Missing},
 		{MetricBPC, inf, "+Inf", "+Inf"},
@@ -29,6 +30,28 @@ func TestMetricFormatAndSD(t *testing.T) {
 		}
 		if got := c.metric.FormatSD(c.v); got != c.sd {
 			t.Errorf("%q.FormatSD(%v) = %q, want %q", c.metric, c.v, got, c.sd)
+		}
+	}
+}
+
+func TestMetricNamesAndBetter(t *testing.T) {
+	if Metric("").Name() != "metric" || MetricAccuracy.Short() != "acc" || MetricBPC.Short() != "bpc" {
+		t.Error("metric names")
+	}
+	for _, tc := range []struct {
+		m    Metric
+		a, b float64
+		want bool
+	}{
+		{MetricAccuracy, 0.9, 0.8, true},
+		{MetricAccuracy, 0.8, 0.9, false},
+		{MetricBPC, 1.1, 1.2, true},
+		{MetricBPC, 1.2, 1.1, false},
+		{MetricBPC, math.NaN(), 1.1, false},
+		{MetricBPC, 9, math.NaN(), true},
+	} {
+		if got := tc.m.Better(tc.a, tc.b); got != tc.want {
+			t.Errorf("%q.Better(%v, %v) = %v", tc.m, tc.a, tc.b, got)
 		}
 	}
 }

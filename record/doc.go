@@ -16,7 +16,11 @@
 // (Next returns io.EOF at the current end; later calls return what was
 // appended since), and seeks through index records without reading the
 // whole file (Seek, LastStep, Stats). Exports turn a run file into CSV,
-// JSON Lines or a Markdown summary table.
+// JSON Lines (export_jsonl.go) or a Markdown summary table.
+//
+// Each Frame is folded once into the run's probes.Standings on its path:
+// the writer's (Writer.Standings: its end record and the recorder's exit
+// status) and a finished file's (ReadStandings: the exports' summaries).
 //
 // The same Reader also reads a stream (STREAM.md): the run as JSON Lines,
 // written by trainers outside normtop (the PyTorch hook in python/), told

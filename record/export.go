@@ -141,159 +141,18 @@ func jsonStr(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-// ExportJSONL writes one JSON object per Frame:
-//
-//	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
-//	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
-//	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
-//	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],
-//	 (an accuracy is a percentage and says so: "metric":97.42,"unit":"%")
-//	 "spectrum":{"step":100,"sigma":[1,0.5],"eff_rank":1.9},
-//	 "alerts":[{"kind":"outlier","step":12,"layer":"block0.ln1","probe":"dist_mu",
-//	            "value":3,"threshold":0.3,"msg":"..."}]}
-//
-// Probe names are those of spec/NORMS.md §5; unmeasured probes are left
-// out; layers, eval, spectrum and alerts appear only when the Frame has them.
-func ExportJSONL(w io.Writer, r *Reader) error {
-	bw := bufio.NewWriter(w)
-	m := r.Meta()
-	var b []byte
-	err := forEachFrame(r, func(f *probes.Frame) error {
-		b = append(b[:0], `{"variant":`...)
-		b = jsonStr(b, m.VariantLabel(f.Variant))
-		b = append(b, `,"variant_index":`...)
-		b = strconv.AppendInt(b, int64(f.Variant), 10)
-		b = append(b, `,"step":`...)
-		b = strconv.AppendInt(b, int64(f.Step), 10)
-		b = append(b, `,"epoch":`...)
-		b = probes.AppendJSONFloat(b, f.Epoch)
-		b = append(b, `,"train_loss":`...)
-		b = probes.AppendJSONFloat(b, f.TrainLoss)
-		b = append(b, `,"status":`...)
-		b = jsonStr(b, f.Status.String())
-		b = append(b, `,"elapsed_s":`...)
-		b = probes.AppendJSONFloat(b, f.Elapsed.Seconds())
-		b = append(b, `,"steps_per_sec":`...)
-		b = probes.AppendJSONFloat(b, f.StepsPerSec)
-		if f.Layers != nil {
-			b = append(b, `,"layers":{`...)
-			for l := range f.Layers {
-				if l > 0 {
-					b = append(b, ',')
-				}
-				b = jsonStr(b, m.LayerName(l))
-				b = append(b, ":{"...)
-				first := true
-				for p := probes.Probe(0); p < probes.NumProbes; p++ {
-					if !f.Layers[l].Has(p) {
-						continue
-					}
-					if !first {
-						b = append(b, ',')
-					}
-					first = false
-					b = jsonStr(b, p.String())
-					b = append(b, ':')
-					b = probes.AppendJSONFloat(b, f.Layers[l][p])
-				}
-				b = append(b, '}')
-			}
-			b = append(b, '}')
-		}
-		if f.Eval != nil {
-			b = append(b, `,"eval":[`...)
-			for i, e := range f.Eval {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"split":`...)
-				b = jsonStr(b, e.Split)
-				b = append(b, `,"loss":`...)
-				b = probes.AppendJSONFloat(b, e.Loss)
-				b = append(b, `,"metric":`...)
-				b = probes.AppendJSONFloat(b, m.MetricKind().Value(e.Metric))
-				if u := m.MetricKind().Unit(); u == "%" {
-					b = append(b, `,"unit":"%"`...)
-				}
-				b = append(b, `,"train_loss":`...)
-				b = probes.AppendJSONFloat(b, e.TrainLoss)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		if s := f.Spectrum; s != nil {
-			b = append(b, `,"spectrum":{"step":`...)
-			b = strconv.AppendInt(b, int64(s.Step), 10)
-			b = append(b, `,"sigma":[`...)
-			for i, x := range s.Sigma {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = probes.AppendJSONFloat(b, x)
-			}
-			b = append(b, `],"eff_rank":`...)
-			b = probes.AppendJSONFloat(b, s.EffRank)
-			b = append(b, '}')
-		}
-		if f.Alerts != nil {
-			b = append(b, `,"alerts":[`...)
-			for i, a := range f.Alerts {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"kind":`...)
-				b = jsonStr(b, a.Kind.String())
-				b = append(b, `,"step":`...)
-				b = strconv.AppendInt(b, int64(a.Step), 10)
-				if a.Layer >= 0 {
-					b = append(b, `,"layer":`...)
-					b = jsonStr(b, m.LayerName(a.Layer))
-				}
-				if a.Probe < probes.NumProbes {
-					b = append(b, `,"probe":`...)
-					b = jsonStr(b, a.Probe.String())
-				}
-				b = append(b, `,"value":`...)
-				b = probes.AppendJSONFloat(b, a.Value)
-				b = append(b, `,"threshold":`...)
-				b = probes.AppendJSONFloat(b, a.Threshold)
-				b = append(b, `,"msg":`...)
-				b = jsonStr(b, a.Msg)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		b = append(b, "}\n"...)
-		_, err := bw.Write(b)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
-}
-
 // ExportMarkdown writes a summary table in the papers' style: the final
 // validation metric per variant ("Diverge" where the variant diverged) and
 // the test metric when the run evaluated on the test split.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	tally := probes.NewStandings(m)
-	err := forEachFrame(r, func(f *probes.Frame) error {
-		tally.Fold(f)
-		return nil
-	})
+	standings, err := ReadStandings(r)
 	if err != nil {
 		return err
 	}
 	end, ended := r.End()
-	if ended {
-		for v, step := range end.Diverged {
-			tally.MarkDiverged(v, step)
-		}
-	}
 	hasTest := false
-	for _, s := range tally.Variants {
+	for _, s := range standings.Variants {
 		hasTest = hasTest || s.Test != nil
 	}
 	kind := m.MetricKind()
@@ -323,12 +182,12 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		bw.WriteString("---:|")
 	}
 	bw.WriteString("\n")
-	for v, s := range tally.Variants {
-		steps := "—"
+	for v, s := range standings.Variants {
+		steps := probes.Missing
 		if s.Seen {
 			steps = strconv.Itoa(s.Step)
 		}
-		val, test := "—", "—"
+		val, test := probes.Missing, probes.Missing
 		switch {
 		case s.Diverged():
 			val, test = "Diverge", "Diverge"

@@ -77,99 +77,11 @@ func TestCSVHoldsEverything(t *testing.T) {
 	if strings.Join(rows[0], ",") != "variant,step,epoch,layer,series,value,text" {
 		t.Fatalf("header %v", rows[0])
 	}
-	m := r.Meta()
-	layerIdx := map[string]int{}
-	for i, l := range m.Layers {
-		layerIdx[l] = i
-	}
-	probeIdx := map[string]probes.Probe{}
-	for p := probes.Probe(0); p < probes.NumProbes; p++ {
-		probeIdx[p.String()] = p
-	}
-	kindIdx := map[string]probes.AlertKind{}
-	for k := probes.AlertKind(0); k < probes.NumAlertKinds; k++ {
-		kindIdx[k.String()] = k
-	}
-	var got []probes.Frame
-	num := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			t.Fatalf("value %q: %v", s, err)
-		}
-		return v
-	}
-	evalOf := func(f *probes.Frame, split string) *probes.Eval {
-		for i := range f.Eval {
-			if f.Eval[i].Split == split {
-				return &f.Eval[i]
-			}
-		}
-		f.Eval = append(f.Eval, probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN(), TrainLoss: math.NaN()})
-		return &f.Eval[len(f.Eval)-1]
-	}
+	c := newCSVFrames(t, r.Meta())
 	for _, row := range rows[1:] {
-		variant, step, layer, series, value, text := row[0], row[1], row[3], row[4], row[5], row[6]
-		v := 0
-		if variant != m.VariantLabel(0) {
-			v = 1
-		}
-		st, _ := strconv.Atoi(step)
-		if len(got) == 0 || got[len(got)-1].Variant != v || got[len(got)-1].Step != st {
-			got = append(got, probes.Frame{Variant: v, Step: st, Epoch: num(row[2])})
-		}
-		f := &got[len(got)-1]
-		switch {
-		case series == "train_loss":
-			f.TrainLoss = num(value)
-		case series == "elapsed_s":
-			f.Elapsed = time.Duration(math.Round(num(value) * 1e9))
-		case series == "steps_per_sec":
-			f.StepsPerSec = num(value)
-		case series == "status":
-			for s := probes.Running; s <= probes.Stopped; s++ {
-				if s.String() == text {
-					f.Status = s
-				}
-			}
-		case series == "spectrum_step":
-			f.Spectrum = &probes.Spectrum{Step: int(num(value))}
-		case series == "spectrum_eff_rank":
-			f.Spectrum.EffRank = num(value)
-		case strings.HasPrefix(series, "spectrum_sigma_"):
-			f.Spectrum.Sigma = append(f.Spectrum.Sigma, num(value))
-		case strings.HasPrefix(series, "alert_"):
-			parts := strings.Split(strings.TrimPrefix(series, "alert_"), ".")
-			if parts[len(parts)-1] == "threshold" {
-				f.Alerts[len(f.Alerts)-1].Threshold = num(value)
-				continue
-			}
-			a := probes.Alert{Kind: kindIdx[parts[0]], Step: st, Layer: -1, Probe: probes.NumProbes, Value: num(value), Msg: text}
-			if layer != "" {
-				a.Layer = layerIdx[layer]
-			}
-			if len(parts) > 1 {
-				a.Probe = probeIdx[parts[1]]
-			}
-			f.Alerts = append(f.Alerts, a)
-		case strings.HasSuffix(series, "_train_loss"):
-			evalOf(f, strings.TrimSuffix(series, "_train_loss")).TrainLoss = num(value)
-		case strings.HasSuffix(series, "_loss"):
-			evalOf(f, strings.TrimSuffix(series, "_loss")).Loss = num(value)
-		case strings.HasSuffix(series, "_accuracy"):
-			evalOf(f, strings.TrimSuffix(series, "_accuracy")).Metric = num(value) / 100
-		case layer != "":
-			if f.Layers == nil {
-				f.Layers = []probes.LayerValues{probes.EmptyLayerValues(), probes.EmptyLayerValues()}
-			}
-			p, ok := probeIdx[series]
-			if !ok {
-				t.Fatalf("unknown series %q", series)
-			}
-			f.Layers[layerIdx[layer]][p] = num(value)
-		default:
-			t.Fatalf("unknown series %q", series)
-		}
+		c.add(row)
 	}
+	got := c.frames
 	if len(got) != len(frames) {
 		t.Fatalf("%d frames from the CSV, want %d", len(got), len(frames))
 	}
@@ -184,6 +96,132 @@ func TestCSVHoldsEverything(t *testing.T) {
 			t.Errorf("frame %d from the CSV:\n%+v\nwant\n%+v", i, got[i], want)
 		}
 	}
+}
+
+// csvFrames rebuilds Frames from ExportCSV's rows (of a two-variant run),
+// one series per row.
+type csvFrames struct {
+	t        *testing.T
+	m        probes.RunMeta
+	layerIdx map[string]int
+	probeIdx map[string]probes.Probe
+	kindIdx  map[string]probes.AlertKind
+	frames   []probes.Frame
+}
+
+func newCSVFrames(t *testing.T, m probes.RunMeta) *csvFrames {
+	c := &csvFrames{t: t, m: m, layerIdx: map[string]int{}, probeIdx: map[string]probes.Probe{}, kindIdx: map[string]probes.AlertKind{}}
+	for i, l := range m.Layers {
+		c.layerIdx[l] = i
+	}
+	for p := probes.Probe(0); p < probes.NumProbes; p++ {
+		c.probeIdx[p.String()] = p
+	}
+	for k := probes.AlertKind(0); k < probes.NumAlertKinds; k++ {
+		c.kindIdx[k.String()] = k
+	}
+	return c
+}
+
+func (c *csvFrames) num(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		c.t.Fatalf("value %q: %v", s, err)
+	}
+	return v
+}
+
+// add takes one row: a new Frame when the variant or step changes, then
+// the row's series into it.
+func (c *csvFrames) add(row []string) {
+	variant, step, layer, series, value, text := row[0], row[1], row[3], row[4], row[5], row[6]
+	v := 0
+	if variant != c.m.VariantLabel(0) {
+		v = 1
+	}
+	st, _ := strconv.Atoi(step)
+	if n := len(c.frames); n == 0 || c.frames[n-1].Variant != v || c.frames[n-1].Step != st {
+		c.frames = append(c.frames, probes.Frame{Variant: v, Step: st, Epoch: c.num(row[2])})
+	}
+	f := &c.frames[len(c.frames)-1]
+	switch {
+	case c.runSeries(f, series, value, text):
+	case strings.HasPrefix(series, "alert_"):
+		c.alert(f, st, layer, strings.TrimPrefix(series, "alert_"), value, text)
+	case strings.HasSuffix(series, "_train_loss"):
+		evalOf(f, strings.TrimSuffix(series, "_train_loss")).TrainLoss = c.num(value)
+	case strings.HasSuffix(series, "_loss"):
+		evalOf(f, strings.TrimSuffix(series, "_loss")).Loss = c.num(value)
+	case strings.HasSuffix(series, "_accuracy"):
+		evalOf(f, strings.TrimSuffix(series, "_accuracy")).Metric = c.num(value) / 100
+	case layer != "":
+		if f.Layers == nil {
+			f.Layers = []probes.LayerValues{probes.EmptyLayerValues(), probes.EmptyLayerValues()}
+		}
+		p, ok := c.probeIdx[series]
+		if !ok {
+			c.t.Fatalf("unknown series %q", series)
+		}
+		f.Layers[c.layerIdx[layer]][p] = c.num(value)
+	default:
+		c.t.Fatalf("unknown series %q", series)
+	}
+}
+
+// runSeries takes a run-level series (train loss, timing, status,
+// spectrum) into f; false for any other series.
+func (c *csvFrames) runSeries(f *probes.Frame, series, value, text string) bool {
+	switch {
+	case series == "train_loss":
+		f.TrainLoss = c.num(value)
+	case series == "elapsed_s":
+		f.Elapsed = time.Duration(math.Round(c.num(value) * 1e9))
+	case series == "steps_per_sec":
+		f.StepsPerSec = c.num(value)
+	case series == "status":
+		for s := probes.Running; s <= probes.Stopped; s++ {
+			if s.String() == text {
+				f.Status = s
+			}
+		}
+	case series == "spectrum_step":
+		f.Spectrum = &probes.Spectrum{Step: int(c.num(value))}
+	case series == "spectrum_eff_rank":
+		f.Spectrum.EffRank = c.num(value)
+	case strings.HasPrefix(series, "spectrum_sigma_"):
+		f.Spectrum.Sigma = append(f.Spectrum.Sigma, c.num(value))
+	default:
+		return false
+	}
+	return true
+}
+
+// alert takes an "alert_<kind>[.<probe>][.threshold]" row into f.
+func (c *csvFrames) alert(f *probes.Frame, step int, layer, name, value, text string) {
+	parts := strings.Split(name, ".")
+	if parts[len(parts)-1] == "threshold" {
+		f.Alerts[len(f.Alerts)-1].Threshold = c.num(value)
+		return
+	}
+	a := probes.Alert{Kind: c.kindIdx[parts[0]], Step: step, Layer: -1, Probe: probes.NumProbes, Value: c.num(value), Msg: text}
+	if layer != "" {
+		a.Layer = c.layerIdx[layer]
+	}
+	if len(parts) > 1 {
+		a.Probe = c.probeIdx[parts[1]]
+	}
+	f.Alerts = append(f.Alerts, a)
+}
+
+// evalOf is f's evaluation of split, added (its values NaN) when missing.
+func evalOf(f *probes.Frame, split string) *probes.Eval {
+	for i := range f.Eval {
+		if f.Eval[i].Split == split {
+			return &f.Eval[i]
+		}
+	}
+	f.Eval = append(f.Eval, probes.Eval{Split: split, Loss: math.NaN(), Metric: math.NaN(), TrainLoss: math.NaN()})
+	return &f.Eval[len(f.Eval)-1]
 }
 
 // TestAccuracyUnitsAgree: accuracy is a percentage in CSV, JSON Lines and

@@ -64,9 +64,9 @@ type Writer struct {
 	maxStep    int64
 	keys       []keyEntry
 	stats      *chunkStats
-	tally      *probes.Standings // what Close puts into End when the caller leaves it nil
-	values     int64         // probe values written
-	frameBytes int64         // bytes of frame records written
+	standings  *probes.Standings // the Frames written, folded once each; Close draws End from it
+	values     int64             // probe values written
+	frameBytes int64             // bytes of frame records written
 }
 
 // headerJSON is the header record's payload.
@@ -118,7 +118,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	reg := newRegistry(meta)
 	w := &Writer{
 		path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), reg: reg, codec: newCodec(reg),
-		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), tally: probes.NewStandings(meta),
+		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), standings: probes.NewStandings(meta),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
@@ -229,7 +229,7 @@ func (w *Writer) Write(f probes.Frame) error {
 			}
 		}
 	}
-	w.tally.Fold(&f)
+	w.standings.Fold(&f)
 	if len(w.batch) >= batchBytes {
 		w.sealBatch()
 	}
@@ -292,6 +292,13 @@ func (w *Writer) Stats() (values, bytes int64) {
 	return w.values, w.frameBytes
 }
 
+// Standings is where each variant stands after the Frames written so far,
+// each folded once as Write took it (a Frame Write refused is not in it):
+// the one fold of the lossless path, which Close's end record and the
+// recorder's exit status draw from. Read it from the goroutine that calls
+// Write, or after the last Write returned.
+func (w *Writer) Standings() *probes.Standings { return w.standings }
+
 // Close writes the end record, a last index record and the trailer, syncs
 // and closes the file. Diverged and Final are filled from the written
 // Frames when nil; an empty Status means StatusCompleted.
@@ -311,10 +318,10 @@ func (w *Writer) Close(end End) error {
 		end.Status = StatusCompleted
 	}
 	if end.Diverged == nil {
-		end.Diverged = w.tally.DivergedSteps()
+		end.Diverged = w.standings.DivergedSteps()
 	}
 	if end.Final == nil {
-		end.Final = w.tally.FinalEvals()
+		end.Final = w.standings.FinalEvals()
 	}
 	p := end.encode()
 	if len(p) > MaxRecordSize {

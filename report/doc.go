@@ -14,7 +14,7 @@
 //	read.go      Read: a run file in parallel parts (one Reader per part from its own
 //	             seek point), joined in step order → per-variant collections
 //	load.go      Run, Replicate, ProbeStats and the per-replicate summaries
-//	stats.go     exact order statistics by selection, mean ± sd, slope
+//	stats.go     exact order statistics by selection, slope (mean ± sd is probes.MeanSD)
 //	rules.go     FINDINGS.md's common rules on one series: start-up window,
 //	             outliers against the rolling median, quarters (persistence, growth)
 //	group.go     which files may be compared; grouping by (model, spec, setup) over seeds
@@ -29,7 +29,7 @@
 //	report.go    Report, and the sections shared by the text and Markdown output
 //	text.go, markdown.go, json.go   the three formats
 //	collected.go findings gathered from several reports (normtop findings)
-//	format.go    number formatting
+//	format.go    number formatting (metrics, mean ± sd and the missing glyph from probes)
 //	curve.go     the series figures draw, thinned while the file is read (spikes kept)
 //	figure.go    a figure as data: panels, axes, series of (x, y); the seed lines and bands
 //	figure_findings.go  each finding's figure (PowerNorm Figs. 2-4, 6; Xu et al.'s curves)

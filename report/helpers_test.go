@@ -94,77 +94,89 @@ func paperFixture() fixture {
 		noise := func() float64 { return 1 + 0.05*rng.NormFloat64() }
 		base := map[string]float64{"layernorm": 2.0, "layernorm-simple": 2.1, "detachnorm": 2.6, "adanorm": 2.1, "batchnorm": 2.3, "pn-v": 2.2}[vm.Name]
 		f.TrainLoss = base * (1 + 1/float64(f.Step)) * noise()
-		heavy := vm.Name == "batchnorm"
 		for l := range f.Layers {
-			lv := &f.Layers[l]
-			lv[probes.DistMu] = 0.01 * noise()
-			lv[probes.DistVar] = 0.02 * noise()
-			lv[probes.DistPsi2] = 0.02 * noise()
-			if heavy && f.Step%10 == 0 {
-				lv[probes.DistVar] *= 8
-			}
-			if f.Step <= 3 {
-				lv[probes.DistVar], lv[probes.DistPsi2] = 1, 1 // the start-up artefact the window removes
-			}
-			lv[probes.GVar] = 1e-3 * noise()
-			if heavy && f.Step%20 == 0 {
-				lv[probes.GVar] *= 5
-			}
-			// The relative distances and g_mu, batchnorm's heavy in
-			// the first layer only (FINDINGS.md judges that one).
-			lv[probes.RdistMu] = 0.05 * noise()
-			lv[probes.RdistVar] = 0.1 * noise()
-			lv[probes.RdistPsi2] = 0.1 * noise()
-			lv[probes.GMu] = 1e-3 * noise()
-			if heavy && l == 0 && f.Step%10 == 0 {
-				lv[probes.RdistVar] *= 30
-			}
-			if heavy && l == 0 && f.Step%20 == 0 {
-				lv[probes.GMu] *= 20
-				lv[probes.GVar] *= 4
-			}
-			if vm.Name == "pn-v" && f.Step%10 == 0 {
-				lv[probes.RdistPsi2] *= 10
-			}
-			if f.Step <= 3 {
-				lv[probes.RdistVar], lv[probes.RdistPsi2] = 1, 1
-			}
-			if vm.Name == "pn-v" {
-				lv[probes.GPsi2] = 1e-3 * noise()
-				if f.Step%10 == 0 {
-					lv[probes.GPsi2] *= 10
-				}
-			}
-			lv[probes.DxVar] = 1e-6 * noise()
-			lv[probes.DyVar] = 1e-8 * noise()
-			lv[probes.DxMean] = 1e-12 * rng.NormFloat64()
-			if vm.Name == "detachnorm" {
-				lv[probes.DxMean] = 1e-4 * rng.NormFloat64()
-			}
-			lv[probes.DyMean] = 1e-5 * rng.NormFloat64()
-			lv[probes.InStd] = (0.5 + 0.01*float64(f.Step)) * noise()
+			fillPaperLayer(&f.Layers[l], l, f.Step, vm.Name, noise, rng)
 		}
-		if f.Step == 45 && f.Variant%3 == 0 {
-			f.Alerts = append(f.Alerts, probes.Alert{Kind: probes.AlertOutlier, Step: f.Step, Layer: 0, Probe: probes.DistVar, Value: 1, Threshold: 0.1})
-		}
-		if f.Step%20 == 0 {
-			gap := map[string]float64{"layernorm": 0.30, "layernorm-simple": 0.10, "adanorm": 0.12}[vm.Name] + 0.01*seed
-			f.Eval = []probes.Eval{{Split: "val", Loss: base + gap, Metric: (base + gap) / math.Ln2, TrainLoss: base}}
-			if f.Step == steps {
-				f.Eval = append(f.Eval, probes.Eval{Split: "test", Loss: base + gap + 0.01, Metric: (base + gap + 0.01) / math.Ln2, TrainLoss: base})
-			}
-		}
-		if f.Step == 65 { // a spectrum in the last quarter: "still moving" is decided
-			f.Spectrum = &probes.Spectrum{Step: 65, EffRank: 5.9, Sigma: []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}}
-		}
-		if f.Step == steps {
-			s := &probes.Spectrum{Step: steps, EffRank: 6 + 0.3*rng.NormFloat64()}
-			for i := 0; i < 8; i++ {
-				s.Sigma = append(s.Sigma, math.Exp(-float64(i)/(3+0.2*seed)))
-			}
-			f.Spectrum = s
-		}
+		paperEvents(f, vm.Name, base, seed, steps, rng)
 	}}
+}
+
+// fillPaperLayer fills one layer's probes of paperFixture's frame at step:
+// batchnorm heavy-tailed (in the first layer most), pn-v's ψ² heavy, a
+// start-up artefact the warm-up window removes, detachnorm's dx_mean off
+// zero. The rng draws are in the fixture's fixed order (goldens).
+func fillPaperLayer(lv *probes.LayerValues, l, step int, name string, noise func() float64, rng *rand.Rand) {
+	heavy := name == "batchnorm"
+	lv[probes.DistMu] = 0.01 * noise()
+	lv[probes.DistVar] = 0.02 * noise()
+	lv[probes.DistPsi2] = 0.02 * noise()
+	if heavy && step%10 == 0 {
+		lv[probes.DistVar] *= 8
+	}
+	if step <= 3 {
+		lv[probes.DistVar], lv[probes.DistPsi2] = 1, 1 // the start-up artefact the window removes
+	}
+	lv[probes.GVar] = 1e-3 * noise()
+	if heavy && step%20 == 0 {
+		lv[probes.GVar] *= 5
+	}
+	// The relative distances and g_mu, batchnorm's heavy in
+	// the first layer only (FINDINGS.md judges that one).
+	lv[probes.RdistMu] = 0.05 * noise()
+	lv[probes.RdistVar] = 0.1 * noise()
+	lv[probes.RdistPsi2] = 0.1 * noise()
+	lv[probes.GMu] = 1e-3 * noise()
+	if heavy && l == 0 && step%10 == 0 {
+		lv[probes.RdistVar] *= 30
+	}
+	if heavy && l == 0 && step%20 == 0 {
+		lv[probes.GMu] *= 20
+		lv[probes.GVar] *= 4
+	}
+	if name == "pn-v" && step%10 == 0 {
+		lv[probes.RdistPsi2] *= 10
+	}
+	if step <= 3 {
+		lv[probes.RdistVar], lv[probes.RdistPsi2] = 1, 1
+	}
+	if name == "pn-v" {
+		lv[probes.GPsi2] = 1e-3 * noise()
+		if step%10 == 0 {
+			lv[probes.GPsi2] *= 10
+		}
+	}
+	lv[probes.DxVar] = 1e-6 * noise()
+	lv[probes.DyVar] = 1e-8 * noise()
+	lv[probes.DxMean] = 1e-12 * rng.NormFloat64()
+	if name == "detachnorm" {
+		lv[probes.DxMean] = 1e-4 * rng.NormFloat64()
+	}
+	lv[probes.DyMean] = 1e-5 * rng.NormFloat64()
+	lv[probes.InStd] = (0.5 + 0.01*float64(step)) * noise()
+}
+
+// paperEvents adds paperFixture's alerts, evaluations and spectra to f.
+func paperEvents(f *probes.Frame, name string, base, seed float64, steps int, rng *rand.Rand) {
+	if f.Step == 45 && f.Variant%3 == 0 {
+		f.Alerts = append(f.Alerts, probes.Alert{Kind: probes.AlertOutlier, Step: f.Step, Layer: 0, Probe: probes.DistVar, Value: 1, Threshold: 0.1})
+	}
+	if f.Step%20 == 0 {
+		gap := map[string]float64{"layernorm": 0.30, "layernorm-simple": 0.10, "adanorm": 0.12}[name] + 0.01*seed
+		f.Eval = []probes.Eval{{Split: "val", Loss: base + gap, Metric: (base + gap) / math.Ln2, TrainLoss: base}}
+		if f.Step == steps {
+			f.Eval = append(f.Eval, probes.Eval{Split: "test", Loss: base + gap + 0.01, Metric: (base + gap + 0.01) / math.Ln2, TrainLoss: base})
+		}
+	}
+	if f.Step == 65 { // a spectrum in the last quarter: "still moving" is decided
+		f.Spectrum = &probes.Spectrum{Step: 65, EffRank: 5.9, Sigma: []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}}
+	}
+	if f.Step == steps {
+		s := &probes.Spectrum{Step: steps, EffRank: 6 + 0.3*rng.NormFloat64()}
+		for i := 0; i < 8; i++ {
+			s.Sigma = append(s.Sigma, math.Exp(-float64(i)/(3+0.2*seed)))
+		}
+		f.Spectrum = s
+	}
 }
 
 // cnnFixture is a cnn run with batchnorm over three seeds, tails light.

@@ -177,15 +177,13 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	rep.ValEvals = len(a.vals)
 	rep.Step1 = a.step1
-	metric := rep.Run.Meta.MetricKind()
-	for _, ev := range a.vals {
-		if metric.Better(ev.e.Metric, rep.BestVal) {
-			rep.BestVal = ev.e.Metric
-		}
+	// The final and best val evaluations are where the variant stands
+	// (probes.VariantStanding), as every other summary prints them.
+	rep.BestVal = rep.Standing.Best
+	if last := rep.Standing.Val; last != nil {
+		rep.FinalVal, rep.FinalValLoss, rep.Gap = last.Metric, last.Loss, last.Gap()
 	}
 	if n := len(a.vals); n > 0 {
-		last := a.vals[n-1].e
-		rep.FinalVal, rep.FinalValLoss, rep.Gap = last.Metric, last.Loss, last.Gap()
 		var xs, ys []float64
 		for _, ev := range a.vals[n/2:] {
 			if g := ev.e.Gap(); !math.IsNaN(g) && !math.IsInf(g, 0) {

@@ -37,19 +37,52 @@ func readParts(path string, parts int) (*Run, error) {
 	defer r.Close()
 	m := r.Meta()
 	run := &Run{Path: path, Meta: m}
-	nv, nl := len(m.Variants), len(m.Layers)
-	warm := make([]probes.Warmup, nv)
-	layerWarm := make([][]probes.Warmup, nv)
-	for v, vm := range m.Variants {
-		spec := vm.Spec
-		if spec == "" {
-			spec = vm.Name
+	warm, layerWarm := runWarmups(run)
+	last, ok := r.LastStep()
+	if !ok || parts < 1 {
+		parts = 1
+	}
+	ps, err := readPartsOf(r, run, partBounds(last, parts), last)
+	if err != nil {
+		return nil, err
+	}
+	if run.End == nil {
+		if end, ok := r.End(); ok {
+			run.End = &end
 		}
-		warm[v], _ = probes.WarmupOf(spec)
-		// Each layer's window: from the spec, or from what the header says
-		// of the layer (a PyTorch stream's BatchNorm and its momentum).
+	}
+	run.Damage = joinDamage(ps)
+	whole := joinParts(ps, run.End)
+	// A file that trained several seeds names each variant's; an older
+	// (single-seed) file has 0 there and its seed in the header's config.
+	// Only then is the config's seed used: a --seeds list may include 0.
+	seeded := slices.ContainsFunc(m.Variants, func(vm probes.VariantMeta) bool { return vm.Seed != 0 })
+	runSeed := parseSeed(m.Config["seed"])
+	for v := range m.Variants {
+		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
+			LayerWarmup: layerWarm[v], Standing: whole.standings.Variants[v], Spectrum: whole.spectra[v]}
+		if !seeded {
+			rep.Seed = runSeed
+		}
+		acc := joinVariant(ps, v, len(m.Layers))
+		acc.finish(rep, len(m.Layers))
+		run.Reps = append(run.Reps, rep)
+	}
+	return run, nil
+}
+
+// runWarmups is each variant's warm-up window (from its spec) and each of
+// its layers' (the spec's, or what the header says of the layer: a
+// PyTorch stream's BatchNorm and its momentum). A variant whose windows
+// cannot all be known is listed in run.Unparsed.
+func runWarmups(run *Run) (warm []probes.Warmup, layerWarm [][]probes.Warmup) {
+	m := run.Meta
+	warm = make([]probes.Warmup, len(m.Variants))
+	layerWarm = make([][]probes.Warmup, len(m.Variants))
+	for v, vm := range m.Variants {
+		warm[v], _ = probes.WarmupOf(vm.Group())
 		known := true
-		layerWarm[v] = make([]probes.Warmup, nl)
+		layerWarm[v] = make([]probes.Warmup, len(m.Layers))
 		for l, name := range m.Layers {
 			var ok bool
 			layerWarm[v][l], ok = m.LayerWarmup(v, name)
@@ -58,28 +91,39 @@ func readParts(path string, parts int) (*Run, error) {
 		if !known {
 			// A spec this normtop cannot parse (a newer file) and no header
 			// facts: summarise it without a window and say so.
-			run.Unparsed = append(run.Unparsed, spec)
+			run.Unparsed = append(run.Unparsed, vm.Group())
 		}
 	}
-	last, ok := r.LastStep()
-	if !ok || parts < 1 {
-		parts = 1
-	}
+	return warm, layerWarm
+}
+
+// partBounds cuts steps 1..last into at most parts parts of at least
+// minPartSteps steps: part k reads steps [bounds[k], bounds[k+1]), the
+// last one to the end of the file.
+func partBounds(last, parts int) []int {
 	parts = max(1, min(parts, last/minPartSteps))
-	// Part k reads steps [bounds[k], bounds[k+1]); the last one to the end.
 	bounds := make([]int, parts+1)
 	for k := range bounds {
 		bounds[k] = 1 + k*(last/parts) // last/parts first: a forged step cannot overflow
 	}
 	bounds[parts] = math.MaxInt
+	return bounds
+}
+
+// readPartsOf reads each part of the file (bounds: partBounds of the
+// file's last step) on its own goroutine: the first with r, the others
+// with their own Reader seeked to the part's first step. The last part
+// also fills run's end facts (second run, state, end record).
+func readPartsOf(r *record.Reader, run *Run, bounds []int, last int) ([]*part, error) {
+	parts := len(bounds) - 1
 	// The index's per-series counts (read without decoding a frame) size
 	// each part's series for its share of the steps, so that append's
 	// growth does not leave a large file's values in memory twice.
-	counts := plausibleCounts(r.Stats(), path)
+	counts := plausibleCounts(r.Stats(), run.Path)
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
 	for k := range ps {
-		ps[k] = newPart(m)
+		ps[k] = newPart(run.Meta)
 		share := 1.0
 		if parts > 1 {
 			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
@@ -88,28 +132,7 @@ func readParts(path string, parts int) (*Run, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rd := r
-			if k > 0 {
-				if rd, ps[k].err = record.Open(path); ps[k].err != nil {
-					return
-				}
-				defer rd.Close()
-				if ps[k].err = rd.Seek(bounds[k]); ps[k].err != nil {
-					return
-				}
-			}
-			ps[k].err = ps[k].read(rd, bounds[k+1])
-			if k == parts-1 {
-				run.SecondRun = -1
-				if at, ok := rd.SecondRun(); ok {
-					run.SecondRun = at
-				}
-				run.State = rd.State()
-				if end, ok := rd.End(); ok {
-					run.End = &end
-				}
-			}
-			ps[k].damage = rd.Damage()
+			ps[k].readFrom(r, run, bounds[k], bounds[k+1], k == 0, k == parts-1)
 		}()
 	}
 	wg.Wait()
@@ -118,57 +141,68 @@ func readParts(path string, parts int) (*Run, error) {
 			return nil, p.err
 		}
 	}
-	if run.End == nil {
-		if end, ok := r.End(); ok {
+	return ps, nil
+}
+
+// readFrom reads steps [from, to) of run's file into p: with r for the
+// first part, else with a Reader of its own seeked to from. The last part
+// also records the file's end facts into run.
+func (p *part) readFrom(r *record.Reader, run *Run, from, to int, first, last bool) {
+	rd := r
+	if !first {
+		if rd, p.err = record.Open(run.Path); p.err != nil {
+			return
+		}
+		defer rd.Close()
+		if p.err = rd.Seek(from); p.err != nil {
+			return
+		}
+	}
+	p.err = p.read(rd, to)
+	if last {
+		run.SecondRun = -1
+		if at, ok := rd.SecondRun(); ok {
+			run.SecondRun = at
+		}
+		run.State = rd.State()
+		if end, ok := rd.End(); ok {
 			run.End = &end
 		}
 	}
-	run.Damage = joinDamage(ps)
+	p.damage = rd.Damage()
+}
+
+// joinParts folds the later parts' standings and spectra into the first
+// part's, in step order, then the end record's divergences.
+func joinParts(ps []*part, end *record.End) *part {
 	whole := ps[0]
 	for _, p := range ps[1:] {
-		whole.tally.Merge(p.tally)
+		whole.standings.Merge(p.standings)
 		for v := range whole.spectra {
 			if p.spectra[v] != nil {
 				whole.spectra[v] = p.spectra[v]
 			}
 		}
 	}
-	if run.End != nil {
-		for v, step := range run.End.Diverged {
-			whole.tally.MarkDiverged(v, step)
-		}
+	if end != nil {
+		whole.standings.FoldEnd(end.Diverged)
 	}
-	// A file that trained several seeds names each variant's; an older
-	// (single-seed) file has 0 there and its seed in the header's config.
-	// Only then is the config's seed used: a --seeds list may include 0.
-	seeded := slices.ContainsFunc(m.Variants, func(vm probes.VariantMeta) bool { return vm.Seed != 0 })
-	runSeed := parseSeed(m.Config["seed"])
-	for v := range m.Variants {
-		rep := &Replicate{Run: run, Variant: v, Seed: m.Variants[v].Seed, Warmup: warm[v],
-			LayerWarmup: layerWarm[v], Standing: whole.tally.Variants[v], Spectrum: whole.spectra[v]}
-		if !seeded {
-			rep.Seed = runSeed
-		}
-		acc := joinVariant(ps, v, nl)
-		acc.finish(rep, nl)
-		run.Reps = append(run.Reps, rep)
-	}
-	return run, nil
+	return whole
 }
 
 // part collects the frames of one step range of a run file.
 type part struct {
-	meta    probes.RunMeta
-	accs    []repAcc
-	tally   *probes.Standings
-	spectra []*probes.Spectrum
-	damage  []record.Damage
-	err     error
+	meta      probes.RunMeta
+	accs      []repAcc
+	standings *probes.Standings
+	spectra   []*probes.Spectrum
+	damage    []record.Damage
+	err       error
 }
 
 func newPart(m probes.RunMeta) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), tally: probes.NewStandings(m),
+	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), standings: probes.NewStandings(m),
 		spectra: make([]*probes.Spectrum, len(m.Variants))}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
@@ -240,7 +274,7 @@ func (p *part) read(rd *record.Reader, end int) error {
 
 func (p *part) add(f *probes.Frame) {
 	nl := len(p.meta.Layers)
-	p.tally.Fold(f)
+	p.standings.Fold(f)
 	a := &p.accs[f.Variant]
 	if !math.IsNaN(f.TrainLoss) && !math.IsInf(f.TrainLoss, 0) {
 		a.train = append(a.train, float32(f.TrainLoss))

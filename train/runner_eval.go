@@ -70,10 +70,10 @@ func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, spli
 		v.eval.reset()
 	}
 	e := probes.Eval{Split: split, Loss: sum / float64(real)}
-	switch r.metric() {
-	case "accuracy":
+	switch probes.Metric(r.metric()) {
+	case probes.MetricAccuracy:
 		e.Metric = float64(hits) / float64(real)
-	case "ppl":
+	case probes.MetricPerplexity:
 		e.Metric = math.Exp(e.Loss)
 	default:
 		e.Metric = e.Loss / math.Ln2

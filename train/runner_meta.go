@@ -105,7 +105,7 @@ func (r *Runner) metric() string {
 	case r.src.corpus != nil:
 		return string(probes.MetricPerplexity)
 	}
-	return "accuracy"
+	return string(probes.MetricAccuracy)
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -43,7 +43,7 @@ func trainForFindings(ctx context.Context, args []string, path string, progress 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rec := newRecorder(w, len(meta.Variants), cancel)
+	rec := newRecorder(w, cancel)
 	at := make([]int, len(meta.Variants))
 	runErr := runner.Run(ctx, func(f probes.Frame) {
 		rec.write(f)

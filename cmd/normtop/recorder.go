@@ -5,23 +5,21 @@ import (
 	"github.com/normtop/normtop/record"
 )
 
-// recorder writes every Frame to the run file (the lossless path) and folds
-// it into a probes.Standings, from which the end record and the exit code are
-// read. It is called from the runner's emit callback, which the runner never
-// calls concurrently.
+// recorder writes every Frame to the run file (the lossless path). The
+// writer folds each Frame it takes into its probes.Standings, once; the end
+// record and the exit code are read from those. It is called from the
+// runner's emit callback, which the runner never calls concurrently.
 type recorder struct {
 	w       *record.Writer
-	tally   *probes.Standings
 	err     error // first write error; the run is stopped on it
 	onError func()
 }
 
-func newRecorder(w *record.Writer, variants int, onError func()) *recorder {
-	return &recorder{w: w, tally: probes.NewStandingsSize(variants, 0), onError: onError}
+func newRecorder(w *record.Writer, onError func()) *recorder {
+	return &recorder{w: w, onError: onError}
 }
 
 func (r *recorder) write(f probes.Frame) {
-	r.tally.Fold(&f)
 	if r.err != nil {
 		return
 	}
@@ -32,9 +30,11 @@ func (r *recorder) write(f probes.Frame) {
 }
 
 // allDiverged reports whether every variant diverged.
-func (r *recorder) allDiverged() bool { return r.tally.AllDiverged() }
+func (r *recorder) allDiverged() bool { return r.w.Standings().AllDiverged() }
 
-// end builds the end record from the tally (probes.Standings.EndStatus has the rule).
+// end builds the end record from the writer's standings
+// (probes.Standings.EndStatus has the rule).
 func (r *recorder) end() record.End {
-	return record.End{Status: r.tally.EndStatus(), Diverged: r.tally.DivergedSteps()}
+	s := r.w.Standings()
+	return record.End{Status: s.EndStatus(), Diverged: s.DivergedSteps()}
 }

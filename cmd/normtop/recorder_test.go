@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/normtop/normtop/probes"
@@ -32,8 +32,16 @@ func TestRecorderEnd(t *testing.T) {
 		{"still running (dashboard quit)", []probes.Status{R, F}, []bool{true, true}, record.StatusInterrupted, false},
 		{"a variant never reported", []probes.Status{F, F}, []bool{true, false}, record.StatusInterrupted, false},
 	} {
-		r := newRecorder(nil, len(tc.last), func() {})
-		r.err = errSkipWrites // the writer is not under test
+		meta := probes.RunMeta{RunID: "t", Variants: make([]probes.VariantMeta, len(tc.last))}
+		for v := range meta.Variants {
+			meta.Variants[v].Name = "layernorm"
+		}
+		w, err := record.Create(filepath.Join(t.TempDir(), "run.ntr"), meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *recorder
+		r = newRecorder(w, func() { t.Errorf("%s: write failed: %v", tc.name, r.err) })
 		for v, s := range tc.last {
 			if tc.seen[v] {
 				r.write(probes.Frame{Variant: v, Step: 7, Status: s})
@@ -48,7 +56,8 @@ func TestRecorderEnd(t *testing.T) {
 				t.Errorf("%s: Diverged %v", tc.name, end.Diverged)
 			}
 		}
+		if err := w.Close(end); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
-
-var errSkipWrites = errors.New("writes skipped in this test")

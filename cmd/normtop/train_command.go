@@ -58,7 +58,7 @@ func runTrain(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	rec := newRecorder(w, len(meta.Variants), sig.cancel)
+	rec := newRecorder(w, sig.cancel)
 
 	var runErr error
 	if headlessMode {

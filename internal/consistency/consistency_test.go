@@ -1,0 +1,151 @@
+package consistency
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
+
+// run builds a run of the given seeds (nil: one seed, unnamed) of three
+// specs on one layer, 60 steps, evaluated every 20: layernorm and powernorm
+// reach accuracies whose percentages need their second decimal, adanorm
+// diverges at step 30 before its first evaluation (its values do not exist).
+func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
+	if seeds == nil {
+		seeds = []int64{0}
+	}
+	specs := []string{"layernorm", "powernorm:alpha_fwd=0.9", "adanorm"}
+	m := probes.RunMeta{RunID: "consistency", Model: "mlp", Data: "synthetic", Metric: string(probes.MetricAccuracy),
+		Layers: []string{"block0.ln1"}, Config: map[string]string{"steps": "60"}}
+	for _, sp := range specs {
+		for _, s := range seeds {
+			name, _, _ := cut(sp)
+			m.Variants = append(m.Variants, probes.VariantMeta{Name: name, Spec: sp, Seed: s})
+		}
+	}
+	var frames []probes.Frame
+	for step := 1; step <= 60; step++ {
+		for v, vm := range m.Variants {
+			f := probes.Frame{Variant: v, Step: step, Epoch: float64(step) / 60, TrainLoss: 1 / float64(step),
+				StepsPerSec: 10, Layers: []probes.LayerValues{probes.EmptyLayerValues()}}
+			f.Layers[0][probes.InStd] = 1
+			switch {
+			case vm.Name == "adanorm" && step > 30:
+				continue
+			case vm.Name == "adanorm" && step == 30:
+				f.Status, f.TrainLoss = probes.Diverged, math.Inf(1)
+			case step == 60:
+				f.Status = probes.Done
+			}
+			if step%20 == 0 && vm.Name != "adanorm" {
+				acc := 0.81254 + 0.01*float64(vm.Seed) + 0.0333*float64(v/len(seeds)) + 0.001*float64(step)
+				f.Eval = []probes.Eval{{Split: "val", Loss: 0.5 - acc/10, Metric: acc, TrainLoss: 0.4}}
+			}
+			frames = append(frames, f)
+		}
+	}
+	return m, frames
+}
+
+func cut(spec string) (name, opts string, ok bool) {
+	for i := range spec {
+		if spec[i] == ':' {
+			return spec[:i], spec[i+1:], true
+		}
+	}
+	return spec, "", false
+}
+
+// finalVal is each variant's last val metric in frames (NaN when none).
+func finalVal(m probes.RunMeta, frames []probes.Frame) []float64 {
+	out := make([]float64, len(m.Variants))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for _, f := range frames {
+		for _, e := range f.Eval {
+			if e.Split == string(probes.SplitVal) {
+				out[f.Variant] = e.Metric
+			}
+		}
+	}
+	return out
+}
+
+// row checks that output holds a line with every one of key and that the
+// line holds each of want; it reports the line otherwise.
+func row(t *testing.T, consumer, output string, key []string, want ...string) {
+	t.Helper()
+	l := line(output, key...)
+	if l == "" {
+		t.Errorf("%s: no line with %q in\n%s", consumer, key, output)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(l, w) {
+			t.Errorf("%s: the line of %q lacks %q:\n%s", consumer, key, w, l)
+		}
+	}
+	for _, other := range []string{"—", " - ", "NaN"} { // the glyphs missing values printed before
+		if strings.Contains(l, other) {
+			t.Errorf("%s: the line of %q prints a missing value as %q:\n%s", consumer, key, other, l)
+		}
+	}
+}
+
+// TestOneSeedSameStrings: in a single-seed run the dashboard's Summary, the
+// headless log's end lines, the Markdown export and the report print each
+// variant's label, its final val metric and its missing values as the same
+// strings (a percentage with two decimals; the one missing-value glyph).
+func TestOneSeedSameStrings(t *testing.T) {
+	m, frames := run(nil)
+	o := consume(t, m, frames)
+	kind := m.MetricKind()
+	final := finalVal(m, frames)
+	if !strings.Contains(o.markdown, "accuracy in %") {
+		t.Fatalf("the Markdown export no longer states the percent once:\n%s", o.markdown)
+	}
+	for v, vm := range m.Variants {
+		label := vm.Label()
+		if vm.Name == "adanorm" { // diverged at step 30 before any evaluation
+			row(t, "headless", o.headless, []string{"# end " + label + ":"}, "diverged at step 30", "val loss "+probes.Missing)
+			row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| 30 |", "Diverge")
+			row(t, "dashboard", o.summary, []string{"  " + label + " "}, "diverged at 30", " "+probes.Missing+" ")
+			row(t, "report", o.report, []string{"  " + label + " "}, " "+probes.Missing+" ")
+			continue
+		}
+		metric := kind.Format(final[v])
+		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric)
+		row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |")
+		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ")
+		row(t, "report", o.report, []string{"  " + label + " "}, " "+metric+" ")
+	}
+}
+
+// TestSeedsSameStrings: over three seeds the dashboard's Summary and the
+// report print each spec's final val metric as the same mean ± sd string,
+// and the headless log and the Markdown export each seed's label and value
+// as the same strings.
+func TestSeedsSameStrings(t *testing.T) {
+	seeds := []int64{1, 2, 3}
+	m, frames := run(seeds)
+	o := consume(t, m, frames)
+	kind := m.MetricKind()
+	final := finalVal(m, frames)
+	for g := 0; g < 2; g++ {
+		vs := m.Variants[g*len(seeds) : (g+1)*len(seeds)]
+		var xs []float64
+		for k, vm := range vs {
+			v := g*len(seeds) + k
+			xs = append(xs, final[v])
+			label, metric := vm.Label(), kind.Format(final[v])
+			row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric)
+			row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |")
+		}
+		group, ms := vs[0].Group(), kind.FormatMeanSD(probes.NewMeanSD(xs))
+		row(t, "dashboard", o.summary, []string{" " + group + " ×3"}, " "+ms+" ")
+		row(t, "report", o.report, []string{"  " + group + " "}, " "+ms+" ")
+	}
+}

@@ -1,0 +1,122 @@
+package consistency
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/probes"
+	"github.com/normtop/normtop/record"
+	"github.com/normtop/normtop/report"
+	"github.com/normtop/normtop/tui"
+)
+
+// outputs is what each consumer printed for one run.
+type outputs struct {
+	path     string // the run file
+	headless string // the text log
+	markdown string // record.ExportMarkdown
+	report   string // report.WriteText over the run file
+	summary  string // the dashboard's Summary screen
+}
+
+// consume writes frames to a run file and runs them through every consumer.
+func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
+	t.Helper()
+	o := outputs{path: filepath.Join(t.TempDir(), "run.ntr")}
+	w, err := record.Create(o.path, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	p := headless.New(&log, meta, headless.Options{Every: 20})
+	for _, f := range frames {
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Frame(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(record.End{Status: w.Standings().EndStatus()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.headless = log.String()
+	o.markdown = exportMarkdown(t, o.path)
+	o.report = reportText(t, o.path)
+	o.summary = dashboardSummary(t, meta, frames)
+	return o
+}
+
+func exportMarkdown(t *testing.T, path string) string {
+	t.Helper()
+	r, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := record.ExportMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func reportText(t *testing.T, path string) string {
+	t.Helper()
+	rep, err := report.Build([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// dashboardSummary feeds the frames to a live dashboard through a real
+// probes.Feed, as the trainer does, and returns its Summary screen once
+// every frame is in (the step counter shows the last step).
+func dashboardSummary(t *testing.T, meta probes.RunMeta, frames []probes.Frame) string {
+	t.Helper()
+	feed := probes.NewFeed(len(frames) + 1)
+	for _, f := range frames {
+		feed.Push(f)
+	}
+	feed.Close()
+	tm := teatest.NewTestModel(t, tui.NewLive(meta, feed, tui.Options{NoColor: true}),
+		teatest.WithInitialTermSize(200, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	tm.Send(tea.KeyPressMsg{Code: '7', Text: "7"})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("ranked by final val")) },
+		teatest.WithDuration(60*time.Second))
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	return tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View().Content
+}
+
+// line is the first line of s that holds every one of parts, "" when none.
+func line(s string, parts ...string) string {
+	for _, l := range strings.Split(s, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return l
+		}
+	}
+	return ""
+}
