@@ -17,9 +17,7 @@ var screenGuide = [numScreens]string{
 	"", // the screen's Guide
 	"", // the screen's Guide
 	"", // the screen's Guide
-	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
-		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
-		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
+	"", // the screen's Guide
 	"", // the screen's Guide
 }
 
@@ -31,8 +29,6 @@ func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
 		out = append(out, sc.ShortHelp(replay)...)
 	}
 	switch s {
-	case ScreenSummary:
-		out = append(out, k.sortHelp)
 	}
 	out = append(out, k.pause)
 	if replay {

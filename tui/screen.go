@@ -43,6 +43,7 @@ func newScreens(c *common) [numScreens]screen {
 		ScreenGradients: &gradientsScreen{page: page{common: c}},
 		ScreenGrid:      &gridScreen{page: page{common: c}},
 		ScreenEvents:    &eventsScreen{page: page{common: c}},
+		ScreenSummary:   &summaryScreen{page: page{common: c}},
 		// SCREENS
 	}
 }

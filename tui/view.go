@@ -52,8 +52,6 @@ func (m *Model) render() string {
 		body = sc.View()
 	} else {
 		switch m.st.Screen {
-		case ScreenSummary:
-			body = m.summary(m.w, bodyH)
 		}
 	}
 	for i := range bodyH {
