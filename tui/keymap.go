@@ -17,7 +17,7 @@ type keyMap struct {
 	pause, cursor, esc                key.Binding
 	zoomIn, zoomOut, zoomAll, last    key.Binding
 	hide, showAll                     key.Binding
-	text, sort, reverse               key.Binding
+	text                              key.Binding
 	faster, slower, seekBack, seekFwd key.Binding // replay
 	start, finish, jump               key.Binding // replay
 	help, quit, yes                   key.Binding
@@ -71,7 +71,6 @@ func newKeyMap() keyMap {
 	m.zoomIn, m.zoomOut, m.zoomAll = unlisted("z"), unlisted("Z"), unlisted("0")
 	m.last = bind([]string{"n"}, "n", "last N steps")
 	m.hide, m.showAll = unlisted("v"), unlisted("V")
-	m.sort, m.reverse = unlisted("o"), unlisted("O")
 	m.faster, m.slower = unlisted("+", "="), unlisted("-", "_")
 	m.seekBack, m.seekFwd = unlisted("["), unlisted("]")
 	m.start, m.finish = unlisted("g", "home"), unlisted("G", "end")
@@ -93,7 +92,7 @@ func newKeyMap() keyMap {
 	m.zoom = either("z/Z/0", "zoom in/out/all", m.zoomIn, m.zoomOut, m.zoomAll)
 	m.toggle = either("v/V", "hide variant", m.hide, m.showAll)
 	m.filter = either("f/F", "filter kind/variant", eventsKeys.kind, eventsKeys.variant)
-	m.sortHelp = either("o/O", "sort/reverse", m.sort, m.reverse)
+	m.sortHelp = either("o/O", "sort/reverse", summaryKeys.sort, summaryKeys.reverse)
 	m.speed = either("+/-", "speed", m.faster, m.slower)
 	m.seek = either("[/]", "seek", m.seekBack, m.seekFwd)
 	m.ends = either("g/G", "start/end", m.start, m.finish)

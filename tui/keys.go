@@ -72,10 +72,9 @@ type State struct {
 	Filtering bool
 	GridPage  int // the Grid screen's page
 	// Info: the run's config panel is shown (i), scrolled to InfoTop.
-	Info    bool
-	InfoTop int
-	SortCol int  // summary sort column (o); 0 = rank
-	SortRev bool // summary order reversed (O)
+	Info         bool
+	InfoTop      int
+	SummaryState // the Summary screen's
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
 	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
 	// that variant has reached SeekTo (enter on an event of it).
@@ -144,7 +143,7 @@ func Navigate(s State, k string, b Bounds) State {
 			return next
 		}
 	}
-	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys, listKeys} {
+	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys} {
 		if next, ok := keys(s, kn, b); ok {
 			return next
 		}
@@ -265,20 +264,6 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 		}
 	case key.Matches(k, km.showAll):
 		s.Hidden = 0
-	default:
-		return s, false
-	}
-	return s, true
-}
-
-// listKeys filter the Events screen and sort the Summary.
-func listKeys(s State, k keyName, b Bounds) (State, bool) {
-	km := &keymap
-	switch {
-	case key.Matches(k, km.sort):
-		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
-	case key.Matches(k, km.reverse):
-		s.SortRev = !s.SortRev
 	default:
 		return s, false
 	}

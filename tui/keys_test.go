@@ -91,6 +91,7 @@ func TestNavigateV2(t *testing.T) {
 	with := func(s State, f func(*State)) State { f(&s); return s }
 	cur := with(live, func(s *State) { s.Cursor = 500 })
 	events := with(live, func(s *State) { s.Screen = ScreenEvents })
+	summary := with(live, func(s *State) { s.Screen = ScreenSummary })
 	tests := []struct {
 		name string
 		in   State
@@ -123,8 +124,9 @@ func TestNavigateV2(t *testing.T) {
 		{"p skips unmeasured probes", with(live, func(s *State) { s.Probe = probes.GMu }), "p", b, with(live, func(s *State) { s.Probe = probes.DxVar })},
 		{"p wraps in the list", with(live, func(s *State) { s.Probe = probes.DxVar }), "p", b, live},
 		{"P from outside the list", with(live, func(s *State) { s.Probe = probes.GVar }), "P", b, with(live, func(s *State) { s.Probe = probes.GMu })},
-		{"o sorts by the next column", live, "o", b, with(live, func(s *State) { s.SortCol = 1 })},
-		{"O reverses", live, "O", b, with(live, func(s *State) { s.SortRev = true })},
+		{"o sorts by the next column", summary, "o", b, with(summary, func(s *State) { s.SortCol = 1 })},
+		{"O reverses", summary, "O", b, with(summary, func(s *State) { s.SortRev = true })},
+		{"o is the Summary's: elsewhere nothing", live, "o", b, live},
 		{"q on a live run asks", live, "q", run, with(live, func(s *State) { s.Confirm = true })},
 		{"q twice quits", with(live, func(s *State) { s.Confirm = true }), "q", run, with(live, func(s *State) { s.Quit = true })},
 		{"y quits", with(live, func(s *State) { s.Confirm = true }), "y", run, with(live, func(s *State) { s.Quit = true })},

@@ -44,8 +44,6 @@ type common struct {
 	w, h   int
 	feed   driver // the run's source (ended? crashed?): live or replay
 
-	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
-
 	// logShown: the chart being drawn is on a log axis (useLog); the
 	// header and l read the last one drawn.
 	logShown bool
@@ -138,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
 		}
 	case FindingsMsg:
-		m.findings = msg.Lines
+		m.screens[ScreenSummary].(*summaryScreen).findings = msg.Lines
 		m.dirty = true
 	default:
 		cmd, news := m.driver().Update(msg, m.playback())

@@ -29,8 +29,9 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 
 // screenKeys are the screens' own key handlers, tried before the root's.
 var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
-	ScreenEvents: eventsUpdate,
-	ScreenGrid:   gridUpdate,
+	ScreenEvents:  eventsUpdate,
+	ScreenSummary: summaryUpdate,
+	ScreenGrid:    gridUpdate,
 }
 
 // newScreens builds the eight screens over the root's common context.

@@ -10,13 +10,42 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
+// SummaryState is the Summary screen's part of State: the order of its
+// rows.
+type SummaryState struct {
+	SortCol int  // the column the rows are sorted by (o); 0 = rank
+	SortRev bool // the order reversed (O)
+}
+
+// summaryKeys is the Summary screen's own key map.
+var summaryKeys = struct{ sort, reverse key.Binding }{
+	sort:    unlisted("o"),
+	reverse: unlisted("O"),
+}
+
+// summaryUpdate: on the Summary, o sorts by the next column, O reverses.
+func summaryUpdate(s State, k keyName, b Bounds) (State, bool) {
+	switch {
+	case key.Matches(k, summaryKeys.sort):
+		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
+	case key.Matches(k, summaryKeys.reverse):
+		s.SortRev = !s.SortRev
+	default:
+		return s, false
+	}
+	return s, true
+}
+
 // summaryCols are the Summary table's columns; o sorts by the next one.
 var summaryCols = []string{"rank", "variant", "final", "best", "test", "val loss", "train", "gap", "steps/s", "alerts", "status"}
 
 // summaryScreen: the ranked result of the run, the screen a finished run lands
 // on. One row per variant (per spec with several seeds: mean±sd over them),
 // best marked, sortable by any column.
-type summaryScreen struct{ page }
+type summaryScreen struct {
+	page
+	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+}
 
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
 
