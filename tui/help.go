@@ -8,28 +8,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screenGuide is what each screen shows and what to look for, printed under
-// the full help (?) for the current screen.
-var screenGuide = [numScreens]string{
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-	"", // the screen's Guide
-}
-
-// shortHelp is the always-visible help bar of a mode and screen: the keys
-// that act there, most used first (the bar truncates at the right).
-func (k *keyMap) shortHelp(s Screen, sc screen, replay bool) []key.Binding {
+// shortHelp is the always-visible help bar of screen sc: the keys that act
+// there, most used first (the bar truncates at the right), then the root's.
+func (k *keyMap) shortHelp(sc screen, replay bool) []key.Binding {
 	out := []key.Binding{k.screens}
-	if sc != nil {
-		out = append(out, sc.ShortHelp(replay)...)
-	}
-	switch s {
-	}
+	out = append(out, sc.ShortHelp(replay)...)
 	out = append(out, k.pause)
 	if replay {
 		out = append(out, k.speed, k.seek, k.ends)
@@ -94,7 +77,7 @@ func (m *Model) helpBar() string {
 	if m.st.Info {
 		return m.help.ShortHelpView([]key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens})
 	}
-	keys := keymap.shortHelp(m.st.Screen, m.screens[m.st.Screen], m.st.Replay)
+	keys := keymap.shortHelp(m.screens[m.st.Screen], m.st.Replay)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)
 	h := m.help

@@ -36,23 +36,18 @@ func (m *Model) render() string {
 	b.Grow(m.w * m.h * 4)
 	m.writeHeader(&b)
 	var body []string
-	if m.st.Help {
+	sc := m.screens[m.st.Screen]
+	switch {
+	case m.st.Help:
 		body = m.fullHelpLines()
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
-		guide := screenGuide[m.st.Screen]
-		if sc := m.screens[m.st.Screen]; sc != nil {
-			guide = sc.Guide()
-		}
-		body = append(body, wrapWords(guide, m.w)...)
-	} else if m.st.Info {
+		body = append(body, wrapWords(sc.Guide(), m.w)...)
+	case m.st.Info:
 		body = m.configView(m.w, bodyH)
-	} else if sc := m.screens[m.st.Screen]; sc != nil {
+	default:
 		sc.SetSize(m.w, bodyH)
 		body = sc.View()
-	} else {
-		switch m.st.Screen {
-		}
 	}
 	for i := range bodyH {
 		line := ""
