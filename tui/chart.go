@@ -3,17 +3,15 @@ package tui
 import (
 	"math"
 	"strings"
-
-	"github.com/normtop/normtop/probes"
 )
 
 // chartSeries is one line, or one set of markers, of a chart.
 type chartSeries struct {
 	label  string
-	color  int             // palette index: the variant's
-	glyph  string          // the variant's character, told apart without colour
-	bs     []probes.Bucket // smoothed / log-scaled already (transformBuckets)
-	points bool            // evaluations: a marker per point, not a line
+	color  int      // palette index: the variant's
+	glyph  string   // the variant's character, told apart without colour
+	bs     []Bucket // smoothed / log-scaled already (transformBuckets)
+	points bool     // evaluations: a marker per point, not a line
 	// faint: context drawn dim behind the lines (the raw series behind its
 	// smoothed line, a band of ± sd over seeds): never on top of a line,
 	// and left out of the y range (a line's noise does not squash it).

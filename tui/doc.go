@@ -3,8 +3,8 @@
 // file, with the same code, on seven screens: overview, layers, compare,
 // spectrum, gradients, events and summary (where a finished run lands).
 //
-// Data flows one way: frames are ingested into bounded probes.History
-// series (a store per run). Every chart is one braille canvas (chart.go,
+// Data flows one way: frames are ingested into bounded History series
+// (history.go, histories.go; a store per run). Every chart is one braille canvas (chart.go,
 // 2×4 dots a cell) with the variants overlaid on one y axis: round 1-2-5 or
 // decade ticks (ticks.go), and columns that keep each step range's minimum
 // and maximum (downsample.go), so a spike survives any width or zoom.
