@@ -170,7 +170,7 @@ func (r *wsRun) status() string {
 // best is the best val metric of any variant of the run, formatted.
 func (r *wsRun) best() string {
 	if !r.loaded {
-		return "–"
+		return probes.Missing
 	}
 	metric := r.meta.MetricKind()
 	b := math.NaN()
