@@ -231,33 +231,7 @@ func raise(series []chartSeries, label string) []chartSeries {
 // train loss, gap, step, speed, status, in at most h lines.
 func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
-	metric := m.data.meta.MetricKind()
-	nameW := 8
-	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
-	}
-	cols := []column{
-		{head: "#", w: 2, right: true},
-		{head: "variant", w: min(nameW, max(16, w/4))},
-		{head: "val " + metric.Short(), w: 8, right: true},
-		{head: "val loss", w: 8, right: true, drop: 2},
-		{head: "train", w: 8, right: true},
-		{head: "gap", w: 8, right: true, drop: 3},
-		{head: "step", w: 7, right: true, drop: 4},
-		{head: "steps/s", w: 7, right: true, drop: 5},
-		{head: "status", w: 16, drop: 1},
-	}
-	// With seeds enough to judge, each gap to the leader is marked
-	// beyond or within seed noise (2·SE, FINDINGS.md's common rule).
-	judged := false
-	for r, j := range order {
-		if r > 0 && noiseVerdict(&st[j], &st[order[0]]) != "" {
-			judged = true
-		}
-	}
-	if judged {
-		cols = append(cols[:3], append([]column{{head: "vs ★ (2·SE)", w: 12, drop: 2}}, cols[3:]...)...)
-	}
+	cols, judged := m.rankColumns(st, order, w)
 	keep := fitColumns(cols, w)
 	heads := make([]string, len(cols))
 	for i, c := range cols {
@@ -285,23 +259,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 	num := colFormat(fv)
 	for r := first; r < last; r++ {
 		x := &st[order[r]]
-		i := x.idx[0]
-		name := x.label
-		if len(x.idx) > 1 {
-			name += fmt.Sprintf(" ×%d", len(x.idx))
-		}
-		mark := "  "
-		if r == 0 && x.haveVal {
-			mark = "★ "
-		}
-		name = mark + name
-		met, val, gap := probes.Missing, probes.Missing, probes.Missing
-		if x.haveVal {
-			met = metric.Format(x.metric)
-			val, gap = num(x.val), num(x.gap)
-		}
-		cells := []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
-			fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+		cells := m.rankCells(x, r, num)
 		if judged {
 			verdict := "leader"
 			if r > 0 {
@@ -310,6 +268,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 			cells = append(cells[:3], append([]string{verdict}, cells[3:]...)...)
 		}
 		line := tableLine(cols, keep, cells)
+		i := x.idx[0]
 		switch {
 		case m.selected(x):
 			line = s.Selected.Render(line)
@@ -325,6 +284,58 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		out = append(out, s.Dim.Render(hint))
 	}
 	return out
+}
+
+// rankColumns are the ranking's columns at width w; judged: with seeds
+// enough to judge, a column marks each gap to the leader beyond or within
+// seed noise (2·SE, FINDINGS.md's common rule).
+func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []column, judged bool) {
+	nameW := 8
+	for _, x := range st {
+		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+	}
+	cols = []column{
+		{head: "#", w: 2, right: true},
+		{head: "variant", w: min(nameW, max(16, w/4))},
+		{head: "val " + m.data.meta.MetricKind().Short(), w: 8, right: true},
+		{head: "val loss", w: 8, right: true, drop: 2},
+		{head: "train", w: 8, right: true},
+		{head: "gap", w: 8, right: true, drop: 3},
+		{head: "step", w: 7, right: true, drop: 4},
+		{head: "steps/s", w: 7, right: true, drop: 5},
+		{head: "status", w: 16, drop: 1},
+	}
+	for r, j := range order {
+		if r > 0 && noiseVerdict(&st[j], &st[order[0]]) != "" {
+			judged = true
+		}
+	}
+	if judged {
+		cols = append(cols[:3], append([]column{{head: "vs ★ (2·SE)", w: 12, drop: 2}}, cols[3:]...)...)
+	}
+	return cols, judged
+}
+
+// rankCells are standing x's cells, ranked r (0 the leader), without the
+// noise verdict.
+func (m *overviewScreen) rankCells(x *standing, r int, num func(float64) string) []string {
+	metric := m.data.meta.MetricKind()
+	name := x.label
+	if len(x.idx) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.idx))
+	}
+	mark := "  "
+	if r == 0 && x.haveVal {
+		mark = "★ "
+	}
+	name = mark + name
+	met, val, gap := probes.Missing, probes.Missing, probes.Missing
+	if x.haveVal {
+		met = metric.Format(x.metric)
+		val, gap = num(x.val), num(x.gap)
+	}
+	return []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
+		fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
 }
 
 // selected reports whether the selected variant is one of x's.
