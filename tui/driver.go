@@ -26,25 +26,3 @@ type driverNews struct {
 	redraw bool // something shown changed
 	end    bool // the end of the run was read: land on the Summary screen
 }
-
-// driver is the dashboard's driver, replay or live.
-func (m *Model) driver() driver {
-	if m.replay != nil {
-		return m.replay
-	}
-	return m.live
-}
-
-func (m *Model) playback() playback {
-	return playback{paused: m.st.Paused, speed: m.st.Speed}
-}
-
-// apply takes a driver's news.
-func (m *Model) apply(n driverNews) {
-	if n.redraw {
-		m.dirty = true
-	}
-	if n.end {
-		m.landOnSummary()
-	}
-}

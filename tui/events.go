@@ -133,7 +133,7 @@ type eventsScreen struct{ page }
 func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
 
 func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
-	out := []key.Binding{keymap.layer, keymap.filter, keymap.text, keymap.page, keymap.listEnds}
+	out := []key.Binding{keymap.layer, eventsKeys.help, keymap.text, keymap.page, keymap.listEnds}
 	if replay {
 		out = append(out, keymap.jump)
 	}
@@ -265,9 +265,14 @@ type EventsState struct {
 // eventsKeys is the Events screen's own key map: the kind and variant
 // filters. Its rows move with the dashboard's ↑/↓, PgUp/PgDn and
 // Home/End, and enter jumps to an event (keymap).
-var eventsKeys = struct{ kind, variant key.Binding }{
-	kind:    unlisted("f"),
-	variant: unlisted("F"),
+var eventsKeys = newEventsKeys()
+
+type eventsKeyMap struct{ kind, variant, help key.Binding }
+
+func newEventsKeys() (k eventsKeyMap) {
+	k.kind, k.variant = unlisted("f"), unlisted("F")
+	k.help = either("f/F", "filter kind/variant", k.kind, k.variant)
+	return k
 }
 
 // eventsUpdate: on the Events screen, ↑/↓, PgUp/PgDn and Home/End move

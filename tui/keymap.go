@@ -26,7 +26,7 @@ type keyMap struct {
 
 	// The help's entries.
 	screens, tab, variant, layer, probe, page, listEnds key.Binding
-	zoom, toggle, filter, sortHelp, speed, seek, ends   key.Binding
+	zoom, toggle, speed, seek, ends                     key.Binding
 }
 
 // keymap is the dashboard's one key map.
@@ -91,8 +91,6 @@ func newKeyMap() keyMap {
 	m.cursor = bind(m.cursor.Keys(), "c", "cursor")
 	m.zoom = either("z/Z/0", "zoom in/out/all", m.zoomIn, m.zoomOut, m.zoomAll)
 	m.toggle = either("v/V", "hide variant", m.hide, m.showAll)
-	m.filter = either("f/F", "filter kind/variant", eventsKeys.kind, eventsKeys.variant)
-	m.sortHelp = either("o/O", "sort/reverse", summaryKeys.sort, summaryKeys.reverse)
 	m.speed = either("+/-", "speed", m.faster, m.slower)
 	m.seek = either("[/]", "seek", m.seekBack, m.seekFwd)
 	m.ends = either("g/G", "start/end", m.start, m.finish)

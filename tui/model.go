@@ -34,22 +34,6 @@ const (
 	minW, minH    = 80, 24
 )
 
-// common is what every screen reads and the root keeps current: the
-// run's data and source, the view state, the styles and the size, and the
-// mouse zones the screen being drawn records.
-type common struct {
-	st     State
-	data   *store
-	styles *Styles
-	w, h   int
-	feed   driver // the run's source (ended? crashed?): live or replay
-
-	// logShown: the chart being drawn is on a log axis (useLog); the
-	// header and l read the last one drawn.
-	logShown bool
-	zones    []zone // clickable regions of the cached screen
-}
-
 // Model is the dashboard. It is used through tea.Model by pointer: View
 // caches its output and redraws only when something it shows changed.
 type Model struct {
@@ -226,4 +210,40 @@ func (m *Model) landOnSummary() {
 	}
 	m.landed = true
 	m.st.Screen = ScreenSummary
+}
+
+// newScreens builds the eight screens over the root's common context.
+func newScreens(c *common) [numScreens]screen {
+	return [numScreens]screen{
+		ScreenOverview:  &overviewScreen{page: page{common: c}},
+		ScreenLayers:    &layersScreen{page: page{common: c}},
+		ScreenCompare:   &compareScreen{page: page{common: c}},
+		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
+		ScreenGradients: &gradientsScreen{page: page{common: c}},
+		ScreenEvents:    &eventsScreen{page: page{common: c}},
+		ScreenSummary:   &summaryScreen{page: page{common: c}},
+		ScreenGrid:      &gridScreen{page: page{common: c}},
+	}
+}
+
+// driver is the dashboard's driver, replay or live.
+func (m *Model) driver() driver {
+	if m.replay != nil {
+		return m.replay
+	}
+	return m.live
+}
+
+func (m *Model) playback() playback {
+	return playback{paused: m.st.Paused, speed: m.st.Speed}
+}
+
+// apply takes a driver's news.
+func (m *Model) apply(n driverNews) {
+	if n.redraw {
+		m.dirty = true
+	}
+	if n.end {
+		m.landOnSummary()
+	}
 }

@@ -26,25 +26,3 @@ type page struct {
 }
 
 func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
-
-// screenKeys are the screens' own key handlers, tried before the root's.
-var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
-	ScreenEvents:  eventsUpdate,
-	ScreenSummary: summaryUpdate,
-	ScreenGrid:    gridUpdate,
-}
-
-// newScreens builds the eight screens over the root's common context.
-func newScreens(c *common) [numScreens]screen {
-	return [numScreens]screen{
-		ScreenOverview:  &overviewScreen{page: page{common: c}},
-		ScreenLayers:    &layersScreen{page: page{common: c}},
-		ScreenCompare:   &compareScreen{page: page{common: c}},
-		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
-		ScreenGradients: &gradientsScreen{page: page{common: c}},
-		ScreenGrid:      &gridScreen{page: page{common: c}},
-		ScreenEvents:    &eventsScreen{page: page{common: c}},
-		ScreenSummary:   &summaryScreen{page: page{common: c}},
-		// SCREENS
-	}
-}

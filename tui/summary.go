@@ -18,9 +18,14 @@ type SummaryState struct {
 }
 
 // summaryKeys is the Summary screen's own key map.
-var summaryKeys = struct{ sort, reverse key.Binding }{
-	sort:    unlisted("o"),
-	reverse: unlisted("O"),
+var summaryKeys = newSummaryKeys()
+
+type summaryKeyMap struct{ sort, reverse, help key.Binding }
+
+func newSummaryKeys() (k summaryKeyMap) {
+	k.sort, k.reverse = unlisted("o"), unlisted("O")
+	k.help = either("o/O", "sort/reverse", k.sort, k.reverse)
+	return k
 }
 
 // summaryUpdate: on the Summary, o sorts by the next column, O reverses.
@@ -50,7 +55,7 @@ type summaryScreen struct {
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
 
 func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{keymap.sortHelp}
+	return []key.Binding{summaryKeys.help}
 }
 
 func (m *summaryScreen) Guide() string {
