@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -72,10 +73,10 @@ func TestHistoryViewMatchesBruteForce(t *testing.T) {
 	for _, tc := range cases {
 		h := NewHistory(tc.capacity)
 		capRounded := max(2, tc.capacity+tc.capacity&1)
-		rng := newTestRand(uint64(tc.n + tc.capacity))
+		rng := rand.New(rand.NewPCG(uint64(tc.n+tc.capacity), 1)) // a fixed, specified stream
 		var pts []point
 		for step := 1; len(pts) < tc.n; step++ {
-			v := rng.float()*10 - 5
+			v := rng.Float64()*10 - 5
 			if tc.nanEvery > 0 && step%tc.nanEvery == 0 {
 				h.Add(step, math.NaN())
 				continue
@@ -213,17 +214,4 @@ func TestHistories(t *testing.T) {
 	if hs.Run(1, SeriesTrainLoss).Len() != 0 {
 		t.Error("Reset kept points")
 	}
-}
-
-// testRand is a tiny deterministic generator so tests do not depend on
-// math/rand's stream.
-type testRand struct{ s uint64 }
-
-func newTestRand(seed uint64) *testRand { return &testRand{s: seed*0x9E3779B97F4A7C15 + 1} }
-
-func (r *testRand) float() float64 {
-	r.s ^= r.s << 13
-	r.s ^= r.s >> 7
-	r.s ^= r.s << 17
-	return float64(r.s>>11) / (1 << 53)
 }
