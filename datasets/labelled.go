@@ -133,11 +133,41 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 	if len(l.Classes) < 2 {
 		return nil, fmt.Errorf("%s: %d class(es) %q, want at least 2", name, len(l.Classes), l.Classes)
 	}
-	type tokDoc struct {
-		name  string
-		words []string
-		label int
+	split, err := splitByClass(name, l.Classes, l.tokenizeByClass(docs, opt))
+	if err != nil {
+		return nil, err
 	}
+	counts := make(map[string]int)
+	for _, d := range split[0] {
+		for _, w := range d.words {
+			counts[w]++
+		}
+	}
+	l.Vocab = vocabFromCounts(counts, opt)
+	ids := make(map[string]int32, len(l.Vocab))
+	for i, w := range l.Vocab[NumSpecials:] {
+		ids[w] = int32(i + NumSpecials)
+	}
+	out := [3]*[]Doc{&l.Train, &l.Val, &l.Test}
+	for s, ds := range split {
+		for _, d := range ds {
+			*out[s] = append(*out[s], Doc{Tokens: encode(d.words, ids), Label: d.label})
+		}
+	}
+	return l, nil
+}
+
+// tokDoc is a labelled document cut into words, before the vocabulary.
+type tokDoc struct {
+	name  string
+	words []string
+	label int
+}
+
+// tokenizeByClass cuts docs into words, per class (l.Classes, sorted),
+// counting in l.Dropped the empty documents and the exact repeats of an
+// earlier one's words; documents longer than opt.MaxLen are cut.
+func (l *Labelled) tokenizeByClass(docs []textDoc, opt CorpusOptions) [][]tokDoc {
 	byClass := make([][]tokDoc, len(l.Classes))
 	seen := make(map[uint64]bool, len(docs))
 	for _, d := range docs {
@@ -166,13 +196,21 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 		k, _ := slices.BinarySearch(l.Classes, d.class)
 		byClass[k] = append(byClass[k], tokDoc{d.name, words, k})
 	}
+	return byClass
+}
+
+// splitByClass cuts each class's documents, sorted by name, 80/10/10 into
+// train, validation and test (every tenth from the ninth, every tenth from
+// the tenth), and interleaves the classes in each split.
+func splitByClass(name string, classes []string, byClass [][]tokDoc) ([3][]tokDoc, error) {
+	var split [3][]tokDoc
 	var perClass [3][][]tokDoc // split, class, documents
 	for s := range perClass {
-		perClass[s] = make([][]tokDoc, len(l.Classes))
+		perClass[s] = make([][]tokDoc, len(classes))
 	}
 	for k, ds := range byClass {
 		if len(ds) < 10 {
-			return nil, fmt.Errorf("%s: class %q has %d usable documents, need at least 10 for the 80/10/10 split", name, l.Classes[k], len(ds))
+			return split, fmt.Errorf("%s: class %q has %d usable documents, need at least 10 for the 80/10/10 split", name, classes[k], len(ds))
 		}
 		slices.SortFunc(ds, func(a, b tokDoc) int { return strings.Compare(a.name, b.name) })
 		for i, d := range ds {
@@ -186,28 +224,10 @@ func buildLabelled(name string, docs []textDoc, opt CorpusOptions) (*Labelled, e
 			perClass[s][k] = append(perClass[s][k], d)
 		}
 	}
-	var split [3][]tokDoc
 	for s := range split {
 		split[s] = interleave(perClass[s])
 	}
-	counts := make(map[string]int)
-	for _, d := range split[0] {
-		for _, w := range d.words {
-			counts[w]++
-		}
-	}
-	l.Vocab = vocabFromCounts(counts, opt)
-	ids := make(map[string]int32, len(l.Vocab))
-	for i, w := range l.Vocab[NumSpecials:] {
-		ids[w] = int32(i + NumSpecials)
-	}
-	out := [3]*[]Doc{&l.Train, &l.Val, &l.Test}
-	for s, ds := range split {
-		for _, d := range ds {
-			*out[s] = append(*out[s], Doc{Tokens: encode(d.words, ids), Label: d.label})
-		}
-	}
-	return l, nil
+	return split, nil
 }
 
 // interleave merges the classes' lists so that every prefix of the result

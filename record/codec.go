@@ -89,24 +89,8 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 		c.reset()
 	}
 	v := f.Variant
-	var flags byte
-	if keyframe {
-		flags |= flagKeyframe
-	}
-	if f.Layers != nil {
-		flags |= flagLayers
-	}
-	if f.Eval != nil {
-		flags |= flagEval
-	}
-	if f.Spectrum != nil {
-		flags |= flagSpectrum
-	}
-	if f.Alerts != nil {
-		flags |= flagAlerts
-	}
 	e := enc{b: dst}
-	e.u8(flags)
+	e.u8(frameFlags(f, keyframe))
 	e.uvarint(uint64(v))
 	e.varint(int64(f.Step))
 	e.u8(byte(f.Status))
@@ -126,27 +110,12 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 		}
 	}
 	if s := f.Spectrum; s != nil {
-		e.varint(int64(s.Step))
-		if s.Sigma == nil {
-			e.uvarint(0)
-		} else {
-			e.uvarint(uint64(len(s.Sigma)) + 1)
-		}
-		for _, x := range s.Sigma {
-			e.f64(x)
-		}
-		e.f64(s.EffRank)
+		e.spectrum(s)
 	}
 	if f.Alerts != nil {
 		e.uvarint(uint64(len(f.Alerts)))
 		for _, a := range f.Alerts {
-			e.u8(byte(a.Kind))
-			e.varint(int64(a.Step))
-			e.varint(int64(a.Layer))
-			e.u8(byte(a.Probe))
-			e.f64(a.Value)
-			e.f64(a.Threshold)
-			e.str(a.Msg)
+			e.alert(a)
 		}
 	}
 	w := bitWriter{buf: e.b}
@@ -155,30 +124,59 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	putXOR(&w, &sc[scalarStepsPerSec], math.Float64bits(f.StepsPerSec))
 	n := 0
 	for l := range f.Layers {
-		lv := &f.Layers[l]
-		var mask uint64
-		for p := 0; p < c.np; p++ {
-			if math.Float64bits(lv[p]) != canonicalNaN {
-				mask |= 1 << p
-			}
-		}
-		mi := v*c.reg.layers + l
-		if c.hasMask[mi] && c.masks[mi] == mask {
-			w.writeBits(1, 1)
-		} else {
-			w.writeBits(0, 1)
-			w.writeBits(mask, uint(c.np))
-			c.masks[mi], c.hasMask[mi] = mask, true
-		}
-		base := c.reg.id(v, l, 0)
-		for p := 0; p < c.np; p++ {
-			if mask&(1<<p) != 0 {
-				putXOR(&w, &c.values[base+p], math.Float64bits(lv[p]))
-				n++
-			}
-		}
+		n += c.encodeLayer(&w, v, l, &f.Layers[l])
 	}
 	return w.finish(), n
+}
+
+// frameFlags is the first byte of f's payload: which optional parts follow.
+func frameFlags(f *probes.Frame, keyframe bool) byte {
+	var flags byte
+	if keyframe {
+		flags |= flagKeyframe
+	}
+	if f.Layers != nil {
+		flags |= flagLayers
+	}
+	if f.Eval != nil {
+		flags |= flagEval
+	}
+	if f.Spectrum != nil {
+		flags |= flagSpectrum
+	}
+	if f.Alerts != nil {
+		flags |= flagAlerts
+	}
+	return flags
+}
+
+// encodeLayer writes layer l of variant v: its presence bitmap (one bit
+// when it is the layer's previous one), then each present value through its
+// predictor. It returns the number of values written.
+func (c *codec) encodeLayer(w *bitWriter, v, l int, lv *probes.LayerValues) int {
+	var mask uint64
+	for p := 0; p < c.np; p++ {
+		if math.Float64bits(lv[p]) != canonicalNaN {
+			mask |= 1 << p
+		}
+	}
+	mi := v*c.reg.layers + l
+	if c.hasMask[mi] && c.masks[mi] == mask {
+		w.writeBits(1, 1)
+	} else {
+		w.writeBits(0, 1)
+		w.writeBits(mask, uint(c.np))
+		c.masks[mi], c.hasMask[mi] = mask, true
+	}
+	n := 0
+	base := c.reg.id(v, l, 0)
+	for p := 0; p < c.np; p++ {
+		if mask&(1<<p) != 0 {
+			putXOR(w, &c.values[base+p], math.Float64bits(lv[p]))
+			n++
+		}
+	}
+	return n
 }
 
 // peekFrame reads the flags, variant and step at the start of a frame
@@ -233,32 +231,15 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 		}
 	}
 	if flags&flagSpectrum != 0 {
-		s := &probes.Spectrum{Step: d.int()}
-		n := d.uvarint()
-		if n > 0 {
-			if n-1 > uint64(len(d.b)/8) {
-				return f, errUndecodable
-			}
-			s.Sigma = make([]float64, n-1)
-			for i := range s.Sigma {
-				s.Sigma[i] = d.f64()
-			}
+		if f.Spectrum = d.spectrum(); d.bad {
+			return f, errUndecodable
 		}
-		s.EffRank = d.f64()
-		f.Spectrum = s
 	}
 	if flags&flagAlerts != 0 {
-		n := d.count(21)
+		n := d.count(minAlertSize)
 		f.Alerts = make([]probes.Alert, n)
 		for i := range f.Alerts {
-			a := &f.Alerts[i]
-			a.Kind = probes.AlertKind(d.u8())
-			a.Step = d.int()
-			a.Layer = d.int()
-			a.Probe = probes.Probe(d.u8())
-			a.Value = d.f64()
-			a.Threshold = d.f64()
-			a.Msg = d.str()
+			f.Alerts[i] = d.alert()
 		}
 	}
 	if d.bad {
@@ -272,27 +253,9 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 		f.Layers = make([]probes.LayerValues, nl)
 	}
 	for l := 0; l < nl; l++ {
-		lv := probes.EmptyLayerValues()
-		mi := v*c.reg.layers + l
-		var mask uint64
-		if r.readBit() {
-			if !c.hasMask[mi] {
-				return f, errUndecodable
-			}
-			mask = c.masks[mi]
-		} else {
-			mask = r.readBits(uint(c.np))
-			c.masks[mi], c.hasMask[mi] = mask, true
-		}
-		base := c.reg.id(v, l, 0)
-		for p := 0; p < c.np; p++ {
-			if mask&(1<<p) == 0 {
-				continue
-			}
-			x := getXOR(&r, &c.values[base+p])
-			if q := c.reg.toProbe[p]; q < probes.NumProbes {
-				lv[q] = math.Float64frombits(x)
-			}
+		lv, ok := c.decodeLayer(&r, v, l)
+		if !ok {
+			return f, errUndecodable
 		}
 		f.Layers[l] = lv
 	}
@@ -300,4 +263,32 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 		return f, errUndecodable
 	}
 	return f, nil
+}
+
+// decodeLayer reads layer l of variant v as encodeLayer wrote it. It is
+// false when the bitmap says "as before" and there is no earlier one.
+func (c *codec) decodeLayer(r *bitReader, v, l int) (probes.LayerValues, bool) {
+	lv := probes.EmptyLayerValues()
+	mi := v*c.reg.layers + l
+	var mask uint64
+	if r.readBit() {
+		if !c.hasMask[mi] {
+			return lv, false
+		}
+		mask = c.masks[mi]
+	} else {
+		mask = r.readBits(uint(c.np))
+		c.masks[mi], c.hasMask[mi] = mask, true
+	}
+	base := c.reg.id(v, l, 0)
+	for p := 0; p < c.np; p++ {
+		if mask&(1<<p) == 0 {
+			continue
+		}
+		x := getXOR(r, &c.values[base+p])
+		if q := c.reg.toProbe[p]; q < probes.NumProbes {
+			lv[q] = math.Float64frombits(x)
+		}
+	}
+	return lv, true
 }

@@ -25,9 +25,14 @@
 // The same Reader also reads a stream (STREAM.md): the run as JSON Lines,
 // written by trainers outside normtop (the PyTorch hook in python/), told
 // apart from a run file by its content (stream.go, stream_reader.go; the
-// streams of several ranks side by side: stream_ranks.go).
+// streams of several ranks side by side: stream_ranks.go). It is a second
+// format behind one Reader, not a package of its own: Open tells the two
+// apart, and Next, Seek, LastStep, End, State, Damage and following answer
+// for either through the Reader's own position and state, which a separate
+// package could reach only through exported internals or a registration
+// hook.
 //
 // The byte layout is documented in FORMAT.md next to this file; format.go
-// holds its constants, codec.go and bits.go the value coding, index.go and
+// holds its constants, codec.go, codec_fields.go and bits.go the value coding, index.go and
 // seek.go the index. record depends on probes only.
 package record

@@ -28,52 +28,13 @@ func TestFollow(t *testing.T) {
 		frames[i] = gen(i)
 	}
 	written := make(chan time.Time, n)
-	go func() {
-		rng := rand.New(rand.NewPCG(3, 3))
-		for i := 0; i < n; i++ {
-			if err := w.Write(frames[i]); err != nil {
-				t.Error(err)
-				return
-			}
-			written <- time.Now()
-			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-		}
-		time.Sleep(100 * time.Millisecond)
-		if err := w.Close(End{Status: StatusCompleted}); err != nil {
-			t.Error(err)
-		}
-	}()
+	go writeSlowly(t, w, frames, written)
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var worst time.Duration
-	sawWriting := false
-	for i := 0; i < n; {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			if r.State() == Writing {
-				sawWriting = true
-				if r.Ended() {
-					t.Fatal("Ended() is true while the writer holds the file")
-				}
-			}
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := <-written
-		if lag := time.Since(at); lag > worst {
-			worst = lag
-		}
-		if !sameFrame(f, frames[i]) {
-			t.Fatalf("frame %d differs", i)
-		}
-		i++
-	}
+	worst, sawWriting := followFrames(t, r, frames, written)
 	if worst > time.Second {
 		t.Fatalf("a frame took %v to reach the follower, want ≤ 1 s", worst)
 	}
@@ -97,6 +58,56 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("damage while following: %v", r.Damage())
 	}
 	t.Logf("worst follow latency %v", worst)
+}
+
+// writeSlowly writes frames at irregular intervals without Flush, sending
+// the time each Write returned on written, then closes w.
+func writeSlowly(t *testing.T, w *Writer, frames []probes.Frame, written chan<- time.Time) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range frames {
+		if err := w.Write(frames[i]); err != nil {
+			t.Error(err)
+			return
+		}
+		written <- time.Now()
+		time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := w.Close(End{Status: StatusCompleted}); err != nil {
+		t.Error(err)
+	}
+}
+
+// followFrames polls r until it has read every frame writeSlowly writes,
+// each equal to the one written. It returns the longest time from a Write
+// to the Next that returned it, and whether r said Writing on the way (and
+// never Ended while it did).
+func followFrames(t *testing.T, r *Reader, frames []probes.Frame, written <-chan time.Time) (worst time.Duration, sawWriting bool) {
+	for i := 0; i < len(frames); {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if r.State() == Writing {
+				sawWriting = true
+				if r.Ended() {
+					t.Fatal("Ended() is true while the writer holds the file")
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := <-written
+		if lag := time.Since(at); lag > worst {
+			worst = lag
+		}
+		if !sameFrame(f, frames[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+		i++
+	}
+	return worst, sawWriting
 }
 
 // TestFollowPartialRecord: bytes of a record that is still being written

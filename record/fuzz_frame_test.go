@@ -3,8 +3,6 @@ package record
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -67,17 +65,5 @@ func frameSeeds() [][]byte {
 // TestWriteFrameFuzzCorpus regenerates testdata/fuzz/FuzzFrameDecode when
 // NORMTOP_WRITE_CORPUS=1.
 func TestWriteFrameFuzzCorpus(t *testing.T) {
-	if os.Getenv("NORMTOP_WRITE_CORPUS") != "1" {
-		t.Skip("set NORMTOP_WRITE_CORPUS=1 to regenerate the seed corpus")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzFrameDecode")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range frameSeeds() {
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", p)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("frame-%d", i)), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFuzzCorpus(t, "FuzzFrameDecode", frameSeeds(), func(i int) string { return fmt.Sprintf("frame-%d", i) })
 }

@@ -1,12 +1,8 @@
 package record
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -21,36 +17,11 @@ func FuzzStream(f *testing.F) {
 	dir := f.TempDir()
 	n := 0
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n++
-		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", n))
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Remove(path)
-		r, err := Open(path)
-		if err != nil {
-			if !strings.Contains(err.Error(), path) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
+		r := fuzzOpen(t, dir, "s%d.jsonl", &n, data)
+		if r == nil {
 			return
 		}
-		defer r.Close()
-		m := r.Meta()
-		for i := 0; ; i++ {
-			fr, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i > len(data) {
-				t.Fatal("more frames than bytes")
-			}
-			if fr.Variant < 0 || fr.Variant >= len(m.Variants) || (fr.Layers != nil && len(fr.Layers) != len(m.Layers)) {
-				t.Fatalf("frame outside the header: variant %d of %d, %d layers of %d", fr.Variant, len(m.Variants), len(fr.Layers), len(m.Layers))
-			}
-		}
+		fuzzFrames(t, r, len(data), true)
 		r.End()
 		r.State()
 		r.Damage()
@@ -83,17 +54,9 @@ func streamSeeds() []string {
 // TestWriteStreamFuzzCorpus regenerates testdata/fuzz/FuzzStream when
 // NORMTOP_WRITE_CORPUS=1.
 func TestWriteStreamFuzzCorpus(t *testing.T) {
-	if os.Getenv("NORMTOP_WRITE_CORPUS") != "1" {
-		t.Skip("set NORMTOP_WRITE_CORPUS=1 to regenerate the seed corpus")
+	var seeds [][]byte
+	for _, s := range streamSeeds() {
+		seeds = append(seeds, []byte(s))
 	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzStream")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range streamSeeds() {
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("stream-%d", i)), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFuzzCorpus(t, "FuzzStream", seeds, func(i int) string { return fmt.Sprintf("stream-%d", i) })
 }

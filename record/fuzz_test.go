@@ -3,12 +3,9 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/normtop/normtop/probes"
@@ -56,32 +53,11 @@ func reseal(b []byte) []byte {
 
 // fuzzReadFile runs every reader entry point on data written to a file.
 func fuzzReadFile(t *testing.T, dir string, counter *int, data []byte) {
-	*counter++
-	path := filepath.Join(dir, fmt.Sprintf("f%d.ntr", *counter))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(path)
-	r, err := Open(path)
-	if err != nil {
-		if !strings.Contains(err.Error(), path) {
-			t.Fatalf("error %q does not name the file", err)
-		}
+	r := fuzzOpen(t, dir, "f%d.ntr", counter, data)
+	if r == nil {
 		return
 	}
-	defer r.Close()
-	for {
-		fr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fr.Variant < 0 || fr.Variant >= len(r.Meta().Variants) || len(fr.Layers) > len(r.Meta().Layers) {
-			t.Fatalf("frame outside the run's shape: variant %d, %d layers", fr.Variant, len(fr.Layers))
-		}
-	}
+	fuzzFrames(t, r, len(data), false)
 	_ = r.State()
 	_ = r.Damage()
 	_, _ = r.End()
@@ -154,21 +130,8 @@ func fuzzSeeds(t testing.TB) [][]byte {
 }
 
 // TestWriteFuzzCorpus regenerates testdata/fuzz/FuzzReader when
-// NORMTOP_WRITE_CORPUS=1 (the files are committed; the test is otherwise a
-// no-op).
+// NORMTOP_WRITE_CORPUS=1.
 func TestWriteFuzzCorpus(t *testing.T) {
-	if os.Getenv("NORMTOP_WRITE_CORPUS") != "1" {
-		t.Skip("set NORMTOP_WRITE_CORPUS=1 to regenerate the seed corpus")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	names := []string{"closed", "unterminated", "torn-tail", "flipped-byte", "future-version", "forged-length", "truncated-header", "empty"}
-	for i, c := range fuzzSeeds(t) {
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", c)
-		if err := os.WriteFile(filepath.Join(dir, names[i]), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFuzzCorpus(t, "FuzzReader", fuzzSeeds(t), func(i int) string { return names[i] })
 }

@@ -193,14 +193,9 @@ func (r *Reader) readHead() error {
 	} else if v == 0 {
 		return fmt.Errorf("run file %s: invalid format version 0", r.path)
 	}
-	typ, hp, st := r.readRecord(preludeSize)
-	switch {
-	case st == recIOError:
-		return fmt.Errorf("run file %s: %w", r.path, r.ioErr)
-	case st == recIncomplete:
-		return fmt.Errorf("run file %s: header record is truncated: %w", r.path, ErrIncompleteHeader)
-	case st != recOK || typ != recHeader:
-		return fmt.Errorf("run file %s: header record is damaged", r.path)
+	hp, err := r.readHeadRecord(preludeSize, recHeader, "header")
+	if err != nil {
+		return err
 	}
 	if len(hp) > MaxHeaderSize {
 		return fmt.Errorf("run file %s: header record is %d bytes, over the %d-byte limit (damaged or not written by normtop)", r.path, len(hp), MaxHeaderSize)
@@ -214,14 +209,9 @@ func (r *Reader) readHead() error {
 	}
 	r.meta = h.Meta
 	at := preludeSize + recordHeaderSize + int64(len(hp))
-	typ, rp, st := r.readRecord(at)
-	switch {
-	case st == recIOError:
-		return fmt.Errorf("run file %s: %w", r.path, r.ioErr)
-	case st == recIncomplete:
-		return fmt.Errorf("run file %s: registry record is truncated: %w", r.path, ErrIncompleteHeader)
-	case st != recOK || typ != recRegistry:
-		return fmt.Errorf("run file %s: registry record is damaged", r.path)
+	rp, err := r.readHeadRecord(at, recRegistry, "registry")
+	if err != nil {
+		return err
 	}
 	reg, err := decodeRegistry(rp, r.meta)
 	if err != nil {
@@ -290,13 +280,8 @@ func (r *Reader) Next() (probes.Frame, error) {
 		}
 		typ, p, st := r.readRecord(r.pos)
 		switch st {
-		case recIncomplete:
-			if err := r.checkShrunk(); err != nil {
-				return probes.Frame{}, err
-			}
-			return probes.Frame{}, io.EOF
-		case recIOError:
-			return probes.Frame{}, fmt.Errorf("run file %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
+		case recIncomplete, recIOError:
+			return probes.Frame{}, r.stopped(st, "run file")
 		case recBad:
 			r.markDamage(r.pos, "bad record")
 			next, found := r.scanSync(r.pos + 1)

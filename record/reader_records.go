@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 )
 
@@ -102,4 +103,33 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 		}
 		off += int64(len(w) - len(syncMarker) + 1)
 	}
+}
+
+// readHeadRecord reads the record at at, one of the file's head (named
+// what in messages), which must be of type want.
+func (r *Reader) readHeadRecord(at int64, want byte, what string) ([]byte, error) {
+	typ, p, st := r.readRecord(at)
+	switch {
+	case st == recIOError:
+		return nil, fmt.Errorf("run file %s: %w", r.path, r.ioErr)
+	case st == recIncomplete:
+		return nil, fmt.Errorf("run file %s: %s record is truncated: %w", r.path, what, ErrIncompleteHeader)
+	case st != recOK || typ != want:
+		return nil, fmt.Errorf("run file %s: %s record is damaged", r.path, what)
+	}
+	return p, nil
+}
+
+// stopped is what reading frames returns where the record (or line) at
+// r.pos could not be read whole (st recIncomplete or recIOError): io.EOF
+// for one still being written, unless the file shrank; the read error.
+// kind names the file in messages ("run file", "stream").
+func (r *Reader) stopped(st int, kind string) error {
+	if st == recIOError {
+		return fmt.Errorf("%s %s: reading at offset %d: %w", kind, r.path, r.pos, r.ioErr)
+	}
+	if err := r.checkShrunk(); err != nil {
+		return err
+	}
+	return io.EOF
 }

@@ -172,7 +172,9 @@ const (
 )
 
 // parseStreamLine decodes one line after the header into a Frame, or into
-// an End (kind lineEnd). An error is the reason the line is damaged.
+// an End (kind lineEnd). An error is the reason the line is damaged; the
+// checks run in a fixed order, so a line with several faults is always
+// reported by the same one.
 func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind int, err error) {
 	nan := probes.JSONFloat(math.NaN())
 	l := streamLine{Epoch: 0, TrainLoss: nan, ElapsedS: 0, StepsPerSec: 0}
@@ -180,21 +182,9 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 		return f, e, 0, fmt.Errorf("not a JSON object: %v", err)
 	}
 	if l.End != nil {
-		e = End{Status: l.End.Status}
-		switch e.Status {
-		case StatusCompleted, StatusInterrupted, StatusDiverged:
-		default:
-			return f, e, 0, fmt.Errorf("end line has status %q (valid: completed, interrupted, diverged)", e.Status)
-		}
-		for k, step := range l.End.Diverged {
-			v, ok := s.variantOf(k)
-			if !ok {
-				return f, e, 0, fmt.Errorf("end line names unknown variant %q", k)
-			}
-			if e.Diverged == nil {
-				e.Diverged = map[int]int{}
-			}
-			e.Diverged[v] = step
+		e, err = s.parseEnd(l.End.Status, l.End.Diverged)
+		if err != nil {
+			return f, e, 0, err
 		}
 		return f, e, lineEnd, nil
 	}
@@ -202,72 +192,25 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 		return f, e, 0, fmt.Errorf(`frame line has no "step"`)
 	}
 	f.Step = *l.Step
-	switch {
-	case l.VariantIndex != nil:
-		if *l.VariantIndex < 0 || *l.VariantIndex >= len(s.meta.Variants) {
-			return f, e, 0, fmt.Errorf("variant_index %d out of range (the header has %d variants)", *l.VariantIndex, len(s.meta.Variants))
-		}
-		f.Variant = *l.VariantIndex
-	case l.Variant != nil:
-		v, ok := s.variants[*l.Variant]
-		if !ok {
-			return f, e, 0, fmt.Errorf("variant %q is not in the header", *l.Variant)
-		}
-		f.Variant = v
-	case len(s.meta.Variants) == 1:
-		f.Variant = 0
-	default:
-		return f, e, 0, fmt.Errorf(`frame line names no variant ("variant" or "variant_index")`)
+	if f.Variant, err = s.frameVariant(&l); err != nil {
+		return f, e, 0, err
 	}
 	f.Epoch, f.TrainLoss, f.StepsPerSec = float64(l.Epoch), float64(l.TrainLoss), float64(l.StepsPerSec)
 	if el := float64(l.ElapsedS); el > 0 && el < float64(math.MaxInt64)/1e9 {
 		f.Elapsed = time.Duration(el * 1e9)
 	}
-	switch l.Status {
-	case "", "running":
-		f.Status = probes.Running
-	case "diverged":
-		f.Status = probes.Diverged
-	case "done":
-		f.Status = probes.Done
-	case "stopped":
-		f.Status = probes.Stopped
-	default:
-		return f, e, 0, fmt.Errorf("status %q (valid: running, diverged, done, stopped)", l.Status)
+	if f.Status, err = parseFrameStatus(l.Status); err != nil {
+		return f, e, 0, err
 	}
 	if l.Layers != nil {
-		f.Layers = make([]probes.LayerValues, len(s.meta.Layers))
-		for i := range f.Layers {
-			f.Layers[i] = probes.EmptyLayerValues()
-		}
-		// Layers and probes are matched by name; names this normtop does
-		// not know are dropped, as the run file's registry does.
-		for name, vals := range l.Layers {
-			li, ok := s.layers[name]
-			if !ok {
-				continue
-			}
-			for pn, v := range vals {
-				if p, ok := probes.ProbeByName(pn); ok {
-					f.Layers[li][p] = float64(v)
-				}
-			}
-		}
+		f.Layers = s.layerValues(l.Layers)
 	}
 	if sy := l.System; sy != nil {
 		f.System = &probes.System{WallS: float64(sy.WallS), RSSBytes: float64(sy.RSSBytes), CUDAMaxBytes: float64(sy.CUDAMaxBytes)}
 	}
 	if l.Eval != nil {
-		f.Eval = make([]probes.Eval, 0, len(l.Eval))
-		for _, ev := range l.Eval {
-			if ev.Split == "" {
-				return f, e, 0, fmt.Errorf("an eval entry has no split")
-			}
-			metric := float64(ev.Metric)
-			if ev.Unit == "%" { // an export's accuracy: back to the fraction a Frame holds
-				metric /= 100
-			}
-			f.Eval = append(f.Eval, probes.Eval{Split: ev.Split, Loss: float64(ev.Loss), Metric: metric, TrainLoss: float64(ev.TrainLoss)})
+		if f.Eval, err = parseEvals(l.Eval); err != nil {
+			return f, e, 0, err
 		}
 	}
 	if sp := l.Spectrum; sp != nil {
@@ -283,28 +226,132 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 		}
 	}
 	if l.Alerts != nil {
-		f.Alerts = make([]probes.Alert, 0, len(l.Alerts))
-		for _, a := range l.Alerts {
-			k, ok := alertKindByName(a.Kind)
-			if !ok {
-				continue // a kind this normtop does not know
-			}
-			al := probes.Alert{Kind: k, Step: a.Step, Layer: -1, Probe: probes.NumProbes,
-				Value: float64(a.Value), Threshold: float64(a.Threshold), Msg: a.Msg}
-			if a.Layer != nil {
-				if li, ok := s.layers[*a.Layer]; ok {
-					al.Layer = li
-				}
-			}
-			if a.Probe != nil {
-				if p, ok := probes.ProbeByName(*a.Probe); ok {
-					al.Probe = p
-				}
-			}
-			f.Alerts = append(f.Alerts, al)
-		}
+		f.Alerts = s.alerts(l.Alerts)
 	}
 	return f, e, lineFrame, nil
+}
+
+// parseEnd decodes an end line's status and diverged variants (by index
+// or name).
+func (s *streamMap) parseEnd(status string, diverged map[string]int) (End, error) {
+	e := End{Status: status}
+	switch e.Status {
+	case StatusCompleted, StatusInterrupted, StatusDiverged:
+	default:
+		return e, fmt.Errorf("end line has status %q (valid: completed, interrupted, diverged)", e.Status)
+	}
+	for k, step := range diverged {
+		v, ok := s.variantOf(k)
+		if !ok {
+			return e, fmt.Errorf("end line names unknown variant %q", k)
+		}
+		if e.Diverged == nil {
+			e.Diverged = map[int]int{}
+		}
+		e.Diverged[v] = step
+	}
+	return e, nil
+}
+
+// frameVariant is the variant a frame line names: by index, by name or
+// spec, or implied when the header has only one.
+func (s *streamMap) frameVariant(l *streamLine) (int, error) {
+	switch {
+	case l.VariantIndex != nil:
+		if *l.VariantIndex < 0 || *l.VariantIndex >= len(s.meta.Variants) {
+			return 0, fmt.Errorf("variant_index %d out of range (the header has %d variants)", *l.VariantIndex, len(s.meta.Variants))
+		}
+		return *l.VariantIndex, nil
+	case l.Variant != nil:
+		v, ok := s.variants[*l.Variant]
+		if !ok {
+			return 0, fmt.Errorf("variant %q is not in the header", *l.Variant)
+		}
+		return v, nil
+	case len(s.meta.Variants) == 1:
+		return 0, nil
+	}
+	return 0, fmt.Errorf(`frame line names no variant ("variant" or "variant_index")`)
+}
+
+// parseFrameStatus decodes a frame's status; none means running.
+func parseFrameStatus(st string) (probes.Status, error) {
+	switch st {
+	case "", "running":
+		return probes.Running, nil
+	case "diverged":
+		return probes.Diverged, nil
+	case "done":
+		return probes.Done, nil
+	case "stopped":
+		return probes.Stopped, nil
+	}
+	return probes.Running, fmt.Errorf("status %q (valid: running, diverged, done, stopped)", st)
+}
+
+// layerValues places a line's values by layer and probe name, every value
+// the line lacks NaN. Names this normtop does not know are dropped, as the
+// run file's registry does.
+func (s *streamMap) layerValues(layers map[string]map[string]probes.JSONFloat) []probes.LayerValues {
+	out := make([]probes.LayerValues, len(s.meta.Layers))
+	for i := range out {
+		out[i] = probes.EmptyLayerValues()
+	}
+	for name, vals := range layers {
+		li, ok := s.layers[name]
+		if !ok {
+			continue
+		}
+		for pn, v := range vals {
+			if p, ok := probes.ProbeByName(pn); ok {
+				out[li][p] = float64(v)
+			}
+		}
+	}
+	return out
+}
+
+// parseEvals decodes a line's evaluations; every one needs a split.
+func parseEvals(evals []streamEval) ([]probes.Eval, error) {
+	out := make([]probes.Eval, 0, len(evals))
+	for _, ev := range evals {
+		if ev.Split == "" {
+			return nil, fmt.Errorf("an eval entry has no split")
+		}
+		metric := float64(ev.Metric)
+		if ev.Unit == "%" { // an export's accuracy: back to the fraction a Frame holds
+			metric /= 100
+		}
+		out = append(out, probes.Eval{Split: ev.Split, Loss: float64(ev.Loss), Metric: metric, TrainLoss: float64(ev.TrainLoss)})
+	}
+	return out, nil
+}
+
+// alerts decodes a line's written alerts; kinds this normtop does not know
+// are dropped, and an unknown layer or probe name leaves the alert without
+// one.
+func (s *streamMap) alerts(as []streamAlert) []probes.Alert {
+	out := make([]probes.Alert, 0, len(as))
+	for _, a := range as {
+		k, ok := alertKindByName(a.Kind)
+		if !ok {
+			continue // a kind this normtop does not know
+		}
+		al := probes.Alert{Kind: k, Step: a.Step, Layer: -1, Probe: probes.NumProbes,
+			Value: float64(a.Value), Threshold: float64(a.Threshold), Msg: a.Msg}
+		if a.Layer != nil {
+			if li, ok := s.layers[*a.Layer]; ok {
+				al.Layer = li
+			}
+		}
+		if a.Probe != nil {
+			if p, ok := probes.ProbeByName(*a.Probe); ok {
+				al.Probe = p
+			}
+		}
+		out = append(out, al)
+	}
+	return out
 }
 
 // variantOf resolves an end line's variant key: an index or a name.

@@ -191,13 +191,8 @@ func (r *Reader) streamNextOwn() (probes.Frame, error) {
 		}
 		line, next, st := r.readLine(r.pos)
 		switch st {
-		case recIncomplete:
-			if err := r.checkShrunk(); err != nil {
-				return probes.Frame{}, err
-			}
-			return probes.Frame{}, io.EOF
-		case recIOError:
-			return probes.Frame{}, fmt.Errorf("stream %s: reading at offset %d: %w", r.path, r.pos, r.ioErr)
+		case recIncomplete, recIOError:
+			return probes.Frame{}, r.stopped(st, "stream")
 		case recTooLong:
 			r.damage = append(r.damage, Damage{Offset: r.pos, Length: next - r.pos, Reason: fmt.Sprintf("line longer than %d bytes", MaxRecordSize)})
 			r.pos = next

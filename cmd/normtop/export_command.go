@@ -19,22 +19,16 @@ func runExport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
-			return err
-		}
+	if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+		return err
 	}
 	r, err := record.Open(o.path)
 	if err != nil {
 		return dataError(err)
 	}
 	defer r.Close()
-	if o.out == "" {
-		if err := exportTo(st.out, "standard output", o, r); err != nil {
-			return err
-		}
-	} else if err := writeOut(o.out, func(w io.Writer) error {
-		return exportTo(w, "--out "+o.out, o, r)
+	if err := o.write(st, func(w io.Writer, where string) error {
+		return exportTo(w, where, o, r)
 	}); err != nil {
 		return err
 	}

@@ -10,16 +10,14 @@ import (
 const exportHelpHint = "normtop export --help"
 
 type exportOptions struct {
-	path   string
-	format string
-	out    string
+	path string
+	productFlags
 }
 
 func newExportFlags() (*flag.FlagSet, *exportOptions) {
-	o := &exportOptions{format: "csv"}
+	o := &exportOptions{}
 	fs := newFlagSet("export")
-	fs.StringVar(&o.format, "format", o.format, "csv | jsonl | md (md: the final validation metric per variant, papers' style)")
-	fs.StringVar(&o.out, "out", "", "file to write (default: stdout)")
+	o.define(fs, "csv", "csv | jsonl | md (md: the final validation metric per variant, papers' style)")
 	return fs, o
 }
 

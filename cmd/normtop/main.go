@@ -40,7 +40,7 @@ Usage:
   normtop plot FILE... [flags]   one chart (SVG, PNG, PDF) of a probe, loss or spectrum, runs overlaid
   normtop findings [flags]       train every run FINDINGS.md's claims need, then their report
   normtop variants               the normalization variants and their options
-  normtop version                version and build
+  normtop version                version and build (also: normtop --version)
 
 Every command takes --help. Examples:
   normtop                                          # the default run, with the dashboard
@@ -54,6 +54,21 @@ unreadable or corrupt data or run file), 4 every variant diverged, 130/143 run
 stopped by SIGINT/SIGTERM (its run file is complete and says "interrupted").
 `
 
+// commands are the subcommands, in the order errors list them.
+var commands = []struct {
+	name string
+	run  func(args []string, st streams) error
+}{
+	{"train", runTrain},
+	{"replay", runReplay},
+	{"export", runExport},
+	{"report", runReport},
+	{"plot", runPlot},
+	{"findings", runFindings},
+	{"variants", runVariants},
+	{"version", runVersion},
+}
+
 // run dispatches to a subcommand. Flags without a command mean train.
 func run(args []string, st streams) (err error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpFlag(args[0]) {
@@ -65,22 +80,8 @@ func run(args []string, st streams) (err error) {
 		defer func() { err = st.out.check(err) }()
 	}
 	switch cmd {
-	case "train":
-		return runTrain(rest, st)
-	case "replay":
-		return runReplay(rest, st)
-	case "export":
-		return runExport(rest, st)
-	case "report":
-		return runReport(rest, st)
-	case "findings":
-		return runFindings(rest, st)
-	case "plot":
-		return runPlot(rest, st)
-	case "variants":
-		return runVariants(rest, st)
-	case "version", "--version":
-		return runVersion(rest, st)
+	case "--version":
+		cmd = "version"
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			return run([]string{rest[0], "--help"}, st)
@@ -88,7 +89,14 @@ func run(args []string, st streams) (err error) {
 		fmt.Fprint(st.out, mainHelp)
 		return nil
 	}
-	return usageErrorf("normtop --help", "unknown command %q (commands: train, replay, export, report, plot, findings, variants, version)", cmd)
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		if c.name == cmd {
+			return c.run(rest, st)
+		}
+		names[i] = c.name
+	}
+	return usageErrorf("normtop --help", "unknown command %q (commands: %s)", cmd, strings.Join(names, ", "))
 }
 
 func isHelpFlag(s string) bool {

@@ -25,7 +25,15 @@ func TestOutNeverReplacesWhatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "v.ntr")
 	writeRun(t, run, 20, false)
+	t.Run("fifo", func(t *testing.T) { outIntoFIFO(t, dir, run) })
+	t.Run("symlink", func(t *testing.T) { outThroughSymlink(t, dir, run) })
+	t.Run("link to stdout", func(t *testing.T) { outThroughLinkToStdout(t, dir, run) })
+	t.Run("socket", func(t *testing.T) { outRefusesSocket(t, dir, run) })
+}
 
+// outIntoFIFO: export and report write a FIFO in place; its reader gets
+// the product and the FIFO stays.
+func outIntoFIFO(t *testing.T, dir, run string) {
 	for _, cmd := range []string{"export", "report"} {
 		pipe := fifo(t, filepath.Join(dir, cmd+".fifo"))
 		got := make(chan string, 1)
@@ -55,7 +63,12 @@ func TestOutNeverReplacesWhatIsNotARegularFile(t *testing.T) {
 			t.Errorf("%s --out FIFO: the FIFO was replaced: %v %v", cmd, fi.Mode(), err)
 		}
 	}
+}
 
+// outThroughSymlink: --out through a symlink writes its target (the link
+// stays, the target keeps its mode, no temporary file is left), and through
+// a dangling link creates the target.
+func outThroughSymlink(t *testing.T, dir, run string) {
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -100,9 +113,12 @@ func TestOutNeverReplacesWhatIsNotARegularFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sub, "new.md")); err != nil {
 		t.Errorf("the dangling link's target was not created: %v", err)
 	}
+}
 
-	// A link to this process's standard output (what /dev/stdout is, here
-	// made in the temporary directory): written in place, through the pipe.
+// outThroughLinkToStdout: a link to this process's standard output (what
+// /dev/stdout is, here made in the temporary directory) is written in
+// place, through the pipe.
+func outThroughLinkToStdout(t *testing.T, dir, run string) {
 	so := filepath.Join(dir, "stdout-link")
 	if err := os.Symlink("/proc/self/fd/1", so); err != nil {
 		t.Fatal(err)
@@ -114,7 +130,11 @@ func TestOutNeverReplacesWhatIsNotARegularFile(t *testing.T) {
 	if fi, err := os.Lstat(so); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the link to standard output was replaced: %v", err)
 	}
+}
 
+// outRefusesSocket: --out naming a socket is refused with one line and the
+// socket stays.
+func outRefusesSocket(t *testing.T, dir, run string) {
 	sock := filepath.Join(dir, "s.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/normtop/normtop/record"
 )
 
 // noFilesBut fails when dir holds anything besides the names given: a
@@ -54,18 +52,7 @@ func TestPlotBadInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.ntr")
 	writeRun(t, path, 20, false)
-	m := testMeta()
-	m.Model = "transformer"
-	tf := filepath.Join(dir, "tf.ntr")
-	w, err := record.Create(tf, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for s := 1; s <= 5; s++ {
-		w.Write(testFrame(0, s))
-		w.Write(testFrame(1, s))
-	}
-	w.Close(record.End{Status: record.StatusCompleted})
+	tf := writeTransformerRun(t, dir)
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
 	out := filepath.Join(dir, "f.svg")

@@ -21,10 +21,8 @@ func runReport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
-			return err
-		}
+	if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
+		return err
 	}
 	// The report keeps every probe value (float32, pointer-free) while the
 	// decoder makes garbage frame by frame: collecting more often costs
@@ -42,14 +40,9 @@ func runReport(args []string, st streams) error {
 	if err != nil {
 		return usageError(reportHelpHint, err)
 	}
-	write := func(w io.Writer) error { return reportWriters[o.format](rep, w) }
-	if o.out == "" {
-		if err := write(st.out); err != nil {
-			return fmt.Errorf("standard output: %w", unwrapPath(err))
-		}
-	} else if err := writeOut(o.out, func(w io.Writer) error {
-		if err := write(w); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, unwrapPath(err))
+	if err := o.write(st, func(w io.Writer, where string) error {
+		if err := reportWriters[o.format](rep, w); err != nil {
+			return fmt.Errorf("%s: %w", where, unwrapPath(err))
 		}
 		return nil
 	}); err != nil {

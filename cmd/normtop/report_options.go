@@ -10,16 +10,14 @@ import (
 const reportHelpHint = "normtop report --help"
 
 type reportOptions struct {
-	paths  []string
-	format string
-	out    string
+	paths []string
+	productFlags
 }
 
 func newReportFlags() (*flag.FlagSet, *reportOptions) {
-	o := &reportOptions{format: "text"}
+	o := &reportOptions{}
 	fs := newFlagSet("report")
-	fs.StringVar(&o.format, "format", o.format, "text | md | json | html (one self-contained page with figures; use with --out)")
-	fs.StringVar(&o.out, "out", "", "file to write (default: stdout)")
+	o.define(fs, "text", "text | md | json | html (one self-contained page with figures; use with --out)")
 	return fs, o
 }
 

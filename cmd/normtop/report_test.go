@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/normtop/normtop/record"
 )
 
 func TestReportGoodRunFile(t *testing.T) {
@@ -55,18 +53,7 @@ func TestReportDifferentModels(t *testing.T) {
 	dir := t.TempDir()
 	mlp := filepath.Join(dir, "mlp.ntr")
 	writeRun(t, mlp, 20, false)
-	m := testMeta()
-	m.Model = "transformer"
-	tf := filepath.Join(dir, "tf.ntr")
-	w, err := record.Create(tf, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for s := 1; s <= 5; s++ {
-		w.Write(testFrame(0, s))
-		w.Write(testFrame(1, s))
-	}
-	w.Close(record.End{Status: record.StatusCompleted})
+	tf := writeTransformerRun(t, dir)
 	res := normtop(t, dir, "report", mlp, tf)
 	checkOneLine(t, "report mlp + transformer", res, exitUsage, "mlp.ntr", "tf.ntr", "one model")
 }

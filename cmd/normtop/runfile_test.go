@@ -41,6 +41,25 @@ func testFrame(v, s int) probes.Frame {
 	return f
 }
 
+// writeTransformerRun writes dir/tf.ntr: 5 steps of testMeta's variants
+// as a transformer's run, which a report cannot compare with mlp's.
+func writeTransformerRun(t *testing.T, dir string) string {
+	t.Helper()
+	m := testMeta()
+	m.Model = "transformer"
+	tf := filepath.Join(dir, "tf.ntr")
+	w, err := record.Create(tf, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 5; s++ {
+		w.Write(testFrame(0, s))
+		w.Write(testFrame(1, s))
+	}
+	w.Close(record.End{Status: record.StatusCompleted})
+	return tf
+}
+
 // writeRun writes steps frames per variant to path; closed unless open is
 // set, in which case the returned writer is still writing.
 func writeRun(t *testing.T, path string, steps int, open bool) *record.Writer {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/headless"
 	"github.com/normtop/normtop/train"
 )
@@ -40,6 +41,9 @@ type trainOptions struct {
 // classifier; the LSTM preset for --model lstm (on sotu sentences, or the
 // characters of --data text or a file).
 func baseConfig(model train.ModelKind, data string) train.Config {
+	if data == "" {
+		data = defaultWordSet
+	}
 	switch {
 	case model == train.ModelResNet:
 		return train.ResNetConfig()
@@ -48,24 +52,31 @@ func baseConfig(model train.ModelKind, data string) train.Config {
 	case model == train.ModelClassifier:
 		return train.ClassifierConfig()
 	case model == train.ModelLSTM:
-		switch {
-		case data == "":
-			return train.LSTMConfig("sotu")
-		case train.IsWordData(data):
-			return train.LSTMConfig(data)
-		case strings.HasPrefix(data, "words:"):
-			return train.LSTMConfig("words")
+		if set := datasets.WordSet(data); set != "" {
+			return train.LSTMConfig(set)
 		}
 		return train.LSTMConfig("text") // characters: Opticks, or a file
-	case data == "" || train.IsWordData(data):
-		if data == "" {
-			data = "sotu"
-		}
-		return train.WordConfig(data)
-	case strings.HasPrefix(data, "words:"):
-		return train.WordConfig("words")
+	}
+	if set := datasets.WordSet(data); set != "" {
+		return train.WordConfig(set)
 	}
 	return train.DefaultConfig()
+}
+
+// defaultWordSet is the data of plain `normtop`: State of the Union
+// sentences.
+const defaultWordSet = "sotu"
+
+// dataReader is the kind of data a model reads, which tells what a path
+// given to --data means.
+func dataReader(model train.ModelKind) datasets.Reader {
+	switch model {
+	case train.ModelTransformer, train.ModelLSTM:
+		return datasets.TokenReader
+	case train.ModelClassifier:
+		return datasets.DocumentReader
+	}
+	return datasets.ImageReader
 }
 
 func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOptions) {
@@ -148,25 +159,8 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 		return usageError(trainHelpHint, err)
 	}
 	c.Variants = specs
-	switch {
-	case o.data == "mnist" || o.data == "text" || train.IsWordData(o.data):
-		c.Data, c.DataPath = o.data, ""
-	case strings.HasPrefix(o.data, "words:"):
-		c.Data, c.DataPath = "words", strings.TrimPrefix(o.data, "words:")
-	default:
-		c.DataPath = o.data
-		switch c.Model {
-		case train.ModelTransformer, train.ModelLSTM:
-			c.Data = "text"
-			if strings.HasSuffix(o.data, ".tgz") {
-				c.Data = "words" // an npm data package: a word corpus, not characters
-			}
-		case train.ModelClassifier:
-			c.Data = "docs"
-		default:
-			c.Data = "mnist"
-		}
-	}
+	src := datasets.ParseSource(o.data, dataReader(c.Model))
+	c.Data, c.DataPath = src.Set, src.Path
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["probe-every"] {
@@ -208,6 +202,24 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
 	}
+	if err := o.checkOutputs(); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		// Validate parses the specs (the one place they are checked); a bad
+		// one points at the list of variants.
+		var ve *train.VariantError
+		if errors.As(err, &ve) {
+			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve.Err))
+		}
+		return usageError(trainHelpHint, err)
+	}
+	return nil
+}
+
+// checkOutputs checks the flags of what a run writes (the format and
+// layout of headless lines, --record) before the data is loaded.
+func (o *trainOptions) checkOutputs() error {
 	if _, err := headless.ParseFormat(o.logFormat); err != nil {
 		return usageError(trainHelpHint, fmt.Errorf("--log-format: %w", err))
 	}
@@ -223,15 +235,6 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	}
 	if o.record != "" && fileExists(o.record) {
 		return usageErrorf(trainHelpHint, "--record %s: the file exists; a run file is never overwritten, choose another path", o.record)
-	}
-	if err := c.Validate(); err != nil {
-		// Validate parses the specs (the one place they are checked); a bad
-		// one points at the list of variants.
-		var ve *train.VariantError
-		if errors.As(err, &ve) {
-			return usageError("normtop variants", fmt.Errorf("--variants: %w", ve.Err))
-		}
-		return usageError(trainHelpHint, err)
 	}
 	return nil
 }

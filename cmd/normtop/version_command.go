@@ -1,45 +1,16 @@
 package main
 
-import (
-	"fmt"
-	"runtime"
-	"runtime/debug"
-)
-
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
-// the VCS revision the binary was built from is shown.
-var version = "dev"
-
-func versionString() string {
-	s := "normtop " + version + " (" + runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		var rev, dirty string
-		for _, kv := range bi.Settings {
-			switch kv.Key {
-			case "vcs.revision":
-				rev = kv.Value
-			case "vcs.modified":
-				if kv.Value == "true" {
-					dirty = "+dirty"
-				}
-			}
-		}
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if rev != "" {
-			s += ", commit " + rev + dirty
-		}
-	}
-	return s + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"
-}
+import "fmt"
 
 const versionHelp = `Usage: normtop version
 
-Prints the version, the Go version and the commit normtop was built from.
+Prints normtop's version, the commit it was built from (with "modified" when
+the build had uncommitted changes), the Go version and the platform.
+normtop --version does the same.
 
-Example:
+Examples:
   normtop version
+  normtop --version
 `
 
 func runVersion(args []string, st streams) error {
@@ -55,6 +26,6 @@ func runVersion(args []string, st streams) error {
 	if len(pos) > 0 {
 		return usageErrorf("normtop version --help", "version takes no arguments, got %q", pos[0])
 	}
-	fmt.Fprintln(st.out, versionString())
+	fmt.Fprintln(st.out, versionLine(buildInfo()))
 	return nil
 }

@@ -21,7 +21,7 @@ func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
 		Layers: []string{"block0.ln1"}, Config: map[string]string{"steps": "60"}}
 	for _, sp := range specs {
 		for _, s := range seeds {
-			name, _, _ := cut(sp)
+			name, _, _ := strings.Cut(sp, ":")
 			m.Variants = append(m.Variants, probes.VariantMeta{Name: name, Spec: sp, Seed: s})
 		}
 	}
@@ -42,6 +42,9 @@ func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
 			if step%20 == 0 && vm.Name != "adanorm" {
 				acc := 0.81254 + 0.01*float64(vm.Seed) + 0.0333*float64(v/len(seeds)) + 0.001*float64(step)
 				f.Eval = []probes.Eval{{Split: "val", Loss: 0.5 - acc/10, Metric: acc, TrainLoss: 0.4}}
+				if step == 60 {
+					f.Eval = append(f.Eval, probes.Eval{Split: "test", Loss: 0.5, Metric: acc - 0.00503, TrainLoss: 0.4})
+				}
 			}
 			frames = append(frames, f)
 		}
@@ -49,24 +52,20 @@ func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
 	return m, frames
 }
 
-func cut(spec string) (name, opts string, ok bool) {
-	for i := range spec {
-		if spec[i] == ':' {
-			return spec[:i], spec[i+1:], true
-		}
-	}
-	return spec, "", false
-}
-
 // finalVal is each variant's last val metric in frames (NaN when none).
 func finalVal(m probes.RunMeta, frames []probes.Frame) []float64 {
+	return lastMetric(m, frames, probes.SplitVal)
+}
+
+// lastMetric is each variant's last metric of split in frames (NaN when none).
+func lastMetric(m probes.RunMeta, frames []probes.Frame, split probes.Split) []float64 {
 	out := make([]float64, len(m.Variants))
 	for i := range out {
 		out[i] = math.NaN()
 	}
 	for _, f := range frames {
 		for _, e := range f.Eval {
-			if e.Split == string(probes.SplitVal) {
+			if e.Split == string(split) {
 				out[f.Variant] = e.Metric
 			}
 		}
@@ -97,13 +96,14 @@ func row(t *testing.T, consumer, output string, key []string, want ...string) {
 
 // TestOneSeedSameStrings: in a single-seed run the dashboard's Summary, the
 // headless log's end lines, the Markdown export and the report print each
-// variant's label, its final val metric and its missing values as the same
-// strings (a percentage with two decimals; the one missing-value glyph).
+// variant's label, its final val and test metrics and its missing values as
+// the same strings (a percentage with two decimals; the one missing-value
+// glyph). The report shows no test split.
 func TestOneSeedSameStrings(t *testing.T) {
 	m, frames := run(nil)
 	o := consume(t, m, frames)
 	kind := m.MetricKind()
-	final := finalVal(m, frames)
+	final, tests := finalVal(m, frames), lastMetric(m, frames, probes.SplitTest)
 	if !strings.Contains(o.markdown, "accuracy in %") {
 		t.Fatalf("the Markdown export no longer states the percent once:\n%s", o.markdown)
 	}
@@ -116,10 +116,10 @@ func TestOneSeedSameStrings(t *testing.T) {
 			row(t, "report", o.report, []string{"  " + label + " "}, " "+probes.Missing+" ")
 			continue
 		}
-		metric := kind.Format(final[v])
-		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric)
-		row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |")
-		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ")
+		metric, test := kind.Format(final[v]), kind.Format(tests[v])
+		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric, "test loss 0.5000 "+kind.Short()+" "+test)
+		row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |", "| "+strings.TrimSuffix(test, "%")+" |")
+		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ", " "+test+" ")
 		row(t, "report", o.report, []string{"  " + label + " "}, " "+metric+" ")
 	}
 }
