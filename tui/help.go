@@ -75,7 +75,7 @@ func maxWidth(block string) int {
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
 	if m.st.Info {
-		return m.help.ShortHelpView([]key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens})
+		return m.help.ShortHelpView(m.config.ShortHelp())
 	}
 	keys := keymap.shortHelp(m.screens[m.st.Screen], m.st.Replay)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])

@@ -20,6 +20,7 @@ func newLive(meta probes.RunMeta, feed feedSource, opt Options) *Model {
 	m := newModel(meta, opt, false)
 	m.live = &liveDriver{feed: feed, data: m.data}
 	m.feed = m.live
+	m.config.live = true
 	return m
 }
 

@@ -41,10 +41,9 @@ type Model struct {
 	screens [numScreens]screen
 	help    help.Model
 	opt     Options
+	config  *configPanel // the config panel (i), over the current screen
 
-	sys     sysSample        // the config panel's last CPU sample (live runs)
-	sysRead func() sysSample // nil: the process's own (readSys)
-	landed  bool             // the finished run was shown on the Summary screen once
+	landed bool // the finished run was shown on the Summary screen once
 
 	// The driver: exactly one is set.
 	live   *liveDriver
@@ -77,6 +76,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 	}
 	m.help.Styles = m.styles.Help
 	m.screens = newScreens(&m.common)
+	m.config = &configPanel{page: page{common: &m.common}, runPath: opt.RunPath}
 	return m
 }
 

@@ -44,7 +44,8 @@ func (m *Model) render() string {
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
 		body = append(body, wrapWords(sc.Guide(), m.w)...)
 	case m.st.Info:
-		body = m.configView(m.w, bodyH)
+		m.config.SetSize(m.w, bodyH)
+		body = m.config.View()
 	default:
 		sc.SetSize(m.w, bodyH)
 		body = sc.View()
