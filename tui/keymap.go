@@ -2,10 +2,12 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap is every key of the dashboard. Navigate dispatches on these
-// bindings (key.Matches) and the help bar and full help list them, so a
-// key shown is a key handled. A binding per action; the help's entries
-// that name two actions ("←/→", "p/P") join their bindings (either).
+// keyMap is the root's keys and those several screens share (the Events,
+// Summary and Grid screens hold their own besides: eventsKeys, summaryKeys,
+// gridKeys). Navigate dispatches on these bindings (key.Matches) and the
+// help bar and full help list them, so a key shown is a key handled. A
+// binding per action; the help's entries that name two actions ("←/→",
+// "p/P") join their bindings (either).
 type keyMap struct {
 	screen                            [numScreens]key.Binding // 1-8: that screen
 	nextScreen, prevScreen            key.Binding

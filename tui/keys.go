@@ -1,8 +1,6 @@
 package tui
 
-import (
-	"charm.land/bubbles/v2/key"
-)
+import "charm.land/bubbles/v2/key"
 
 // Replay speeds that + and - step through.
 var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
