@@ -2,9 +2,8 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap is the root's keys and those several screens share (the Events,
-// Summary and Grid screens hold their own besides: eventsKeys, summaryKeys,
-// gridKeys). Navigate dispatches on these bindings (key.Matches) and the
+// keyMap is the root's keys and those several screens share (the Events
+// and Summary screens hold their own besides: eventsKeys, summaryKeys). Navigate dispatches on these bindings (key.Matches) and the
 // help bar and full help list them, so a key shown is a key handled. A
 // binding per action; the help's entries that name two actions ("←/→",
 // "p/P") join their bindings (either).

@@ -198,18 +198,13 @@ func (m *gridScreen) gridPages() int {
 	return max((len(m.panels())+per-1)/per, 1)
 }
 
-// gridKeys is the Grid's own key map: the page before and after.
-var gridKeys = struct{ prev, next key.Binding }{
-	prev: unlisted("up", "k", "pgup"),
-	next: unlisted("down", "j", "pgdown"),
-}
-
-// gridUpdate: on the Grid, ↑/↓ and PgUp/PgDn turn pages.
+// gridUpdate: on the Grid, the dashboard's ↑/↓ and PgUp/PgDn turn pages.
 func gridUpdate(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
 	switch {
-	case key.Matches(k, gridKeys.prev):
+	case key.Matches(k, km.up, km.pageUp):
 		s.GridPage = clamp(s.GridPage-1, 0, b.GridPages-1)
-	case key.Matches(k, gridKeys.next):
+	case key.Matches(k, km.down, km.pageDown):
 		s.GridPage = clamp(s.GridPage+1, 0, b.GridPages-1)
 	default:
 		return s, false
