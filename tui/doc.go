@@ -1,7 +1,8 @@
 // Package tui is normtop's terminal dashboard (Bubble Tea v2, Lip Gloss v2).
 // It renders probes.Frames, live from a probes.Feed or replayed from a run
-// file, with the same code, on seven screens: overview, layers, compare,
-// spectrum, gradients, events and summary (where a finished run lands).
+// file, with the same code, on eight screens: overview, layers, compare,
+// spectrum, gradients, events, summary (where a finished run lands) and
+// the grid of small charts.
 //
 // Data flows one way: frames are ingested into bounded History series
 // (history.go, histories.go; a store per run). Every chart is one braille
