@@ -1,7 +1,6 @@
 // Package probes owns what normtop measures and how it travels: the Frame
 // (one per training step per variant), the probe names of spec/NORMS.md §5,
-// alerts, shadow statistics, the embedding spectrum, sampling intervals and
-// the bounded, downsampled History the dashboard draws from.
+// alerts, shadow statistics, the embedding spectrum and sampling intervals.
 //
 // Files, one concern each:
 //
@@ -24,8 +23,6 @@
 //	evaltrack.go  smoothed train loss, generalization gap, over-fitting alert
 //	spectrum.go   embedding SVD off the training goroutine
 //	feed.go       Feed: the lossy, never-blocking path to the live UI
-//	history.go    History: one bounded, downsampled series
-//	histories.go  Histories: the UI's store of series fed from Frames
 //
 // It depends on normspec (the layer taps, variant specs) and gonum (SVD) and
 // nothing else in normtop, so it links no gorgonia; tui, record, headless and

@@ -3,17 +3,15 @@ package tui
 import (
 	"math"
 	"strings"
-
-	"github.com/normtop/normtop/probes"
 )
 
 // chartSeries is one line, or one set of markers, of a chart.
 type chartSeries struct {
 	label  string
-	color  int             // palette index: the variant's
-	glyph  string          // the variant's character, told apart without colour
-	bs     []probes.Bucket // smoothed / log-scaled already (transformBuckets)
-	points bool            // evaluations: a marker per point, not a line
+	color  int      // palette index: the variant's
+	glyph  string   // the variant's character, told apart without colour
+	bs     []Bucket // smoothed / log-scaled already (transformBuckets)
+	points bool     // evaluations: a marker per point, not a line
 	// faint: context drawn dim behind the lines (the raw series behind its
 	// smoothed line, a band of ± sd over seeds): never on top of a line,
 	// and left out of the y range (a line's noise does not squash it).
@@ -129,13 +127,58 @@ func yRange(series []chartSeries, lo, hi int) (ylo, yhi float64, ok bool) {
 }
 
 // drawChart renders series overlaid on one y axis into exactly spec.h lines
-// of spec.w cells: round ticks on the y axis, steps on the x axis, the
-// warm-up window marked on the axis line (┄) and tinted, the cursor column.
-func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
+// of spec.w cells (renderChart), and records its plot as a mouse zone
+// when spec.row says where it lies on the screen.
+func (m *common) drawChart(series []chartSeries, spec chartSpec) []string {
+	out, z := renderChart(m.styles, series, spec)
+	if z != nil && spec.row > 0 {
+		m.zones = append(m.zones, *z)
+	}
+	return out
+}
+
+// chartGeom is where a chart's parts lie: the y axis, the label column's
+// and the plot's widths, the plot's rows, the warm-up and cursor cells.
+type chartGeom struct {
+	spec             chartSpec
+	ax               axis
+	lw, pw, ph       int // label width, plot width and height in cells
+	warmEnd, curCell int // last cell all in the warm-up window, the cursor's cell; -1 none
+}
+
+// ydot is the dot row of value v (0 at the top).
+func (g *chartGeom) ydot(v float64) int {
+	dotsH := 4 * g.ph
+	// ±Inf (a diverging series) pins to the top or bottom row rather
+	// than through an undefined float-to-int conversion.
+	switch {
+	case math.IsInf(v, 1):
+		return 0
+	case math.IsInf(v, -1):
+		return dotsH - 1
+	}
+	f := (g.ax.hi - v) / (g.ax.hi - g.ax.lo)
+	return min(max(int(math.Round(f*float64(dotsH-1))), 0), dotsH-1)
+}
+
+// cellOf is the plot column of step, -1 outside the x range.
+func (g *chartGeom) cellOf(step int) int {
+	if step < g.spec.lo || step > g.spec.hi {
+		return -1
+	}
+	span := g.spec.hi - g.spec.lo + 1
+	return int(int64(step-g.spec.lo) * int64(g.pw) / int64(span))
+}
+
+// renderChart renders series overlaid on one y axis into exactly spec.h
+// lines of spec.w cells: round ticks on the y axis, steps on the x axis,
+// the warm-up window marked on the axis line (┄) and tinted, the cursor
+// column. The zone is the plot's, nil when nothing was plotted.
+func renderChart(st *Styles, series []chartSeries, spec chartSpec) ([]string, *zone) {
 	out := make([]string, 0, spec.h)
 	ph := spec.h - 2
 	if ph < 2 || spec.w < 20 {
-		return out
+		return out, nil
 	}
 	ylo, yhi, ok := yRange(series, max(spec.lo, spec.yFrom), spec.hi)
 	if !ok {
@@ -145,39 +188,49 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 		for range spec.h {
 			out = append(out, "")
 		}
-		out[spec.h/2] = m.styles.Dim.Render(center("no data yet", spec.w))
-		return out
+		out[spec.h/2] = st.Dim.Render(center("no data yet", spec.w))
+		return out, nil
 	}
+	g := chartGeom{spec: spec, ph: ph, lw: 1, warmEnd: -1, curCell: -1}
 	maxTicks := min(max(ph/2+1, 2), 6)
-	var ax axis
 	if spec.log {
-		ax = logAxis(ylo, yhi, maxTicks)
+		g.ax = logAxis(ylo, yhi, maxTicks)
 	} else {
-		ax = linearAxis(ylo, yhi, maxTicks)
+		g.ax = linearAxis(ylo, yhi, maxTicks)
 	}
-	lw := 1
-	for _, l := range ax.labels {
-		lw = max(lw, len(l))
+	for _, l := range g.ax.labels {
+		g.lw = max(g.lw, len(l))
 	}
-	pw := spec.w - lw - 1
-	if pw < 4 {
-		return out
+	g.pw = spec.w - g.lw - 1
+	if g.pw < 4 {
+		return out, nil
 	}
-	cv := newCanvas(pw, ph)
-	dotsH := 4 * ph
-	ydot := func(v float64) int {
-		// ±Inf (a diverging series) pins to the top or bottom row rather
-		// than through an undefined float-to-int conversion.
-		switch {
-		case math.IsInf(v, 1):
-			return 0
-		case math.IsInf(v, -1):
-			return dotsH - 1
+	cv := newCanvas(g.pw, ph)
+	plotSeries(cv, &g, series, st.NoColor)
+	if spec.warmup >= spec.lo {
+		g.warmEnd = g.cellOf(min(spec.warmup, spec.hi))
+	}
+	if spec.cursor >= 0 {
+		g.curCell = g.cellOf(spec.cursor)
+	}
+	if g.curCell >= 0 {
+		for cy := range ph {
+			i := cy*g.pw + g.curCell
+			if cv.dots[i] == 0 && cv.over[i] == 0 {
+				cv.over[i] = '│'
+			}
 		}
-		f := (ax.hi - v) / (ax.hi - ax.lo)
-		return min(max(int(math.Round(f*float64(dotsH-1))), 0), dotsH-1)
 	}
-	n := 2 * pw
+	z := &zone{kind: zoneChart, x0: g.lw + 1, x1: g.lw + 1 + g.pw, y0: spec.row, y1: spec.row + ph, lo: spec.lo, hi: spec.hi}
+	out = plotRows(out, st, cv, &g)
+	return xAxisRows(out, st, &g), z
+}
+
+// plotSeries draws every series on the canvas: lines as min–max columns
+// joined across gaps, evaluations as markers, faint context dim (not
+// without colour), and without colour each line's glyph along it.
+func plotSeries(cv *canvas, g *chartGeom, series []chartSeries, noColor bool) {
+	spec := g.spec
 	var spans []colSpan
 	multi := len(series) > 1
 	nLines := 0
@@ -189,19 +242,19 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	glyphEvery := max(8, 2*nLines) // cells between a line's NO_COLOR glyphs
 	li := -1
 	for _, s := range series {
-		if s.faint && m.styles.NoColor {
+		if s.faint && noColor {
 			continue
 		}
 		if !s.faint && !s.points {
 			li++
 		}
-		spans = downsample(s.bs, spec.lo, spec.hi, n, spans)
+		spans = downsample(s.bs, spec.lo, spec.hi, 2*g.pw, spans)
 		prev, prevX := -1, -1
 		for x, sp := range spans {
 			if sp.N == 0 || math.IsNaN(sp.Max) {
 				continue
 			}
-			if spec.yFrom > 0 && outside(sp, ax) {
+			if spec.yFrom > 0 && outside(sp, g.ax) {
 				// Above (or below) a range fitted after the transient: not
 				// drawn, rather than pinned to the edge as a flat line.
 				prev = -1
@@ -209,85 +262,66 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 			}
 			if s.points {
 				r := '•'
-				if m.styles.NoColor && s.glyph != "" {
+				if noColor && s.glyph != "" {
 					r = []rune(s.glyph)[0]
 				}
-				cv.mark(x/2, ydot(sp.Last)/4, r, s.color)
+				cv.mark(x/2, g.ydot(sp.Last)/4, r, s.color)
 				continue
 			}
-			// Points further apart than a column (a probe measured every k
-			// steps, a spectrum's 32 values) are joined by a straight line.
-			if prev >= 0 && x-prevX > 1 {
-				to := ydot((sp.Min + sp.Max) / 2)
-				for xi := prevX + 1; xi < x; xi++ {
-					yi := prev + (to-prev)*(xi-prevX)/(x-prevX)
-					cv.column(xi, min(yi, prev), max(yi, prev), s.color, s.faint)
-					prev = yi
-				}
-			}
-			y0, y1 := ydot(sp.Max), ydot(nanMin(sp.Min, sp.Max))
-			if prev >= 0 {
-				y0, y1 = min(y0, prev), max(y1, prev)
-			}
-			cv.column(x, y0, y1, s.color, s.faint)
-			prev, prevX = ydot(sp.Last), x
+			prev, prevX = plotSpan(cv, g, s, sp, x, prev, prevX)
 			// Without colour, lines are told apart by their glyph repeated
 			// along them, staggered so that overlapping lines show each.
-			if m.styles.NoColor && multi && s.glyph != "" && x&1 == 1 && (x/2+2*li)%glyphEvery == 0 {
+			if noColor && multi && s.glyph != "" && x&1 == 1 && (x/2+2*li)%glyphEvery == 0 {
 				cv.mark(x/2, prev/4, []rune(s.glyph)[0], s.color)
 			}
 		}
 	}
-	span := spec.hi - spec.lo + 1
-	cellOf := func(step int) int {
-		if step < spec.lo || step > spec.hi {
-			return -1
-		}
-		return int(int64(step-spec.lo) * int64(pw) / int64(span))
-	}
-	warmEnd := -1 // last cell whose steps all lie in the warm-up window
-	if spec.warmup >= spec.lo {
-		warmEnd = cellOf(min(spec.warmup, spec.hi))
-	}
-	curCell := -1
-	if spec.cursor >= 0 {
-		curCell = cellOf(spec.cursor)
-	}
-	if curCell >= 0 {
-		for cy := range ph {
-			i := cy*pw + curCell
-			if cv.dots[i] == 0 && cv.over[i] == 0 {
-				cv.over[i] = '│'
-			}
+}
+
+// plotSpan draws a line's dot column x (its span sp) joined to the last
+// one drawn (prevX, at dot row prev; -1 none), and returns the new last.
+func plotSpan(cv *canvas, g *chartGeom, s chartSeries, sp colSpan, x, prev, prevX int) (int, int) {
+	// Points further apart than a column (a probe measured every k
+	// steps, a spectrum's 32 values) are joined by a straight line.
+	if prev >= 0 && x-prevX > 1 {
+		to := g.ydot((sp.Min + sp.Max) / 2)
+		for xi := prevX + 1; xi < x; xi++ {
+			yi := prev + (to-prev)*(xi-prevX)/(x-prevX)
+			cv.column(xi, min(yi, prev), max(yi, prev), s.color, s.faint)
+			prev = yi
 		}
 	}
-
-	if spec.row > 0 {
-		m.zones = append(m.zones, zone{kind: zoneChart, x0: lw + 1, x1: lw + 1 + pw, y0: spec.row, y1: spec.row + ph, lo: spec.lo, hi: spec.hi})
+	y0, y1 := g.ydot(sp.Max), g.ydot(nanMin(sp.Min, sp.Max))
+	if prev >= 0 {
+		y0, y1 = min(y0, prev), max(y1, prev)
 	}
+	cv.column(x, y0, y1, s.color, s.faint)
+	return g.ydot(sp.Last), x
+}
 
+// plotRows appends the plot's rows, each led by its y label and axis.
+func plotRows(out []string, st *Styles, cv *canvas, g *chartGeom) []string {
 	// Tick labels sit on the row holding the tick's dot.
-	rowLabel := make([]string, ph)
-	for i, t := range ax.ticks {
-		r := ydot(t) / 4
+	rowLabel := make([]string, g.ph)
+	for i, t := range g.ax.ticks {
+		r := g.ydot(t) / 4
 		if rowLabel[r] == "" {
-			rowLabel[r] = ax.labels[i]
+			rowLabel[r] = g.ax.labels[i]
 		}
 	}
-	st := m.styles
 	var b strings.Builder
-	for cy := range ph {
+	for cy := range g.ph {
 		b.Reset()
 		axisCh := "│"
 		if rowLabel[cy] != "" {
 			axisCh = "┤"
 		}
-		b.WriteString(st.Dim.Render(strings.Repeat(" ", lw-len(rowLabel[cy])) + rowLabel[cy] + axisCh))
+		b.WriteString(st.Dim.Render(strings.Repeat(" ", g.lw-len(rowLabel[cy])) + rowLabel[cy] + axisCh))
 		cur := cellStyle{color: -2}
 		pre, post := "", ""
-		for cx := range pw {
-			i := cy*pw + cx
-			cs := cellStyle{color: int(cv.color[i]), warm: cx <= warmEnd, cursor: cx == curCell}
+		for cx := range g.pw {
+			i := cy*g.pw + cx
+			cs := cellStyle{color: int(cv.color[i]), warm: cx <= g.warmEnd, cursor: cx == g.curCell}
 			dots := cv.dots[i]
 			if dots == 0 && cv.over[i] == 0 && cv.fdots[i] != 0 {
 				cs.color, cs.faint, dots = int(cv.fcolor[i]), true, cv.fdots[i]
@@ -308,23 +342,28 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 		b.WriteString(post)
 		out = append(out, b.String())
 	}
+	return out
+}
 
-	// x axis: ┬ at each tick, ┄ over the warm-up window, ┼ at the cursor.
-	xt := stepTicks(spec.lo, spec.hi, max(pw/12, 2))
+// xAxisRows appends the x axis (┬ at each tick, ┄ over the warm-up
+// window, ┼ at the cursor) and its step labels.
+func xAxisRows(out []string, st *Styles, g *chartGeom) []string {
+	spec := g.spec
+	xt := stepTicks(spec.lo, spec.hi, max(g.pw/12, 2))
 	tickAt := make(map[int]int, len(xt))
 	for _, t := range xt {
-		tickAt[cellOf(t)] = t
+		tickAt[g.cellOf(t)] = t
 	}
-	b.Reset()
-	b.WriteString(strings.Repeat(" ", lw) + "└")
-	for cx := range pw {
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", g.lw) + "└")
+	for cx := range g.pw {
 		_, tick := tickAt[cx]
 		switch {
-		case cx == curCell:
+		case cx == g.curCell:
 			b.WriteString("┼")
 		case tick:
 			b.WriteString("┬")
-		case cx <= warmEnd:
+		case cx <= g.warmEnd:
 			b.WriteString("┄")
 		default:
 			b.WriteString("─")
@@ -335,7 +374,7 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 	next := 0
 	for _, t := range xt {
 		l := fmtStep(t)
-		x := lw + 1 + cellOf(t) - len(l)/2
+		x := g.lw + 1 + g.cellOf(t) - len(l)/2
 		x = min(max(x, next), spec.w-len(l))
 		if x < next || x < 0 {
 			continue
@@ -343,6 +382,5 @@ func (m *Model) drawChart(series []chartSeries, spec chartSpec) []string {
 		copy(labels[x:], l)
 		next = x + len(l) + 2
 	}
-	out = append(out, st.Dim.Render(strings.TrimRight(string(labels), " ")))
-	return out
+	return append(out, st.Dim.Render(strings.TrimRight(string(labels), " ")))
 }

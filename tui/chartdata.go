@@ -10,7 +10,7 @@ import (
 // xRange is the step window every step chart shows: the whole run so far,
 // or the zoom (z/Z/n), which follows the run while it ends at the latest
 // step.
-func (m *Model) xRange() (lo, hi int) {
+func (m *common) xRange() (lo, hi int) {
 	last := max(m.data.step, 1)
 	if m.st.ZoomSpan <= 0 {
 		return 1, last
@@ -25,13 +25,13 @@ func (m *Model) xRange() (lo, hi int) {
 // buckets is a series' stored buckets (every one: min/max of each survive
 // into the chart), smoothed and scaled as the screen asks (the scale as
 // the last useLog decided). nil for nil.
-func (m *Model) buckets(h *probes.History) []probes.Bucket {
+func (m *common) buckets(h *History) []Bucket {
 	return m.scaled(rawBuckets(h), true)
 }
 
 // scaled smooths (when smooth and the level is on) and log-scales (when
 // the chart is on a log axis) buckets in place and returns them.
-func (m *Model) scaled(bs []probes.Bucket, smooth bool) []probes.Bucket {
+func (m *common) scaled(bs []Bucket, smooth bool) []Bucket {
 	if smooth {
 		smoothBuckets(bs, smoothWeight(m.st.Smooth))
 	}
@@ -44,7 +44,7 @@ func (m *Model) scaled(bs []probes.Bucket, smooth bool) []probes.Bucket {
 // faintRaw is the raw series kept faint behind a smoothed line (as
 // TensorBoard does): its spikes stay visible while the line says where the
 // series is going. Nothing when smoothing is off.
-func (m *Model) faintRaw(h *probes.History, color int) []chartSeries {
+func (m *common) faintRaw(h *History, color int) []chartSeries {
 	if smoothWeight(m.st.Smooth) == 0 || h == nil {
 		return nil
 	}
@@ -52,17 +52,17 @@ func (m *Model) faintRaw(h *probes.History, color int) []chartSeries {
 }
 
 // hidden reports whether variant i is toggled off the charts (v).
-func (m *Model) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) != 0 }
+func (m *common) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) != 0 }
 
 // stepSpec is the chart spec of a step chart of w×h over the zoom window
 // whose first line is body line `line` (its mouse zone).
-func (m *Model) stepSpec(w, h, warmup, line int) chartSpec {
+func (m *common) stepSpec(w, h, warmup, line int) chartSpec {
 	lo, hi := m.xRange()
 	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
 }
 
 // cursorStep is the cursor's step clamped into the window, -1 when off.
-func (m *Model) cursorStep() int {
+func (m *common) cursorStep() int {
 	if m.st.Cursor < 0 {
 		return -1
 	}
@@ -71,7 +71,7 @@ func (m *Model) cursorStep() int {
 }
 
 // windowNote says what the charts show: the zoom and the cursor.
-func (m *Model) windowNote() string {
+func (m *common) windowNote() string {
 	lo, hi := m.xRange()
 	note := ""
 	if m.st.ZoomSpan > 0 {
@@ -88,7 +88,7 @@ func (m *Model) windowNote() string {
 
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
-func (m *Model) readout(bs []probes.Bucket) string {
+func (m *common) readout(bs []Bucket) string {
 	return fmt3(m.readoutVal(bs, false))
 }
 
@@ -97,7 +97,7 @@ func (m *Model) readout(bs []probes.Bucket) string {
 // the series' last point its last value holds, the next evaluation not
 // having happened yet. Legends of several series format these together
 // (colFormat) so that they read alike.
-func (m *Model) readoutVal(bs []probes.Bucket, hold bool) float64 {
+func (m *common) readoutVal(bs []Bucket, hold bool) float64 {
 	if len(bs) == 0 {
 		return math.NaN()
 	}
@@ -120,7 +120,7 @@ func (m *Model) readoutVal(bs []probes.Bucket, hold bool) float64 {
 
 // chartWarmup is the widest warm-up window of probe p at layer l over the
 // shown variants.
-func (m *Model) chartWarmup(l int, p probes.Probe, vs ...int) int {
+func (m *common) chartWarmup(l int, p probes.Probe, vs ...int) int {
 	w := 0
 	for _, i := range vs {
 		if i >= 0 && i < len(m.data.variants) && !m.hidden(i) {
@@ -132,7 +132,7 @@ func (m *Model) chartWarmup(l int, p probes.Probe, vs ...int) int {
 
 // cellSteps is how many steps one column of a w-wide chart spans: the
 // cursor's stride.
-func (m *Model) cellSteps(w int) int {
+func (m *common) cellSteps(w int) int {
 	lo, hi := m.xRange()
 	return max((hi-lo+1)/max(w-9, 1), 1)
 }
@@ -140,7 +140,7 @@ func (m *Model) cellSteps(w int) int {
 // valuesOf is the last value of each bucket, optionally EMA-smoothed
 // (weight w, debiased, 0 = off) and log10-scaled (non-positive values
 // become gaps): sparklines.
-func valuesOf(bs []probes.Bucket, w float64, logScale bool) []float64 {
+func valuesOf(bs []Bucket, w float64, logScale bool) []float64 {
 	out := make([]float64, len(bs))
 	e := newEMA(w)
 	for i, bk := range bs {

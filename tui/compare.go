@@ -5,14 +5,28 @@ import (
 	"math"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
-// compare: one probe, every variant, per layer. The chart overlays all
+// compareScreen: one probe, every variant, per layer. The chart overlays all
 // variants on the selected layer (PowerNorm's Figs. 2 and 4: batch vs
 // running statistics and g_μ / g_σ² norms over training); the grid below
 // shows every layer.
-func (m *Model) compare(w, h int) []string {
+type compareScreen struct{ page }
+
+func (m *compareScreen) View() []string { return m.compare(m.w, m.h) }
+
+func (m *compareScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
+
+func (m *compareScreen) Guide() string {
+	return "Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
+		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
+		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
+		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4)."
+}
+
+func (m *compareScreen) compare(w, h int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers
@@ -24,24 +38,40 @@ func (m *Model) compare(w, h int) []string {
 	out := []string{withNote(s.Heading.Render(p.String())+s.Dim.Render(" · "+layers[l]+" · "+probeDoc[p]),
 		s.Dim.Render(m.windowNote()), w)}
 
+	series, legend, warm := m.compareSeries(l, p)
+	legendLines := joinLegend(legend, w, 2)
+	gridH := len(layers) + 1
+	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
+	if chartH >= 5 {
+		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
+	}
+	out = append(out, legendLines...)
+
+	return append(out, m.compareGrid(w, h, l, p, len(out))...)
+}
+
+// compareSeries is the Compare chart's lines (probe p on layer l, one per
+// standing, the selected variant last) and their legend, and the warm-up
+// window shaded.
+func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
+	s := m.styles
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
 	st := m.data.standings()
-	var raw [][]probes.Bucket
+	var raw [][]Bucket
 	for _, v := range m.data.variants {
 		if !m.hidden(v.idx) {
 			raw = append(raw, rawBuckets(v.probe(l, p)))
 		}
 	}
 	m.useLog(raw...)
-	var series, faint []chartSeries
+	var faint []chartSeries
 	var shown []int
 	vals := make([]float64, len(st))
-	var legend []string
 	for k, x := range st {
 		i := x.idx[0]
 		vals[k] = math.NaN()
-		var bss [][]probes.Bucket
+		var bss [][]Bucket
 		for _, j := range x.idx {
 			if h := m.data.variants[j].probe(l, p); h != nil {
 				bss = append(bss, m.buckets(h))
@@ -72,19 +102,20 @@ func (m *Model) compare(w, h int) []string {
 	}
 	// The selected variant is drawn last: on top where lines cross.
 	series = append(faint, m.raiseSelected(series, st)...)
-	warm := m.chartWarmup(l, p, shown...)
+	warm = m.chartWarmup(l, p, shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))
 	}
-	legendLines := joinLegend(legend, w, 2)
-	gridH := len(layers) + 1
-	chartH := max(h-len(out)-len(legendLines)-gridH, (h-2)/2)
-	if chartH >= 5 {
-		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, warm, len(out)))...)
-	}
-	out = append(out, legendLines...)
+	return series, legend, warm
+}
 
-	// Grid: layers × variants.
+// compareGrid is the Compare screen's layers × variants table of probe p
+// (layer l selected) under the chart, its head on screen line line.
+func (m *compareScreen) compareGrid(w, h, l int, p probes.Probe, line int) []string {
+	s := m.styles
+	nv := len(m.data.variants)
+	layers := m.data.meta.Layers
+	var out []string
 	nameW := m.layerNameWidth()
 	ncols := max(1, (w-nameW)/cellW)
 	first := window(m.st.Variant, ncols, nv)
@@ -95,13 +126,13 @@ func (m *Model) compare(w, h int) []string {
 		name := fmt.Sprintf("%-*s", cellW, truncName(m.data.variants[i].label, cellW-1))
 		hb.WriteString(s.seriesStyle(i).Bold(true).Render(name))
 	}
-	rowsH := max(h-len(out)-1, 1)
-	out = append(out, m.gridHead(hb.String(), len(out), nameW, cellW, first, last, rowsH, w))
+	rowsH := max(h-line-1, 1)
+	out = append(out, m.gridHead(hb.String(), line, nameW, cellW, first, last, rowsH, w))
 	fms := make([]func(float64) string, nv)
 	for i := first; i < last; i++ {
 		fms[i] = m.columnFormat(&m.data.variants[i], p)
 	}
-	m.layerZones(len(out), l, rowsH, nameW)
+	m.layerZones(line+1, l, rowsH, nameW)
 	out = append(out, layerRows(s, layers, l, rowsH, nameW, first, last, func(v, li int) string {
 		return m.cell(&m.data.variants[v], li, p, fms[v])
 	})...)

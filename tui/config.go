@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/normspec"
 	"github.com/normtop/normtop/probes"
@@ -19,6 +20,24 @@ import (
 // variant with all its options, and for a live run the process's CPU, memory
 // and speed (LEET's run overview and system pane). A key the groups do not
 // name still shows, under "other": nothing recorded is hidden.
+
+// configPanel is the config panel (i), a component over the view context
+// like a screen, shown over the current one; its keys are infoKeys, its
+// state State.Info and State.InfoTop.
+type configPanel struct {
+	page
+	runPath string           // the run file, as given
+	live    bool             // a live run: the process's facts are shown
+	sys     sysSample        // the last CPU sample (live runs)
+	sysRead func() sysSample // nil: the process's own (readSys)
+}
+
+func (m *configPanel) View() []string { return m.configView(m.w, m.h) }
+
+// ShortHelp is the help bar while the panel is shown.
+func (m *configPanel) ShortHelp() []key.Binding {
+	return []key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens}
+}
 
 // configGroups name the Config keys of each section, in display order.
 var configGroups = []struct {
@@ -34,14 +53,14 @@ var configGroups = []struct {
 }
 
 // configLines is the panel's content, one entry per line.
-func (m *Model) configLines(w int) []string {
+func (m *configPanel) configLines(w int) []string {
 	s := m.styles
 	meta := &m.data.meta
 	kv := func(k, v string) string {
 		return s.Dim.Render(fmt.Sprintf("  %-15s ", k)) + v
 	}
 	out := []string{s.Heading.Render("run")}
-	out = append(out, kv("id", orDash(meta.RunID)), kv("file", orDash(m.opt.RunPath)),
+	out = append(out, kv("id", orDash(meta.RunID)), kv("file", orDash(m.runPath)),
 		kv("metric", orDash(meta.Metric)))
 	if !meta.Start.IsZero() {
 		out = append(out, kv("started", meta.Start.UTC().Format("2006-01-02 15:04:05 UTC")))
@@ -97,7 +116,7 @@ func (m *Model) configLines(w int) []string {
 			out = append(out, kv(k, meta.Config[k]))
 		}
 	}
-	if m.live != nil {
+	if m.live {
 		out = append(out, "", s.Heading.Render("process")+s.Dim.Render(" (this dashboard and its trainer)"))
 		out = append(out, m.processLines(kv)...)
 	}
@@ -125,7 +144,7 @@ func writerLines(w *probes.System, kv func(k, v string) string) []string {
 
 // processLines are the live run's system facts: CPU % since the panel's
 // last draw, memory, and each variant's speed.
-func (m *Model) processLines(kv func(k, v string) string) []string {
+func (m *configPanel) processLines(kv func(k, v string) string) []string {
 	now := m.readSys()
 	usage := "measuring…"
 	if p := m.sys; !p.at.IsZero() && now.at.After(p.at) {
@@ -143,7 +162,7 @@ func (m *Model) processLines(kv func(k, v string) string) []string {
 
 // readSys samples the process: the model's sysRead (tests pin it), else
 // the clock, getrusage and the Go heap.
-func (m *Model) readSys() sysSample {
+func (m *configPanel) readSys() sysSample {
 	if m.sysRead != nil {
 		return m.sysRead()
 	}
@@ -197,7 +216,7 @@ func wrapIndented(text string, w int, indent string) []string {
 
 // configView lays the panel out: two columns when wide enough, scrolled
 // by ↑/↓ and PgUp/PgDn (InfoTop) when it does not fit.
-func (m *Model) configView(w, h int) []string {
+func (m *configPanel) configView(w, h int) []string {
 	s := m.styles
 	title := s.Heading.Render("run config") + s.Dim.Render(" · what the run header records · i or esc: close")
 	colW := w
@@ -240,22 +259,23 @@ func (m *Model) configView(w, h int) []string {
 
 // infoKeys: while the panel is open, i and esc close it and ↑/↓, PgUp/PgDn
 // scroll it; the screen keys close it and act.
-func infoKeys(s State, k string, b Bounds) (State, bool) {
+func infoKeys(s State, k keyName, b Bounds) (State, bool) {
 	if !s.Info {
 		return s, false
 	}
-	switch k {
-	case "i", "esc":
+	km := &keymap
+	switch {
+	case key.Matches(k, km.info, km.esc):
 		s.Info = false
-	case "up", "k":
+	case key.Matches(k, km.up):
 		s.InfoTop = max(s.InfoTop-1, 0)
-	case "down", "j":
+	case key.Matches(k, km.down):
 		s.InfoTop++
-	case "pgup":
+	case key.Matches(k, km.pageUp):
 		s.InfoTop = max(s.InfoTop-max(b.Page, 1), 0)
-	case "pgdown":
+	case key.Matches(k, km.pageDown):
 		s.InfoTop += max(b.Page, 1)
-	case "home":
+	case key.Matches(k, km.home):
 		s.InfoTop = 0
 	default:
 		s.Info = false

@@ -22,7 +22,7 @@ func configFixture() *Model {
 		"heads": "4", "seeds": "1,2,3", "eval_every": "20", "data_desc": "text (Opticks)", "lr_variant2": "0.0005",
 		"host": "box", "custom_key": "kept"}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	m.sysRead = func() sysSample { return sysSample{at: at, cpu: 1e9, heap: 30 << 20, sys: 60 << 20} }
+	m.config.sysRead = func() sysSample { return sysSample{at: at, cpu: 1e9, heap: 30 << 20, sys: 60 << 20} }
 	return m
 }
 
@@ -54,13 +54,13 @@ func TestCPUPercent(t *testing.T) {
 	m := configFixture()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	n := 0
-	m.sysRead = func() sysSample {
+	m.config.sysRead = func() sysSample {
 		n++
 		return sysSample{at: at.Add(time.Duration(n) * time.Second), cpu: int64(n) * 5e8}
 	}
 	kv := func(k, v string) string { return k + "=" + v }
-	first := strings.Join(m.processLines(kv), "\n")
-	second := strings.Join(m.processLines(kv), "\n")
+	first := strings.Join(m.config.processLines(kv), "\n")
+	second := strings.Join(m.config.processLines(kv), "\n")
 	if !strings.Contains(first, "measuring") || !strings.Contains(second, "cpu=50% of one core") {
 		t.Fatalf("first:\n%s\nsecond:\n%s", first, second)
 	}

@@ -16,18 +16,18 @@ import (
 
 // diffChart: the difference of every standing to the baseline (b cycles
 // it), the baseline drawn as the zero line.
-func (m *Model) diffChart(st []standing) lossChart {
+func (m *overviewScreen) diffChart(st []standing) lossChart {
 	s := m.styles
 	m.logShown = false // differences change sign
 	bi := clamp(m.st.Baseline, 0, len(st)-1)
 	base := &st[bi]
-	train := func(v *variantData) []probes.Bucket {
+	train := func(v *variantData) []Bucket {
 		if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
 			return rawBuckets(sm)
 		}
-		return rawBuckets(v.series(probes.SeriesTrainLoss))
+		return rawBuckets(v.series(SeriesTrainLoss))
 	}
-	val := func(v *variantData) []probes.Bucket { return rawBuckets(v.series(probes.SeriesValLoss)) }
+	val := func(v *variantData) []Bucket { return rawBuckets(v.series(SeriesValLoss)) }
 	what := "train ─"
 	if n := smoothNote(m.st.Smooth); n != "" {
 		what += " (" + n + ")"
@@ -93,10 +93,10 @@ func signed(fm func(float64) string, v float64) string {
 }
 
 // zeroLine is a flat series at 0 over the steps of bs.
-func zeroLine(bs []probes.Bucket) []probes.Bucket {
-	out := make([]probes.Bucket, len(bs))
+func zeroLine(bs []Bucket) []Bucket {
+	out := make([]Bucket, len(bs))
 	for i, b := range bs {
-		out[i] = probes.Bucket{FirstStep: b.FirstStep, LastStep: b.LastStep, Count: b.Count}
+		out[i] = Bucket{FirstStep: b.FirstStep, LastStep: b.LastStep, Count: b.Count}
 	}
 	return out
 }
@@ -106,8 +106,8 @@ func zeroLine(bs []probes.Bucket) []probes.Bucket {
 // initialisation cancel), then the mean over pairs and, with several, a
 // band of ± their sd (nil for one pair). exact (evaluations): a point
 // counts only where the baseline has one at the same step.
-func (m *Model) diffOver(x, base *standing, series func(*variantData) []probes.Bucket, exact bool) (mean, band []probes.Bucket) {
-	var pairs [][]probes.Bucket
+func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) []Bucket, exact bool) (mean, band []Bucket) {
+	var pairs [][]Bucket
 	for k, a := range x.idx {
 		c := m.pairOf(a, base, k)
 		if d := diffBuckets(series(&m.data.variants[a]), series(&m.data.variants[c]), exact); len(d) > 0 {
@@ -121,8 +121,8 @@ func (m *Model) diffOver(x, base *standing, series func(*variantData) []probes.B
 		return pairs[0], nil
 	}
 	grid := pairs[0]
-	mean = make([]probes.Bucket, 0, len(grid))
-	band = make([]probes.Bucket, 0, len(grid))
+	mean = make([]Bucket, 0, len(grid))
+	band = make([]Bucket, 0, len(grid))
 	ds := make([]float64, len(pairs))
 	for _, g := range grid {
 		ds = ds[:0]
@@ -147,7 +147,7 @@ func (m *Model) diffOver(x, base *standing, series func(*variantData) []probes.B
 
 // pairOf is the baseline variant variant a is compared with: the one of
 // the same seed, else the k-th (cycling) of the baseline's.
-func (m *Model) pairOf(a int, base *standing, k int) int {
+func (m *overviewScreen) pairOf(a int, base *standing, k int) int {
 	seedOf := func(i int) int64 { return m.data.meta.Variants[i].Seed }
 	for _, c := range base.idx {
 		if seedOf(c) == seedOf(a) {
@@ -161,8 +161,8 @@ func (m *Model) pairOf(a int, base *standing, k int) int {
 // (b holds its latest value before it, as the cursor reads it; exact:
 // only where b has a point at that very step). Buckets collapse onto
 // the difference.
-func diffBuckets(a, b []probes.Bucket, exact bool) []probes.Bucket {
-	out := make([]probes.Bucket, 0, len(a))
+func diffBuckets(a, b []Bucket, exact bool) []Bucket {
+	out := make([]Bucket, 0, len(a))
 	for _, x := range a {
 		if x.Count == 0 {
 			continue

@@ -9,8 +9,10 @@ type driver interface {
 	Update(msg tea.Msg, pb playback) (tea.Cmd, driverNews)
 	// Resume is called when the user unpauses.
 	Resume(pb playback) (tea.Cmd, driverNews)
-	// Ended reports whether the run is known to be over.
+	// Ended reports whether the run is known to be over; Crashed, that it
+	// ended without an end record (killed or crashed).
 	Ended() bool
+	Crashed() bool
 }
 
 // playback is what the dashboard's State tells a driver.
@@ -23,26 +25,4 @@ type playback struct {
 type driverNews struct {
 	redraw bool // something shown changed
 	end    bool // the end of the run was read: land on the Summary screen
-}
-
-// driver is the dashboard's driver, replay or live.
-func (m *Model) driver() driver {
-	if m.replay != nil {
-		return m.replay
-	}
-	return m.live
-}
-
-func (m *Model) playback() playback {
-	return playback{paused: m.st.Paused, speed: m.st.Speed}
-}
-
-// apply takes a driver's news.
-func (m *Model) apply(n driverNews) {
-	if n.redraw {
-		m.dirty = true
-	}
-	if n.end {
-		m.landOnSummary()
-	}
 }

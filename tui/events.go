@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -44,7 +45,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 
 // eventRows are the rows the Events screen lists under its filters (f, F
 // and the text filter /).
-func (m *Model) eventRows() []eventRow {
+func (m *common) eventRows() []eventRow {
 	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
 	if m.st.Filter == "" {
 		return rows
@@ -60,7 +61,7 @@ func (m *Model) eventRows() []eventRow {
 
 // matchedEvents counts the events (not rows: outliers fold) the filters
 // let through.
-func (m *Model) matchedEvents() int {
+func (m *common) matchedEvents() int {
 	n := 0
 	for i := range m.data.events {
 		e := &m.data.events[i]
@@ -76,7 +77,7 @@ func (m *Model) matchedEvents() int {
 
 // eventMatches applies the text filter to an event: its variant, layer,
 // kind, probe and message, case-insensitive, glob patterns allowed.
-func (m *Model) eventMatches(e *event) bool {
+func (m *common) eventMatches(e *event) bool {
 	if m.st.Filter == "" {
 		return true
 	}
@@ -127,7 +128,68 @@ func rowSteps(rows []eventRow) []int {
 // eventsView lists alerts in step order with step, variant and layer,
 // counts per kind in the title; f and F filter. In replay, enter seeks to
 // the selected row's step and pauses there.
-func (m *Model) eventsView(w, h int) []string {
+type eventsScreen struct{ page }
+
+func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
+
+func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
+	out := []key.Binding{keymap.layer, eventsKeys.help, keymap.text, keymap.page, keymap.listEnds}
+	if replay {
+		out = append(out, keymap.jump)
+	}
+	return out
+}
+
+func (m *eventsScreen) Guide() string {
+	return "Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
+		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +
+		"in replay, enter seeks to the selected event's step and pauses there."
+}
+
+func (m *eventsScreen) eventsView(w, h int) []string {
+	s := m.styles
+	out := m.eventsTitle()
+	rows := m.eventRows()
+	if len(rows) == 0 {
+		if len(m.data.events) == 0 {
+			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
+		}
+		return append(out, "", s.Dim.Render("no alert matches the filter"))
+	}
+	vw := 18
+	if w < 100 {
+		vw = 12
+	}
+	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", eventLayerW, "layer", "kind", "message")))
+	n := h - len(out)
+	sel := clamp(m.st.Event, 0, len(rows)-1)
+	first := max(0, min(sel-n/2, len(rows)-n))
+	last := min(first+n, len(rows))
+	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
+		out[1] = withHint(out[1], s.Dim.Render(hint), w)
+	}
+	for i := first; i < last; i++ {
+		r := &rows[i]
+		line := m.eventLine(r, vw)
+		switch {
+		case i == sel:
+			line = s.Selected.Render(fit(line, w))
+		case r.Kind == probes.AlertDivergence:
+			line = s.Bad.Render(line)
+		default:
+			line = s.Warn.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// eventLayerW is the width of the Events table's layer column.
+const eventLayerW = 11
+
+// eventsTitle is the Events screen's first two lines: the counts (per kind,
+// and of what the filters let through) and the filters in force.
+func (m *eventsScreen) eventsTitle() []string {
 	s := m.styles
 	evs := m.data.events
 	counts := kindCounts(evs)
@@ -164,57 +226,101 @@ func (m *Model) eventsView(w, h int) []string {
 		filter += " · /" + m.st.Filter
 	}
 	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant, /: text)")}
-	if m.replay != nil {
+	if m.st.Replay {
 		out[1] += s.Dim.Render(" · enter: jump to the step and pause")
 	}
-	rows := m.eventRows()
-	if len(rows) == 0 {
-		if len(evs) == 0 {
-			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
-		}
-		return append(out, "", s.Dim.Render("no alert matches the filter"))
-	}
-	vw := 18
-	if w < 100 {
-		vw = 12
-	}
-	lw := 11
-	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", lw, "layer", "kind", "message")))
-	n := h - len(out)
-	sel := clamp(m.st.Event, 0, len(rows)-1)
-	first := max(0, min(sel-n/2, len(rows)-n))
-	last := min(first+n, len(rows))
-	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
-		out[1] = withHint(out[1], s.Dim.Render(hint), w)
-	}
-	for i := first; i < last; i++ {
-		r := &rows[i]
-		layer := "–"
-		if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
-			layer = m.data.meta.Layers[r.Layer]
-		}
-		vname := "?"
-		if r.variant < len(m.data.variants) {
-			vname = m.data.variants[r.variant].label
-		}
-		step := fmt.Sprint(r.Step)
-		msg := r.Msg
-		if r.count > 1 {
-			step = fmt.Sprintf("%d–%d", r.first, r.Step)
-			msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
-		} else if r.Kind == probes.AlertOutlier {
-			msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
-		}
-		line := fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), lw, truncName(layer, lw), r.Kind, msg)
-		switch {
-		case i == sel:
-			line = s.Selected.Render(fit(line, w))
-		case r.Kind == probes.AlertDivergence:
-			line = s.Bad.Render(line)
-		default:
-			line = s.Warn.Render(line)
-		}
-		out = append(out, line)
-	}
 	return out
+}
+
+// eventLine is one row of the Events table, unstyled; a folded row of
+// repeated outliers gives its step range, count and latest value.
+func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
+	layer := "–"
+	if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
+		layer = m.data.meta.Layers[r.Layer]
+	}
+	vname := "?"
+	if r.variant < len(m.data.variants) {
+		vname = m.data.variants[r.variant].label
+	}
+	step := fmt.Sprint(r.Step)
+	msg := r.Msg
+	if r.count > 1 {
+		step = fmt.Sprintf("%d–%d", r.first, r.Step)
+		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+	} else if r.Kind == probes.AlertOutlier {
+		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+	}
+	return fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), eventLayerW, truncName(layer, eventLayerW), r.Kind, msg)
+}
+
+// EventsState is the Events screen's part of State: the selected row and
+// the filters (the text filter, /, it shares with the Grid).
+type EventsState struct {
+	Event     int // the selected row
+	EvKind    int // events shown: -1 every kind, else a probes.AlertKind (f)
+	EvVariant int // events shown: -1 every variant, else one (F)
+}
+
+// eventsKeys is the Events screen's own key map: the kind and variant
+// filters. Its rows move with the dashboard's ↑/↓, PgUp/PgDn and
+// Home/End, and enter jumps to an event (keymap).
+var eventsKeys = newEventsKeys()
+
+type eventsKeyMap struct{ kind, variant, help key.Binding }
+
+func newEventsKeys() (k eventsKeyMap) {
+	k.kind, k.variant = unlisted("f"), unlisted("F")
+	k.help = either("f/F", "filter kind/variant", k.kind, k.variant)
+	return k
+}
+
+// eventsUpdate: on the Events screen, ↑/↓, PgUp/PgDn and Home/End move
+// the selected row (Home/End the list's ends, not the replay's), f and F
+// step the kind and variant filters, and in replay enter seeks to the
+// selected event.
+func eventsUpdate(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	last := len(b.EventSteps) - 1
+	switch {
+	case key.Matches(k, km.up):
+		s.Event = clamp(s.Event-1, 0, last)
+	case key.Matches(k, km.down):
+		s.Event = clamp(s.Event+1, 0, last)
+	case key.Matches(k, km.pageUp):
+		s.Event = clamp(s.Event-max(b.Page, 1), 0, last)
+	case key.Matches(k, km.pageDown):
+		s.Event = clamp(s.Event+max(b.Page, 1), 0, last)
+	case key.Matches(k, km.home):
+		s.Event = 0
+	case key.Matches(k, km.end):
+		s.Event = max(last, 0)
+	case key.Matches(k, eventsKeys.kind):
+		s.EvKind++
+		if s.EvKind >= int(probes.NumAlertKinds) {
+			s.EvKind = -1
+		}
+		s.Event = 0
+	case key.Matches(k, eventsKeys.variant):
+		s.EvVariant++
+		if s.EvVariant >= b.Variants {
+			s.EvVariant = -1
+		}
+		s.Event = 0
+	case key.Matches(k, km.jump) && s.Replay:
+		if s.Event >= 0 && s.Event < len(b.EventSteps) {
+			// The seek reads until the alert's variant has reached the
+			// event's step (the others, each at its own pace, may be a
+			// little past it), and the replay stops there to be looked at.
+			s.SeekTo = b.EventSteps[s.Event]
+			s.SeekVariant = -1
+			if s.Event < len(b.EventVariants) {
+				s.SeekVariant = b.EventVariants[s.Event]
+			}
+			s.Paused = true
+		}
+	default:
+		return s, false
+	}
+	return s, true
 }

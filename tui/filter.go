@@ -3,6 +3,8 @@ package tui
 import (
 	"path"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
 )
 
 // The text filter (/): typed on the Events screen it keeps the events
@@ -36,21 +38,23 @@ func matchAny(pattern string, names ...string) bool {
 
 // filterKey applies a key to the filter being typed: printable text is
 // appended, backspace deletes, enter keeps the filter, esc drops it.
-func filterKey(s State, k string) State {
-	switch k {
-	case "enter":
+func filterKey(s State, k keyName) State {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.keep):
 		s.Filtering = false
-	case "esc", "ctrl+c":
+	case key.Matches(k, km.drop):
 		s.Filtering, s.Filter = false, ""
-	case "backspace":
+	case key.Matches(k, km.backspace):
 		if r := []rune(s.Filter); len(r) > 0 {
 			s.Filter = string(r[:len(r)-1])
 		}
-	case "space":
+	case key.Matches(k, km.space):
 		s.Filter += " "
 	default:
+		// Text: a key that names one printable character is that character.
 		if r := []rune(k); len(r) == 1 && r[0] >= ' ' {
-			s.Filter += k
+			s.Filter += string(k)
 		}
 	}
 	s.Event, s.GridPage = 0, 0

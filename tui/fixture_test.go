@@ -67,36 +67,7 @@ func fixtureFrame(meta *probes.RunMeta, v, t, steps int) probes.Frame {
 	name := meta.Variants[v].Name
 	f.Layers = make([]probes.LayerValues, len(meta.Layers))
 	for l := range f.Layers {
-		lv := probes.EmptyLayerValues()
-		fl := float64(l)
-		wave := 1 + 0.5*math.Sin(ft/10+fv+fl)
-		lv[probes.DistMu] = 0.01 * (1 + fl) * wave / (1 + fv)
-		lv[probes.DistVar] = 0.02 * (1 + fl) * wave / (1 + fv)
-		lv[probes.GMu] = 0.1 * wave * math.Exp(-ft/150)
-		lv[probes.GVar] = 0.05 * wave * math.Exp(-ft/150)
-		lv[probes.DxMean] = 1e-9 * wave
-		lv[probes.DxVar] = 1e-4 * wave * (1 + fl)
-		lv[probes.DyMean] = 3e-3 * wave
-		lv[probes.DyVar] = 2e-4 * wave * (1 + fl)
-		lv[probes.InMean] = 0.1 * math.Sin(ft/20+fl)
-		lv[probes.InStd] = 1 + 0.1*fl
-		lv[probes.InMaxAbs] = 4 + fl + math.Sin(ft/7)
-		lv[probes.GammaDrift] = 0.001 * ft * (1 + fl)
-		lv[probes.BetaNorm] = 0.0005 * ft
-		lv[probes.GWNorm] = 0.3 * wave * math.Exp(-ft/200) / (1 + fl)
-		switch name {
-		case "powernorm", "pn-v":
-			lv[probes.DistPsi2] = 0.015 * wave
-			lv[probes.GPsi2] = 0.04 * wave
-			lv[probes.PNGamma] = 1 + 0.1*wave
-			lv[probes.PNNu] = 0.5 + 0.001*ft
-		case "adanorm":
-			lv[probes.AdaFrac] = 0.001 * wave
-		}
-		if name == "batchnorm" && l == 1 && t == 120 {
-			lv[probes.DistVar] = 50 * lv[probes.DistVar]
-		}
-		f.Layers[l] = lv
+		f.Layers[l] = fixtureLayer(name, v, l, t)
 	}
 	if name == "batchnorm" && t == 120 && len(meta.Layers) > 1 {
 		f.Alerts = append(f.Alerts, probes.Alert{Kind: probes.AlertOutlier, Step: t, Layer: 1, Probe: probes.DistVar,
@@ -108,18 +79,7 @@ func fixtureFrame(meta *probes.RunMeta, v, t, steps int) probes.Frame {
 			TrainLoss: f.TrainLoss + 0.01}}
 	}
 	if t%50 == 0 {
-		sig := make([]float64, 32)
-		rate := 0.05 + 0.02*fv + 0.0005*ft
-		sum, ent := 0.0, 0.0
-		for i := range sig {
-			sig[i] = math.Exp(-rate * float64(i))
-			sum += sig[i]
-		}
-		for _, s := range sig {
-			p := s / sum
-			ent -= p * math.Log(p)
-		}
-		f.Spectrum = &probes.Spectrum{Step: t, Sigma: sig, EffRank: math.Exp(ent)}
+		f.Spectrum = fixtureSpectrum(v, t)
 	}
 	if t == 180 && v == 1 {
 		f.Alerts = append(f.Alerts, probes.Alert{Kind: probes.AlertOverfit, Step: t, Layer: -1, Probe: probes.NumProbes,
@@ -140,6 +100,61 @@ func fixtureFrame(meta *probes.RunMeta, v, t, steps int) probes.Frame {
 
 // fixtureFrames returns every frame of the run in the order a trainer emits
 // them (variants interleaved per step; a diverged variant stops).
+// fixtureLayer is variant v's (named name) probe values on layer l at
+// step t: smooth waves, the PowerNorm and AdaNorm probes on those
+// variants, and one BatchNorm outlier (layer 1, step 120).
+func fixtureLayer(name string, v, l, t int) probes.LayerValues {
+	fv, ft := float64(v), float64(t)
+	lv := probes.EmptyLayerValues()
+	fl := float64(l)
+	wave := 1 + 0.5*math.Sin(ft/10+fv+fl)
+	lv[probes.DistMu] = 0.01 * (1 + fl) * wave / (1 + fv)
+	lv[probes.DistVar] = 0.02 * (1 + fl) * wave / (1 + fv)
+	lv[probes.GMu] = 0.1 * wave * math.Exp(-ft/150)
+	lv[probes.GVar] = 0.05 * wave * math.Exp(-ft/150)
+	lv[probes.DxMean] = 1e-9 * wave
+	lv[probes.DxVar] = 1e-4 * wave * (1 + fl)
+	lv[probes.DyMean] = 3e-3 * wave
+	lv[probes.DyVar] = 2e-4 * wave * (1 + fl)
+	lv[probes.InMean] = 0.1 * math.Sin(ft/20+fl)
+	lv[probes.InStd] = 1 + 0.1*fl
+	lv[probes.InMaxAbs] = 4 + fl + math.Sin(ft/7)
+	lv[probes.GammaDrift] = 0.001 * ft * (1 + fl)
+	lv[probes.BetaNorm] = 0.0005 * ft
+	lv[probes.GWNorm] = 0.3 * wave * math.Exp(-ft/200) / (1 + fl)
+	switch name {
+	case "powernorm", "pn-v":
+		lv[probes.DistPsi2] = 0.015 * wave
+		lv[probes.GPsi2] = 0.04 * wave
+		lv[probes.PNGamma] = 1 + 0.1*wave
+		lv[probes.PNNu] = 0.5 + 0.001*ft
+	case "adanorm":
+		lv[probes.AdaFrac] = 0.001 * wave
+	}
+	if name == "batchnorm" && l == 1 && t == 120 {
+		lv[probes.DistVar] = 50 * lv[probes.DistVar]
+	}
+	return lv
+}
+
+// fixtureSpectrum is variant v's embedding spectrum at step t: σ_i decaying
+// exponentially, faster for later variants and steps.
+func fixtureSpectrum(v, t int) *probes.Spectrum {
+	fv, ft := float64(v), float64(t)
+	sig := make([]float64, 32)
+	rate := 0.05 + 0.02*fv + 0.0005*ft
+	sum, ent := 0.0, 0.0
+	for i := range sig {
+		sig[i] = math.Exp(-rate * float64(i))
+		sum += sig[i]
+	}
+	for _, s := range sig {
+		p := s / sum
+		ent -= p * math.Log(p)
+	}
+	return &probes.Spectrum{Step: t, Sigma: sig, EffRank: math.Exp(ent)}
+}
+
 func fixtureFrames(meta probes.RunMeta, steps int) []probes.Frame {
 	var out []probes.Frame
 	for t := 1; t <= steps; t++ {

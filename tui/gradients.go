@@ -5,19 +5,32 @@ import (
 	"math"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
 const gradCellW = 40
 
-// gradients: the Theorem-1 view of Xu et al. For each layer and variant,
+// gradientsScreen: the Theorem-1 view of Xu et al. For each layer and variant,
 // the mean of ∂ℓ/∂x next to the mean of ∂ℓ/∂y (normalization re-centres
 // the gradient: |mean ∂x| ≪ |mean ∂y|) and the variance ratio var∂x/var∂y
 // (normalization rescales it), and the norm of the gradient of the weights
 // the layer's output feeds (gw_norm: Xiong et al.'s Pre-LN/Post-LN
 // comparison). The chart follows the selected variant and
 // layer over the run.
-func (m *Model) gradients(w, h int) []string {
+type gradientsScreen struct{ page }
+
+func (m *gradientsScreen) View() []string { return m.gradients(m.w, m.h) }
+
+func (m *gradientsScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
+
+func (m *gradientsScreen) Guide() string {
+	return "Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +
+		"layernorm-simple, detach-variance); detach-mean and detachnorm give mean ∂ℓ/∂y / σ. Keeping the σ " +
+		"derivative re-scales (shrinks var ∂ℓ/∂x): compare var x/y across variants; 'none' gives 1."
+}
+
+func (m *gradientsScreen) gradients(w, h int) []string {
 	s := m.styles
 	nv := len(m.data.variants)
 	layers := m.data.meta.Layers

@@ -17,7 +17,7 @@ func window(sel, n, total int) int {
 // gridHead finishes the heading line of a layers × variants grid drawn at
 // body line `line`: each variant's column is a click zone, and what is
 // paged (variants, layers) is said on the right, the names giving way.
-func (m *Model) gridHead(head string, line, nameW, colW, first, last, rowsH, w int) string {
+func (m *common) gridHead(head string, line, nameW, colW, first, last, rowsH, w int) string {
 	y := headerH + line
 	for i := first; i < last; i++ {
 		x := nameW + (i-first)*colW
@@ -40,7 +40,7 @@ func (m *Model) gridHead(head string, line, nameW, colW, first, last, rowsH, w i
 
 // layerZones records the mouse zones of the layer rows that layerRows (or
 // the layers screen) draws from body line `line`.
-func (m *Model) layerZones(line, sel, rowsH, nameW int) {
+func (m *common) layerZones(line, sel, rowsH, nameW int) {
 	n := len(m.data.meta.Layers)
 	first := window(sel, rowsH, n)
 	for li := first; li < min(first+rowsH, n); li++ {

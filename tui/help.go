@@ -8,124 +8,27 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screenGuide is what each screen shows and what to look for, printed under
-// the full help (?) for the current screen.
-var screenGuide = [numScreens]string{
-	"Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
-		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
-		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
-		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
-		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
-		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
-		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
-		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it.",
-	"Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
-		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe.",
-	"Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
-		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
-		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
-		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4).",
-	"Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
-		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
-		"(fast decay = embeddings squeezed into a small subspace).",
-	"Gradients: Theorem 1 of Xu et al. Keeping the μ derivative re-centres ∂ℓ/∂x (mean 0: layernorm, " +
-		"layernorm-simple, detach-variance); detach-mean and detachnorm give mean ∂ℓ/∂y / σ. Keeping the σ " +
-		"derivative re-scales (shrinks var ∂ℓ/∂x): compare var x/y across variants; 'none' gives 1.",
-	"Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
-		"order; repeated outliers of one probe fold into one row (×count). f filters by kind, F by variant; " +
-		"in replay, enter seeks to the selected event's step and pauses there.",
-	"Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
-		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
-		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here.",
-	gridHint,
-}
-
-// keyMap feeds the bubbles help view; the bindings mirror Navigate.
-type keyMap struct {
-	replay                                                  bool
-	screens, tab, variant, layer, probe, log, smooth, pause key.Binding
-	cursor, zoom, last, toggle, filter, sort                key.Binding
-	speed, seek, ends, jump, help, quit                     key.Binding
-	diff, base, text, page, listEnds, info                  key.Binding
-}
-
-func newKeyMap(replay bool) keyMap {
-	b := func(keys []string, k, d string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, d))
-	}
-	return keyMap{
-		replay:   replay,
-		screens:  b([]string{"1", "2", "3", "4", "5", "6", "7", "8"}, "1-8", "screen"),
-		tab:      b([]string{"tab", "shift+tab"}, "tab/⇧tab", "next/prev screen"),
-		variant:  b([]string{"left", "right"}, "←/→", "variant/cursor"),
-		layer:    b([]string{"up", "down", "j", "k"}, "↑/↓ j/k", "layer/event"),
-		probe:    b([]string{"p", "P"}, "p/P", "probe"),
-		log:      b([]string{"l"}, "l", "log"),
-		smooth:   b([]string{"s"}, "s", "smoothing"),
-		diff:     b([]string{"d"}, "d", "Δ vs baseline"),
-		info:     b([]string{"i"}, "i", "run config"),
-		base:     b([]string{"b"}, "b", "baseline"),
-		text:     b([]string{"/"}, "/", "filter text"),
-		page:     b([]string{"pgup", "pgdown"}, "PgUp/PgDn", "page"),
-		listEnds: b([]string{"home", "end"}, "Home/End", "first/last"),
-		pause:    b([]string{"space"}, "space", "pause"),
-		cursor:   b([]string{"c", "esc"}, "c", "cursor"),
-		zoom:     b([]string{"z", "Z", "0"}, "z/Z/0", "zoom in/out/all"),
-		last:     b([]string{"n"}, "n", "last N steps"),
-		toggle:   b([]string{"v", "V"}, "v/V", "hide variant"),
-		filter:   b([]string{"f", "F"}, "f/F", "filter kind/variant"),
-		sort:     b([]string{"o", "O"}, "o/O", "sort/reverse"),
-		speed:    b([]string{"+", "-"}, "+/-", "speed"),
-		seek:     b([]string{"[", "]"}, "[/]", "seek"),
-		ends:     b([]string{"g", "G"}, "g/G", "start/end"),
-		jump:     b([]string{"enter"}, "enter", "jump to event"),
-		help:     b([]string{"?", "h", "f1"}, "?/h/F1", "help"),
-		quit:     b([]string{"q"}, "q", "quit"),
-	}
-}
-
-// shortHelp is the always-visible help bar of a mode and screen: the keys
-// that act there, most used first (the bar truncates at the right).
-func (k keyMap) shortHelp(s Screen) []key.Binding {
+// shortHelp is the always-visible help bar of screen sc: the keys that act
+// there, most used first (the bar truncates at the right), then the root's.
+func (k *keyMap) shortHelp(sc screen, replay bool) []key.Binding {
 	out := []key.Binding{k.screens}
-	switch s {
-	case ScreenEvents:
-		out = append(out, k.layer, k.filter, k.text, k.page, k.listEnds)
-		if k.replay {
-			out = append(out, k.jump)
-		}
-	case ScreenGrid:
-		out = append(out, k.text, k.page, k.cursor, k.zoom, k.toggle)
-	case ScreenSummary:
-		out = append(out, k.sort)
-	case ScreenOverview, ScreenCompare, ScreenLayers, ScreenGradients:
-		if s == ScreenOverview {
-			out = append(out, k.diff, k.base, k.smooth)
-		}
-		out = append(out, k.cursor, k.zoom, k.toggle, k.variant)
-		if s != ScreenOverview {
-			out = append(out, k.layer, k.probe)
-		}
-	}
+	out = append(out, sc.ShortHelp(replay)...)
 	out = append(out, k.pause)
-	if k.replay {
+	if replay {
 		out = append(out, k.speed, k.seek, k.ends)
 	}
 	out = append(out, k.info, k.log, k.smooth, k.help, k.quit)
 	return out
 }
 
-// ShortHelp implements help.KeyMap (the overview's bar).
-func (k keyMap) ShortHelp() []key.Binding { return k.shortHelp(ScreenOverview) }
-
-// FullHelp is shown by ?: every key.
-func (k keyMap) FullHelp() [][]key.Binding {
+// fullHelp is shown by ?: every key.
+func (k *keyMap) fullHelp(replay bool) [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
 		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		{k.filter, k.text, k.sort, k.listEnds, k.info, k.pause, k.help, k.quit},
+		{eventsKeys.help, k.text, summaryKeys.help, k.listEnds, k.info, k.pause, k.help, k.quit},
 	}
-	if k.replay {
+	if replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
 	}
 	return cols
@@ -136,7 +39,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 // columns, and the list stays short enough to leave room for the guide.
 func (m *Model) fullHelpLines() []string {
 	var keys []key.Binding
-	for _, col := range m.keys.FullHelp() {
+	for _, col := range keymap.fullHelp(m.st.Replay) {
 		keys = append(keys, col...)
 	}
 	kw, dw := 0, 0
@@ -172,9 +75,9 @@ func maxWidth(block string) int {
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
 	if m.st.Info {
-		return m.help.ShortHelpView([]key.Binding{m.keys.info, m.keys.layer, m.keys.page, m.keys.screens})
+		return m.help.ShortHelpView(m.config.ShortHelp())
 	}
-	keys := m.keys.shortHelp(m.st.Screen)
+	keys := keymap.shortHelp(m.screens[m.st.Screen], m.st.Replay)
 	tail := m.help.ShortHelpView(keys[len(keys)-2:])
 	room := max(m.w-ansi.StringWidth(tail)-3, 10)
 	h := m.help

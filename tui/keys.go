@@ -1,225 +1,145 @@
 package tui
 
-import (
-	"strings"
-
-	"github.com/normtop/normtop/probes"
-)
-
-// Screen is one of the eight dashboard screens.
-type Screen int
-
-const (
-	ScreenOverview Screen = iota
-	ScreenLayers
-	ScreenCompare
-	ScreenSpectrum
-	ScreenGradients
-	ScreenEvents
-	ScreenSummary
-	ScreenGrid
-	numScreens
-)
-
-var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary", "Grid"}
-
-// Title is the screen's name as shown in the tab bar.
-func (s Screen) Title() string {
-	if s >= 0 && s < numScreens {
-		return screenTitles[s]
-	}
-	return "?"
-}
+import "charm.land/bubbles/v2/key"
 
 // Replay speeds that + and - step through.
 var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
 
-// State is everything the keys change. Navigate is a pure function over it, so
-// the key handling is tested without Bubble Tea.
-type State struct {
-	Screen  Screen
-	Variant int          // selected variant (overview scroll, layers, gradients)
-	Layer   int          // selected layer (layers, compare, gradients)
-	Probe   probes.Probe // selected probe (layers, compare)
-	Event   int          // selected row on the events screen
-	// Log is the charts' y scale: logAuto (a log axis where a chart's
-	// values span more than 3 decades), logOn or logOff (l).
-	Log LogMode
-	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
-	// steps through them; 0 is off).
-	Smooth int
-	// Diff: the Overview draws every variant's loss minus the baseline's
-	// (d); Baseline is the baseline's standing index (b cycles).
-	Diff     bool
-	Baseline int
-	Paused   bool
-	Help     bool // full help shown
-	Quit     bool
-	Replay   bool    // replay keys are active
-	Speed    float64 // replay speed multiplier
-	// Confirm: q was pressed during a live run; q or y again quits, any
-	// other key cancels.
-	Confirm bool
-	// Cursor is the chart cursor's step, -1 when off (c toggles it; ←/→
-	// move it while it is on).
-	Cursor int
-	// ZoomSpan is how many steps the charts show (0: the whole run), ending
-	// at ZoomEnd (0: the latest step, following the run).
-	ZoomSpan, ZoomEnd int
-	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
-	EvKind            int    // events shown: -1 every kind, else a probes.AlertKind (f)
-	EvVariant         int    // events shown: -1 every variant, else one (F)
-	// Filter is the text filter (/) of the Events and Grid screens;
-	// Filtering: it is being typed (keys go to it).
-	Filter    string
-	Filtering bool
-	GridPage  int // the Grid screen's page
-	// Info: the run's config panel is shown (i), scrolled to InfoTop.
-	Info    bool
-	InfoTop int
-	SortCol int  // summary sort column (o); 0 = rank
-	SortRev bool // summary order reversed (O)
-	// SeekTo is a seek request for the replay driver: -1 = none. The model
-	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
-	// that variant has reached SeekTo (enter on an event of it).
-	SeekTo, SeekVariant int
-}
-
-// Bounds are the facts Navigate needs from the data: how many things there
-// are to select and where a seek may go.
-type Bounds struct {
-	Variants, Layers int
-	EventSteps       []int // step of each event row, oldest first
-	EventVariants    []int // the variant of each event row
-	Step             int   // current replay position (highest step shown)
-	LastStep         int   // highest step known to exist (total steps when known)
-	SeekStride       int   // steps per [ or ]
-	// Probes lists the probes some variant measured: p and P visit only
-	// these (all probes when empty).
-	Probes []probes.Probe
-	// CellSteps is how many steps one chart column spans (the cursor's
-	// stride); Running: a live run is still training (q asks first).
-	CellSteps int
-	Running   bool
-	SortCols  int // columns of the summary table
-	// LogShown: the chart last drawn is on a log axis (l turns it off);
-	// Standings: how many lines the Overview ranks (b cycles the baseline).
-	LogShown  bool
-	Standings int
-	Page      int // rows a page of the current list holds (PgUp/PgDn)
-	GridPages int // pages of the Grid screen
-}
-
-// NewState returns the initial state.
-func NewState(replay bool, speed float64) State {
-	if speed <= 0 {
-		speed = 1
-	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1, EvKind: -1, EvVariant: -1, Smooth: defaultSmooth}
-}
-
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
-// e.g. "left", "tab", "G", "space").
+// e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings.
 func Navigate(s State, k string, b Bounds) State {
 	s.SeekTo, s.SeekVariant = -1, -1
+	kn := keyName(k)
 	if s.Help {
 		// Any key closes the full help and does nothing else (q included).
 		s.Help = false
 		return s
 	}
 	if s.Filtering {
-		return filterKey(s, k)
+		return filterKey(s, kn)
 	}
-	next, ok := infoKeys(s, k, b)
+	next, ok := infoKeys(s, kn, b)
 	if ok {
 		return next
 	}
 	s = next
-	if next, ok := gridKeys(s, k, b); ok {
-		return next
-	}
 	if s.Confirm {
 		s.Confirm = false
-		if k == "q" || k == "y" || k == "ctrl+c" {
-			s.Quit = true
-		}
+		s.Quit = key.Matches(kn, keymap.yes)
 		return s
 	}
-	switch k {
-	case "q", "ctrl+c":
+	if update := screenKeys[s.Screen]; update != nil {
+		if next, ok := update(s, kn, b); ok {
+			return next
+		}
+	}
+	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys} {
+		if next, ok := keys(s, kn, b); ok {
+			return next
+		}
+	}
+	return navigateEnds(s, kn, b)
+}
+
+// screenKeys are the screens' own key handlers, tried before the root's.
+var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
+	ScreenEvents:  eventsUpdate,
+	ScreenSummary: summaryUpdate,
+	ScreenGrid:    gridUpdate,
+}
+
+// appKeys: quit, help, the config panel, the screens, pause.
+func appKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.quit):
 		if b.Running && !s.Replay {
 			s.Confirm = true
 		} else {
 			s.Quit = true
 		}
-	case "i":
+	case key.Matches(k, km.info):
 		s.Info, s.InfoTop = true, 0
-	case "?", "h", "f1":
+	case key.Matches(k, km.help):
 		s.Help = !s.Help
-	case "/":
+	case key.Matches(k, km.text):
 		if s.Screen == ScreenEvents || s.Screen == ScreenGrid {
 			s.Filtering = true
 		}
-	case "pgup", "pgdown":
+	case key.Matches(k, km.screens):
+		for i, sk := range km.screen {
+			if key.Matches(k, sk) {
+				s.Screen = Screen(i)
+			}
+		}
+	case key.Matches(k, km.nextScreen):
+		s.Screen = (s.Screen + 1) % numScreens
+	case key.Matches(k, km.prevScreen):
+		s.Screen = (s.Screen + numScreens - 1) % numScreens
+	case key.Matches(k, km.pause):
+		s.Paused = !s.Paused
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// moveKeys move the selection: the variant (or the chart cursor), the
+// layer (or the event row), the probe.
+func moveKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.pageUp, km.pageDown):
 		d := max(b.Page, 1)
-		if k == "pgup" {
+		if key.Matches(k, km.pageUp) {
 			d = -d
 		}
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
-		}
-	case "1", "2", "3", "4", "5", "6", "7", "8":
-		s.Screen = Screen(k[0] - '1')
-	case "tab":
-		s.Screen = (s.Screen + 1) % numScreens
-	case "shift+tab":
-		s.Screen = (s.Screen + numScreens - 1) % numScreens
-	case "left", "right", "shift+left", "shift+right":
+		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+	case key.Matches(k, km.left, km.right):
 		d := 1
-		if strings.HasSuffix(k, "left") {
+		if key.Matches(k, km.left) {
 			d = -1
 		}
 		if s.Cursor >= 0 {
-			if strings.HasPrefix(k, "shift+") {
+			if key.Matches(k, km.bigStep) {
 				d *= 10
 			}
 			s.Cursor = clamp(s.Cursor+d*max(b.CellSteps, 1), 1, max(b.Step, 1))
 		} else {
 			s.Variant = wrap(s.Variant+d, b.Variants)
 		}
-	case "up", "k":
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event-1, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
-		}
-	case "down", "j":
-		if s.Screen == ScreenEvents {
-			s.Event = clamp(s.Event+1, 0, len(b.EventSteps)-1)
-		} else {
-			s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
-		}
-	case "p", "P":
-		s.Probe = nextProbe(s.Probe, k == "p", b.Probes)
-	case "l":
+	case key.Matches(k, km.up):
+		s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
+	case key.Matches(k, km.down):
+		s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
+	case key.Matches(k, km.probeNext, km.probePrev):
+		s.Probe = nextProbe(s.Probe, key.Matches(k, km.probeNext), b.Probes)
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// chartKeys change what the charts show: scale, smoothing, the baseline
+// difference, the cursor, the zoom, the hidden variants.
+func chartKeys(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.log):
 		// Toggles what the chart shows (the automatic scale may already
 		// be logarithmic); the choice then holds on every chart.
 		s.Log = logOn
 		if b.LogShown {
 			s.Log = logOff
 		}
-	case "s":
+	case key.Matches(k, km.smooth):
 		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
-	case "d":
+	case key.Matches(k, km.diff):
 		s.Diff = !s.Diff
 		s.Screen = ScreenOverview
-	case "b":
+	case key.Matches(k, km.base):
 		s.Baseline = wrap(s.Baseline+1, b.Standings)
-	case "space", " ":
-		s.Paused = !s.Paused
-	case "c":
+	case key.Matches(k, km.cursor):
 		if s.Cursor >= 0 {
 			s.Cursor = -1
 		} else {
@@ -228,85 +148,52 @@ func Navigate(s State, k string, b Bounds) State {
 				s.Cursor = min(s.ZoomEnd, max(b.Step, 1))
 			}
 		}
-	case "esc":
+	case key.Matches(k, km.esc):
 		if s.Cursor < 0 && (s.Screen == ScreenEvents || s.Screen == ScreenGrid) {
 			s.Filter = ""
 		}
 		s.Cursor = -1
-	case "z", "Z", "n", "0":
+	case key.Matches(k, km.zoom, km.last):
 		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
-	case "v":
+	case key.Matches(k, km.hide):
 		if b.Variants > 0 && s.Variant < 64 {
 			s.Hidden ^= 1 << uint(s.Variant)
 		}
-	case "V":
+	case key.Matches(k, km.showAll):
 		s.Hidden = 0
-	case "f":
-		s.EvKind++
-		if s.EvKind >= int(probes.NumAlertKinds) {
-			s.EvKind = -1
-		}
-		s.Event = 0
-	case "F":
-		s.EvVariant++
-		if s.EvVariant >= b.Variants {
-			s.EvVariant = -1
-		}
-		s.Event = 0
-	case "o":
-		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
-	case "O":
-		s.SortRev = !s.SortRev
+	default:
+		return s, false
 	}
-	return navigateEnds(s, k, b)
+	return s, true
 }
 
 // navigateEnds handles the keys after the common ones: Home/End on a list,
 // and the replay's speed, seeks and jump to an event.
-func navigateEnds(s State, k string, b Bounds) State {
-	if (k == "home" || k == "end") && s.Screen == ScreenEvents {
-		// On a list, the ends of the list (not of the replay).
-		s.Event = 0
-		if k == "end" {
-			s.Event = max(len(b.EventSteps)-1, 0)
-		}
-		return s
-	}
+func navigateEnds(s State, k keyName, b Bounds) State {
+	km := &keymap
 	if !s.Replay {
-		if k == "home" || k == "end" {
+		if key.Matches(k, km.home, km.end) {
 			s.Layer = 0
-			if k == "end" {
+			if key.Matches(k, km.end) {
 				s.Layer = max(b.Layers-1, 0)
 			}
 		}
 		return s
 	}
 	stride := max(b.SeekStride, 1)
-	switch k {
-	case "+", "=":
+	switch {
+	case key.Matches(k, km.faster):
 		s.Speed = stepSpeed(s.Speed, +1)
-	case "-", "_":
+	case key.Matches(k, km.slower):
 		s.Speed = stepSpeed(s.Speed, -1)
-	case "[":
+	case key.Matches(k, km.seekBack):
 		s.SeekTo = max(b.Step-stride, 0)
-	case "]":
+	case key.Matches(k, km.seekFwd):
 		s.SeekTo = min(b.Step+stride, max(b.LastStep, b.Step+stride))
-	case "g", "home":
+	case key.Matches(k, km.start):
 		s.SeekTo = 0
-	case "G", "end":
+	case key.Matches(k, km.finish):
 		s.SeekTo = max(b.LastStep, b.Step)
-	case "enter":
-		if s.Screen == ScreenEvents && s.Event >= 0 && s.Event < len(b.EventSteps) {
-			// The seek reads until the alert's variant has reached the
-			// event's step (the others, each at its own pace, may be a
-			// little past it), and the replay stops there to be looked at.
-			s.SeekTo = b.EventSteps[s.Event]
-			s.SeekVariant = -1
-			if s.Event < len(b.EventVariants) {
-				s.SeekVariant = b.EventVariants[s.Event]
-			}
-			s.Paused = true
-		}
 	}
 	return s
 }

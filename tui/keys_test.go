@@ -90,6 +90,8 @@ func TestNavigateV2(t *testing.T) {
 	live := NewState(false, 1)
 	with := func(s State, f func(*State)) State { f(&s); return s }
 	cur := with(live, func(s *State) { s.Cursor = 500 })
+	events := with(live, func(s *State) { s.Screen = ScreenEvents })
+	summary := with(live, func(s *State) { s.Screen = ScreenSummary })
 	tests := []struct {
 		name string
 		in   State
@@ -114,15 +116,17 @@ func TestNavigateV2(t *testing.T) {
 		{"v hides the selected variant", with(live, func(s *State) { s.Variant = 2 }), "v", b, with(live, func(s *State) { s.Variant = 2; s.Hidden = 4 })},
 		{"v again shows it", with(live, func(s *State) { s.Hidden = 1 }), "v", b, live},
 		{"V shows all", with(live, func(s *State) { s.Hidden = 7 }), "V", b, live},
-		{"f: next kind", live, "f", b, with(live, func(s *State) { s.EvKind = 0 })},
-		{"f wraps to all", with(live, func(s *State) { s.EvKind = int(probes.NumAlertKinds) - 1 }), "f", b, live},
-		{"F: a variant", live, "F", b, with(live, func(s *State) { s.EvVariant = 0 })},
-		{"F wraps to all", with(live, func(s *State) { s.EvVariant = 2 }), "F", b, live},
+		{"f: next kind", events, "f", b, with(events, func(s *State) { s.EvKind = 0 })},
+		{"f wraps to all", with(events, func(s *State) { s.EvKind = int(probes.NumAlertKinds) - 1 }), "f", b, events},
+		{"F: a variant", events, "F", b, with(events, func(s *State) { s.EvVariant = 0 })},
+		{"F wraps to all", with(events, func(s *State) { s.EvVariant = 2 }), "F", b, events},
+		{"f is the Events screen's: elsewhere nothing", live, "f", b, live},
 		{"p skips unmeasured probes", with(live, func(s *State) { s.Probe = probes.GMu }), "p", b, with(live, func(s *State) { s.Probe = probes.DxVar })},
 		{"p wraps in the list", with(live, func(s *State) { s.Probe = probes.DxVar }), "p", b, live},
 		{"P from outside the list", with(live, func(s *State) { s.Probe = probes.GVar }), "P", b, with(live, func(s *State) { s.Probe = probes.GMu })},
-		{"o sorts by the next column", live, "o", b, with(live, func(s *State) { s.SortCol = 1 })},
-		{"O reverses", live, "O", b, with(live, func(s *State) { s.SortRev = true })},
+		{"o sorts by the next column", summary, "o", b, with(summary, func(s *State) { s.SortCol = 1 })},
+		{"O reverses", summary, "O", b, with(summary, func(s *State) { s.SortRev = true })},
+		{"o is the Summary's: elsewhere nothing", live, "o", b, live},
 		{"q on a live run asks", live, "q", run, with(live, func(s *State) { s.Confirm = true })},
 		{"q twice quits", with(live, func(s *State) { s.Confirm = true }), "q", run, with(live, func(s *State) { s.Quit = true })},
 		{"y quits", with(live, func(s *State) { s.Confirm = true }), "y", run, with(live, func(s *State) { s.Quit = true })},

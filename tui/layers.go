@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -45,7 +46,7 @@ const (
 )
 
 // layerNameWidth is the width of the layer-name column.
-func (m *Model) layerNameWidth() int {
+func (m *common) layerNameWidth() int {
 	w := 6
 	for _, n := range m.data.meta.Layers {
 		w = max(w, len([]rune(n)))
@@ -56,7 +57,7 @@ func (m *Model) layerNameWidth() int {
 // isOutlier reports whether a cell deserves highlighting: an outlier alert
 // was raised for it, or its latest value is over 10× the median of the
 // shown buckets (the probes' rule, so replays of files without alerts agree).
-func isOutlier(alerted bool, bs []probes.Bucket) bool {
+func isOutlier(alerted bool, bs []Bucket) bool {
 	if alerted {
 		return true
 	}
@@ -78,7 +79,7 @@ func isOutlier(alerted bool, bs []probes.Bucket) bool {
 // cell renders one sparkline + latest value, highlighted when an outlier.
 // It reads one View of sparkW buckets from the series: O(capacity) once.
 // fm is the column's number format (colFormat over the column).
-func (m *Model) cell(v *variantData, l int, p probes.Probe, fm func(float64) string) string {
+func (m *common) cell(v *variantData, l int, p probes.Probe, fm func(float64) string) string {
 	h := v.probe(l, p)
 	if h == nil {
 		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
@@ -98,7 +99,7 @@ func (m *Model) cell(v *variantData, l int, p probes.Probe, fm func(float64) str
 
 // columnFormat is the number format of probe p's latest values over
 // every layer of v: one exponent style for the whole column.
-func (m *Model) columnFormat(v *variantData, p probes.Probe) func(float64) string {
+func (m *common) columnFormat(v *variantData, p probes.Probe) func(float64) string {
 	vals := make([]float64, 0, len(m.data.meta.Layers))
 	for l := range m.data.meta.Layers {
 		if h := v.probe(l, p); h != nil {
@@ -124,9 +125,20 @@ func visibleProbes(vs ...*variantData) []probes.Probe {
 	return out
 }
 
-// layersView: the selected variant's layers × probes grid, then a detail
+// layersScreen: the selected variant's layers × probes grid, then a detail
 // chart of the selected layer × probe.
-func (m *Model) layersView(w, h int) []string {
+type layersScreen struct{ page }
+
+func (m *layersScreen) View() []string { return m.layersView(m.w, m.h) }
+
+func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
+
+func (m *layersScreen) Guide() string {
+	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
+		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe."
+}
+
+func (m *layersScreen) layersView(w, h int) []string {
 	s := m.styles
 	if len(m.data.variants) == 0 {
 		return []string{"no variants in this run"}

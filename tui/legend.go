@@ -25,7 +25,7 @@ type cellStyle struct {
 
 // legendEntry is one variant in a chart legend: its line mark, name and the
 // value it reads at the cursor (or its latest).
-func (m *Model) legendEntry(i int, label, mark, value string) string {
+func (m *common) legendEntry(i int, label, mark, value string) string {
 	s := m.styles
 	if s.NoColor {
 		if g := m.glyph(i); g != "" {

@@ -19,6 +19,8 @@ func NewLive(meta probes.RunMeta, feed *probes.Feed, opt Options) tea.Model {
 func newLive(meta probes.RunMeta, feed feedSource, opt Options) *Model {
 	m := newModel(meta, opt, false)
 	m.live = &liveDriver{feed: feed, data: m.data}
+	m.feed = m.live
+	m.config.live = true
 	return m
 }
 
@@ -90,6 +92,9 @@ func (l *liveDriver) Seek(int) tea.Cmd { return nil }
 
 // Ended reports whether the feed was closed.
 func (l *liveDriver) Ended() bool { return l.ended }
+
+// Crashed is false: a live run's end is seen as it happens.
+func (l *liveDriver) Crashed() bool { return false }
 
 // dropped is the feed's dropped-frame count when the feed keeps one
 // (*probes.Feed does), else 0.

@@ -37,31 +37,21 @@ const (
 // Model is the dashboard. It is used through tea.Model by pointer: View
 // caches its output and redraws only when something it shows changed.
 type Model struct {
-	st     State
-	data   *store
-	styles *Styles
-	keys   keyMap
-	help   help.Model
-	opt    Options
-	w, h   int
+	common
+	screens [numScreens]screen
+	help    help.Model
+	opt     Options
+	config  *configPanel // the config panel (i), over the current screen
 
-	findings []string         // `normtop report`'s findings verdicts, one line each (FindingsMsg)
-	sys      sysSample        // the config panel's last CPU sample (live runs)
-	sysRead  func() sysSample // nil: the process's own (readSys)
-	landed   bool             // the finished run was shown on the Summary screen once
+	landed bool // the finished run was shown on the Summary screen once
 
 	// The driver: exactly one is set.
 	live   *liveDriver
 	replay *replayDriver
 
 	// rendering
-	// logShown: the chart being drawn is on a log axis (useLog); the
-	// header and l read the last one drawn.
-	logShown bool
-	dirty    bool
-	cache    string
-	zones    []zone          // clickable regions of the cached screen
-	gridBuf  []probes.Bucket // the Grid's series, reused from frame to frame (scratch)
+	dirty bool
+	cache string
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -75,15 +65,18 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 		opt.Speed = 1
 	}
 	m := &Model{
-		st:     NewState(replay, opt.Speed),
-		data:   newStore(meta),
-		styles: NewStyles(dark, noColor),
-		keys:   newKeyMap(replay),
-		help:   help.New(),
-		opt:    opt,
-		dirty:  true,
+		common: common{
+			st:     NewState(replay, opt.Speed),
+			data:   newStore(meta),
+			styles: NewStyles(dark, noColor),
+		},
+		help:  help.New(),
+		opt:   opt,
+		dirty: true,
 	}
 	m.help.Styles = m.styles.Help
+	m.screens = newScreens(&m.common)
+	m.config = &configPanel{page: page{common: &m.common}, runPath: opt.RunPath}
 	return m
 }
 
@@ -91,6 +84,7 @@ func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
 func NewReplay(src ReplaySource, opt Options) tea.Model {
 	m := newModel(src.Meta(), opt, true)
 	m.replay = newReplayDriver(src, m.data, opt.Follow, opt.Follow && opt.From <= 0)
+	m.feed = m.replay
 	return m
 }
 
@@ -126,7 +120,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
 		}
 	case FindingsMsg:
-		m.findings = msg.Lines
+		m.screens[ScreenSummary].(*summaryScreen).findings = msg.Lines
 		m.dirty = true
 	default:
 		cmd, news := m.driver().Update(msg, m.playback())
@@ -177,7 +171,7 @@ func (m *Model) gridPagesIf() int {
 	if m.st.Screen != ScreenGrid {
 		return 1
 	}
-	return m.gridPages()
+	return m.screens[ScreenGrid].(*gridScreen).gridPages()
 }
 
 func (m *Model) onKey(k string) tea.Cmd {
@@ -216,4 +210,40 @@ func (m *Model) landOnSummary() {
 	}
 	m.landed = true
 	m.st.Screen = ScreenSummary
+}
+
+// newScreens builds the eight screens over the root's common context.
+func newScreens(c *common) [numScreens]screen {
+	return [numScreens]screen{
+		ScreenOverview:  &overviewScreen{page: page{common: c}},
+		ScreenLayers:    &layersScreen{page: page{common: c}},
+		ScreenCompare:   &compareScreen{page: page{common: c}},
+		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
+		ScreenGradients: &gradientsScreen{page: page{common: c}},
+		ScreenEvents:    &eventsScreen{page: page{common: c}},
+		ScreenSummary:   &summaryScreen{page: page{common: c}},
+		ScreenGrid:      &gridScreen{page: page{common: c}},
+	}
+}
+
+// driver is the dashboard's driver, replay or live.
+func (m *Model) driver() driver {
+	if m.replay != nil {
+		return m.replay
+	}
+	return m.live
+}
+
+func (m *Model) playback() playback {
+	return playback{paused: m.st.Paused, speed: m.st.Speed}
+}
+
+// apply takes a driver's news.
+func (m *Model) apply(n driverNews) {
+	if n.redraw {
+		m.dirty = true
+	}
+	if n.end {
+		m.landOnSummary()
+	}
 }

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/normtop/normtop/probes"
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/normtop/normtop/probes"
+)
 
 // zoomPresets are the "last N steps" windows n cycles through.
 var zoomPresets = []int{100, 1000, 10000, 100000}
@@ -9,16 +12,17 @@ var zoomPresets = []int{100, 1000, 10000, 100000}
 // cursor when it is on), Z (double it; the whole run once it covers it),
 // n (the next "last N steps" preset shorter than the run, then the whole
 // run) or 0 (the whole run).
-func zoom(s State, k string, b Bounds) (span, end int) {
+func zoom(s State, k keyName, b Bounds) (span, end int) {
 	last := max(b.Step, 1)
 	cur := s.ZoomSpan
 	if cur <= 0 || cur > last {
 		cur = last
 	}
-	switch k {
-	case "0":
+	km := &keymap
+	switch {
+	case key.Matches(k, km.zoomAll):
 		return 0, 0
-	case "z":
+	case key.Matches(k, km.zoomIn):
 		span = max(cur/2, 8)
 		if s.Cursor >= 0 {
 			end = min(s.Cursor+span/2, last)
@@ -28,7 +32,7 @@ func zoom(s State, k string, b Bounds) (span, end int) {
 			return span, end
 		}
 		return span, s.ZoomEnd
-	case "Z":
+	case key.Matches(k, km.zoomOut):
 		span = cur * 2
 		if span >= last {
 			return 0, 0
@@ -41,7 +45,7 @@ func zoom(s State, k string, b Bounds) (span, end int) {
 			}
 		}
 		return span, end
-	case "n":
+	case key.Matches(k, km.last):
 		// Next preset: the largest preset smaller than the current span.
 		for i := len(zoomPresets) - 1; i >= 0; i-- {
 			p := zoomPresets[i]

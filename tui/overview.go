@@ -5,14 +5,35 @@ import (
 	"math"
 	"slices"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
-// overview: who is winning. One chart overlays every variant's train loss
-// (smoothed lines, the raw series faint behind) and val loss (markers,
+// overviewScreen: who is winning. One chart overlays every variant's train
+// loss (smoothed lines, the raw series faint behind) and val loss (markers,
 // never smoothed) on one y axis, or with d their difference to a baseline
 // variant; below it the variants are ranked by their latest val metric.
-func (m *Model) overview(w, h int) []string {
+type overviewScreen struct{ page }
+
+func (m *overviewScreen) View() []string { return m.overview(m.w, m.h) }
+
+func (m *overviewScreen) ShortHelp(bool) []key.Binding {
+	k := &keymap
+	return []key.Binding{k.diff, k.base, k.smooth, k.cursor, k.zoom, k.toggle, k.variant}
+}
+
+func (m *overviewScreen) Guide() string {
+	return "Overview: every variant's train loss, smoothed (TensorBoard's debiased EMA; s steps the strength, the raw " +
+		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
+		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
+		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
+		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
+}
+
+func (m *overviewScreen) overview(w, h int) []string {
 	nv := len(m.data.variants)
 	if nv == 0 {
 		return []string{"no variants in this run"}
@@ -56,9 +77,9 @@ type lossChart struct {
 // lossChart: train and val loss of every standing on one axis. One line per
 // standing: a variant, or the seeds of one spec as their mean (a run of 4
 // variants × 3 seeds draws 4 lines, not 12).
-func (m *Model) lossChart(st []standing) lossChart {
+func (m *overviewScreen) lossChart(st []standing) lossChart {
 	s := m.styles
-	var raw [][]probes.Bucket
+	var raw [][]Bucket
 	for _, x := range st {
 		if m.hidden(x.idx[0]) {
 			continue
@@ -70,9 +91,9 @@ func (m *Model) lossChart(st []standing) lossChart {
 			v := &m.data.variants[j]
 			tr := v.smoothedTrain(m.st.Smooth)
 			if tr == nil {
-				tr = v.series(probes.SeriesTrainLoss)
+				tr = v.series(SeriesTrainLoss)
 			}
-			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(probes.SeriesValLoss)))
+			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(SeriesValLoss)))
 		}
 	}
 	m.useLog(raw...)
@@ -93,17 +114,17 @@ func (m *Model) lossChart(st []standing) lossChart {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
-		var trs, raws, vas [][]probes.Bucket
+		var trs, raws, vas [][]Bucket
 		for _, j := range x.idx {
 			v := &m.data.variants[j]
-			rawTr := m.scaled(rawBuckets(v.series(probes.SeriesTrainLoss)), false)
+			rawTr := m.scaled(rawBuckets(v.series(SeriesTrainLoss)), false)
 			raws = append(raws, rawTr)
 			if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
 				trs = append(trs, m.scaled(rawBuckets(sm), false))
 			} else {
 				trs = append(trs, rawTr)
 			}
-			vas = append(vas, m.scaled(rawBuckets(v.series(probes.SeriesValLoss)), false))
+			vas = append(vas, m.scaled(rawBuckets(v.series(SeriesValLoss)), false))
 		}
 		tr, va := meanBuckets(trs), meanBuckets(vas)
 		label := seedLabel(x)
@@ -147,7 +168,7 @@ func seedLabel(x standing) string {
 // meanBuckets is the seeds' mean series: bucket k holds the mean of the
 // seeds' bucket k (last value, minimum and maximum alike), over the steps
 // every seed has. One series is returned as it is.
-func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
+func meanBuckets(bss [][]Bucket) []Bucket {
 	if len(bss) == 1 {
 		return bss[0]
 	}
@@ -160,7 +181,7 @@ func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
 	if n <= 0 {
 		return nil
 	}
-	out := make([]probes.Bucket, n)
+	out := make([]Bucket, n)
 	for k := range out {
 		b := bss[0][k]
 		var last, lo, hi float64
@@ -179,7 +200,7 @@ func meanBuckets(bss [][]probes.Bucket) []probes.Bucket {
 
 // raiseSelected draws the standing of the selected variant last, unless it
 // is hidden.
-func (m *Model) raiseSelected(series []chartSeries, st []standing) []chartSeries {
+func (m *common) raiseSelected(series []chartSeries, st []standing) []chartSeries {
 	sel := clamp(m.st.Variant, 0, len(m.data.variants)-1)
 	if m.hidden(sel) {
 		return series
@@ -208,35 +229,9 @@ func raise(series []chartSeries, label string) []chartSeries {
 
 // rankTable is the overview's ranking: rank, variant, val metric, val and
 // train loss, gap, step, speed, status, in at most h lines.
-func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
+func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []string {
 	s := m.styles
-	metric := m.data.meta.MetricKind()
-	nameW := 8
-	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
-	}
-	cols := []column{
-		{head: "#", w: 2, right: true},
-		{head: "variant", w: min(nameW, max(16, w/4))},
-		{head: "val " + metric.Short(), w: 8, right: true},
-		{head: "val loss", w: 8, right: true, drop: 2},
-		{head: "train", w: 8, right: true},
-		{head: "gap", w: 8, right: true, drop: 3},
-		{head: "step", w: 7, right: true, drop: 4},
-		{head: "steps/s", w: 7, right: true, drop: 5},
-		{head: "status", w: 16, drop: 1},
-	}
-	// With seeds enough to judge, each gap to the leader is marked
-	// beyond or within seed noise (2·SE, FINDINGS.md's common rule).
-	judged := false
-	for r, j := range order {
-		if r > 0 && noiseVerdict(&st[j], &st[order[0]]) != "" {
-			judged = true
-		}
-	}
-	if judged {
-		cols = append(cols[:3], append([]column{{head: "vs ★ (2·SE)", w: 12, drop: 2}}, cols[3:]...)...)
-	}
+	cols, judged := m.rankColumns(st, order, w)
 	keep := fitColumns(cols, w)
 	heads := make([]string, len(cols))
 	for i, c := range cols {
@@ -264,23 +259,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	num := colFormat(fv)
 	for r := first; r < last; r++ {
 		x := &st[order[r]]
-		i := x.idx[0]
-		name := x.label
-		if len(x.idx) > 1 {
-			name += fmt.Sprintf(" ×%d", len(x.idx))
-		}
-		mark := "  "
-		if r == 0 && x.haveVal {
-			mark = "★ "
-		}
-		name = mark + name
-		met, val, gap := probes.Missing, probes.Missing, probes.Missing
-		if x.haveVal {
-			met = metric.Format(x.metric)
-			val, gap = num(x.val), num(x.gap)
-		}
-		cells := []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
-			fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+		cells := m.rankCells(x, r, num)
 		if judged {
 			verdict := "leader"
 			if r > 0 {
@@ -289,6 +268,7 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 			cells = append(cells[:3], append([]string{verdict}, cells[3:]...)...)
 		}
 		line := tableLine(cols, keep, cells)
+		i := x.idx[0]
 		switch {
 		case m.selected(x):
 			line = s.Selected.Render(line)
@@ -306,8 +286,60 @@ func (m *Model) rankTable(st []standing, order []int, w, h, top int) []string {
 	return out
 }
 
+// rankColumns are the ranking's columns at width w; judged: with seeds
+// enough to judge, a column marks each gap to the leader beyond or within
+// seed noise (2·SE, FINDINGS.md's common rule).
+func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []column, judged bool) {
+	nameW := 8
+	for _, x := range st {
+		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+	}
+	cols = []column{
+		{head: "#", w: 2, right: true},
+		{head: "variant", w: min(nameW, max(16, w/4))},
+		{head: "val " + m.data.meta.MetricKind().Short(), w: 8, right: true},
+		{head: "val loss", w: 8, right: true, drop: 2},
+		{head: "train", w: 8, right: true},
+		{head: "gap", w: 8, right: true, drop: 3},
+		{head: "step", w: 7, right: true, drop: 4},
+		{head: "steps/s", w: 7, right: true, drop: 5},
+		{head: "status", w: 16, drop: 1},
+	}
+	for r, j := range order {
+		if r > 0 && noiseVerdict(&st[j], &st[order[0]]) != "" {
+			judged = true
+		}
+	}
+	if judged {
+		cols = append(cols[:3], append([]column{{head: "vs ★ (2·SE)", w: 12, drop: 2}}, cols[3:]...)...)
+	}
+	return cols, judged
+}
+
+// rankCells are standing x's cells, ranked r (0 the leader), without the
+// noise verdict.
+func (m *overviewScreen) rankCells(x *standing, r int, num func(float64) string) []string {
+	metric := m.data.meta.MetricKind()
+	name := x.label
+	if len(x.idx) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.idx))
+	}
+	mark := "  "
+	if r == 0 && x.haveVal {
+		mark = "★ "
+	}
+	name = mark + name
+	met, val, gap := probes.Missing, probes.Missing, probes.Missing
+	if x.haveVal {
+		met = metric.Format(x.metric)
+		val, gap = num(x.val), num(x.gap)
+	}
+	return []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
+		fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+}
+
 // selected reports whether the selected variant is one of x's.
-func (m *Model) selected(x *standing) bool {
+func (m *overviewScreen) selected(x *standing) bool {
 	for _, i := range x.idx {
 		if i == m.st.Variant {
 			return true
@@ -317,7 +349,7 @@ func (m *Model) selected(x *standing) bool {
 }
 
 // statusText is a standing's status in words.
-func (m *Model) statusText(x *standing) string {
+func (m *common) statusText(x *standing) string {
 	switch x.status {
 	case probes.Diverged:
 		return fmt.Sprintf("diverged at %d", x.stopped)
@@ -332,7 +364,7 @@ func (m *Model) statusText(x *standing) string {
 	if x.step == 0 {
 		return "waiting"
 	}
-	if m.replay != nil && m.replay.srcCrashed {
+	if m.feed.Crashed() {
 		return "killed/crashed" // ended without an end record: nothing more will come
 	}
 	return "running"

@@ -133,6 +133,9 @@ func (d *replayDriver) following() bool {
 // Ended reports whether the source said the run has ended.
 func (d *replayDriver) Ended() bool { return d.srcEnded }
 
+// Crashed reports whether the source ended without an end record.
+func (d *replayDriver) Crashed() bool { return d.srcCrashed }
+
 // Init starts reading: a seek to --from, the catch-up of a followed file,
 // or the paced replay.
 func (d *replayDriver) Init(from int) tea.Cmd {

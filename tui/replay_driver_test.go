@@ -56,83 +56,93 @@ var errTest = errors.New("run.ntr: read failed")
 // TestReplayTransitions: each message moves the replay driver from one
 // state to the next, arming at most one timer, and tells the dashboard
 // whether to redraw and whether the run's end was read.
-func TestReplayTransitions(t *testing.T) {
+// replayWant is a replay driver's state after one message.
+type replayWant struct {
+	state   replayState
+	timer   replayTimer
+	reading bool // a read Cmd was returned
+	queued  int
+	gen     int
+	news    driverNews
+	frames  int // frames in the store (200 before)
+}
+
+// replayTransition is one message to a driver in a given state.
+type replayTransition struct {
+	name   string
+	state  replayState
+	follow bool
+	edit   func(d *replayDriver)
+	msg    tea.Msg
+	pb     playback
+	want   replayWant
+}
+
+// replayTransitions: the driver's state machine, one row per transition.
+func replayTransitions() []replayTransition {
 	eof := func(b *replayBatchMsg) { b.eof, b.reached = true, true }
 	ended := func(b *replayBatchMsg) { b.eof, b.reached, b.ended = true, true, true }
 	reached := func(b *replayBatchMsg) { b.reached = true }
 	playing := playback{speed: 2}
 	paused := playback{paused: true, speed: 2}
-	type want struct {
-		state   replayState
-		timer   replayTimer
-		reading bool // a read Cmd was returned
-		queued  int
-		gen     int
-		news    driverNews
-		frames  int // frames in the store (200 before)
-	}
-	for _, tc := range []struct {
-		name   string
-		state  replayState
-		follow bool
-		edit   func(d *replayDriver)
-		msg    tea.Msg
-		pb     playback
-		want   want
-	}{
+	return []replayTransition{
 		{"playing: a batch, then the next tick", replayPlaying, false, reading, batchOf(4, nil), playing,
-			want{replayPlaying, timerTick, false, -1, 3, driverNews{redraw: true}, 204}},
+			replayWant{replayPlaying, timerTick, false, -1, 3, driverNews{redraw: true}, 204}},
 		{"playing: a full batch reads on at once", replayPlaying, false, reading, batchOf(batchMax, nil), playing,
-			want{replayPlaying, timerNone, true, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
+			replayWant{replayPlaying, timerNone, true, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
 		{"playing: a full batch while paused waits", replayPlaying, false, reading, batchOf(batchMax, nil), paused,
-			want{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
+			replayWant{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
 		{"playing: EOF ends a plain replay", replayPlaying, false, reading, batchOf(2, eof), playing,
-			want{replayAtEnd, timerNone, false, -1, 3, driverNews{redraw: true}, 202}},
+			replayWant{replayAtEnd, timerNone, false, -1, 3, driverNews{redraw: true}, 202}},
 		{"playing: EOF of an ended run lands", replayPlaying, false, reading, batchOf(0, ended), playing,
-			want{replayAtEnd, timerNone, false, -1, 3, driverNews{redraw: true, end: true}, 200}},
+			replayWant{replayAtEnd, timerNone, false, -1, 3, driverNews{redraw: true, end: true}, 200}},
 		{"playing: EOF of a followed file polls", replayPlaying, true, reading, batchOf(0, eof), playing,
-			want{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 200}},
+			replayWant{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 200}},
 		{"following: appended frames, then the next poll", replayFollowing, true, reading, batchOf(6, eof), playing,
-			want{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 206}},
+			replayWant{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 206}},
 		{"following: the writer ended, no poll", replayFollowing, true, reading, batchOf(0, ended), playing,
-			want{replayFollowing, timerNone, false, -1, 3, driverNews{redraw: true, end: true}, 200}},
+			replayWant{replayFollowing, timerNone, false, -1, 3, driverNews{redraw: true, end: true}, 200}},
 		{"following: a full poll reads on", replayFollowing, true, reading, batchOf(batchMax, nil), playing,
-			want{replayFollowBehind, timerNone, true, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
+			replayWant{replayFollowBehind, timerNone, true, -1, 3, driverNews{redraw: true}, 200 + batchMax}},
 		{"behind: the rest, then a poll", replayFollowBehind, true, reading, batchOf(2, eof), playing,
-			want{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 202}},
+			replayWant{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 202}},
 		{"seeking: short of the target reads on, no redraw", replaySeeking, false, reading, batchOf(4, nil), playing,
-			want{replaySeeking, timerNone, true, -1, 3, driverNews{}, 204}},
+			replayWant{replaySeeking, timerNone, true, -1, 3, driverNews{}, 204}},
 		{"seeking: reached, then plays", replaySeeking, false, reading, batchOf(4, reached), playing,
-			want{replayPlaying, timerTick, false, -1, 3, driverNews{redraw: true}, 204}},
+			replayWant{replayPlaying, timerTick, false, -1, 3, driverNews{redraw: true}, 204}},
 		{"seeking: reached while paused schedules nothing", replaySeeking, false, reading, batchOf(4, reached), paused,
-			want{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 204}},
+			replayWant{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 204}},
 		{"seeking past the end of a followed file waits there", replaySeeking, true, reading, batchOf(4, eof), playing,
-			want{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 204}},
+			replayWant{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 204}},
 		{"catching up: EOF follows", replayCatchingUp, true, reading, batchOf(4, eof), playing,
-			want{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 204}},
+			replayWant{replayFollowing, timerPoll, false, -1, 3, driverNews{redraw: true}, 204}},
 		{"catching up: a seek queued behind the batch replaces it", replayCatchingUp, true,
 			func(d *replayDriver) { d.reading, d.queued = true, 500 }, batchOf(4, nil), playing,
-			want{replaySeeking, timerNone, true, -1, 4, driverNews{redraw: true}, 204}},
+			replayWant{replaySeeking, timerNone, true, -1, 4, driverNews{redraw: true}, 204}},
 		{"a stale batch is dropped", replayPlaying, false, reading, batchOf(4, func(b *replayBatchMsg) { b.gen = 2 }), playing,
-			want{replayPlaying, timerTick, false, -1, 3, driverNews{}, 200}},
+			replayWant{replayPlaying, timerTick, false, -1, 3, driverNews{}, 200}},
 		{"a read error stops the driver", replayPlaying, false, reading, batchOf(0, func(b *replayBatchMsg) { b.err = errTest }), playing,
-			want{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 200}},
+			replayWant{replayPlaying, timerNone, false, -1, 3, driverNews{redraw: true}, 200}},
 		{"tick: reads what is due", replayPlaying, false, func(d *replayDriver) { d.timer = timerTick }, replayTickMsg{gen: 3}, playing,
-			want{replayPlaying, timerNone, true, -1, 3, driverNews{}, 200}},
+			replayWant{replayPlaying, timerNone, true, -1, 3, driverNews{}, 200}},
 		{"tick while paused reads nothing", replayPlaying, false, func(d *replayDriver) { d.timer = timerTick }, replayTickMsg{gen: 3}, paused,
-			want{replayPlaying, timerNone, false, -1, 3, driverNews{}, 200}},
+			replayWant{replayPlaying, timerNone, false, -1, 3, driverNews{}, 200}},
 		{"a stale tick keeps the new one", replayPlaying, false, func(d *replayDriver) { d.timer = timerTick }, replayTickMsg{gen: 2}, playing,
-			want{replayPlaying, timerTick, false, -1, 3, driverNews{}, 200}},
+			replayWant{replayPlaying, timerTick, false, -1, 3, driverNews{}, 200}},
 		{"poll: reads what was appended", replayFollowing, true, func(d *replayDriver) { d.timer = timerPoll }, followPollMsg{gen: 3}, playing,
-			want{replayFollowing, timerNone, true, -1, 3, driverNews{}, 200}},
+			replayWant{replayFollowing, timerNone, true, -1, 3, driverNews{}, 200}},
 		{"poll while paused reads nothing", replayFollowing, true, func(d *replayDriver) { d.timer = timerPoll }, followPollMsg{gen: 3}, paused,
-			want{replayFollowing, timerNone, false, -1, 3, driverNews{}, 200}},
-	} {
+			replayWant{replayFollowing, timerNone, false, -1, 3, driverNews{}, 200}},
+	}
+}
+
+func TestReplayTransitions(t *testing.T) {
+	for _, tc := range replayTransitions() {
 		t.Run(tc.name, func(t *testing.T) {
 			d, timers := driverAt(tc.state, tc.follow, tc.edit)
 			clock, before := d.clock, d.timer
 			cmd, news := d.Update(tc.msg, tc.pb)
-			got := want{d.state, d.timer, d.reading, d.queued, d.gen, news, d.data.frames}
+			got := replayWant{d.state, d.timer, d.reading, d.queued, d.gen, news, d.data.frames}
 			if got != tc.want {
 				t.Fatalf("got  %+v\nwant %+v", got, tc.want)
 			}
@@ -234,7 +244,7 @@ func TestModeWords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := driverAt(tc.state, true, func(d *replayDriver) { d.srcEnded = tc.ended })
-			m := &Model{replay: d, st: NewState(true, 2)}
+			m := &Model{replay: d, common: common{st: NewState(true, 2)}}
 			m.st.Paused = tc.paused
 			if got := m.modeWords(); got != tc.want {
 				t.Fatalf("mode %q, want %q", got, tc.want)

@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-
-	"github.com/normtop/normtop/probes"
 )
 
 // LogMode is the charts' y scale.
@@ -67,7 +65,7 @@ func (e *ema) add(x float64) float64 {
 // a bucket of n points decays the average by w^n (as n points would), and
 // its last value stands for its points (a bucket keeps no mean). Each
 // bucket collapses onto its smoothed value. w ≤ 0 leaves bs alone.
-func smoothBuckets(bs []probes.Bucket, w float64) {
+func smoothBuckets(bs []Bucket, w float64) {
 	if w <= 0 {
 		return
 	}
@@ -90,7 +88,7 @@ func smoothBuckets(bs []probes.Bucket, w float64) {
 
 // logBuckets turns a series to log10 in place; values ≤ 0 become NaN (not
 // drawn).
-func logBuckets(bs []probes.Bucket) {
+func logBuckets(bs []Bucket) {
 	for i := range bs {
 		b := &bs[i]
 		b.Min, b.Max, b.Last = log10OrNaN(b.Min), log10OrNaN(b.Max), log10OrNaN(b.Last)
@@ -99,7 +97,7 @@ func logBuckets(bs []probes.Bucket) {
 
 // spansDecades reports whether the positive values of the series span more
 // than logDecades decades, and none is ≤ 0 (a log axis would drop it).
-func spansDecades(bss ...[]probes.Bucket) bool {
+func spansDecades(bss ...[]Bucket) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, bs := range bss {
 		for i := range bs {
@@ -123,7 +121,7 @@ func spansDecades(bss ...[]probes.Bucket) bool {
 
 // useLog decides a chart's scale from the user's mode and, in auto, from
 // its raw values; the decision is kept for the readouts and the header.
-func (m *Model) useLog(raw ...[]probes.Bucket) bool {
+func (m *common) useLog(raw ...[]Bucket) bool {
 	switch m.st.Log {
 	case logOn:
 		m.logShown = true
@@ -136,7 +134,7 @@ func (m *Model) useLog(raw ...[]probes.Bucket) bool {
 }
 
 // rawBuckets is a series' stored buckets, untransformed; nil for nil.
-func rawBuckets(h *probes.History) []probes.Bucket {
+func rawBuckets(h *History) []Bucket {
 	if h == nil {
 		return nil
 	}

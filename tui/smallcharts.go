@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -30,7 +31,7 @@ type panel struct {
 
 // panels lists the layer × probe pairs some variant measured that match
 // the filter, layer by layer, in probe order.
-func (m *Model) panels() []panel {
+func (m *common) panels() []panel {
 	vs := make([]*variantData, len(m.data.variants))
 	for i := range vs {
 		vs[i] = &m.data.variants[i]
@@ -59,7 +60,26 @@ func gridLayout(w, h int) (cols, rows int) {
 }
 
 // gridView draws the page of small charts holding the selected page.
-func (m *Model) gridView(w, h int) []string {
+type gridScreen struct {
+	page
+	buf []Bucket // the charts' series, reused from frame to frame (scratch)
+}
+
+func (m *gridScreen) View() []string { return m.gridView(m.w, m.h) }
+
+func (m *gridScreen) ShortHelp(replay bool) []key.Binding {
+	return []key.Binding{keymap.text, keymap.page, keymap.cursor, keymap.zoom, keymap.toggle}
+}
+
+func (m *gridScreen) Guide() string { return gridGuide }
+
+// gridGuide is the Grid's text in the full help.
+var gridGuide = strings.TrimSpace(`
+Grid: one small chart per layer × probe some variant measured, every variant overlaid, raw (each column
+spans its steps' minimum to maximum, so a spike shows; s smooths the large charts, not these). / filters them by layer or probe name: a substring, or a glob (dist_*, block0.*, *ln1/g_var);
+enter keeps the filter, esc clears it. ↑/↓ or PgUp/PgDn turn the pages.`)
+
+func (m *gridScreen) gridView(w, h int) []string {
 	s := m.styles
 	if len(m.data.variants) == 0 || len(m.data.meta.Layers) == 0 {
 		return []string{"no variants or layers in this run"}
@@ -72,7 +92,7 @@ func (m *Model) gridView(w, h int) []string {
 	case m.st.Filter != "":
 		filter = "filter /" + m.st.Filter + " (/ to change, esc in it to clear)"
 	}
-	m.gridBuf = m.gridBuf[:0]
+	m.buf = m.buf[:0]
 	cols, rows := gridLayout(w, h-3)
 	per := cols * rows
 	pages := max((len(ps)+per-1)/per, 1)
@@ -108,16 +128,16 @@ func (m *Model) gridView(w, h int) []string {
 }
 
 // smallChart is one panel: its title and a chart of every shown variant.
-func (m *Model) smallChart(p panel, w, h int) []string {
+func (m *gridScreen) smallChart(p panel, w, h int) []string {
 	s := m.styles
 	// One copy of each series' buckets, and one more for its smoothed
 	// line: a page holds dozens of charts of every variant.
 	// A small chart has 2 dot columns a cell: as many buckets suffice (a
 	// merged bucket keeps its extremes, so a spike survives).
-	raws := make([][]probes.Bucket, len(m.data.variants))
+	raws := make([][]Bucket, len(m.data.variants))
 	for i := range m.data.variants {
 		if h := m.data.variants[i].probe(p.layer, p.probe); h != nil && !m.hidden(i) {
-			raws[i] = m.scratch(func(dst []probes.Bucket) []probes.Bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
+			raws[i] = m.scratch(func(dst []Bucket) []Bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
 		}
 	}
 	m.useLog(raws...)
@@ -150,14 +170,14 @@ func (m *Model) smallChart(p panel, w, h int) []string {
 // frame (a page is dozens of charts of every variant: fresh slices each
 // frame made the garbage collector the Grid's largest cost), and returns
 // it. A slice handed out stays valid when a later one grows the buffer.
-func (m *Model) scratch(add func([]probes.Bucket) []probes.Bucket) []probes.Bucket {
-	start := len(m.gridBuf)
-	m.gridBuf = add(m.gridBuf)
-	return m.gridBuf[start:len(m.gridBuf):len(m.gridBuf)]
+func (m *gridScreen) scratch(add func([]Bucket) []Bucket) []Bucket {
+	start := len(m.buf)
+	m.buf = add(m.buf)
+	return m.buf[start:len(m.buf):len(m.buf)]
 }
 
 // gridLegend names every variant with its colour (or glyph).
-func (m *Model) gridLegend(w int) string {
+func (m *gridScreen) gridLegend(w int) string {
 	var entries []string
 	for i := range m.data.variants {
 		if m.hidden(i) {
@@ -171,31 +191,23 @@ func (m *Model) gridLegend(w int) string {
 	return ""
 }
 
-// gridPages is how many pages the Grid has at the model's size.
-func (m *Model) gridPages() int {
-	cols, rows := gridLayout(m.w, m.h-headerH-1-3)
+// gridPages is how many pages the Grid has at its size.
+func (m *gridScreen) gridPages() int {
+	cols, rows := gridLayout(m.w, m.h-3)
 	per := cols * rows
 	return max((len(m.panels())+per-1)/per, 1)
 }
 
-// gridKeys: on the Grid, ↑/↓ and PgUp/PgDn turn pages.
-func gridKeys(s State, k string, b Bounds) (State, bool) {
-	if s.Screen != ScreenGrid || s.Filtering {
-		return s, false
-	}
-	switch k {
-	case "up", "k", "pgup":
+// gridUpdate: on the Grid, the dashboard's ↑/↓ and PgUp/PgDn turn pages.
+func gridUpdate(s State, k keyName, b Bounds) (State, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.up, km.pageUp):
 		s.GridPage = clamp(s.GridPage-1, 0, b.GridPages-1)
-	case "down", "j", "pgdown":
+	case key.Matches(k, km.down, km.pageDown):
 		s.GridPage = clamp(s.GridPage+1, 0, b.GridPages-1)
 	default:
 		return s, false
 	}
 	return s, true
 }
-
-// gridHint is the Grid's line in the full help.
-var gridHint = strings.TrimSpace(`
-Grid: one small chart per layer × probe some variant measured, every variant overlaid, raw (each column
-spans its steps' minimum to maximum, so a spike shows; s smooths the large charts, not these). / filters them by layer or probe name: a substring, or a glob (dist_*, block0.*, *ln1/g_var);
-enter keeps the filter, esc clears it. ↑/↓ or PgUp/PgDn turn the pages.`)

@@ -3,14 +3,12 @@ package tui
 import (
 	"math"
 	"strings"
-
-	"github.com/normtop/normtop/probes"
 )
 
 const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkline draws w cells from a History (min–max scaled over what is shown).
-func sparkline(h *probes.History, w int, smooth float64, logScale bool) string {
+func sparkline(h *History, w int, smooth float64, logScale bool) string {
 	if h == nil {
 		return sparkValues(nil, w)
 	}

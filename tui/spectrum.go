@@ -3,14 +3,27 @@ package tui
 import (
 	"fmt"
 
-	"github.com/normtop/normtop/probes"
+	"charm.land/bubbles/v2/key"
 )
 
-// spectrum: the normalised singular values σ_i/σ_1 of every variant's
+// spectrumScreen: the normalised singular values σ_i/σ_1 of every variant's
 // embedding, overlaid on a log10 axis, and the effective rank over the run.
 // A collapsing spectrum (fast-decaying curve, falling effective rank) is the
 // representation degeneration to look for.
-func (m *Model) spectrum(w, h int) []string {
+type spectrumScreen struct{ page }
+
+func (m *spectrumScreen) View() []string { return m.spectrum(m.w, m.h) }
+
+// ShortHelp: the Spectrum has no keys of its own.
+func (m *spectrumScreen) ShortHelp(bool) []key.Binding { return nil }
+
+func (m *spectrumScreen) Guide() string {
+	return "Spectrum: embedding singular values σ_i/σ_1 on a log axis; effective rank exp(H(σ/Σσ)) now, at the first " +
+		"spectrum, and over the run. PowerNorm Fig. 6: PN's singular values decay more slowly than LN's " +
+		"(fast decay = embeddings squeezed into a small subspace)."
+}
+
+func (m *spectrumScreen) spectrum(w, h int) []string {
 	s := m.styles
 	out := []string{s.Heading.Render("embedding spectrum") + s.Dim.Render(" · σ_i/σ_1 on a log10 axis, latest per variant; effective rank exp(H(σ/Σσ))")}
 	nv := len(m.data.variants)
@@ -58,23 +71,23 @@ func (m *Model) spectrum(w, h int) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %8.2f %8.2f %8d %6d  %s", name, v.lastSpec.EffRank, v.firstSpec.EffRank,
-			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(probes.SeriesEffRank), sparkW, 0, false)))
+			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(SeriesEffRank), sparkW, 0, false)))
 	}
 	return out
 }
 
 // sigmaBuckets turns σ_i/σ_1 into one log10-scaled point per index i
 // (1-based), so the spectrum is drawn by the same chart as the steps.
-func sigmaBuckets(sigma []float64) []probes.Bucket {
-	bs := make([]probes.Bucket, len(sigma))
+func sigmaBuckets(sigma []float64) []Bucket {
+	bs := make([]Bucket, len(sigma))
 	for i, v := range sigma {
-		bs[i] = probes.Bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
+		bs[i] = Bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
 	}
 	logBuckets(bs)
 	return bs
 }
 
-func (m *Model) maxSigmaLen() int {
+func (m *spectrumScreen) maxSigmaLen() int {
 	n := 0
 	for i := range m.data.variants {
 		if sp := m.data.variants[i].lastSpec; sp != nil {

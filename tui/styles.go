@@ -141,12 +141,3 @@ func (s *Styles) seriesStyle(i int) lipgloss.Style {
 // variantGlyphs tell variants apart without colour (NO_COLOR): series i of
 // a multi-variant chart is drawn with glyph i ("" = box drawing).
 var variantGlyphs = []string{"*", "+", "x", "o", "#", "=", "%", "@"}
-
-// glyph is the line glyph of variant i: box drawing when colours tell the
-// variants apart, a distinct character otherwise.
-func (m *Model) glyph(i int) string {
-	if !m.styles.NoColor {
-		return ""
-	}
-	return variantGlyphs[i%len(variantGlyphs)]
-}

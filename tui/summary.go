@@ -6,17 +6,65 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
 )
+
+// SummaryState is the Summary screen's part of State: the order of its
+// rows.
+type SummaryState struct {
+	SortCol int  // the column the rows are sorted by (o); 0 = rank
+	SortRev bool // the order reversed (O)
+}
+
+// summaryKeys is the Summary screen's own key map.
+var summaryKeys = newSummaryKeys()
+
+type summaryKeyMap struct{ sort, reverse, help key.Binding }
+
+func newSummaryKeys() (k summaryKeyMap) {
+	k.sort, k.reverse = unlisted("o"), unlisted("O")
+	k.help = either("o/O", "sort/reverse", k.sort, k.reverse)
+	return k
+}
+
+// summaryUpdate: on the Summary, o sorts by the next column, O reverses.
+func summaryUpdate(s State, k keyName, b Bounds) (State, bool) {
+	switch {
+	case key.Matches(k, summaryKeys.sort):
+		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
+	case key.Matches(k, summaryKeys.reverse):
+		s.SortRev = !s.SortRev
+	default:
+		return s, false
+	}
+	return s, true
+}
 
 // summaryCols are the Summary table's columns; o sorts by the next one.
 var summaryCols = []string{"rank", "variant", "final", "best", "test", "val loss", "train", "gap", "steps/s", "alerts", "status"}
 
-// summary: the ranked result of the run, the screen a finished run lands
+// summaryScreen: the ranked result of the run, the screen a finished run lands
 // on. One row per variant (per spec with several seeds: mean±sd over them),
 // best marked, sortable by any column.
-func (m *Model) summary(w, h int) []string {
-	s := m.styles
+type summaryScreen struct {
+	page
+	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
+}
+
+func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
+
+func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
+	return []key.Binding{summaryKeys.help}
+}
+
+func (m *summaryScreen) Guide() string {
+	return "Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
+		"the best. Runs of one spec with several seeds are grouped as mean±sd. o sorts by the next column, " +
+		"O reverses. alerts counts outlier alerts per layer group. A run that ends while the Overview is shown lands here."
+}
+
+func (m *summaryScreen) summary(w, h int) []string {
 	st := m.data.standings()
 	if len(st) == 0 {
 		return []string{"no variants in this run"}
@@ -27,23 +75,49 @@ func (m *Model) summary(w, h int) []string {
 	for r, j := range order {
 		rankOf[j] = r + 1
 	}
-	gnames, _ := layerGroups(m.data.meta.Layers)
+	cols := m.summaryColumns(st, w)
+	sorted := m.summaryOrder(st, rankOf)
+	keep := fitColumns(cols, w)
+	out := m.summaryHead(len(st), cols, keep, w)
+	fv := make([]float64, 0, 3*len(st))
+	for _, x := range st {
+		fv = append(fv, x.val, x.train, x.gap)
+	}
+	num := colFormat(fv)
+	rows := max(h-len(out)-3, 1)
+	first := 0
+	last := min(len(sorted), first+rows)
+	for _, j := range sorted[first:last] {
+		x := &st[j]
+		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
+		out = append(out, m.summaryRow(x, rankOf[j], cols, keep, num))
+	}
+	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
+		out = append(out, m.styles.Dim.Render(hint))
+	}
 	seeds := false
 	for _, x := range st {
 		seeds = seeds || len(x.idx) > 1
 	}
+	return append(out, m.summaryFooter(cols, keep, seeds, w)...)
+}
+
+// summaryColumns are the Summary table's columns at width w. Names and
+// statuses are as wide as the longest; the numbers give way on a narrow
+// screen, the least telling first (speed, gap, test ...).
+func (m *summaryScreen) summaryColumns(st []standing, w int) []column {
+	metric := m.data.meta.MetricKind()
+	gnames, _ := layerGroups(m.data.meta.Layers)
 	mw := 8 // the final metric's column fits its widest cell (mean ± sd over seeds)
 	for _, x := range st {
 		mw = max(mw, len([]rune(metric.FormatMeanSD(x.Metric))))
 	}
-	// Names and statuses are as wide as the longest; the numbers give way
-	// on a narrow screen, the least telling first (speed, gap, test ...).
 	nameW, statusW := 8, 6
 	for _, x := range st {
 		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
 		statusW = max(statusW, len(m.statusText(&x)))
 	}
-	cols := []column{
+	return []column{
 		{head: "#", w: 2, right: true},
 		{head: "variant", w: min(nameW, max(16, w/4))},
 		{head: "final " + metric.Short(), w: mw, right: true},
@@ -56,8 +130,12 @@ func (m *Model) summary(w, h int) []string {
 		{head: "alerts " + strings.Join(gnames, "/"), w: max(8, 7+4*len(gnames)), drop: 6},
 		{head: "status", w: statusW, drop: 3},
 	}
-	sorted := m.summaryOrder(st, rankOf)
-	keep := fitColumns(cols, w)
+}
+
+// summaryHead is the title (the order the rows are in), a blank line and
+// the column heads, each a mouse zone that sorts by it.
+func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []string {
+	s := m.styles
 	heads := make([]string, len(cols))
 	for i, c := range cols {
 		heads[i] = c.head
@@ -71,69 +149,65 @@ func (m *Model) summary(w, h int) []string {
 	}
 	// The title says the order the rows are in: the rank, or the column
 	// o sorted them by (★ stays the rank's best).
-	by := fmt.Sprintf("ranked by final val %s (then val loss)", metric.Short())
+	by := fmt.Sprintf("ranked by final val %s (then val loss)", m.data.meta.MetricKind().Short())
 	if m.st.SortCol > 0 && m.st.SortCol < len(cols) {
 		by = "sorted by " + cols[m.st.SortCol].head
 	}
 	if m.st.SortRev {
 		by += ", reversed"
 	}
-	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, %s · ★ best", len(st), by))
+	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, %s · ★ best", n, by))
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
 	x := 0
 	for _, i := range keep {
 		m.zones = append(m.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
 		x += cols[i].w + 1
 	}
-	out = append(out, s.Heading.Render(tableLine(cols, keep, heads)))
-	fv := make([]float64, 0, 3*len(st))
-	for _, x := range st {
-		fv = append(fv, x.val, x.train, x.gap)
+	return append(out, s.Heading.Render(tableLine(cols, keep, heads)))
+}
+
+// summaryRow is standing x's row, ranked rank, in its variant's colour
+// (bold for the best, red when diverged).
+func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []int, num func(float64) string) string {
+	s := m.styles
+	metric := m.data.meta.MetricKind()
+	i := x.idx[0]
+	name := x.label
+	if len(x.idx) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.idx))
 	}
-	num := colFormat(fv)
-	rows := max(h-len(out)-3, 1)
-	first := 0
-	last := min(len(sorted), first+rows)
-	for _, j := range sorted[first:last] {
-		x := &st[j]
-		i := x.idx[0]
-		name := x.label
-		if len(x.idx) > 1 {
-			name += fmt.Sprintf(" ×%d", len(x.idx))
-		}
-		if rankOf[j] == 1 && x.haveVal {
-			name = "★ " + name
-		} else {
-			name = "  " + name
-		}
-		final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
-		if x.haveVal {
-			final = metric.FormatMeanSD(x.Metric)
-			best, val, gap = metric.Format(x.best), num(x.val), num(x.gap)
-		}
-		al := make([]string, len(x.alerts))
-		for g, n := range x.alerts {
-			al[g] = fmt.Sprint(n)
-		}
-		test := metric.Format(x.test)
-		cells := []string{fmt.Sprint(rankOf[j]), name, final, best, test, val, num(x.train), gap,
-			fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
-		line := tableLine(cols, keep, cells)
-		switch {
-		case x.status == probes.Diverged:
-			line = s.Bad.Render(line)
-		case rankOf[j] == 1 && x.haveVal:
-			line = s.seriesStyle(i).Bold(true).Render(line)
-		default:
-			line = s.seriesStyle(i).Render(line)
-		}
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
-		out = append(out, line)
+	if rank == 1 && x.haveVal {
+		name = "★ " + name
+	} else {
+		name = "  " + name
 	}
-	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
-		out = append(out, s.Dim.Render(hint))
+	final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
+	if x.haveVal {
+		final = metric.FormatMeanSD(x.Metric)
+		best, val, gap = metric.Format(x.best), num(x.val), num(x.gap)
 	}
-	out = append(out, "")
+	al := make([]string, len(x.alerts))
+	for g, n := range x.alerts {
+		al[g] = fmt.Sprint(n)
+	}
+	test := metric.Format(x.test)
+	cells := []string{fmt.Sprint(rank), name, final, best, test, val, num(x.train), gap,
+		fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
+	line := tableLine(cols, keep, cells)
+	switch {
+	case x.status == probes.Diverged:
+		return s.Bad.Render(line)
+	case rank == 1 && x.haveVal:
+		return s.seriesStyle(i).Bold(true).Render(line)
+	}
+	return s.seriesStyle(i).Render(line)
+}
+
+// summaryFooter is the findings `normtop report` judged, then the notes on
+// the columns shown, the seeds and a run still going.
+func (m *summaryScreen) summaryFooter(cols []column, keep []int, seeds bool, w int) []string {
+	s := m.styles
+	out := []string{""}
 	if len(m.findings) > 0 {
 		out = append(out, s.Heading.Render("findings")+s.Dim.Render(" · normtop report on this run (details: normtop report FILE)"))
 		for _, f := range m.findings {
@@ -182,7 +256,7 @@ func columnNotes(cols []column, keep []int) string {
 }
 
 // summaryOrder sorts the standings by the chosen column (rank by default).
-func (m *Model) summaryOrder(st []standing, rankOf []int) []int {
+func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 	idx := make([]int, len(st))
 	for i := range idx {
 		idx[i] = i
@@ -250,6 +324,6 @@ type FindingsMsg struct{ Lines []string }
 
 // finished reports whether the run has ended: the live feed closed, or the
 // replayed file's end record was read, or every variant stopped.
-func (m *Model) finished() bool {
-	return m.driver().Ended() || m.data.allStopped()
+func (m *common) finished() bool {
+	return m.feed.Ended() || m.data.allStopped()
 }

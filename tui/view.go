@@ -36,32 +36,19 @@ func (m *Model) render() string {
 	b.Grow(m.w * m.h * 4)
 	m.writeHeader(&b)
 	var body []string
-	if m.st.Help {
+	sc := m.screens[m.st.Screen]
+	switch {
+	case m.st.Help:
 		body = m.fullHelpLines()
 		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
 		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
-		body = append(body, wrapWords(screenGuide[m.st.Screen], m.w)...)
-	} else if m.st.Info {
-		body = m.configView(m.w, bodyH)
-	} else {
-		switch m.st.Screen {
-		case ScreenOverview:
-			body = m.overview(m.w, bodyH)
-		case ScreenLayers:
-			body = m.layersView(m.w, bodyH)
-		case ScreenCompare:
-			body = m.compare(m.w, bodyH)
-		case ScreenSpectrum:
-			body = m.spectrum(m.w, bodyH)
-		case ScreenGradients:
-			body = m.gradients(m.w, bodyH)
-		case ScreenEvents:
-			body = m.eventsView(m.w, bodyH)
-		case ScreenSummary:
-			body = m.summary(m.w, bodyH)
-		case ScreenGrid:
-			body = m.gridView(m.w, bodyH)
-		}
+		body = append(body, wrapWords(sc.Guide(), m.w)...)
+	case m.st.Info:
+		m.config.SetSize(m.w, bodyH)
+		body = m.config.View()
+	default:
+		sc.SetSize(m.w, bodyH)
+		body = sc.View()
 	}
 	for i := range bodyH {
 		line := ""

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/normtop/normtop/probes"
 )
 
 func TestFmtVal(t *testing.T) {
@@ -26,7 +24,7 @@ func TestFmtVal(t *testing.T) {
 }
 
 func TestSparkline(t *testing.T) {
-	h := probes.NewHistory(16)
+	h := NewHistory(16)
 	for s := 1; s <= 8; s++ {
 		h.Add(s, float64(s))
 	}
@@ -39,17 +37,17 @@ func TestSparkline(t *testing.T) {
 }
 
 func TestIsOutlier(t *testing.T) {
-	b := func(vs ...float64) []probes.Bucket {
-		out := make([]probes.Bucket, len(vs))
+	b := func(vs ...float64) []Bucket {
+		out := make([]Bucket, len(vs))
 		for i, v := range vs {
-			out[i] = probes.Bucket{Last: v, Count: 1}
+			out[i] = Bucket{Last: v, Count: 1}
 		}
 		return out
 	}
 	tests := []struct {
 		name    string
 		alerted bool
-		bs      []probes.Bucket
+		bs      []Bucket
 		want    bool
 	}{
 		{"alert", true, nil, true},

@@ -64,8 +64,8 @@ func TestValNeverSmoothed(t *testing.T) {
 		t.Fatalf("smoothing is not on by default: level %d", m.st.Smooth)
 	}
 	m.st.Cursor = 100
-	c := m.lossChart(m.data.standings())
-	var val, train []probes.Bucket
+	c := m.screens[ScreenOverview].(*overviewScreen).lossChart(m.data.standings())
+	var val, train []Bucket
 	for _, s := range c.series {
 		switch s.label {
 		case "layernorm val":
@@ -87,10 +87,10 @@ func TestValNeverSmoothed(t *testing.T) {
 // fitted after the fall; a flat or short series has nothing left out.
 func TestTransientEnd(t *testing.T) {
 	series := func(f func(s int) float64, n int) []chartSeries {
-		bs := make([]probes.Bucket, 0, n)
+		bs := make([]Bucket, 0, n)
 		for s := 1; s <= n; s++ {
 			v := f(s)
-			bs = append(bs, probes.Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
+			bs = append(bs, Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
 		}
 		return []chartSeries{{bs: bs}}
 	}
@@ -115,11 +115,11 @@ func TestTransientEnd(t *testing.T) {
 // TestDiffBuckets: a minus b at a's steps; exact (evaluations) skips the
 // steps b has no point at.
 func TestDiffBuckets(t *testing.T) {
-	pt := func(s int, v float64) probes.Bucket {
-		return probes.Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1}
+	pt := func(s int, v float64) Bucket {
+		return Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1}
 	}
-	a := []probes.Bucket{pt(10, 5), pt(20, 4), pt(30, 3)}
-	b := []probes.Bucket{pt(10, 4.5), pt(25, 4)}
+	a := []Bucket{pt(10, 5), pt(20, 4), pt(30, 3)}
+	b := []Bucket{pt(10, 4.5), pt(25, 4)}
 	got := diffBuckets(a, b, false)
 	want := []float64{0.5, -0.5} // at 20 b holds 4.5; at 30 b has ended
 	if len(got) != 2 {
@@ -173,8 +173,8 @@ func TestDiffOverSeeds(t *testing.T) {
 	if len(st) != 2 {
 		t.Fatalf("%d standings, want 2", len(st))
 	}
-	train := func(v *variantData) []probes.Bucket { return rawBuckets(v.series(probes.SeriesTrainLoss)) }
-	mean, band := m.diffOver(&st[1], &st[0], train, false)
+	train := func(v *variantData) []Bucket { return rawBuckets(v.series(SeriesTrainLoss)) }
+	mean, band := m.screens[ScreenOverview].(*overviewScreen).diffOver(&st[1], &st[0], train, false)
 	if len(mean) == 0 || len(band) != len(mean) {
 		t.Fatalf("mean %d points, band %d", len(mean), len(band))
 	}
@@ -282,7 +282,7 @@ func TestGoldenWinning(t *testing.T) {
 func TestDiffBaselineDiverged(t *testing.T) {
 	m := fixtureModel(4, 2, 200, Options{NoColor: true}) // adanorm (3) diverges at 150
 	m.st.Diff, m.st.Baseline = true, 3
-	c := m.diffChart(m.data.standings())
+	c := m.screens[ScreenOverview].(*overviewScreen).diffChart(m.data.standings())
 	legend := strings.Join(c.legend, " ")
 	if !strings.Contains(legend, "diverged at 150") {
 		t.Fatalf("no diverged note in %q", legend)

@@ -34,6 +34,9 @@ type Workspace struct {
 // wsKeys is the workspace list's key map.
 type wsKeys struct {
 	up, down, pick, open, smooth, quit key.Binding
+	// With a run open: q, or esc when the run has nothing of its own to
+	// clear, come back to the list (ctrl+c is the run's: it quits).
+	closeRun, back key.Binding
 }
 
 func newWSKeys() wsKeys {
@@ -47,6 +50,9 @@ func newWSKeys() wsKeys {
 		open:   b([]string{"enter"}, "enter", "open run"),
 		smooth: b([]string{"s"}, "s", "smoothing"),
 		quit:   b([]string{"q", "ctrl+c"}, "q", "quit"),
+		// The run's own help bar shows these keys.
+		closeRun: key.NewBinding(key.WithKeys("q")),
+		back:     key.NewBinding(key.WithKeys("esc")),
 	}
 }
 
@@ -226,7 +232,7 @@ func (ws *Workspace) openRun(i int) tea.Cmd {
 func (ws *Workspace) childKey(msg tea.KeyPressMsg) tea.Cmd {
 	st := ws.child.st
 	idle := st.Cursor < 0 && !st.Info && !st.Filtering && st.Filter == "" && !st.Help
-	if k := msg.String(); k == "q" || (k == "esc" && idle) {
+	if key.Matches(msg, ws.keys.closeRun) || (key.Matches(msg, ws.keys.back) && idle) {
 		ws.child = nil
 		if ws.closeFn != nil {
 			ws.closeFn()

@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-
-	"github.com/normtop/normtop/probes"
 )
 
 // overlay is the chart of the picked runs' variants: smoothed train loss
@@ -20,8 +18,8 @@ func (ws *Workspace) overlay(h int) []string {
 	if len(picked) == 0 {
 		return []string{"", s.Dim.Render("space: overlay the selected run's variants (several runs on one axis); enter: open it")}
 	}
-	// A throwaway Model draws the chart with the dashboard's own code.
-	m := &Model{styles: s, st: NewState(true, 1), w: ws.w, h: ws.h, data: &store{}}
+	// A throwaway screen context draws the chart with the dashboard's own code.
+	m := &common{styles: s, st: NewState(true, 1), w: ws.w, h: ws.h, data: &store{}}
 	m.st.Smooth = ws.smooth
 	var series []chartSeries
 	var legend []string
@@ -39,13 +37,13 @@ func (ws *Workspace) overlay(h int) []string {
 			v := &r.data.variants[j]
 			c := r.color0 + j
 			label := shortID(r) + "·" + v.label
-			tr := rawBuckets(v.series(probes.SeriesTrainLoss))
+			tr := rawBuckets(v.series(SeriesTrainLoss))
 			if sm := v.smoothedTrain(ws.smooth); sm != nil {
 				tr = rawBuckets(sm)
 			}
 			series = append(series,
 				chartSeries{label: label, color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: tr},
-				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(probes.SeriesValLoss)), points: true})
+				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(SeriesValLoss)), points: true})
 			legend = append(legend, s.seriesStyle(c).Render(glyphOr(s, c)+" "+label))
 		}
 	}

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"math"
-
-	"github.com/normtop/normtop/probes"
 )
 
 // The y range of the Overview's chart: fitted after the early transient.
@@ -39,8 +37,8 @@ func transientEnd(series []chartSeries, lo, hi int) int {
 
 // settledAt is the first step in [lo, hi] from which a series stays within
 // 10% of its way from its first value there to its latest.
-func settledAt(bs []probes.Bucket, lo, hi int) int {
-	var in []probes.Bucket
+func settledAt(bs []Bucket, lo, hi int) int {
+	var in []Bucket
 	for _, b := range bs {
 		if b.Count > 0 && b.LastStep >= lo && b.FirstStep <= hi && !math.IsNaN(b.Last) && !math.IsInf(b.Last, 0) {
 			in = append(in, b)

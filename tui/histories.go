@@ -1,6 +1,10 @@
-package probes
+package tui
 
-import "math"
+import (
+	"math"
+
+	"github.com/normtop/normtop/probes"
+)
 
 // RunSeries names a per-variant series that is not a layer probe.
 type RunSeries uint8
@@ -36,7 +40,7 @@ type Histories struct {
 }
 
 type variantHistories struct {
-	layers [][NumProbes]*History
+	layers [][probes.NumProbes]*History
 	run    [NumRunSeries]*History
 }
 
@@ -69,14 +73,14 @@ func (h *Histories) add(slot **History, step int, x float64) {
 // Add records every value f carries: the train loss, each measured probe of
 // each layer, the "val" evaluations (loss, metric, gap) and the spectrum's
 // effective rank. A negative Variant is ignored.
-func (h *Histories) Add(f Frame) {
+func (h *Histories) Add(f probes.Frame) {
 	if f.Variant < 0 {
 		return
 	}
 	vh := h.variant(f.Variant)
 	h.add(&vh.run[SeriesTrainLoss], f.Step, f.TrainLoss)
 	for len(vh.layers) < len(f.Layers) {
-		vh.layers = append(vh.layers, [NumProbes]*History{})
+		vh.layers = append(vh.layers, [probes.NumProbes]*History{})
 	}
 	for i := range f.Layers {
 		for p, x := range f.Layers[i] {
@@ -84,7 +88,7 @@ func (h *Histories) Add(f Frame) {
 		}
 	}
 	for _, e := range f.Eval {
-		if Split(e.Split) != SplitVal {
+		if probes.Split(e.Split) != probes.SplitVal {
 			continue
 		}
 		h.add(&vh.run[SeriesValLoss], f.Step, e.Loss)
@@ -98,8 +102,8 @@ func (h *Histories) Add(f Frame) {
 
 // Probe returns the history of probe p of layer for variant, or nil when no
 // value was recorded.
-func (h *Histories) Probe(variant, layer int, p Probe) *History {
-	if variant < 0 || variant >= len(h.variants) || p >= NumProbes {
+func (h *Histories) Probe(variant, layer int, p probes.Probe) *History {
+	if variant < 0 || variant >= len(h.variants) || p >= probes.NumProbes {
 		return nil
 	}
 	vh := &h.variants[variant]

@@ -1,10 +1,12 @@
-package probes
+package tui
 
 import (
-	"github.com/normtop/normtop/normspec"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/normtop/normtop/probes"
 )
 
 type point struct {
@@ -71,10 +73,10 @@ func TestHistoryViewMatchesBruteForce(t *testing.T) {
 	for _, tc := range cases {
 		h := NewHistory(tc.capacity)
 		capRounded := max(2, tc.capacity+tc.capacity&1)
-		rng := newTestRand(uint64(tc.n + tc.capacity))
+		rng := rand.New(rand.NewPCG(uint64(tc.n+tc.capacity), 1)) // a fixed, specified stream
 		var pts []point
 		for step := 1; len(pts) < tc.n; step++ {
-			v := rng.float()*10 - 5
+			v := rng.Float64()*10 - 5
 			if tc.nanEvery > 0 && step%tc.nanEvery == 0 {
 				h.Add(step, math.NaN())
 				continue
@@ -155,26 +157,37 @@ func BenchmarkHistoryView240(b *testing.B) {
 	}
 }
 
+// historiesFrame is variant 1's frame at step: train loss 1/step, layer 0
+// measuring every probe but g_psi2 (gamma_drift = step), layer 1 nothing;
+// a val and a test evaluation every 10 steps, a spectrum (of step 40) on
+// step 50.
+func historiesFrame(step int) probes.Frame {
+	l0, l1 := probes.EmptyLayerValues(), probes.EmptyLayerValues()
+	for p := range probes.NumProbes {
+		if p != probes.GPsi2 {
+			l0[p] = float64(step)
+		}
+	}
+	f := probes.Frame{Variant: 1, Step: step, TrainLoss: 1 / float64(step), Layers: []probes.LayerValues{l0, l1}}
+	if step%10 == 0 {
+		f.Eval = []probes.Eval{{Split: "val", Loss: 2, Metric: 0.5, TrainLoss: 0.25}, {Split: "test", Loss: 9}}
+	}
+	if step == 50 {
+		f.Spectrum = &probes.Spectrum{Step: 40, Sigma: []float64{1}, EffRank: 1.5}
+	}
+	return f
+}
+
 func TestHistories(t *testing.T) {
 	hs := NewHistories(16)
-	c := NewCollector(1, []string{"l0", "l1"}, DefaultIntervals())
 	for step := 1; step <= 100; step++ {
-		tp := fullTaps([]float64{1, 2}, []float64{1, 1}, []float64{2, 5}, nil, nil, nil)
-		f := c.measure(step, 0, 1/float64(step), []*normspec.Taps{tp, nil})
-		if step%10 == 0 {
-			c.addEval(&f, Eval{Split: "val", Loss: 2, Metric: 0.5})
-			c.addEval(&f, Eval{Split: "test", Loss: 9})
-		}
-		if step == 50 {
-			f.Spectrum = &Spectrum{Step: 40, Sigma: []float64{1}, EffRank: 1.5}
-		}
-		hs.Add(f)
+		hs.Add(historiesFrame(step))
 	}
-	if hs.Probe(0, 0, DistMu) != nil || hs.Probe(1, 1, DistMu) != nil || hs.Probe(1, 0, GPsi2) != nil ||
-		hs.Probe(1, 5, DistMu) != nil || hs.Probe(-1, 0, DistMu) != nil || hs.Run(7, SeriesTrainLoss) != nil {
+	if hs.Probe(0, 0, probes.DistMu) != nil || hs.Probe(1, 1, probes.DistMu) != nil || hs.Probe(1, 0, probes.GPsi2) != nil ||
+		hs.Probe(1, 5, probes.DistMu) != nil || hs.Probe(-1, 0, probes.DistMu) != nil || hs.Run(7, SeriesTrainLoss) != nil {
 		t.Error("a series exists for values never recorded")
 	}
-	if s := hs.Probe(1, 0, GammaDrift); s == nil || s.Len() != 100 {
+	if s := hs.Probe(1, 0, probes.GammaDrift); s == nil || s.Len() != 100 {
 		t.Fatalf("gamma_drift series = %v", s)
 	}
 	if _, v, _ := hs.Run(1, SeriesTrainLoss).Last(); v != 0.01 {
@@ -183,15 +196,15 @@ func TestHistories(t *testing.T) {
 	if s := hs.Run(1, SeriesValLoss); s == nil || s.Len() != 10 {
 		t.Errorf("val loss series = %v, want 10 points (test evals excluded)", s)
 	}
-	if step, v, _ := hs.Run(1, SeriesGap).Last(); step != 100 || !sameFloat(v, 2-(1.0/91+1.0/92+1.0/93+1.0/94+1.0/95+1.0/96+1.0/97+1.0/98+1.0/99+1.0/100)/10) {
+	if step, v, _ := hs.Run(1, SeriesGap).Last(); step != 100 || v != 2-0.25 {
 		t.Errorf("gap last = %d %v", step, v)
 	}
 	if step, v, _ := hs.Run(1, SeriesEffRank).Last(); step != 40 || v != 1.5 {
 		t.Errorf("eff rank = %d %v", step, v)
 	}
-	// 17 measured probes of layer 0 (14 + the three rdist_*) + train, val
-	// loss, val metric, gap, eff rank.
-	if n := hs.Series(); n != 17+5 {
+	// Every probe of layer 0 but g_psi2, and train, val loss, val metric,
+	// gap, eff rank.
+	if n := hs.Series(); n != int(probes.NumProbes)-1+5 {
 		t.Errorf("Series = %d", n)
 	}
 	if hs.Bytes() <= 0 || hs.Bytes() > hs.Series()*(40+16*48) {

@@ -1,0 +1,28 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// screen is one page of the dashboard, a component in soft-serve's sense:
+// it draws its body at the size the root gives it and lists its keys for
+// the help bar, and what it shows for the full help. A screen with keys of
+// its own has a key map and a pure update function over State (in
+// screenKeys), which Navigate tries before the root's keys; its state is
+// a part of State that it defines and alone changes.
+type screen interface {
+	SetSize(w, h int)
+	// View is the body: at most h lines of at most w cells.
+	View() []string
+	// ShortHelp is the screen's keys in the help bar, most used first.
+	ShortHelp(replay bool) []key.Binding
+	// Guide is what the full help (?) says the screen shows.
+	Guide() string
+}
+
+// page is what every screen is built on: the shared view context and the
+// body's size.
+type page struct {
+	*common
+	w, h int
+}
+
+func (p *page) SetSize(w, h int) { p.w, p.h = w, h }

@@ -1,0 +1,110 @@
+package tui
+
+import "github.com/normtop/normtop/probes"
+
+// Screen is one of the eight dashboard screens.
+type Screen int
+
+const (
+	ScreenOverview Screen = iota
+	ScreenLayers
+	ScreenCompare
+	ScreenSpectrum
+	ScreenGradients
+	ScreenEvents
+	ScreenSummary
+	ScreenGrid
+	numScreens
+)
+
+var screenTitles = [numScreens]string{"Overview", "Layers", "Compare", "Spectrum", "Gradients", "Events", "Summary", "Grid"}
+
+// Title is the screen's name as shown in the tab bar.
+func (s Screen) Title() string {
+	if s >= 0 && s < numScreens {
+		return screenTitles[s]
+	}
+	return "?"
+}
+
+// State is everything the keys change. Navigate is a pure function over it, so
+// the key handling is tested without Bubble Tea.
+type State struct {
+	Screen  Screen
+	Variant int          // selected variant (overview scroll, layers, gradients)
+	Layer   int          // selected layer (layers, compare, gradients)
+	Probe   probes.Probe // selected probe (layers, compare)
+	// Log is the charts' y scale: logAuto (a log axis where a chart's
+	// values span more than 3 decades), logOn or logOff (l).
+	Log LogMode
+	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
+	// steps through them; 0 is off).
+	Smooth int
+	// Diff: the Overview draws every variant's loss minus the baseline's
+	// (d); Baseline is the baseline's standing index (b cycles).
+	Diff     bool
+	Baseline int
+	Paused   bool
+	Help     bool // full help shown
+	Quit     bool
+	Replay   bool    // replay keys are active
+	Speed    float64 // replay speed multiplier
+	// Confirm: q was pressed during a live run; q or y again quits, any
+	// other key cancels.
+	Confirm bool
+	// Cursor is the chart cursor's step, -1 when off (c toggles it; ←/→
+	// move it while it is on).
+	Cursor int
+	// ZoomSpan is how many steps the charts show (0: the whole run), ending
+	// at ZoomEnd (0: the latest step, following the run).
+	ZoomSpan, ZoomEnd int
+	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
+	EventsState              // the Events screen's
+	// Filter is the text filter (/) of the Events and Grid screens;
+	// Filtering: it is being typed (keys go to it).
+	Filter    string
+	Filtering bool
+	GridPage  int // the Grid screen's page
+	// Info: the run's config panel is shown (i), scrolled to InfoTop.
+	Info         bool
+	InfoTop      int
+	SummaryState // the Summary screen's
+	// SeekTo is a seek request for the replay driver: -1 = none. The model
+	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
+	// that variant has reached SeekTo (enter on an event of it).
+	SeekTo, SeekVariant int
+}
+
+// Bounds are the facts Navigate needs from the data: how many things there
+// are to select and where a seek may go.
+type Bounds struct {
+	Variants, Layers int
+	EventSteps       []int // step of each event row, oldest first
+	EventVariants    []int // the variant of each event row
+	Step             int   // current replay position (highest step shown)
+	LastStep         int   // highest step known to exist (total steps when known)
+	SeekStride       int   // steps per [ or ]
+	// Probes lists the probes some variant measured: p and P visit only
+	// these (all probes when empty).
+	Probes []probes.Probe
+	// CellSteps is how many steps one chart column spans (the cursor's
+	// stride); Running: a live run is still training (q asks first).
+	CellSteps int
+	Running   bool
+	SortCols  int // columns of the summary table
+	// LogShown: the chart last drawn is on a log axis (l turns it off);
+	// Standings: how many lines the Overview ranks (b cycles the baseline).
+	LogShown  bool
+	Standings int
+	Page      int // rows a page of the current list holds (PgUp/PgDn)
+	GridPages int // pages of the Grid screen
+}
+
+// NewState returns the initial state.
+func NewState(replay bool, speed float64) State {
+	if speed <= 0 {
+		speed = 1
+	}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1,
+		EventsState: EventsState{EvKind: -1, EvVariant: -1}, Smooth: defaultSmooth}
+}
