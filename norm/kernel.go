@@ -267,6 +267,21 @@ func statTaps[T float](in *instance, x, y []T) {
 	}
 }
 
+// momentSums adds up the Theorem-1 taps over the real rows: each row's mean
+// and variance of dx and of g. It is a small value, kept in registers by
+// the row loops, so the sums add in the order of four local variables.
+type momentSums struct{ dxm, dxv, dym, dyv float64 }
+
+// add returns the sums with one row's moments added.
+func (m momentSums) add(dm, dv, gm, gv float64) momentSums {
+	return momentSums{m.dxm + dm, m.dxv + dv, m.dym + gm, m.dyv + gv}
+}
+
+// set records the Theorem-1 taps: the moments' means over nr rows.
+func (m momentSums) set(t *normspec.Taps, nr float64) {
+	t.DxMean, t.DxVar, t.DyMean, t.DyVar = m.dxm/nr, m.dxv/nr, m.dym/nr, m.dyv/nr
+}
+
 func paramNorms[T float](gam, bet []T) (drift, bnorm float64) {
 	for k := range gam {
 		g := float64(gam[k]) - 1

@@ -99,132 +99,168 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 }
 
 // rowBackward computes dx (and dγ, dβ for LayerNorm and RMSNorm) for the row
-// family. Every variant is dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ) with a = 1/D,
-// where m ∈ {0,1} keeps the mean term and b the variance term (§1).
+// family in two passes over each real row: the sums Σĝ and Σĝx̂
+// (rowGradSums), then dx (rowGradWrite). Padded rows get dx = 0.
 func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 	l := in.l
-	cfg := l.cfg
 	d := l.d
-	fd := float64(d)
-	kind := cfg.Kind
-	useMean := kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachVariance
-	useVar := kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachMean || kind == normspec.RMSNorm
-	nd := fd
-	if cfg.Conv == normspec.ConvC && kind != normspec.RMSNorm {
-		nd = fd - 1
-	}
-	dgam, dbet := in.dgamma, in.dbeta
-	zero(dgam)
-	zero(dbet)
-	c, kk := cfg.C, cfg.K
+	p := newRowGrad(l.cfg, d)
+	zero(in.dgamma)
+	zero(in.dbeta)
 	var g64 []float64
 	if gam != nil {
 		in.gam64 = toF64s(in.gam64, gam)
 		g64 = in.gam64
 	}
-	tap := in.tapGrad
-	var gmuSum, gvarSum, gpsiSum, dxm, dxv, dym, dyv float64
+	var norms gradNorms
+	var mom momentSums
 	nonFinite := false
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		gr := g[i*d : (i+1)*d]
 		dr := dx[i*d : (i+1)*d]
 		if !in.real(i) {
-			for k := range dr {
-				dr[k] = 0
-			}
+			zeroT(dr)
 			continue
 		}
 		mu, a, s := in.rowMu[i], in.rowA[i], in.rowS[i]
 		gr = gr[:len(xr)]
 		dr = dr[:len(xr)]
-		// pass 1: Σĝ, Σĝx̂ (and dγ, dβ)
-		var sg, sgx float64
-		switch kind {
-		case normspec.LayerNorm, normspec.RMSNorm:
-			sg, sgx = gradSumsAffine(xr, gr, g64, mu, a, dgam, dbet)
-		case normspec.AdaNorm:
-			for k, v := range xr {
-				xh := (float64(v) - mu) * a
-				gh := c * (1 - kk*xh) * float64(gr[k])
-				sg += gh
-				sgx += gh * xh
-			}
-		default:
-			sg, sgx = gradSums(xr, gr, mu, a)
-		}
+		sg, sgx := rowGradSums(p, xr, gr, g64, mu, a, in.dgamma, in.dbeta)
 		if !finite(sg) || !finite(sgx) {
 			nonFinite = true
 		}
-		mg := 0.0
-		if useMean {
-			mg = sg / fd
-		}
-		bc := 0.0
-		if useVar && s > 0 {
-			bc = a * sgx / (nd * s)
-		}
-		// pass 2: dx
-		switch kind {
-		case normspec.LayerNorm, normspec.RMSNorm:
-			gam := g64[:len(xr)]
-			k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
-			xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
-			gt, gam, dt = gt[:len(xt)], gam[:len(xt)], dt[:len(xt)]
-			for k, v := range xt {
-				dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
-			}
-		case normspec.AdaNorm:
-			for k, v := range xr {
-				xh := (float64(v) - mu) * a
-				dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
-			}
-		default:
-			for k, v := range xr {
-				dr[k] = T(a*(float64(gr[k])-mg) - bc*(float64(v)-mu))
-			}
-		}
-		if tap {
-			// §5 LayerNorm analogue: ‖g_μ,i‖ = |Σĝ|·√d/(d·D) in both
-			// conventions (the mean is over d features either way) and
-			// ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(n_d·s) with n_d·s = d·D (P) or
-			// (d-1)·s (C). A detached path is not in dx and reports 0.
-			sxx := in.rowSS[i] * a * a // Σx̂², from the forward's Σ(x-μ)²
-			den := fd / a
-			if cfg.Conv == normspec.ConvC {
-				den = (fd - 1) * s
-			}
-			if kind == normspec.RMSNorm {
-				gpsiSum += math.Sqrt(sxx) * math.Abs(sgx) / den
-			} else {
-				if useMean {
-					gmuSum += math.Abs(sg) * math.Sqrt(fd) * a / fd
-				}
-				if useVar && den > 0 {
-					gvarSum += math.Sqrt(sxx) * math.Abs(sgx) / den
-				}
-			}
-			dm, dv, gm, gv := rowMoments2(dr, gr)
-			dxm += dm
-			dxv += dv
-			dym += gm
-			dyv += gv
+		mg, bc := p.coefficients(sg, sgx, a, s)
+		rowGradWrite(p, xr, gr, g64, mu, a, mg, bc, dr)
+		if in.tapGrad {
+			norms = p.addNorms(norms, in.rowSS[i], a, s, sg, sgx)
+			mom = mom.add(rowMoments2(dr, gr))
 		}
 	}
 	if in.training {
 		if nonFinite {
 			l.taps.NonFinite = true
 		}
-		if tap {
+		if in.tapGrad {
 			nr := float64(in.nReal)
-			t := &l.taps
-			t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
-			if kind == normspec.RMSNorm {
-				t.GPsi2 = gpsiSum / nr
-			} else {
-				t.GMu, t.GVar = gmuSum/nr, gvarSum/nr
-			}
+			mom.set(&l.taps, nr)
+			p.setNorms(&l.taps, norms, nr)
 		}
+	}
+}
+
+// rowGrad is what a row-family variant keeps of the backward (§1): every
+// variant is dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ) with a = 1/D, where
+// m ∈ {0,1} keeps the mean term (useMean) and b the variance term (useVar).
+type rowGrad struct {
+	kind            normspec.Kind
+	convC           bool
+	useMean, useVar bool
+	fd, nd          float64 // d, and the variance's divisor n_d: d (P, RMSNorm) or d-1 (C)
+	c, kk           float64 // AdaNorm's φ = C(1 - k·x̂)
+}
+
+func newRowGrad(cfg normspec.Config, d int) rowGrad {
+	kind := cfg.Kind
+	p := rowGrad{kind: kind, convC: cfg.Conv == normspec.ConvC, fd: float64(d), nd: float64(d), c: cfg.C, kk: cfg.K}
+	p.useMean = kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachVariance
+	p.useVar = kind == normspec.LayerNorm || kind == normspec.LayerNormSimple || kind == normspec.AdaNorm || kind == normspec.DetachMean || kind == normspec.RMSNorm
+	if p.convC && kind != normspec.RMSNorm {
+		p.nd = p.fd - 1
+	}
+	return p
+}
+
+// coefficients are the row's m·ḡ = Σĝ/d and b = a·Σĝx̂/(n_d·s), each 0
+// where the variant detaches its path.
+func (p rowGrad) coefficients(sg, sgx, a, s float64) (mg, bc float64) {
+	if p.useMean {
+		mg = sg / p.fd
+	}
+	if p.useVar && s > 0 {
+		bc = a * sgx / (p.nd * s)
+	}
+	return mg, bc
+}
+
+// rowGradSums is pass 1 over a row: Σĝ and Σĝx̂ (and dγ += g⊙x̂, dβ += g
+// where the variant has them); AdaNorm's ĝ = φ⊙g, φ = C(1 - k·x̂) detached.
+func rowGradSums[T float](p rowGrad, xr, gr []T, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64) {
+	switch p.kind {
+	case normspec.LayerNorm, normspec.RMSNorm:
+		return gradSumsAffine(xr, gr, gam, mu, a, dgam, dbet)
+	case normspec.AdaNorm:
+		c, kk := p.c, p.kk
+		for k, v := range xr {
+			xh := (float64(v) - mu) * a
+			gh := c * (1 - kk*xh) * float64(gr[k])
+			sg += gh
+			sgx += gh * xh
+		}
+		return sg, sgx
+	default:
+		return gradSums(xr, gr, mu, a)
+	}
+}
+
+// rowGradWrite is pass 2 over a row: dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ).
+func rowGradWrite[T float](p rowGrad, xr, gr []T, gam []float64, mu, a, mg, bc float64, dr []T) {
+	switch p.kind {
+	case normspec.LayerNorm, normspec.RMSNorm:
+		gam := gam[:len(xr)]
+		k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
+		xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
+		gt, gam, dt = gt[:len(xt)], gam[:len(xt)], dt[:len(xt)]
+		for k, v := range xt {
+			dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
+		}
+	case normspec.AdaNorm:
+		c, kk := p.c, p.kk
+		for k, v := range xr {
+			xh := (float64(v) - mu) * a
+			dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
+		}
+	default:
+		for k, v := range xr {
+			dr[k] = T(a*(float64(gr[k])-mg) - bc*(float64(v)-mu))
+		}
+	}
+}
+
+// gradNorms adds up the §5 gradient norms over the real rows.
+type gradNorms struct{ gmu, gvar, gpsi float64 }
+
+// addNorms returns s with a row's §5 norms added, the LayerNorm analogue:
+// ‖g_μ,i‖ = |Σĝ|·√d/(d·D) in both conventions (the mean is over d features
+// either way) and ‖g_σ²,i‖ = ‖x̂_i‖·|Σĝx̂|/(n_d·s) with n_d·s = d·D (P) or
+// (d-1)·s (C); RMSNorm's ‖g_ψ²,i‖ is the latter. A detached path is not in
+// dx and adds 0. ss is the forward's Σ(x-μ)².
+func (p rowGrad) addNorms(sums gradNorms, ss, a, s, sg, sgx float64) gradNorms {
+	fd := p.fd
+	sxx := ss * a * a // Σx̂²
+	den := fd / a
+	if p.convC {
+		den = (fd - 1) * s
+	}
+	if p.kind == normspec.RMSNorm {
+		sums.gpsi += math.Sqrt(sxx) * math.Abs(sgx) / den
+		return sums
+	}
+	if p.useMean {
+		sums.gmu += math.Abs(sg) * math.Sqrt(fd) * a / fd
+	}
+	if p.useVar && den > 0 {
+		sums.gvar += math.Sqrt(sxx) * math.Abs(sgx) / den
+	}
+	return sums
+}
+
+// setNorms records the §5 norm taps: the sums' means over nr real rows.
+func (p rowGrad) setNorms(t *normspec.Taps, sums gradNorms, nr float64) {
+	if p.kind == normspec.RMSNorm {
+		t.GPsi2 = sums.gpsi / nr
+	} else {
+		t.GMu, t.GVar = sums.gmu/nr, sums.gvar/nr
 	}
 }
 
