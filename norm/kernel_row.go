@@ -99,8 +99,8 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 }
 
 // rowBackward computes dx (and dγ, dβ for LayerNorm and RMSNorm) for the row
-// family in two passes over each real row: the sums Σĝ and Σĝx̂
-// (rowGradSums), then dx (rowGradWrite). Padded rows get dx = 0.
+// family in two passes over each real row: the sums Σĝ and Σĝx̂, then dx,
+// with the terms the variant keeps (rowGrad). Padded rows get dx = 0.
 func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 	l := in.l
 	d := l.d
@@ -126,12 +126,29 @@ func rowBackward[T float](in *instance, x, gam, g, dx []T) {
 		mu, a, s := in.rowMu[i], in.rowA[i], in.rowS[i]
 		gr = gr[:len(xr)]
 		dr = dr[:len(xr)]
-		sg, sgx := rowGradSums(p, xr, gr, g64, mu, a, in.dgamma, in.dbeta)
+		// pass 1: Σĝ and Σĝx̂ (and dγ += g⊙x̂, dβ += g where there are γ, β)
+		var sg, sgx float64
+		switch p.kind {
+		case normspec.LayerNorm, normspec.RMSNorm:
+			sg, sgx = gradSumsAffine(xr, gr, g64, mu, a, in.dgamma, in.dbeta)
+		case normspec.AdaNorm:
+			sg, sgx = adaGradSums(xr, gr, mu, a, p.c, p.kk)
+		default:
+			sg, sgx = gradSums(xr, gr, mu, a)
+		}
 		if !finite(sg) || !finite(sgx) {
 			nonFinite = true
 		}
 		mg, bc := p.coefficients(sg, sgx, a, s)
-		rowGradWrite(p, xr, gr, g64, mu, a, mg, bc, dr)
+		// pass 2: dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ)
+		switch p.kind {
+		case normspec.LayerNorm, normspec.RMSNorm:
+			affineDx(xr, gr, g64, mu, a, mg, bc, dr)
+		case normspec.AdaNorm:
+			adaDx(xr, gr, mu, a, mg, bc, p.c, p.kk, dr)
+		default:
+			plainDx(xr, gr, mu, a, mg, bc, dr)
+		}
 		if in.tapGrad {
 			norms = p.addNorms(norms, in.rowSS[i], a, s, sg, sgx)
 			mom = mom.add(rowMoments2(dr, gr))
@@ -183,47 +200,44 @@ func (p rowGrad) coefficients(sg, sgx, a, s float64) (mg, bc float64) {
 	return mg, bc
 }
 
-// rowGradSums is pass 1 over a row: Σĝ and Σĝx̂ (and dγ += g⊙x̂, dβ += g
-// where the variant has them); AdaNorm's ĝ = φ⊙g, φ = C(1 - k·x̂) detached.
-func rowGradSums[T float](p rowGrad, xr, gr []T, gam []float64, mu, a float64, dgam, dbet []float64) (sg, sgx float64) {
-	switch p.kind {
-	case normspec.LayerNorm, normspec.RMSNorm:
-		return gradSumsAffine(xr, gr, gam, mu, a, dgam, dbet)
-	case normspec.AdaNorm:
-		c, kk := p.c, p.kk
-		for k, v := range xr {
-			xh := (float64(v) - mu) * a
-			gh := c * (1 - kk*xh) * float64(gr[k])
-			sg += gh
-			sgx += gh * xh
-		}
-		return sg, sgx
-	default:
-		return gradSums(xr, gr, mu, a)
+// adaGradSums is AdaNorm's Σĝ and Σĝx̂ over a row, ĝ = φ⊙g with
+// φ = C(1 - k·x̂) detached.
+func adaGradSums[T float](xr, gr []T, mu, a, c, kk float64) (sg, sgx float64) {
+	gr = gr[:len(xr)]
+	for k, v := range xr {
+		xh := (float64(v) - mu) * a
+		gh := c * (1 - kk*xh) * float64(gr[k])
+		sg += gh
+		sgx += gh * xh
+	}
+	return sg, sgx
+}
+
+// affineDx writes dx_k = a·(γ_k·g_k - m·ḡ) - b·(x_k - μ) over a row.
+func affineDx[T float](xr, gr []T, gam []float64, mu, a, mg, bc float64, dr []T) {
+	gam = gam[:len(xr)]
+	k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
+	xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
+	gt, gam, dt = gt[:len(xt)], gam[:len(xt)], dt[:len(xt)]
+	for k, v := range xt {
+		dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
 	}
 }
 
-// rowGradWrite is pass 2 over a row: dx_k = a·(ĝ_k - m·ḡ) - b·(x_k - μ).
-func rowGradWrite[T float](p rowGrad, xr, gr []T, gam []float64, mu, a, mg, bc float64, dr []T) {
-	switch p.kind {
-	case normspec.LayerNorm, normspec.RMSNorm:
-		gam := gam[:len(xr)]
-		k0 := lnDxFast(xr, gr, gam, mu, a, mg, bc, dr)
-		xt, gt, gam, dt := xr[k0:], gr[k0:], gam[k0:], dr[k0:]
-		gt, gam, dt = gt[:len(xt)], gam[:len(xt)], dt[:len(xt)]
-		for k, v := range xt {
-			dt[k] = T(a*(gam[k]*float64(gt[k])-mg) - bc*(float64(v)-mu))
-		}
-	case normspec.AdaNorm:
-		c, kk := p.c, p.kk
-		for k, v := range xr {
-			xh := (float64(v) - mu) * a
-			dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
-		}
-	default:
-		for k, v := range xr {
-			dr[k] = T(a*(float64(gr[k])-mg) - bc*(float64(v)-mu))
-		}
+// adaDx writes AdaNorm's dx_k = a·(φ_k·g_k - m·ḡ) - b·(x_k - μ) over a row.
+func adaDx[T float](xr, gr []T, mu, a, mg, bc, c, kk float64, dr []T) {
+	gr, dr = gr[:len(xr)], dr[:len(xr)]
+	for k, v := range xr {
+		xh := (float64(v) - mu) * a
+		dr[k] = T(a*(c*(1-kk*xh)*float64(gr[k])-mg) - bc*(float64(v)-mu))
+	}
+}
+
+// plainDx writes dx_k = a·(g_k - m·ḡ) - b·(x_k - μ) over a row (no γ).
+func plainDx[T float](xr, gr []T, mu, a, mg, bc float64, dr []T) {
+	gr, dr = gr[:len(xr)], dr[:len(xr)]
+	for k, v := range xr {
+		dr[k] = T(a*(float64(gr[k])-mg) - bc*(float64(v)-mu))
 	}
 }
 
