@@ -62,48 +62,48 @@ func pnScaleRows[T float](in *instance, x, y []T, batchDiv bool) (nonFinite bool
 			}
 			continue
 		}
-		for gi := 0; gi < G; gi++ {
-			if pnScaleGroup(in, xr, yr, i, gi, real, batchDiv) {
-				nonFinite = true
-			}
+		if pnScaleRow(in, xr, yr, i, m, real, batchDiv) {
+			nonFinite = true
 		}
 	}
 	return nonFinite
 }
 
-// pnScaleGroup is pnScaleRows on group gi of row i; it reports a
-// non-finite Σx² of a real row's group.
-func pnScaleGroup[T float](in *instance, xr, yr []T, i, gi int, real, batchDiv bool) (nonFinite bool) {
+// pnScaleRow is pnScaleRows on row i, group by group (m features each);
+// it reports a non-finite Σx² of a real row's group.
+func pnScaleRow[T float](in *instance, xr, yr []T, i, m int, real, batchDiv bool) (nonFinite bool) {
 	l := in.l
-	G := l.groups
-	m := l.d / G
-	lo := gi * m
-	blk := xr[lo : (gi+1)*m]
-	ss := sumSqDev(blk, 0)
-	if real && !finite(ss) {
-		nonFinite = true
-	}
-	sc := 1 / math.Sqrt(ss/float64(m)+l.cfg.Eps)
-	in.gsA[i*G+gi] = sc
-	n := len(blk)
-	acc, ag, gg, bg, yg := in.acc1[lo:lo+n], in.colA[lo:lo+n], in.gam64[lo:lo+n], in.bet64[lo:lo+n], yr[lo:lo+n]
-	switch {
-	case in.statPath && real && !batchDiv: // after warmup: one pass
-		k0 := pnFwdFast(blk, sc, acc, ag, gg, bg, yg)
-		blk, acc, ag, gg, bg, yg := blk[k0:], acc[k0:], ag[k0:], gg[k0:], bg[k0:], yg[k0:]
-		acc, ag, gg, bg, yg = acc[:len(blk)], ag[:len(blk)], gg[:len(blk)], bg[:len(blk)], yg[:len(blk)]
-		for k, v := range blk {
-			xs := float64(v) * sc
-			acc[k] += xs * xs
-			yg[k] = T(gg[k]*(xs*ag[k]) + bg[k])
+	d, G := l.d, l.groups
+	eps := l.cfg.Eps
+	s2, a, g64, b64 := in.acc1[:d], in.colA[:d], in.gam64, in.bet64
+	zeros := in.acc4[:d] // colAccumDev subtracts a mean; PowerNorm has none
+	for gi := 0; gi < G; gi++ {
+		blk := xr[gi*m : (gi+1)*m]
+		ss := sumSqDev(blk, 0)
+		if real && !finite(ss) {
+			nonFinite = true
 		}
-	case in.statPath && real: // warmup: y waits for ψ_B
-		// colAccumDev subtracts a mean, PowerNorm has none: in.acc4 holds
-		// zeros, and (x·sc - 0)² = (x·sc)².
-		colAccumDev(blk, sc, in.acc4[lo:lo+n], acc)
-	case !batchDiv:
-		for k, v := range blk {
-			yg[k] = T(gg[k]*(float64(v)*sc*ag[k]) + bg[k])
+		sc := 1 / math.Sqrt(ss/float64(m)+eps)
+		in.gsA[i*G+gi] = sc
+		lo := gi * m
+		n := len(blk)
+		acc, ag, gg, bg, yg := s2[lo:lo+n], a[lo:lo+n], g64[lo:lo+n], b64[lo:lo+n], yr[lo:lo+n]
+		switch {
+		case in.statPath && real && !batchDiv: // after warmup: one pass
+			k0 := pnFwdFast(blk, sc, acc, ag, gg, bg, yg)
+			blk, acc, ag, gg, bg, yg := blk[k0:], acc[k0:], ag[k0:], gg[k0:], bg[k0:], yg[k0:]
+			acc, ag, gg, bg, yg = acc[:len(blk)], ag[:len(blk)], gg[:len(blk)], bg[:len(blk)], yg[:len(blk)]
+			for k, v := range blk {
+				xs := float64(v) * sc
+				acc[k] += xs * xs
+				yg[k] = T(gg[k]*(xs*ag[k]) + bg[k])
+			}
+		case in.statPath && real: // warmup: y waits for ψ_B
+			colAccumDev(blk, sc, zeros[lo:lo+n], acc) // (x·sc - 0)² = (x·sc)²
+		case !batchDiv:
+			for k, v := range blk {
+				yg[k] = T(gg[k]*(float64(v)*sc*ag[k]) + bg[k])
+			}
 		}
 	}
 	return nonFinite
@@ -164,8 +164,8 @@ func pnWriteRows[T float](in *instance, x, y []T) {
 }
 
 // pnBackward: dx̃_i = (ĝ_i - ν_{t-1}⊙x̂_i)/D_b, then GroupScaling's backward
-// dx = sc·(dx̃ - x̃·mean_group(dx̃⊙x̃)) (pnGroupBackward, or pnBwdRowFast on a
-// whole row); in training it then updates ν (pnUpdateNu).
+// dx = sc·(dx̃ - x̃·mean_group(dx̃⊙x̃)), row by row (pnRowBackward, or
+// pnBwdRowFast); in training it then updates ν (pnUpdateNu).
 func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	l := in.l
 	d, G := l.d, l.groups
@@ -201,8 +201,8 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 				gp = pnGPsi2RowFast(xr, m, in.gsA[i*G:(i+1)*G], w2)
 			}
 		}
-		for gi := 0; gi < G && !rowsFast; gi++ {
-			gp += pnGroupBackward(in, xr, gr, dr, i, gi, tap)
+		if !rowsFast {
+			gp = pnRowBackward(in, xr, gr, dr, i, m, tap)
 		}
 		if tap {
 			gpsiSum += math.Sqrt(gp)
@@ -231,46 +231,51 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 	}
 }
 
-// pnGroupBackward writes dx for group gi of real row i and accumulates its
-// dγ, dβ: dx̃ = (ĝ - ν⊙x̂)/D_b in training (pnRowGroup), ĝ/D with the
-// running divisor otherwise, then dx = sc·(dx̃ - x̃·c) with
-// c = mean_group(dx̃⊙x̃). It returns the group's Σ(ν⊙x̂/D_b)² when tap holds
-// in training, else 0.
-func pnGroupBackward[T float](in *instance, xr, gr, dr []T, i, gi int, tap bool) (gp float64) {
-	G := in.l.groups
-	m := in.l.d / G
-	sc := in.gsA[i*G+gi]
-	lo, hi := gi*m, (gi+1)*m
-	xg := xr[lo:hi]
-	n := len(xg)
-	gg, dg, ag, gmg := gr[lo:lo+n], dr[lo:lo+n], in.colA[lo:lo+n], in.gam64[lo:lo+n]
-	dgm, dbt, rbg := in.dgamma[lo:lo+n], in.dbeta[lo:lo+n], in.rowBuf[lo:lo+n]
-	dot := 0.0
-	if in.statPath {
-		nug, abg := in.l.nu[lo:lo+n], in.colAb[lo:lo+n]
-		dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, rbg)
-		if tap {
-			gp = pnGPsi2Group(xg, sc, nug, ag, abg)
+// pnRowBackward writes dx of real row i, group by group (m features each),
+// and accumulates its dγ, dβ: dx̃ = (ĝ - ν⊙x̂)/D_b in training
+// (pnRowGroup), ĝ/D with the running divisor otherwise, then
+// dx = sc·(dx̃ - x̃·c) with c = mean_group(dx̃⊙x̃). It returns the row's
+// Σ(ν⊙x̂/D_b)² when tap holds in training, else 0.
+func pnRowBackward[T float](in *instance, xr, gr, dr []T, i, m int, tap bool) (gp float64) {
+	l := in.l
+	d, G := l.d, l.groups
+	fm := float64(m)
+	a, ab, g64, nu := in.colA[:d], in.colAb[:d], in.gam64, l.nu[:d]
+	dgam, dbet, rb := in.dgamma[:d], in.dbeta[:d], in.rowBuf[:d]
+	for gi := 0; gi < G; gi++ {
+		sc := in.gsA[i*G+gi]
+		lo, hi := gi*m, (gi+1)*m
+		xg := xr[lo:hi]
+		n := len(xg)
+		gg, dg, ag, gmg := gr[lo:lo+n], dr[lo:lo+n], a[lo:lo+n], g64[lo:lo+n]
+		dgm, dbt, rbg := dgam[lo:lo+n], dbet[lo:lo+n], rb[lo:lo+n]
+		dot := 0.0
+		if in.statPath {
+			nug, abg := nu[lo:lo+n], ab[lo:lo+n]
+			dot = pnRowGroup(xg, gg, gmg, sc, ag, abg, nug, dgm, dbt, rbg)
+			if tap {
+				gp += pnGPsi2Group(xg, sc, nug, ag, abg)
+			}
+		} else {
+			for k, v := range xg {
+				xs := float64(v) * sc
+				xh := xs * ag[k]
+				gk := float64(gg[k])
+				gh := float64(gmg[k]) * gk
+				dgm[k] += gk * xh
+				dbt[k] += gk
+				dxs := gh * ag[k]
+				rbg[k] = dxs
+				dot += dxs * xs
+			}
 		}
-	} else {
-		for k, v := range xg {
-			xs := float64(v) * sc
-			xh := xs * ag[k]
-			gk := float64(gg[k])
-			gh := float64(gmg[k]) * gk
-			dgm[k] += gk * xh
-			dbt[k] += gk
-			dxs := gh * ag[k]
-			rbg[k] = dxs
-			dot += dxs * xs
+		c := dot / fm
+		k0 := pnDxFast(xg, rbg, sc, c, dg)
+		xt, rt, dt := xg[k0:], rbg[k0:], dg[k0:]
+		rt, dt = rt[:len(xt)], dt[:len(xt)]
+		for k, v := range xt {
+			dt[k] = T(sc * (rt[k] - float64(v)*sc*c))
 		}
-	}
-	c := dot / float64(m)
-	k0 := pnDxFast(xg, rbg, sc, c, dg)
-	xt, rt, dt := xg[k0:], rbg[k0:], dg[k0:]
-	rt, dt = rt[:len(xt)], dt[:len(xt)]
-	for k, v := range xt {
-		dt[k] = T(sc * (rt[k] - float64(v)*sc*c))
 	}
 	return gp
 }
