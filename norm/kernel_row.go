@@ -20,13 +20,12 @@ func constantRow[T float](xr []T) bool {
 	return true
 }
 
+// rowForward normalises each row: its statistics (rowStatistics), kept
+// per row for the backward, then y as the variant writes it.
 func rowForward[T float](in *instance, x, gam, bet, y []T) {
 	l := in.l
-	cfg := l.cfg
+	cfg := &l.cfg
 	d := l.d
-	fd := float64(d)
-	kind := cfg.Kind
-	eps := cfg.Eps
 	nonFinite := false
 	var g64, b64 []float64
 	if gam != nil {
@@ -37,64 +36,91 @@ func rowForward[T float](in *instance, x, gam, bet, y []T) {
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
-		if kind == normspec.RMSNorm {
-			ss := sumSqDev(xr, 0)
-			if !finite(ss) && in.real(i) {
-				nonFinite = true
-			}
-			a := 1 / math.Sqrt(ss/fd+eps)
-			in.rowMu[i], in.rowA[i], in.rowS[i], in.rowSS[i] = 0, a, 1/a, ss
-			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
-			for k, v := range xr {
-				yr[k] = T(gam[k]*float64(v)*a + bet[k])
-			}
-			continue
-		}
-		mu := sumOf(xr) / fd
-		ss := sumSqDev(xr, mu)
-		if !finite(ss) && in.real(i) {
+		mu, a, s, ss, ok := rowStatistics(cfg, xr)
+		if !ok && in.real(i) {
 			nonFinite = true
 		}
-		// A constant row must give x̂ = 0 exactly (§4), but μ = Σx/d can
-		// differ from the constant by rounding.
-		if ss <= 1e-20*mu*mu*fd && constantRow(xr) {
-			mu, ss = float64(xr[0]), 0
-		}
-		var s, D float64
-		if cfg.Conv == normspec.ConvC {
-			s = math.Sqrt(ss / (fd - 1))
-			D = s + eps
-		} else {
-			D = math.Sqrt(ss/fd + eps)
-			s = D
-		}
-		a := 1 / D
 		in.rowMu[i], in.rowA[i], in.rowS[i], in.rowSS[i] = mu, a, s, ss
-		switch kind {
+		switch cfg.Kind {
+		case normspec.RMSNorm:
+			rmsWrite(xr, g64, b64, a, yr)
 		case normspec.LayerNorm:
-			gam, bet, yr := g64[:len(xr)], b64[:len(xr)], yr[:len(xr)]
-			k0 := lnWriteFast(xr, gam, bet, mu, a, yr)
-			xt, gam, bet, yr := xr[k0:], gam[k0:], bet[k0:], yr[k0:]
-			gam, bet, yr = gam[:len(xt)], bet[:len(xt)], yr[:len(xt)]
-			for k, v := range xt {
-				yr[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
-			}
+			lnWrite(xr, g64, b64, mu, a, yr)
 		case normspec.AdaNorm:
-			c, kk := cfg.C, cfg.K
-			yr := yr[:len(xr)]
-			for k, v := range xr {
-				yh := (float64(v) - mu) * a
-				yr[k] = T(c * (1 - kk*yh) * yh)
-			}
+			adaWrite(xr, mu, a, cfg.C, cfg.K, yr)
 		default:
-			yr := yr[:len(xr)]
-			for k, v := range xr {
-				yr[k] = T((float64(v) - mu) * a)
-			}
+			plainWrite(xr, mu, a, yr)
 		}
 	}
 	if nonFinite && in.training {
 		l.taps.NonFinite = true
+	}
+}
+
+// rowStatistics is a row's statistics (§1): μ (0 for RMSNorm), a = 1/D,
+// the s of the backward's variance term and Σ(x-μ)². D is √(Σ(x-μ)²/d+ε)
+// (conv=p, RMSNorm with μ = 0, and then s = D) or s+ε with
+// s = √(Σ(x-μ)²/(d-1)) (conv=c). ok is false when Σ(x-μ)² is not finite.
+func rowStatistics[T float](cfg *normspec.Config, xr []T) (mu, a, s, ss float64, ok bool) {
+	fd := float64(len(xr))
+	eps := cfg.Eps
+	if cfg.Kind == normspec.RMSNorm {
+		ss = sumSqDev(xr, 0)
+		a = 1 / math.Sqrt(ss/fd+eps)
+		return 0, a, 1 / a, ss, finite(ss)
+	}
+	mu = sumOf(xr) / fd
+	ss = sumSqDev(xr, mu)
+	ok = finite(ss)
+	// A constant row must give x̂ = 0 exactly (§4), but μ = Σx/d can
+	// differ from the constant by rounding.
+	if ss <= 1e-20*mu*mu*fd && constantRow(xr) {
+		mu, ss = float64(xr[0]), 0
+	}
+	var D float64
+	if cfg.Conv == normspec.ConvC {
+		s = math.Sqrt(ss / (fd - 1))
+		D = s + eps
+	} else {
+		D = math.Sqrt(ss/fd + eps)
+		s = D
+	}
+	return mu, 1 / D, s, ss, ok
+}
+
+// rmsWrite writes RMSNorm's y = γ⊙x·a + β over a row.
+func rmsWrite[T float](xr []T, gam, bet []float64, a float64, yr []T) {
+	gam, bet, yr = gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
+	for k, v := range xr {
+		yr[k] = T(gam[k]*float64(v)*a + bet[k])
+	}
+}
+
+// lnWrite writes LayerNorm's y = γ⊙(x-μ)·a + β over a row.
+func lnWrite[T float](xr []T, gam, bet []float64, mu, a float64, yr []T) {
+	gam, bet, yr = gam[:len(xr)], bet[:len(xr)], yr[:len(xr)]
+	k0 := lnWriteFast(xr, gam, bet, mu, a, yr)
+	xt, gam, bet, yr := xr[k0:], gam[k0:], bet[k0:], yr[k0:]
+	gam, bet, yr = gam[:len(xt)], bet[:len(xt)], yr[:len(xt)]
+	for k, v := range xt {
+		yr[k] = T(gam[k]*((float64(v)-mu)*a) + bet[k])
+	}
+}
+
+// adaWrite writes AdaNorm's y = φ⊙x̂ with φ = C(1 - k·x̂), x̂ = (x-μ)·a.
+func adaWrite[T float](xr []T, mu, a, c, kk float64, yr []T) {
+	yr = yr[:len(xr)]
+	for k, v := range xr {
+		yh := (float64(v) - mu) * a
+		yr[k] = T(c * (1 - kk*yh) * yh)
+	}
+}
+
+// plainWrite writes y = (x-μ)·a over a row (no γ, β).
+func plainWrite[T float](xr []T, mu, a float64, yr []T) {
+	yr = yr[:len(xr)]
+	for k, v := range xr {
+		yr[k] = T((float64(v) - mu) * a)
 	}
 }
 
