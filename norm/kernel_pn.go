@@ -25,8 +25,8 @@ func pnForward[T float](in *instance, x, gam, bet, y []T) {
 	}
 	in.gam64 = toF64s(in.gam64, gam[:d])
 	in.bet64 = toF64s(in.bet64, bet[:d])
-	zero(in.acc1[:d])
-	zero(in.acc4[:d])
+	zero(in.acc1[:d]) // the batch's Σ(x·sc)² per feature
+	zero(in.acc4[:d]) // the mean colAccumDev and colWrite subtract: PowerNorm has none
 	nonFinite := pnScaleRows(in, x, y, batchDiv)
 	if !in.statPath {
 		copy(in.colAb[:d], a)
@@ -200,8 +200,7 @@ func pnBackward[T float](in *instance, x, gam, g, dx []T) {
 			if tap {
 				gp = pnGPsi2RowFast(xr, m, in.gsA[i*G:(i+1)*G], w2)
 			}
-		}
-		if !rowsFast {
+		} else {
 			gp = pnRowBackward(in, xr, gr, dr, i, m, tap)
 		}
 		if tap {
