@@ -71,7 +71,7 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 	}
 	if in.training {
 		if in.tapStats {
-			statTaps(in, x, y)
+			statTaps(in, x)
 		}
 		if l.tapMask&normspec.TapParams != 0 && l.cfg.Kind.HasAffine() {
 			l.taps.GammaDrift, l.taps.BetaNorm = paramNorms(gam, bet)
@@ -162,8 +162,10 @@ func rowsFinite[T float](in *instance, x []T) bool {
 
 // statTaps fills the Stats group: per-feature batch statistics of the
 // tensor the variant normalises (after GroupScaling where there is one),
-// input moments, and AdaNorm's |y| ≥ 1/k fraction.
-func statTaps[T float](in *instance, x, y []T) {
+// input moments, and AdaNorm's |y| ≥ 1/k fraction. Two passes over the
+// real rows: sums (statTapSums), then deviations from the means
+// (statTapDevs).
+func statTaps[T float](in *instance, x []T) {
 	l := in.l
 	t := &l.taps
 	d := l.d
@@ -171,8 +173,6 @@ func statTaps[T float](in *instance, x, y []T) {
 	if in.nReal == 0 {
 		return
 	}
-	G, m := in.layout()
-	useGS := l.groups > 0
 	mean := grow(l.tapBuf.bm, d)
 	vr := grow(l.tapBuf.bv, d)
 	psi := grow(l.tapBuf.bp, d)
@@ -180,66 +180,13 @@ func statTaps[T float](in *instance, x, y []T) {
 	zero(mean)
 	zero(vr)
 	zero(psi)
-	sum, maxAbs := 0.0, 0.0
-	rows := tapRows(x, m)
-	one := []float64{1}
-	rowScales := func(i int) []float64 { // GroupScaling factors of row i
-		if useGS {
-			return in.gsA[i*G : (i+1)*G]
-		}
-		return one
-	}
-	for i := 0; i < in.n; i++ {
-		if !in.real(i) {
-			continue
-		}
-		xr := x[i*d : (i+1)*d]
-		if rows {
-			s, mx := tapAccumRowFast(xr, m, rowScales(i), mean, psi)
-			sum += s
-			if mx > maxAbs || mx != mx {
-				maxAbs = mx
-			}
-			continue
-		}
-		for gi := 0; gi < G; gi++ {
-			sc := 1.0
-			if useGS {
-				sc = in.gsA[i*G+gi]
-			}
-			lo, hi := gi*m, (gi+1)*m
-			s, mx := tapAccum(xr[lo:hi], sc, mean[lo:hi], psi[lo:hi])
-			sum += s
-			if mx > maxAbs || mx != mx {
-				maxAbs = mx
-			}
-		}
-	}
+	sum, maxAbs := statTapSums(in, x, mean, psi)
 	inMean := sum / (nr * float64(d))
 	for k := range mean {
 		mean[k] /= nr
 		psi[k] /= nr
 	}
-	ss := 0.0
-	for i := 0; i < in.n; i++ {
-		if !in.real(i) {
-			continue
-		}
-		xr := x[i*d : (i+1)*d]
-		if rows { // both sums in one pass over the row
-			ss += tapDevRowFast(xr, m, inMean, rowScales(i), mean, vr)
-			continue
-		}
-		ss += sumSqDev(xr, inMean)
-		for gi := 0; gi < G; gi++ {
-			sc := 1.0
-			if useGS {
-				sc = in.gsA[i*G+gi]
-			}
-			lo, hi := gi*m, (gi+1)*m
-			colAccumDev(xr[lo:hi], sc, mean[lo:hi], vr[lo:hi])
-		}
-	}
+	ss := statTapDevs(in, x, inMean, mean, vr)
 	for k := range vr {
 		vr[k] /= nr
 	}
@@ -249,22 +196,113 @@ func statTaps[T float](in *instance, x, y []T) {
 		t.NonFinite = true
 	}
 	if l.cfg.Kind == normspec.AdaNorm {
-		// |y| ≥ 1/k for the normalised y (before φ), i.e. where φ ≤ 0.
-		lim := 1 / l.cfg.K
-		cnt := 0
-		for i := 0; i < in.n; i++ {
-			if !in.real(i) {
-				continue
+		t.AdaFrac = adaFrac(in, x)
+	}
+}
+
+// noScales are the GroupScaling scales of a row without GroupScaling: one
+// group, scale 1. Read only.
+var noScales = [1]float64{1}
+
+// rowScales is row i's GroupScaling scales, one per group of in.layout().
+func (in *instance) rowScales(i int) []float64 {
+	if in.l.groups == 0 {
+		return noScales[:]
+	}
+	G := in.l.groups
+	return in.gsA[i*G : (i+1)*G]
+}
+
+// statTapSums is the Stats taps' first pass over the real rows: it adds
+// x·sc and (x·sc)² per feature to mean and psi, and returns Σx and max|x|
+// (NaN if x holds a NaN) over the whole input.
+func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs float64) {
+	d := in.l.d
+	G, m := in.layout()
+	rows := tapRows(x, m)
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		xr := x[i*d : (i+1)*d]
+		if rows {
+			s, mx := tapAccumRowFast(xr, m, in.rowScales(i), mean, psi)
+			sum += s
+			if mx > maxAbs || mx != mx {
+				maxAbs = mx
 			}
-			mu, a := in.rowMu[i], in.rowA[i]
-			for _, v := range x[i*d : (i+1)*d] {
-				if math.Abs((float64(v)-mu)*a) >= lim {
-					cnt++
-				}
+			continue
+		}
+		for gi := 0; gi < G; gi++ {
+			lo, hi := gi*m, (gi+1)*m
+			s, mx := tapAccum(xr[lo:hi], in.scale(i, gi), mean[lo:hi], psi[lo:hi])
+			sum += s
+			if mx > maxAbs || mx != mx {
+				maxAbs = mx
 			}
 		}
-		t.AdaFrac = float64(cnt) / (nr * float64(d))
 	}
+	return sum, maxAbs
+}
+
+// statTapDevs is the Stats taps' second pass over the real rows: it adds
+// (x·sc - mean)² per feature to vr and returns Σ(x - inMean)² over the
+// whole input.
+func statTapDevs[T float](in *instance, x []T, inMean float64, mean, vr []float64) (ss float64) {
+	d := in.l.d
+	G, m := in.layout()
+	rows := tapRows(x, m)
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		xr := x[i*d : (i+1)*d]
+		if rows { // both sums in one pass over the row
+			ss += tapDevRowFast(xr, m, inMean, in.rowScales(i), mean, vr)
+			continue
+		}
+		ss += sumSqDev(xr, inMean)
+		for gi := 0; gi < G; gi++ {
+			lo, hi := gi*m, (gi+1)*m
+			colAccumDev(xr[lo:hi], in.scale(i, gi), mean[lo:hi], vr[lo:hi])
+		}
+	}
+	return ss
+}
+
+// adaFrac is AdaNorm's fraction of real entries with |y| ≥ 1/k for the
+// normalised y (before φ), i.e. where φ ≤ 0.
+func adaFrac[T float](in *instance, x []T) float64 {
+	d := in.l.d
+	lim := 1 / in.l.cfg.K
+	cnt := 0
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		mu, a := in.rowMu[i], in.rowA[i]
+		for _, v := range x[i*d : (i+1)*d] {
+			if math.Abs((float64(v)-mu)*a) >= lim {
+				cnt++
+			}
+		}
+	}
+	return float64(cnt) / (float64(in.nReal) * float64(d))
+}
+
+// momentSums adds up the Theorem-1 taps over the real rows: each row's mean
+// and variance of dx and of g. It is a small value, kept in registers by
+// the row loops, so the sums add in the order of four local variables.
+type momentSums struct{ dxm, dxv, dym, dyv float64 }
+
+// add returns the sums with one row's moments added.
+func (m momentSums) add(dm, dv, gm, gv float64) momentSums {
+	return momentSums{m.dxm + dm, m.dxv + dv, m.dym + gm, m.dyv + gv}
+}
+
+// set records the Theorem-1 taps: the moments' means over nr rows.
+func (m momentSums) set(t *normspec.Taps, nr float64) {
+	t.DxMean, t.DxVar, t.DyMean, t.DyVar = m.dxm/nr, m.dxv/nr, m.dym/nr, m.dyv/nr
 }
 
 func paramNorms[T float](gam, bet []T) (drift, bnorm float64) {

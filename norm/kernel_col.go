@@ -10,90 +10,23 @@ import (
 // groups option). The batch statistics need a pass over the whole batch
 // before any output can be written.
 
+// colForward: y = γ⊙(x·sc - μ)/D + β per feature, with the batch's
+// statistics over the real rows in training (colBatchStats) and the running
+// ones otherwise; sc is GroupScaling's scale (1 without it).
 func colForward[T float](in *instance, x, gam, bet, y []T) {
 	l := in.l
-	cfg := l.cfg
 	d := l.d
-	eps := cfg.Eps
-	G, m := in.layout()
 	nonFinite := false
 	if l.groups > 0 {
 		nonFinite = gsScales(in, x)
 	}
 	in.statPath = in.training && in.nReal > 0
-	if in.statPath {
-		nr := float64(in.nReal)
-		s1, s2 := in.acc1, in.acc2
-		zero(s1)
-		zero(s2)
-		for i := 0; i < in.n; i++ {
-			if !in.real(i) {
-				continue
-			}
-			xr := x[i*d : (i+1)*d]
-			for gi := 0; gi < G; gi++ {
-				lo, hi := gi*m, (gi+1)*m
-				colAccum(xr[lo:hi], in.scale(i, gi), s1[lo:hi], s2[lo:hi])
-			}
-		}
-		if cfg.Kind == normspec.BatchNorm {
-			mean, vs := s1, in.acc3
-			for k := range mean {
-				mean[k] /= nr
-			}
-			zero(vs)
-			for i := 0; i < in.n; i++ {
-				if !in.real(i) {
-					continue
-				}
-				xr := x[i*d : (i+1)*d]
-				for gi := 0; gi < G; gi++ {
-					lo, hi := gi*m, (gi+1)*m
-					colAccumDev(xr[lo:hi], in.scale(i, gi), mean[lo:hi], vs[lo:hi])
-				}
-			}
-			mom := cfg.Momentum
-			for k := 0; k < d; k++ {
-				// A constant column must give x̂ = 0 exactly (§4).
-				if vs[k] <= 1e-20*mean[k]*mean[k]*nr {
-					if c, ok := constantColumn(in, x, k); ok {
-						mean[k], vs[k] = c, 0
-					}
-				}
-				v := vs[k] / nr
-				if !finite(v) {
-					nonFinite = true
-				}
-				in.colMu[k] = mean[k]
-				in.colA[k] = 1 / math.Sqrt(v+eps)
-				l.runMean[k] = (1-mom)*l.runMean[k] + mom*mean[k]
-				if in.nReal > 1 {
-					l.runVar[k] = (1-mom)*l.runVar[k] + mom*v*nr/(nr-1)
-				}
-			}
-		} else { // PN-V
-			alpha := cfg.AlphaFwd
-			for k := 0; k < d; k++ {
-				psi := s2[k] / nr
-				if !finite(psi) {
-					nonFinite = true
-				}
-				in.colMu[k] = 0
-				in.colA[k] = 1 / math.Sqrt(psi+eps)
-				l.runPsi2[k] = alpha*l.runPsi2[k] + (1-alpha)*psi
-			}
-		}
-	} else {
-		for k := 0; k < d; k++ {
-			if cfg.Kind == normspec.BatchNorm {
-				in.colMu[k] = l.runMean[k]
-				in.colA[k] = 1 / math.Sqrt(l.runVar[k]+eps)
-			} else {
-				in.colMu[k] = 0
-				in.colA[k] = 1 / math.Sqrt(l.runPsi2[k]+eps)
-			}
-		}
+	if !in.statPath {
+		colRunningStats(in)
+	} else if colBatchStats(in, x) {
+		nonFinite = true
 	}
+	G, m := in.layout()
 	mu, a := in.colMu[:d], in.colA[:d]
 	in.gam64 = toF64s(in.gam64, gam[:d])
 	in.bet64 = toF64s(in.bet64, bet[:d])
@@ -108,6 +41,113 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 	}
 	if nonFinite && in.training {
 		l.taps.NonFinite = true
+	}
+}
+
+// forRealGroups calls f for every GroupScaling group of every real row (the
+// whole row without GroupScaling), in row order: row i, features [lo, hi),
+// scale sc.
+func forRealGroups(in *instance, f func(i, lo, hi int, sc float64)) {
+	G, m := in.layout()
+	for i := 0; i < in.n; i++ {
+		if !in.real(i) {
+			continue
+		}
+		for gi := 0; gi < G; gi++ {
+			f(i, gi*m, (gi+1)*m, in.scale(i, gi))
+		}
+	}
+}
+
+// colBatchStats computes the batch statistics over the real rows, μ and
+// 1/D per feature into in.colMu and in.colA, and updates the running ones:
+// the first pass sums x·sc and (x·sc)² per feature, then BatchNorm
+// (bnStats) or PN-V (pnvStats) finish. It reports a non-finite statistic.
+func colBatchStats[T float](in *instance, x []T) (nonFinite bool) {
+	d := in.l.d
+	s1, s2 := in.acc1, in.acc2
+	zero(s1)
+	zero(s2)
+	forRealGroups(in, func(i, lo, hi int, sc float64) {
+		colAccum(x[i*d+lo:i*d+hi], sc, s1[lo:hi], s2[lo:hi])
+	})
+	if in.l.cfg.Kind == normspec.BatchNorm {
+		return bnStats(in, x)
+	}
+	return pnvStats(in)
+}
+
+// bnStats finishes BatchNorm's statistics from the sums in in.acc1: the
+// mean μ = Σx·sc/n, then in a second pass the variance
+// σ² = Σ(x·sc - μ)²/n (two passes, exact where E[x²] - μ² would cancel)
+// and 1/D = 1/√(σ²+ε); the running mean and the running unbiased variance
+// move towards them by the momentum.
+func bnStats[T float](in *instance, x []T) (nonFinite bool) {
+	l := in.l
+	d := l.d
+	nr := float64(in.nReal)
+	mean, vs := in.acc1, in.acc3
+	for k := range mean {
+		mean[k] /= nr
+	}
+	zero(vs)
+	forRealGroups(in, func(i, lo, hi int, sc float64) {
+		colAccumDev(x[i*d+lo:i*d+hi], sc, mean[lo:hi], vs[lo:hi])
+	})
+	mom := l.cfg.Momentum
+	for k := 0; k < d; k++ {
+		// A constant column must give x̂ = 0 exactly (§4).
+		if vs[k] <= 1e-20*mean[k]*mean[k]*nr {
+			if c, ok := constantColumn(in, x, k); ok {
+				mean[k], vs[k] = c, 0
+			}
+		}
+		v := vs[k] / nr
+		if !finite(v) {
+			nonFinite = true
+		}
+		in.colMu[k] = mean[k]
+		in.colA[k] = 1 / math.Sqrt(v+l.cfg.Eps)
+		l.runMean[k] = (1-mom)*l.runMean[k] + mom*mean[k]
+		if in.nReal > 1 {
+			l.runVar[k] = (1-mom)*l.runVar[k] + mom*v*nr/(nr-1)
+		}
+	}
+	return nonFinite
+}
+
+// pnvStats finishes PN-V's statistics from the sums of squares in in.acc2:
+// ψ² = Σ(x·sc)²/n, 1/D = 1/√(ψ²+ε), no mean, and the running
+// ψ² ← α·ψ² + (1-α)·ψ²_B.
+func pnvStats(in *instance) (nonFinite bool) {
+	l := in.l
+	nr := float64(in.nReal)
+	alpha := l.cfg.AlphaFwd
+	for k := 0; k < l.d; k++ {
+		psi := in.acc2[k] / nr
+		if !finite(psi) {
+			nonFinite = true
+		}
+		in.colMu[k] = 0
+		in.colA[k] = 1 / math.Sqrt(psi+l.cfg.Eps)
+		l.runPsi2[k] = alpha*l.runPsi2[k] + (1-alpha)*psi
+	}
+	return nonFinite
+}
+
+// colRunningStats sets μ and 1/D from the running statistics, for
+// inference (and a batch without a real row).
+func colRunningStats(in *instance) {
+	l := in.l
+	eps := l.cfg.Eps
+	for k := 0; k < l.d; k++ {
+		if l.cfg.Kind == normspec.BatchNorm {
+			in.colMu[k] = l.runMean[k]
+			in.colA[k] = 1 / math.Sqrt(l.runVar[k]+eps)
+		} else {
+			in.colMu[k] = 0
+			in.colA[k] = 1 / math.Sqrt(l.runPsi2[k]+eps)
+		}
 	}
 }
 
@@ -138,75 +178,31 @@ func constantColumn[T float](in *instance, x []T, k int) (float64, bool) {
 func colBackward[T float](in *instance, x, gam, g, dx []T) {
 	l := in.l
 	d := l.d
-	G, m := in.layout()
-	mu, a := in.colMu[:d], in.colA[:d]
 	in.gam64 = toF64s(in.gam64, gam[:d])
-	g64 := in.gam64
-	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
-	zero(dgam)
-	zero(dbet)
+	zero(in.dgamma[:d])
+	zero(in.dbeta[:d])
 	cmu, cvar := in.acc3[:d], in.acc4[:d]
 	zero(cmu)
 	zero(cvar)
 	nonFinite := false
-	nr := float64(in.nReal)
 	if in.statPath {
-		for i := 0; i < in.n; i++ {
-			if !in.real(i) {
-				continue
-			}
-			xr, gr := x[i*d:(i+1)*d], g[i*d:(i+1)*d]
-			for gi := 0; gi < G; gi++ {
-				lo, hi := gi*m, (gi+1)*m
-				colParamGrads(xr[lo:hi], gr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
-			}
-		}
-		// S1 = Σĝ = γ⊙dβ and S2 = Σĝ⊙x̂ = γ⊙dγ, so one accumulation serves
-		// both the parameter gradients and the statistic terms.
-		for k := 0; k < d; k++ {
-			if !finite(dgam[k]) || !finite(dbet[k]) {
-				nonFinite = true
-			}
-			gk := g64[k]
-			if l.cfg.Kind == normspec.BatchNorm {
-				cmu[k] = -gk * dbet[k] * a[k] / nr
-			}
-			cvar[k] = gk * dgam[k] * a[k] / nr
-		}
+		nonFinite = colStatGrads(in, x, g)
 	}
 	tap := in.training && in.tapGrad
-	var gvarSum, dxm, dxv, dym, dyv float64
-	rb := in.rowBuf[:d]
+	var gvarSum float64 // Σ‖g_σ²,i‖ (BatchNorm) or Σ‖g_ψ²,i‖ (PN-V)
+	var mom momentSums
 	for i := 0; i < in.n; i++ {
 		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
 		if !in.real(i) {
-			for k := range dr {
-				dr[k] = 0
-			}
+			zeroT(dr)
 			continue
 		}
-		gv := 0.0
-		for gi := 0; gi < G; gi++ {
-			lo, hi := gi*m, (gi+1)*m
-			sc := in.scale(i, gi)
-			if in.statPath {
-				gv += colGradOut(xr[lo:hi], gr[lo:hi], g64[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
-			} else {
-				colParamGrads(xr[lo:hi], gr[lo:hi], sc, mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
-				for k, v := range gr[lo:hi] {
-					rb[lo+k] = g64[lo+k] * float64(v) * a[lo+k]
-				}
-			}
-		}
-		gsBackRow(in, i, xr, rb, dr)
+		gv := colGradRow(in, i, xr, gr, dr)
 		if tap {
 			gvarSum += math.Sqrt(gv)
-			mm, vv := rowMoments(dr)
-			dxm += mm
-			dxv += vv
-			mm, vv = rowMoments(gr)
-			dym += mm
-			dyv += vv
+			dxMean, dxVar := rowMoments(dr)
+			gMean, gVar := rowMoments(gr)
+			mom = mom.add(dxMean, dxVar, gMean, gVar)
 		}
 	}
 	if !in.training {
@@ -217,7 +213,8 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 	}
 	if tap && in.nReal > 0 {
 		t := &l.taps
-		t.DxMean, t.DxVar, t.DyMean, t.DyVar = dxm/nr, dxv/nr, dym/nr, dyv/nr
+		nr := float64(in.nReal)
+		mom.set(t, nr)
 		if in.statPath {
 			if l.cfg.Kind == normspec.BatchNorm {
 				t.GMu = norm2(cmu)
@@ -227,6 +224,59 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 			}
 		}
 	}
+}
+
+// colStatGrads is the backward's pass over the batch: dγ = Σg⊙x̂ and
+// dβ = Σg per feature, and from them the statistics' terms, since
+// S1 = Σĝ = γ⊙dβ and S2 = Σĝ⊙x̂ = γ⊙dγ: g_μ = -S1/(n·D) (BatchNorm only)
+// into in.acc3 and S2/(n·D) into in.acc4 (g_σ²,i = -x̂_i⊙S2/(n·D)). It
+// reports a non-finite dγ or dβ.
+func colStatGrads[T float](in *instance, x, g []T) (nonFinite bool) {
+	d := in.l.d
+	mu, a, g64 := in.colMu[:d], in.colA[:d], in.gam64
+	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
+	cmu, cvar := in.acc3[:d], in.acc4[:d]
+	forRealGroups(in, func(i, lo, hi int, sc float64) {
+		xg, gg := x[i*d+lo:i*d+hi], g[i*d+lo:i*d+hi]
+		colParamGrads(xg, gg, sc, mu[lo:hi], a[lo:hi], dgam[lo:hi], dbet[lo:hi])
+	})
+	nr := float64(in.nReal)
+	for k := 0; k < d; k++ {
+		if !finite(dgam[k]) || !finite(dbet[k]) {
+			nonFinite = true
+		}
+		gk := g64[k]
+		if in.l.cfg.Kind == normspec.BatchNorm {
+			cmu[k] = -gk * dbet[k] * a[k] / nr
+		}
+		cvar[k] = gk * dgam[k] * a[k] / nr
+	}
+	return nonFinite
+}
+
+// colGradRow writes dx of real row i: dx̃ = ĝ/D + g_μ + g_σ²,i with batch
+// statistics (colGradOut), dx̃ = ĝ/D without them (accumulating dγ and dβ
+// here), then GroupScaling's backward. It returns ‖g_σ²,i‖².
+func colGradRow[T float](in *instance, i int, xr, gr, dr []T) (gv float64) {
+	d := in.l.d
+	G, m := in.layout()
+	mu, a, g64 := in.colMu[:d], in.colA[:d], in.gam64
+	cmu, cvar := in.acc3[:d], in.acc4[:d]
+	rb := in.rowBuf[:d]
+	for gi := 0; gi < G; gi++ {
+		lo, hi := gi*m, (gi+1)*m
+		sc := in.scale(i, gi)
+		if in.statPath {
+			gv += colGradOut(xr[lo:hi], gr[lo:hi], g64[lo:hi], sc, mu[lo:hi], a[lo:hi], cmu[lo:hi], cvar[lo:hi], rb[lo:hi])
+		} else {
+			colParamGrads(xr[lo:hi], gr[lo:hi], sc, mu[lo:hi], a[lo:hi], in.dgamma[lo:hi], in.dbeta[lo:hi])
+			for k, v := range gr[lo:hi] {
+				rb[lo+k] = g64[lo+k] * float64(v) * a[lo+k]
+			}
+		}
+	}
+	gsBackRow(in, i, xr, rb, dr)
+	return gv
 }
 
 func norm2(v []float64) float64 {

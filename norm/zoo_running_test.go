@@ -34,38 +34,7 @@ func TestZooRunningStats(t *testing.T) {
 		if tp := l.Taps(); tp.RunMean != nil || tp.RunVar != nil || tp.BatchMean == nil {
 			t.Fatalf("step %d: RunMean %v RunVar %v BatchMean %v: want shadows only", step, tp.RunMean, tp.RunVar, tp.BatchMean)
 		}
-		for k := 0; k < d; k++ {
-			var sumMu, sumVar float64
-			var nMu, nVar int
-			for s := 0; s < B; s++ {
-				var vals []float64
-				for i := s * R; i < (s+1)*R; i++ {
-					if mask == nil || mask[i] {
-						vals = append(vals, x[i*d+k])
-					}
-				}
-				if len(vals) == 0 {
-					continue
-				}
-				mu := 0.0
-				for _, v := range vals {
-					mu += v
-				}
-				mu /= float64(len(vals))
-				sumMu += mu
-				nMu++
-				if len(vals) > 1 {
-					ss := 0.0
-					for _, v := range vals {
-						ss += (v - mu) * (v - mu)
-					}
-					sumVar += ss / float64(len(vals)-1)
-					nVar++
-				}
-			}
-			wantMu[k] = (1-mom)*wantMu[k] + mom*sumMu/float64(nMu)
-			wantVar[k] = (1-mom)*wantVar[k] + mom*sumVar/float64(nVar)
-		}
+		instanceRunningUpdate(x, mask, R, B, d, mom, wantMu, wantVar)
 		st := l.State()
 		assertClose(t, "running mean", st.Mean, wantMu, 1e-12)
 		assertClose(t, "running variance", st.Var, wantVar, 1e-12)
@@ -94,4 +63,44 @@ func TestZooRunningStats(t *testing.T) {
 	before := l.State()
 	refStep(t, l, x, g, n)
 	assertClose(t, "state after inference", l.State().Mean, before.Mean, 0)
+}
+
+// instanceRunningUpdate is instancenorm:running=1's update of the running
+// mean mu and variance vr, worked out per instance of B samples of R rows
+// × d features: each instance's mean over its sample's real rows, and its
+// unbiased variance where it has two or more; the running statistics move
+// by mom towards the means of those over the instances that have them.
+func instanceRunningUpdate(x []float64, mask []bool, R, B, d int, mom float64, mu, vr []float64) {
+	for k := 0; k < d; k++ {
+		var sumMu, sumVar float64
+		var nMu, nVar int
+		for s := 0; s < B; s++ {
+			var vals []float64
+			for i := s * R; i < (s+1)*R; i++ {
+				if mask == nil || mask[i] {
+					vals = append(vals, x[i*d+k])
+				}
+			}
+			if len(vals) == 0 {
+				continue
+			}
+			m := 0.0
+			for _, v := range vals {
+				m += v
+			}
+			m /= float64(len(vals))
+			sumMu += m
+			nMu++
+			if len(vals) > 1 {
+				ss := 0.0
+				for _, v := range vals {
+					ss += (v - m) * (v - m)
+				}
+				sumVar += ss / float64(len(vals)-1)
+				nVar++
+			}
+		}
+		mu[k] = (1-mom)*mu[k] + mom*sumMu/float64(nMu)
+		vr[k] = (1-mom)*vr[k] + mom*sumVar/float64(nVar)
+	}
 }

@@ -141,38 +141,17 @@ func (c Config) String() string {
 	add := func(k, v string) { opts = append(opts, k+"="+v) }
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, o := range kindOptions(c.Kind) {
+		if f := c.number(o); f != nil {
+			// powernorm's alpha sets alpha_fwd and alpha_bwd, which print.
+			if *f != *d.number(o) && !(o == "alpha" && c.Kind == PowerNorm) {
+				add(o, ff(*f))
+			}
+			continue
+		}
 		switch o {
 		case "conv":
 			if c.Conv != d.Conv {
 				add(o, c.Conv.String())
-			}
-		case "eps":
-			if c.Eps != d.Eps {
-				add(o, ff(c.Eps))
-			}
-		case "c":
-			if c.C != d.C {
-				add(o, ff(c.C))
-			}
-		case "k":
-			if c.K != d.K {
-				add(o, ff(c.K))
-			}
-		case "momentum":
-			if c.Momentum != d.Momentum {
-				add(o, ff(c.Momentum))
-			}
-		case "alpha":
-			if c.Kind == PNV && c.AlphaFwd != d.AlphaFwd {
-				add(o, ff(c.AlphaFwd))
-			}
-		case "alpha_fwd":
-			if c.AlphaFwd != d.AlphaFwd {
-				add(o, ff(c.AlphaFwd))
-			}
-		case "alpha_bwd":
-			if c.AlphaBwd != d.AlphaBwd {
-				add(o, ff(c.AlphaBwd))
 			}
 		case "warmup":
 			if c.Warmup != d.Warmup {
@@ -248,32 +227,23 @@ func Parse(spec string) (Config, error) {
 func (c *Config) set(key, val string) error {
 	switch key {
 	case "conv":
-		switch strings.ToLower(val) {
-		case "p":
-			c.Conv = ConvP
-		case "c":
-			c.Conv = ConvC
-		default:
-			return fmt.Errorf("valid values: p, c")
+		i, err := oneOf(strings.ToLower(val), "p", "c")
+		if err != nil {
+			return err
 		}
+		c.Conv = []Convention{ConvP, ConvC}[i]
 	case "running":
-		switch val {
-		case "0":
-			c.Running = false
-		case "1":
-			c.Running = true
-		default:
-			return fmt.Errorf("valid values: 0, 1")
+		i, err := oneOf(val, "0", "1")
+		if err != nil {
+			return err
 		}
+		c.Running = i == 1
 	case "bwd":
-		switch strings.ToLower(val) {
-		case "code":
-			c.PaperBwd = false
-		case "paper":
-			c.PaperBwd = true
-		default:
-			return fmt.Errorf("valid values: code, paper")
+		i, err := oneOf(strings.ToLower(val), "code", "paper")
+		if err != nil {
+			return err
 		}
+		c.PaperBwd = i == 1
 	case "warmup":
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 {
@@ -295,23 +265,10 @@ func (c *Config) set(key, val string) error {
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("must be a finite number")
 		}
-		switch key {
-		case "eps":
-			c.Eps = v
-		case "c":
-			c.C = v
-		case "k":
-			c.K = v
-		case "momentum":
-			c.Momentum = v
-		case "alpha":
-			c.AlphaFwd = v
-			if c.Kind == PowerNorm {
-				c.AlphaBwd = v
-			}
-		case "alpha_fwd":
-			c.AlphaFwd = v
-		case "alpha_bwd":
+		if f := c.number(key); f != nil {
+			*f = v
+		}
+		if key == "alpha" && c.Kind == PowerNorm {
 			c.AlphaBwd = v
 		}
 		return c.checkRange(key)
@@ -319,33 +276,51 @@ func (c *Config) set(key, val string) error {
 	return nil
 }
 
-// checkRange validates one numeric option; Validate uses it for all.
-func (c Config) checkRange(key string) error {
-	open01 := func(v float64) error {
-		if !(v > 0 && v < 1) {
-			return fmt.Errorf("must be in (0,1)")
+// oneOf is the index of val among the valid values, or an error that
+// lists them.
+func oneOf(val string, valid ...string) (int, error) {
+	for i, v := range valid {
+		if val == v {
+			return i, nil
 		}
-		return nil
 	}
+	return 0, fmt.Errorf("valid values: %s", strings.Join(valid, ", "))
+}
+
+// number is the field behind a numeric option (alpha is PN-V's alpha and,
+// through set, powernorm's alpha_fwd and alpha_bwd together), or nil for
+// an option that is not a number.
+func (c *Config) number(key string) *float64 {
 	switch key {
 	case "eps":
-		if !(c.Eps > 0) || math.IsInf(c.Eps, 0) {
-			return fmt.Errorf("must be > 0")
-		}
+		return &c.Eps
 	case "c":
-		if !(c.C > 0) || math.IsInf(c.C, 0) {
-			return fmt.Errorf("must be > 0")
-		}
+		return &c.C
 	case "k":
-		if !(c.K > 0) || math.IsInf(c.K, 0) {
+		return &c.K
+	case "momentum":
+		return &c.Momentum
+	case "alpha", "alpha_fwd":
+		return &c.AlphaFwd
+	case "alpha_bwd":
+		return &c.AlphaBwd
+	}
+	return nil
+}
+
+// checkRange validates one numeric option; Validate uses it for all. eps,
+// c and k must be positive, the decays and momentum in (0,1).
+func (c Config) checkRange(key string) error {
+	f := c.number(key)
+	switch {
+	case f == nil:
+		return nil
+	case key == "eps" || key == "c" || key == "k":
+		if !(*f > 0) || math.IsInf(*f, 0) {
 			return fmt.Errorf("must be > 0")
 		}
-	case "momentum":
-		return open01(c.Momentum)
-	case "alpha", "alpha_fwd":
-		return open01(c.AlphaFwd)
-	case "alpha_bwd":
-		return open01(c.AlphaBwd)
+	case !(*f > 0 && *f < 1):
+		return fmt.Errorf("must be in (0,1)")
 	}
 	return nil
 }
