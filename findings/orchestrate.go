@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/report"
 )
 
@@ -132,7 +133,7 @@ func (p *progressLine) update(pr Progress) {
 	}
 	p.last = t
 	el := t.Sub(p.start)
-	eta := "—"
+	eta := probes.Missing // no estimate before the first step
 	if pr.Steps > pr.Step {
 		eta = (time.Duration(float64(el) * float64(pr.Steps-pr.Step) / float64(pr.Step))).Round(time.Second).String()
 	} else if pr.Steps > 0 {

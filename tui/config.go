@@ -200,7 +200,7 @@ func fmtBytes(b uint64) string {
 
 func orDash(s string) string {
 	if s == "" {
-		return "–"
+		return probes.Missing
 	}
 	return s
 }

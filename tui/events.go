@@ -235,7 +235,7 @@ func (m *eventsScreen) eventsTitle() []string {
 // eventLine is one row of the Events table, unstyled; a folded row of
 // repeated outliers gives its step range, count and latest value.
 func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
-	layer := "–"
+	layer := probes.Missing
 	if r.Layer >= 0 && r.Layer < len(m.data.meta.Layers) {
 		layer = m.data.meta.Layers[r.Layer]
 	}

@@ -82,7 +82,7 @@ func isOutlier(alerted bool, bs []Bucket) bool {
 func (m *common) cell(v *variantData, l int, p probes.Probe, fm func(float64) string) string {
 	h := v.probe(l, p)
 	if h == nil {
-		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, "–") + " "
+		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, probes.Missing) + " "
 	}
 	bs := h.View(sparkW)
 	_, last, _ := h.Last()
