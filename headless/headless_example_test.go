@@ -39,8 +39,8 @@ func ExampleNew() {
 	p.Close()
 	// Output:
 	// # normtop run example: model mlp, data by hand, metric accuracy, variants layernorm rmsnorm, log every 2 steps
-	// step      2  ep 0.50  2.0s | layernorm loss 1.9000 val 2.0000 acc 70.00% 1.0/s | rmsnorm loss 1.7000 val 1.8000 acc 70.00% 1.0/s
-	// step      4  ep 1.00  4.0s | layernorm done loss 0.8000 val 0.9000 acc 90.00% 1.0/s | rmsnorm done loss 0.9000 val 1.0000 acc 90.00% 1.0/s
+	// step      2  ep 0.50  2.0s | layernorm loss 1.900 val 2.000 acc 70.00% 1.0/s | rmsnorm loss 1.700 val 1.800 acc 70.00% 1.0/s
+	// step      4  ep 1.00  4.0s | layernorm done loss 0.8000 val 0.9000 acc 90.00% 1.0/s | rmsnorm done loss 0.9000 val 1.000 acc 90.00% 1.0/s
 	// # end layernorm: done at step 4, train loss 0.8000, val loss 0.9000 acc 90.00%
-	// # end rmsnorm: done at step 4, train loss 0.9000, val loss 1.0000 acc 90.00%
+	// # end rmsnorm: done at step 4, train loss 0.9000, val loss 1.000 acc 90.00%
 }

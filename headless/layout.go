@@ -113,7 +113,7 @@ func (p *Printer) cellText(b *strings.Builder, c cell) {
 		b.WriteString(" done")
 	}
 	b.WriteString(" loss " + lossNum(c.trainLoss))
-	b.WriteString(" val " + num(c.val.Loss, 4))
+	b.WriteString(" val " + probes.FormatLoss(c.val.Loss))
 	if m := p.metric(c.val.Metric); m != "" {
 		b.WriteString(" " + m)
 	}

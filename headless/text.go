@@ -77,12 +77,12 @@ func (p *Printer) textSummary() {
 		var b strings.Builder
 		b.WriteString("# end " + p.labels[i] + ": " + v.Status.String() + " at step " + itoa(v.Step))
 		b.WriteString(", train loss " + lossNum(v.TrainLoss))
-		b.WriteString(", val loss " + num(val.Loss, 4))
+		b.WriteString(", val loss " + probes.FormatLoss(val.Loss))
 		if m := p.metric(val.Metric); m != "" {
 			b.WriteString(" " + m)
 		}
 		if !math.IsNaN(test.Loss) {
-			b.WriteString(", test loss " + num(test.Loss, 4))
+			b.WriteString(", test loss " + probes.FormatLoss(test.Loss))
 			if m := p.metric(test.Metric); m != "" {
 				b.WriteString(" " + m)
 			}
@@ -186,13 +186,14 @@ func num(x float64, prec int) string {
 	return strconv.FormatFloat(x, 'f', prec, 64)
 }
 
-// lossNum is num for a value that is always measured, so NaN means a real
-// NaN (a diverging variant) rather than "not yet".
+// lossNum is probes.FormatLoss for a value that is always measured (the
+// train loss), so NaN means a real NaN (a diverging variant) rather than
+// "not yet".
 func lossNum(x float64) string {
 	if math.IsNaN(x) {
 		return "NaN"
 	}
-	return num(x, 4)
+	return probes.FormatLoss(x)
 }
 
 func seconds(d time.Duration) string {

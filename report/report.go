@@ -234,7 +234,7 @@ func (r *Report) variantSection() section {
 	for _, g := range r.Groups {
 		t.rows = append(t.rows, []string{g.Label(r.MultiModel), g.SeedList(), strconv.Itoa(g.Diverged),
 			metricMS(g.Metric, g.FinalVal), metricMS(g.Metric, g.BestVal),
-			fmtMS(g.FinalTrain, fmtNum), fmtMS(g.FinalValLoss, fmtNum), fmtMS(g.Gap, fmtNum), fmtMS(g.GapTrend, fmtNum)})
+			fmtMS(g.FinalTrain, probes.FormatLoss), fmtMS(g.FinalValLoss, probes.FormatLoss), fmtMS(g.Gap, probes.FormatLoss), fmtMS(g.GapTrend, fmtNum)})
 	}
 	s.tables = []table{t}
 	return s

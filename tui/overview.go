@@ -252,14 +252,9 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 	}
 	first := window(sel, rows, len(order))
 	last := min(first+rows, len(order))
-	fv := make([]float64, 0, len(st))
-	for _, x := range st {
-		fv = append(fv, x.val, x.train, x.gap)
-	}
-	num := colFormat(fv)
 	for r := first; r < last; r++ {
 		x := &st[order[r]]
-		cells := m.rankCells(x, r, num)
+		cells := m.rankCells(x, r)
 		if judged {
 			verdict := "leader"
 			if r > 0 {
@@ -318,7 +313,7 @@ func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []
 
 // rankCells are standing x's cells, ranked r (0 the leader), without the
 // noise verdict.
-func (m *overviewScreen) rankCells(x *standing, r int, num func(float64) string) []string {
+func (m *overviewScreen) rankCells(x *standing, r int) []string {
 	metric := m.data.meta.MetricKind()
 	name := x.label
 	if len(x.idx) > 1 {
@@ -332,9 +327,9 @@ func (m *overviewScreen) rankCells(x *standing, r int, num func(float64) string)
 	met, val, gap := probes.Missing, probes.Missing, probes.Missing
 	if x.haveVal {
 		met = metric.Format(x.metric)
-		val, gap = num(x.val), num(x.gap)
+		val, gap = probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
 	}
-	return []string{fmt.Sprint(r + 1), name, met, val, num(x.train), gap,
+	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.train), gap,
 		fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
 }
 

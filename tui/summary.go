@@ -79,18 +79,13 @@ func (m *summaryScreen) summary(w, h int) []string {
 	sorted := m.summaryOrder(st, rankOf)
 	keep := fitColumns(cols, w)
 	out := m.summaryHead(len(st), cols, keep, w)
-	fv := make([]float64, 0, 3*len(st))
-	for _, x := range st {
-		fv = append(fv, x.val, x.train, x.gap)
-	}
-	num := colFormat(fv)
 	rows := max(h-len(out)-3, 1)
 	first := 0
 	last := min(len(sorted), first+rows)
 	for _, j := range sorted[first:last] {
 		x := &st[j]
 		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
-		out = append(out, m.summaryRow(x, rankOf[j], cols, keep, num))
+		out = append(out, m.summaryRow(x, rankOf[j], cols, keep))
 	}
 	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
 		out = append(out, m.styles.Dim.Render(hint))
@@ -168,7 +163,7 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 
 // summaryRow is standing x's row, ranked rank, in its variant's colour
 // (bold for the best, red when diverged).
-func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []int, num func(float64) string) string {
+func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []int) string {
 	s := m.styles
 	metric := m.data.meta.MetricKind()
 	i := x.idx[0]
@@ -184,14 +179,14 @@ func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []
 	final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
 	if x.haveVal {
 		final = metric.FormatMeanSD(x.Metric)
-		best, val, gap = metric.Format(x.best), num(x.val), num(x.gap)
+		best, val, gap = metric.Format(x.best), probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
 	}
 	al := make([]string, len(x.alerts))
 	for g, n := range x.alerts {
 		al[g] = fmt.Sprint(n)
 	}
 	test := metric.Format(x.test)
-	cells := []string{fmt.Sprint(rank), name, final, best, test, val, num(x.train), gap,
+	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.train), gap,
 		fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
 	line := tableLine(cols, keep, cells)
 	switch {

@@ -41,7 +41,7 @@ func run(seeds []int64) (probes.RunMeta, []probes.Frame) {
 			}
 			if step%20 == 0 && vm.Name != "adanorm" {
 				acc := 0.81254 + 0.01*float64(vm.Seed) + 0.0333*float64(v/len(seeds)) + 0.001*float64(step)
-				f.Eval = []probes.Eval{{Split: "val", Loss: 0.5 - acc/10, Metric: acc, TrainLoss: 0.4}}
+				f.Eval = []probes.Eval{{Split: "val", Loss: 1.5 - acc/10, Metric: acc, TrainLoss: 0.4}}
 				if step == 60 {
 					f.Eval = append(f.Eval, probes.Eval{Split: "test", Loss: 0.5, Metric: acc - 0.00503, TrainLoss: 0.4})
 				}
@@ -59,6 +59,17 @@ func finalVal(m probes.RunMeta, frames []probes.Frame) []float64 {
 
 // lastMetric is each variant's last metric of split in frames (NaN when none).
 func lastMetric(m probes.RunMeta, frames []probes.Frame, split probes.Split) []float64 {
+	return lastEval(m, frames, split, func(e probes.Eval) float64 { return e.Metric })
+}
+
+// lastLoss is each variant's last loss of split in frames (NaN when none).
+func lastLoss(m probes.RunMeta, frames []probes.Frame, split probes.Split) []float64 {
+	return lastEval(m, frames, split, func(e probes.Eval) float64 { return e.Loss })
+}
+
+// lastEval is each variant's last value of split's evaluations in frames,
+// as of picks it (NaN when none).
+func lastEval(m probes.RunMeta, frames []probes.Frame, split probes.Split, of func(probes.Eval) float64) []float64 {
 	out := make([]float64, len(m.Variants))
 	for i := range out {
 		out[i] = math.NaN()
@@ -66,7 +77,7 @@ func lastMetric(m probes.RunMeta, frames []probes.Frame, split probes.Split) []f
 	for _, f := range frames {
 		for _, e := range f.Eval {
 			if e.Split == string(split) {
-				out[f.Variant] = e.Metric
+				out[f.Variant] = of(e)
 			}
 		}
 	}
@@ -98,12 +109,15 @@ func row(t *testing.T, consumer, output string, key []string, want ...string) {
 // headless log's end lines, the Markdown export and the report print each
 // variant's label, its final val and test metrics and its missing values as
 // the same strings (a percentage with two decimals; the one missing-value
-// glyph). The report shows no test split.
+// glyph), and the dashboard, the headless log and the report its final val
+// loss as the same string (probes.FormatLoss). The report shows no test
+// split; the Markdown export, in the papers' style, no losses.
 func TestOneSeedSameStrings(t *testing.T) {
 	m, frames := run(nil)
 	o := consume(t, m, frames)
 	kind := m.MetricKind()
 	final, tests := finalVal(m, frames), lastMetric(m, frames, probes.SplitTest)
+	losses := lastLoss(m, frames, probes.SplitVal)
 	if !strings.Contains(o.markdown, "accuracy in %") {
 		t.Fatalf("the Markdown export no longer states the percent once:\n%s", o.markdown)
 	}
@@ -116,11 +130,12 @@ func TestOneSeedSameStrings(t *testing.T) {
 			row(t, "report", o.report, []string{"  " + label + " "}, " "+probes.Missing+" ")
 			continue
 		}
-		metric, test := kind.Format(final[v]), kind.Format(tests[v])
-		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric, "test loss 0.5000 "+kind.Short()+" "+test)
+		metric, test, loss := kind.Format(final[v]), kind.Format(tests[v]), probes.FormatLoss(losses[v])
+		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric, "test loss 0.5000 "+kind.Short()+" "+test,
+			"val loss "+loss+" ")
 		row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |", "| "+strings.TrimSuffix(test, "%")+" |")
-		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ", " "+test+" ")
-		row(t, "report", o.report, []string{"  " + label + " "}, " "+metric+" ")
+		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ", " "+test+" ", " "+loss+" ")
+		row(t, "report", o.report, []string{"  " + label + " "}, " "+metric+" ", " "+loss+" ")
 	}
 }
 
