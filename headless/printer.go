@@ -20,6 +20,11 @@ type Options struct {
 	// Layout lays the text format's steps out in columns or rows
 	// (LayoutAuto: rows when a line would pass 160 characters).
 	Layout Layout
+	// Standings, when set, are the run's standings as the caller folds them
+	// (a live run: the recorder's writer folds each Frame before the Printer
+	// takes it), so a Frame is folded once in the process; nil: the Printer
+	// folds the Frames it takes itself (a replay).
+	Standings *probes.Standings
 }
 
 // Printer turns a stream of Frames into log lines. Frames of one variant must
@@ -32,7 +37,8 @@ type Printer struct {
 	meta      probes.RunMeta
 	opt       Options
 	labels    []string
-	standings *probes.Standings // where each variant stands, from the Frames taken
+	standings *probes.Standings // where each variant stands (Options.Standings, or folded here)
+	folds     bool              // the Printer folds each Frame into standings itself
 	variants  []variantState
 	rows      map[int][]cell // pending lines by step; nil cells are absent
 	started   bool
@@ -71,9 +77,12 @@ func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
 		meta:      meta,
 		opt:       opt,
 		labels:    variantLabels(meta.Variants),
-		standings: probes.NewStandings(meta),
+		standings: opt.Standings,
 		variants:  make([]variantState, len(meta.Variants)),
 		rows:      map[int][]cell{},
+	}
+	if p.standings == nil {
+		p.standings, p.folds = probes.NewStandings(meta), true
 	}
 	return p
 }
@@ -113,7 +122,9 @@ func (p *Printer) Frame(f probes.Frame) error {
 	if v.ended {
 		return p.err
 	}
-	p.standings.Fold(&f)
+	if p.folds {
+		p.standings.Fold(&f)
+	}
 	v.pending = append(v.pending, f.Alerts...)
 	if f.Status != probes.Running {
 		v.ended = true

@@ -151,7 +151,10 @@ func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Wr
 func runHeadless(ctx context.Context, runner *train.Runner, meta probes.RunMeta, rec *recorder, o *trainOptions, st streams) error {
 	format, _ := headless.ParseFormat(o.logFormat)
 	layout, _ := headless.ParseLayout(o.logLayout)
-	pr := headless.New(st.out, meta, headless.Options{Format: format, Every: o.cfg.LogEvery, Layout: layout})
+	// The printer draws on the writer's standings: each Frame is folded
+	// once, by the writer, before the printer takes it.
+	pr := headless.New(st.out, meta, headless.Options{Format: format, Every: o.cfg.LogEvery, Layout: layout,
+		Standings: rec.w.Standings()})
 	err := runner.Run(ctx, func(f probes.Frame) {
 		rec.write(f)
 		pr.Frame(f)
