@@ -6,7 +6,7 @@ import (
 	"math"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/normtop/normtop/internal/cpu"
 )
 
 // useAVX selects the AVX kernels of simd_amd64.s for float32 tensors. Go
@@ -14,7 +14,7 @@ import (
 // whole memmove of the batch; the kernels do four lanes per instruction
 // with float64 arithmetic. Some use FMA (one rounding instead of two), so
 // both features are required. Tests switch it off to compare.
-var useAVX = cpu.X86.HasAVX && cpu.X86.HasFMA
+var useAVX = cpu.AVXFMA
 
 // The kernels; see simd_amd64.s. len(x) must be a multiple of 16 and the
 // other slices at least as long (the wrappers below make sure of both).

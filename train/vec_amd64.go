@@ -5,7 +5,7 @@ package train
 import (
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/normtop/normtop/internal/cpu"
 )
 
 // useAVX selects the kernels of vec_amd64.s for float32 data. Go does not
@@ -13,7 +13,7 @@ import (
 // were, after the GEMM, most of a step (math.Exp alone 12-14%). The exp
 // kernel uses FMA and AVX2's integer lanes, so both are required. Tests
 // switch it off to compare with the Go loops.
-var useAVX = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+var useAVX = cpu.AVX2FMA
 
 // The kernels; see vec_amd64.s for what each requires of the lengths.
 
