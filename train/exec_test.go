@@ -17,9 +17,9 @@ type tapeEngine struct{ vm G.VM }
 
 func newTapeEngine(g *G.ExprGraph) (engine, error) { return tapeEngine{G.NewTapeMachine(g)}, nil }
 
-func (t tapeEngine) run() error              { return t.vm.RunAll() }
-func (t tapeEngine) value(n *G.Node) G.Value { return n.Value() }
-func (t tapeEngine) reset()                  { t.vm.Reset() }
+func (t tapeEngine) Run() error              { return t.vm.RunAll() }
+func (t tapeEngine) Value(n *G.Node) G.Value { return n.Value() }
+func (t tapeEngine) Reset()                  { t.vm.Reset() }
 
 // withEngine runs f with every net built by mk.
 func withEngine(mk func(*G.ExprGraph) (engine, error), f func()) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -27,9 +28,9 @@ const (
 func validInput(s string) bool { return s == InputLearned || s == InputFairseq }
 
 // fairseqPositions is the sinusoid table the fairseq input adds: row p is
-// fairseq's position p + fairseqPosOffset.
+// fairseq's position p + FairseqPosOffset.
 func fairseqPositions(seq, d int) []float64 {
-	return Sinusoids(seq+fairseqPosOffset, d)[fairseqPosOffset*d:]
+	return nn.Sinusoids(seq+nn.FairseqPosOffset, d)[nn.FairseqPosOffset*d:]
 }
 
 // fairseqWeights are the fairseq input's weights (fairseq's
@@ -156,18 +157,18 @@ func (m *transformer) embed(b *builder) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	te, err := Embed(tok, &b.tokens)
+	te, err := nn.Embed(tok, &b.tokens)
 	if err != nil {
 		return nil, err
 	}
 	if m.input == InputFairseq {
-		return AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
+		return nn.AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
 	}
 	posW, err := b.weight("pos_emb")
 	if err != nil {
 		return nil, err
 	}
-	pe, err := Embed(posW, &b.pos)
+	pe, err := nn.Embed(posW, &b.pos)
 	if err != nil {
 		return nil, err
 	}

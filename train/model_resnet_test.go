@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/nn/nntest"
 	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/normspec"
 	G "gorgonia.org/gorgonia"
@@ -110,34 +112,6 @@ func TestResNetGradFiniteDifferences(t *testing.T) {
 	}
 }
 
-// refConv is a direct 3×3 convolution with a one-pixel zero border of
-// images x [b, c, h, w] by filters w [o, c, 3, 3] at stride s.
-func refConv(x []float64, b, c, h, wd int, w []float64, o, s int) (out []float64, oh, ow int) {
-	oh, ow = (h-1)/s+1, (wd-1)/s+1
-	out = make([]float64, b*o*oh*ow)
-	for n := 0; n < b; n++ {
-		for f := 0; f < o; f++ {
-			for y := 0; y < oh; y++ {
-				for xx := 0; xx < ow; xx++ {
-					var sum float64
-					for ch := 0; ch < c; ch++ {
-						for i := 0; i < 3; i++ {
-							for j := 0; j < 3; j++ {
-								iy, ix := y*s-1+i, xx*s-1+j
-								if iy >= 0 && iy < h && ix >= 0 && ix < wd {
-									sum += x[((n*c+ch)*h+iy)*wd+ix] * w[((f*c+ch)*3+i)*3+j]
-								}
-							}
-						}
-					}
-					out[((n*o+f)*oh+y)*ow+xx] = sum
-				}
-			}
-		}
-	}
-	return out, oh, ow
-}
-
 // TestResNetFirstBNPerChannel: the first BN's batch statistics are per
 // channel over B·H·W values of the first convolution's output, against a
 // mean and biased variance computed directly from the NCHW tensor of a
@@ -157,7 +131,7 @@ func TestResNetFirstBNPerChannel(t *testing.T) {
 		n.reset()
 	}
 	w := n.b.w["conv1.w"].Value().Data().([]float64)
-	y, oh, ow := refConv(n.b.images.Float64s(), batch, 1, m.h, m.w, w, 5, 1)
+	y, oh, ow := nntest.Conv3x3(n.b.images.Float64s(), batch, 1, m.h, m.w, w, 5, 1)
 	rows := float64(batch * oh * ow)
 	taps := layers["conv1"].Taps()
 	if taps.N != batch*oh*ow || taps.D != 5 {
@@ -223,22 +197,11 @@ func TestResNetMemoryEstimate(t *testing.T) {
 	if _, err := n.run(); err != nil {
 		t.Fatal(err)
 	}
-	e, ok := n.eng.(*executor)
+	e, ok := n.eng.(*nn.Executor)
 	if !ok {
 		t.Skipf("engine %T", n.eng)
 	}
-	var held float64
-	for i, s := range e.steps {
-		if s.op == nil {
-			continue // inputs and weights: counted as parameters
-		}
-		if d, ok := e.vals[i].(*tensor.Dense); ok {
-			held += float64(d.Shape().TotalSize())
-		}
-		if c, ok := s.op.(*convOp); ok {
-			held += float64(len(c.cols.([]float64)))
-		}
-	}
+	held := float64(e.HeldFloats())
 	est := m.activations() * 2 * batch // a value and a gradient per image
 	t.Logf("estimate %.0f, held %.0f", est, held)
 	if est > held || est < held/2 {
@@ -296,7 +259,7 @@ func TestResNetEvalUsesRunningStatistics(t *testing.T) {
 	if _, err := tr.run(); err != nil {
 		t.Fatal(err)
 	}
-	want := append([]float64(nil), tr.eng.value(tr.logits).Data().([]float64)...)
+	want := append([]float64(nil), tr.eng.Value(tr.logits).Data().([]float64)...)
 	var weights []*tensor.Dense
 	for _, p := range tr.params[:len(m.Weights())] {
 		weights = append(weights, p.Value().(*tensor.Dense))
@@ -314,7 +277,7 @@ func TestResNetEvalUsesRunningStatistics(t *testing.T) {
 	if _, err := ev.run(); err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range ev.eng.value(ev.logits).Data().([]float64) {
+	for i, v := range ev.eng.Value(ev.logits).Data().([]float64) {
 		if math.Abs(v-want[i]) > 1e-9*(1+math.Abs(want[i])) {
 			t.Fatalf("eval logit %d = %.12g, training graph %.12g", i, v, want[i])
 		}

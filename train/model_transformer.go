@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -165,7 +166,7 @@ func (m *transformer) attention(b *builder, p string) func(*G.Node) (*G.Node, er
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.qkv", x) },
 			func(x *G.Node) (*G.Node, error) {
-				return AttentionLayout(x, b.layout, m.seq, m.heads, m.causal, b.realRows())
+				return nn.AttentionLayout(x, b.layout, m.seq, m.heads, m.causal, b.realRows())
 			},
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"attn.proj", x) },
 			b.dropout,
@@ -178,7 +179,7 @@ func (m *transformer) ffn(b *builder, p string) func(*G.Node) (*G.Node, error) {
 	return func(x *G.Node) (*G.Node, error) {
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"ffn.fc", x) },
-			ReLU,
+			nn.ReLU,
 			func(x *G.Node) (*G.Node, error) { return b.linear(p+"ffn.proj", x) },
 			b.dropout,
 		)
@@ -231,7 +232,7 @@ func (m *transformer) Forward(b *builder) (*G.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return MatMulT(h, tok) // the embedding's gradient sums both uses
+		return nn.MatMulT(h, tok) // the embedding's gradient sums both uses
 	}
 	return b.linear("out", h)
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/chewxy/hm"
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -39,7 +40,7 @@ func LSTMSeq(xn, wh, bias *G.Node, nh, nc *norm.Seq, gamH, betH, gamC, betC *G.N
 	if xs.Dims() != 2 || xs[0] != batch*seq || xs[1] != 4*h {
 		return nil, fmt.Errorf("LSTMSeq: input shape %v, want [%d, %d]", xs, batch*seq, 4*h)
 	}
-	op := &lstmOp{opBase: newOpBase("LSTMSeq"), b: batch, t: seq, h: h, real: real, nh: nh, nc: nc}
+	op := &lstmOp{OpBase: nn.NewOpBase("LSTMSeq"), b: batch, t: seq, h: h, real: real, nh: nh, nc: nc}
 	in := []*G.Node{xn, wh, bias}
 	if gamH != nil {
 		op.affine = true
@@ -53,7 +54,7 @@ func LSTMSeq(xn, wh, bias *G.Node, nh, nc *norm.Seq, gamH, betH, gamC, betC *G.N
 }
 
 type lstmOp struct {
-	opBase
+	nn.OpBase
 	b, t, h int
 	real    *[]bool // batch-major padding mask; nil = every row real
 	nh, nc  *norm.Seq
@@ -70,11 +71,11 @@ func (o *lstmOp) Arity() int {
 }
 
 func (o *lstmOp) Type() hm.Type {
-	ts := []hm.Type{tt(2), tt(2), tt(1)}
+	ts := []hm.Type{nn.TensorType(2), nn.TensorType(2), nn.TensorType(1)}
 	if o.affine {
-		ts = append(ts, tt(1), tt(1), tt(1), tt(1))
+		ts = append(ts, nn.TensorType(1), nn.TensorType(1), nn.TensorType(1), nn.TensorType(1))
 	}
-	return hm.NewFnType(append(ts, tt(2))...)
+	return hm.NewFnType(append(ts, nn.TensorType(2))...)
 }
 
 func (o *lstmOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
@@ -88,21 +89,21 @@ func (o *lstmOp) shapes() [][]int { return o.want }
 // dense tensors.
 func (o *lstmOp) inputs(in []G.Value) (ds lstmInputs, err error) {
 	want := o.want
-	if err := o.checkArity(len(in), len(want)); err != nil {
+	if err := o.CheckArity(len(in), len(want)); err != nil {
 		return ds, err
 	}
 	for i, v := range in {
-		d, err := dense(o.name, v)
+		d, err := nn.AsDense(o.String(), v)
 		if err != nil {
 			return ds, err
 		}
 		if !d.Shape().Eq(tensor.Shape(want[i])) || (i > 0 && d.Dtype() != ds[0].Dtype()) {
-			return ds, fmt.Errorf("%s: input %d: shape %v dtype %v, want %v and the dtype of input 0", o.name, i, d.Shape(), d.Dtype(), want[i])
+			return ds, fmt.Errorf("%s: input %d: shape %v dtype %v, want %v and the dtype of input 0", o.String(), i, d.Shape(), d.Dtype(), want[i])
 		}
 		ds[i] = d
 	}
 	if o.real != nil && *o.real != nil && len(*o.real) != o.b*o.t {
-		return ds, fmt.Errorf("%s: padding mask of %d rows, want %d", o.name, len(*o.real), o.b*o.t)
+		return ds, fmt.Errorf("%s: padding mask of %d rows, want %d", o.String(), len(*o.real), o.b*o.t)
 	}
 	return ds, nil
 }
@@ -111,21 +112,21 @@ func (o *lstmOp) inputs(in []G.Value) (ds lstmInputs, err error) {
 // that checking them allocates nothing.
 type lstmInputs [7]*tensor.Dense
 
-func (o *lstmOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+func (o *lstmOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
 
 func (o *lstmOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	ds, err := o.inputs(in)
 	if err != nil {
 		return nil, err
 	}
-	out := outBufFull(pre, in, ds[0].Dtype(), o.b*o.t, o.h)
+	out := nn.OutBufFull(pre, in, ds[0].Dtype(), o.b*o.t, o.h)
 	switch ds[0].Dtype() {
 	case tensor.Float32:
 		err = lstmForward(o, lstmArgsOf[float32](ds), out.Float32s())
 	case tensor.Float64:
 		err = lstmForward(o, lstmArgsOf[float64](ds), out.Float64s())
 	default:
-		err = fmt.Errorf("%s: dtype %v", o.name, ds[0].Dtype())
+		err = fmt.Errorf("%s: dtype %v", o.String(), ds[0].Dtype())
 	}
 	if err != nil {
 		return nil, err
@@ -134,12 +135,12 @@ func (o *lstmOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 }
 
 // lstmArgs are the op's inputs as slices; the γ, β are nil without them.
-type lstmArgs[T float] struct {
+type lstmArgs[T nn.Float] struct {
 	xn, wh, bias           []T
 	gamH, betH, gamC, betC []T
 }
 
-func lstmArgsOf[T float](ds lstmInputs) lstmArgs[T] {
+func lstmArgsOf[T nn.Float](ds lstmInputs) lstmArgs[T] {
 	s := func(i int) []T {
 		if ds[i] == nil {
 			return nil
@@ -160,14 +161,14 @@ func (o *lstmOp) DiffWRT(n int) []bool {
 // SymDiff adds the backward op (which returns d xn and keeps the other
 // gradients) and one read op per other input.
 func (o *lstmOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &lstmGradOp{opBase: newOpBase("LSTMSeqGrad"), fwd: o}
+	bw := &lstmGradOp{OpBase: nn.NewOpBase("LSTMSeqGrad"), fwd: o}
 	dx, err := G.ApplyOp(bw, append(append(G.Nodes{}, inputs...), grad)...)
 	if err != nil {
 		return nil, err
 	}
 	out := G.Nodes{dx}
 	for i := 1; i < len(inputs); i++ {
-		r, err := G.ApplyOp(&lstmReadOp{opBase: newOpBase("LSTMSeqGradRead"), fwd: o, which: i}, dx)
+		r, err := G.ApplyOp(&lstmReadOp{OpBase: nn.NewOpBase("LSTMSeqGradRead"), fwd: o, which: i}, dx)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +181,7 @@ func (o *lstmOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // W_h, b and the norms' γ, β wait in the forward op's state for the read
 // ops.
 type lstmGradOp struct {
-	opBase
+	nn.OpBase
 	fwd *lstmOp
 }
 
@@ -188,32 +189,32 @@ func (o *lstmGradOp) Arity() int { return o.fwd.Arity() + 1 }
 func (o *lstmGradOp) Type() hm.Type {
 	ts := make([]hm.Type, 0, o.Arity()+1)
 	for _, s := range o.fwd.shapes() {
-		ts = append(ts, tt(len(s)))
+		ts = append(ts, nn.TensorType(len(s)))
 	}
-	return hm.NewFnType(append(ts, tt(2), tt(2))...)
+	return hm.NewFnType(append(ts, nn.TensorType(2), nn.TensorType(2))...)
 }
 func (o *lstmGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{o.fwd.b * o.fwd.t, 4 * o.fwd.h}, nil
 }
-func (o *lstmGradOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+func (o *lstmGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
 
 func (o *lstmGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	f := o.fwd
 	if len(in) != f.Arity()+1 {
-		return nil, fmt.Errorf("%s: got %d inputs, want %d", o.name, len(in), f.Arity()+1)
+		return nil, fmt.Errorf("%s: got %d inputs, want %d", o.String(), len(in), f.Arity()+1)
 	}
 	ds, err := f.inputs(in[:len(in)-1])
 	if err != nil {
 		return nil, err
 	}
-	g, err := dense(o.name, in[len(in)-1])
+	g, err := nn.AsDense(o.String(), in[len(in)-1])
 	if err != nil {
 		return nil, err
 	}
 	if g.Size() != f.b*f.t*f.h || g.Dtype() != ds[0].Dtype() {
-		return nil, fmt.Errorf("%s: gradient shape %v dtype %v", o.name, g.Shape(), g.Dtype())
+		return nil, fmt.Errorf("%s: gradient shape %v dtype %v", o.String(), g.Shape(), g.Dtype())
 	}
-	out := outBufFull(pre, in, ds[0].Dtype(), f.b*f.t, 4*f.h)
+	out := nn.OutBufFull(pre, in, ds[0].Dtype(), f.b*f.t, 4*f.h)
 	switch ds[0].Dtype() {
 	case tensor.Float32:
 		err = lstmBackward(f, lstmArgsOf[float32](ds), g.Float32s(), out.Float32s())
@@ -229,29 +230,29 @@ func (o *lstmGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 // lstmReadOp hands out the gradient of the forward's input which (1: W_h,
 // 2: b, 3-6: γ_h, β_h, γ_c, β_c) that the backward op left in the state.
 type lstmReadOp struct {
-	opBase
+	nn.OpBase
 	fwd   *lstmOp
 	which int
 }
 
 func (o *lstmReadOp) Arity() int { return 1 }
 func (o *lstmReadOp) Type() hm.Type {
-	return hm.NewFnType(tt(2), tt(len(o.fwd.shapes()[o.which])))
+	return hm.NewFnType(nn.TensorType(2), nn.TensorType(len(o.fwd.shapes()[o.which])))
 }
 func (o *lstmReadOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape(o.fwd.shapes()[o.which]).Clone(), nil
 }
-func (o *lstmReadOp) Do(in ...G.Value) (G.Value, error) { return o.reuse(o.do, in) }
+func (o *lstmReadOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
 
 func (o *lstmReadOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.checkArity(len(in), 1); err != nil {
+	if err := o.CheckArity(len(in), 1); err != nil {
 		return nil, err
 	}
-	x, err := dense(o.name, in[0])
+	x, err := nn.AsDense(o.String(), in[0])
 	if err != nil {
 		return nil, err
 	}
-	out := outBufFull(pre, in, x.Dtype(), o.fwd.shapes()[o.which]...)
+	out := nn.OutBufFull(pre, in, x.Dtype(), o.fwd.shapes()[o.which]...)
 	switch x.Dtype() {
 	case tensor.Float32:
 		err = lstmReadGrad(o, out.Float32s())
@@ -264,10 +265,10 @@ func (o *lstmReadOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	return out, nil
 }
 
-func lstmReadGrad[T float](o *lstmReadOp, out []T) error {
+func lstmReadGrad[T nn.Float](o *lstmReadOp, out []T) error {
 	st, ok := o.fwd.st.(*lstmState[T])
 	if !ok || !st.backwarded {
-		return fmt.Errorf("%s: read before the backward pass", o.name)
+		return fmt.Errorf("%s: read before the backward pass", o.String())
 	}
 	switch o.which {
 	case 1:
@@ -285,7 +286,7 @@ func lstmReadGrad[T float](o *lstmReadOp, out []T) error {
 
 // denseFloats is d's backing slice as []T (d's dtype is T's, checked by the
 // caller), without the allocation of boxing it through Dense.Data.
-func denseFloats[T float](d *tensor.Dense) []T {
+func denseFloats[T nn.Float](d *tensor.Dense) []T {
 	var z T
 	if unsafe.Sizeof(z) == 4 {
 		s := d.Float32s()

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/normtop/normtop/nn/nntest"
 	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/normspec"
 	G "gorgonia.org/gorgonia"
@@ -80,7 +81,7 @@ func TestLSTMGradCheck(t *testing.T) {
 					}
 					return r.NormFloat64()
 				}
-				gradCheck(t, shapes, fill, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+				nntest.GradCheck(t, shapes, fill, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 					xn, _, err := lx.Apply(in[0])
 					if err != nil {
 						return nil, err

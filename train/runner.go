@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/normspec"
 
 	"github.com/normtop/normtop/norm"
@@ -39,7 +40,7 @@ type variant struct {
 	weights []*tensor.Dense
 	train   *net
 	eval    *net
-	opt     *adam
+	opt     *nn.Adam
 	coll    *probes.Collector
 	batches *batcher
 	taps    []*normspec.Taps
@@ -197,7 +198,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	for _, p := range v.train.params {
 		sizes = append(sizes, p.Shape().TotalSize())
 	}
-	v.opt = newAdam(sizes)
+	v.opt = nn.NewAdam(sizes)
 	v.feeds, v.gw = weightFeeds(r.model, v.train.params), make([]float64, len(v.layers))
 	if v.batches, err = r.src.newBatcher(c); err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
-	gnorm, finite := gradNorm(grads)
+	gnorm, finite := nn.GradNorm(grads)
 	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
 	if mask&normspec.TapGrad != 0 {
 		gwNorms(v.gw, v.feeds, grads)
@@ -341,6 +342,6 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
-	v.opt.step(params, grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
+	v.opt.Step(params, grads, nn.LearningRate(v.lr, r.cfg.Warmup, step), nn.ClipScale(gnorm, r.cfg.Clip))
 	return d, nil
 }

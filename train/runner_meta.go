@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -41,7 +42,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
 		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
 		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
-		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", adamBeta1, adamBeta2, adamEps),
+		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", nn.AdamBeta1, nn.AdamBeta2, nn.AdamEps),
 		"clip":      fmtF(c.Clip), "dropout": fmtF(c.Dropout),
 		"seed": strconv.FormatInt(c.Seed, 10), "weight_seed": strconv.FormatInt(c.Seed, 10),
 		"batch_seed": strconv.FormatInt(c.Seed, 10), "dropout_seed": strconv.FormatInt(c.Seed+1, 10),
