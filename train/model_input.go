@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/normtop/normtop/nn"
-	G "gorgonia.org/gorgonia"
 )
 
 // The transformer's input (Config.Input).
@@ -149,38 +148,4 @@ func (r *Runner) measureInput(init [][]float64) error {
 	}
 	r.meta.Config["input_var"] = strconv.FormatFloat(iv, 'g', 4, 64)
 	return nil
-}
-
-// embed is the first block's input: token embeddings plus positions.
-func (m *transformer) embed(b *builder) (*G.Node, error) {
-	tok, err := b.weight("tok_emb")
-	if err != nil {
-		return nil, err
-	}
-	te, err := nn.Embed(tok, &b.tokens)
-	if err != nil {
-		return nil, err
-	}
-	if m.input == InputFairseq {
-		return nn.AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
-	}
-	posW, err := b.weight("pos_emb")
-	if err != nil {
-		return nil, err
-	}
-	pe, err := nn.Embed(posW, &b.pos)
-	if err != nil {
-		return nil, err
-	}
-	return G.Add(te, pe)
-}
-
-// outWeight is the output layer's weight matrix: the token embedding when
-// tied (whose gradient then also holds the input side's, so gw_norm of the
-// last norm reads both uses), else out.w.
-func (m *transformer) outWeight() string {
-	if m.tie {
-		return "tok_emb"
-	}
-	return "out.w"
 }
