@@ -69,43 +69,9 @@ func TestResNetGradFiniteDifferences(t *testing.T) {
 	for _, variant := range []string{"none", "batchnorm", "pn-v"} {
 		t.Run(variant, func(t *testing.T) {
 			n, _ := resnetNet(t, tinyResNet(), variant, 3, 1)
-			run := func() float64 {
-				loss, err := n.run()
-				if err != nil {
-					t.Fatal(err)
-				}
-				n.reset()
-				return loss
-			}
-			if _, err := n.run(); err != nil {
-				t.Fatal(err)
-			}
-			gd, err := n.gradData()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var analytic [][]float64
-			for _, g := range gd {
-				analytic = append(analytic, append([]float64(nil), g.([]float64)...))
-			}
-			n.reset()
-			const h = 1e-6
-			for i, p := range n.params {
-				x := p.Value().Data().([]float64)
-				var diff, scale float64
-				for k := range x {
-					orig := x[k]
-					x[k] = orig + h
-					up := run()
-					x[k] = orig - h
-					down := run()
-					x[k] = orig
-					num := (up - down) / (2 * h)
-					diff = math.Max(diff, math.Abs(num-analytic[i][k]))
-					scale = math.Max(scale, math.Max(math.Abs(num), math.Abs(analytic[i][k])))
-				}
-				if diff > 1e-6*math.Max(scale, 1e-3) || math.IsNaN(diff) {
-					t.Errorf("%s: max |numeric − analytic| = %.3g (largest gradient %.3g)", p.Name(), diff, scale)
+			for _, g := range netGradCheck(t, n) {
+				if g.diff > 1e-6*math.Max(g.scale, 1e-3) || math.IsNaN(g.diff) {
+					t.Errorf("%s: max |numeric − analytic| = %.3g (largest gradient %.3g)", g.name, g.diff, g.scale)
 				}
 			}
 		})
