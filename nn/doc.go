@@ -19,7 +19,7 @@
 //
 // Every op has a finite-difference test (ops_test.go, through
 // nntest.GradCheck); so does every gorgonia built-in the models rely on
-// (builtins_test.go). The SIMD kernels run where internal/cpu says the
+// (builtins_test.go). The SIMD kernels run where internal/simd says the
 // processor has AVX2 and FMA; vec_test.go holds them to the Go loops.
 //
 // nn imports gemm (every matrix product goes through it) and nothing of

@@ -5,7 +5,7 @@ package nn
 import (
 	"unsafe"
 
-	"github.com/normtop/normtop/internal/cpu"
+	"github.com/normtop/normtop/internal/simd"
 )
 
 // useAVX selects the kernels of vec_amd64.s for float32 data. Go does not
@@ -13,7 +13,7 @@ import (
 // were, after the GEMM, most of a step (math.Exp alone 12-14%). The exp
 // kernel uses FMA and AVX2's integer lanes, so both are required. Tests
 // switch it off to compare with the Go loops.
-var useAVX = cpu.AVX2FMA
+var useAVX = simd.AVX2FMA
 
 // The kernels; see vec_amd64.s for what each requires of the lengths.
 
@@ -37,9 +37,6 @@ func dot32AVX(a, b []float32) float64
 
 //go:noescape
 func softmaxGrad32AVX(p, d []float32, dot, sc float64)
-
-//go:noescape
-func sumSq32AVX(x []float32) float64
 
 //go:noescape
 func reluMask32AVX(x, v, out []float32)
@@ -128,7 +125,7 @@ func sumSqFast[T Float](x []T) (k int, s float64) {
 	if k = len(x) &^ 15; k == 0 || !is32[T]() {
 		return 0, 0
 	}
-	return k, sumSq32AVX(f32(x)[:k])
+	return k, simd.SumSqDev32(f32(x)[:k], 0) // x−0 is x: Σx², the reduction norm's statistics use
 }
 
 func dotFast[T Float](a, b []T) (k int, s float64) {

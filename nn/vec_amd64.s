@@ -339,45 +339,6 @@ adamdone:
 	VZEROUPPER
 	RET
 
-// func sumSq32AVX(x []float32) float64
-// Σ x[i]² in float64, four lanes per accumulator; len(x) is a multiple of
-// 16. A float32 square is exact in float64, so each FMA rounds only the
-// add, as the Go loop does; the sums differ from it in order only.
-TEXT ·sumSq32AVX(SB), NOSPLIT, $0-32
-	MOVQ   x_base+0(FP), SI
-	MOVQ   x_len+8(FP), CX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	SHRQ   $4, CX
-	JZ     sqdone
-
-sqloop:
-	VCVTPS2PD   (SI), Y4
-	VCVTPS2PD   16(SI), Y5
-	VCVTPS2PD   32(SI), Y6
-	VCVTPS2PD   48(SI), Y7
-	VFMADD231PD Y4, Y4, Y0
-	VFMADD231PD Y5, Y5, Y1
-	VFMADD231PD Y6, Y6, Y2
-	VFMADD231PD Y7, Y7, Y3
-	ADDQ        $64, SI
-	DECQ        CX
-	JNZ         sqloop
-
-sqdone:
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPD       X1, X0, X0
-	VUNPCKHPD    X0, X0, X1
-	VADDSD       X1, X0, X0
-	VZEROUPPER
-	MOVSD        X0, ret+24(FP)
-	RET
-
 // func dot32AVX(a, b []float32) float64
 // Σ a[i]·b[i] in float64 (each product exact, so each FMA rounds only the
 // add); len(a) is a multiple of 8, b as long.

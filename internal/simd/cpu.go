@@ -1,4 +1,4 @@
-package cpu
+package simd
 
 import "golang.org/x/sys/cpu"
 
