@@ -8,8 +8,8 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// transformer is a causal character-level language model. Pre-LN (the
-// default placement):
+// transformer is a causal language model over characters or words. Pre-LN
+// (the default placement):
 //
 //	h = tok_emb[x] + pos_emb[t]
 //	for each block i:
@@ -29,6 +29,11 @@ import (
 // Linear(4d, d). Activations are [B·T, d] matrices throughout, so every
 // norm site sees one row per token (NORMS.md §0). tok_emb is the V×d
 // embedding matrix the spectrum probe reads.
+//
+// This file is the forward pass, in the order it runs; the ops are
+// package nn's, the norms the variant's (builder.norm). The initial
+// weights are in model_transformer_init.go (fairseq's in model_input.go),
+// the norm sites and what they feed in model_transformer_sites.go.
 type transformer struct {
 	vocab, d, layers, heads, seq int
 	placement                    Placement
