@@ -3,6 +3,8 @@ package train
 import (
 	"math"
 	"testing"
+
+	"github.com/normtop/normtop/nn/nntest"
 )
 
 // paramGrad is how one parameter of a net fares against finite
@@ -45,13 +47,7 @@ func netGradCheck(t *testing.T, n *net) []paramGrad {
 		x := p.Value().Data().([]float64)
 		out[i].name = p.Name()
 		for k := range x {
-			orig := x[k]
-			x[k] = orig + h
-			up := loss()
-			x[k] = orig - h
-			down := loss()
-			x[k] = orig
-			num := (up - down) / (2 * h)
+			num := nntest.Central(x, k, h, loss)
 			out[i].diff = math.Max(out[i].diff, math.Abs(num-analytic[i][k]))
 			out[i].scale = math.Max(out[i].scale, math.Max(math.Abs(num), math.Abs(analytic[i][k])))
 		}

@@ -67,13 +67,7 @@ func GradCheck(t *testing.T, shapes [][]int, fill func(i int, r *rand.Rand) floa
 		x := n.Value().Data().([]float64)
 		num := make([]float64, len(x))
 		for k := range x {
-			orig := x[k]
-			x[k] = orig + h
-			up := run()
-			x[k] = orig - h
-			down := run()
-			x[k] = orig
-			num[k] = (up - down) / (2 * h)
+			num[k] = Central(x, k, h, run)
 		}
 		var diff, norm float64
 		for k := range num {
@@ -107,4 +101,16 @@ func lossOf(t *testing.T, v G.Value) float64 {
 	}
 	t.Fatalf("loss %T is not a float64 scalar", v)
 	return 0
+}
+
+// Central is the central difference (f(x+h·e_k) − f(x−h·e_k)) / 2h of f,
+// a function of x's current values, at element k; x[k] is restored.
+func Central(x []float64, k int, h float64, f func() float64) float64 {
+	orig := x[k]
+	x[k] = orig + h
+	up := f()
+	x[k] = orig - h
+	down := f()
+	x[k] = orig
+	return (up - down) / (2 * h)
 }
