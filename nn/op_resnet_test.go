@@ -65,20 +65,12 @@ func TestGradResNetOps(t *testing.T) {
 	}
 }
 
-// runOne evaluates f on one float64 input and returns its output values.
+// runOne evaluates f on one float64 input and returns a copy of its
+// output values.
 func runOne(t *testing.T, x *tensor.Dense, f func(*G.Node) (*G.Node, error)) []float64 {
 	t.Helper()
-	g := G.NewGraph()
-	out, err := f(G.NodeFromAny(g, x, G.WithName("x")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := G.NewTapeMachine(g)
-	defer m.Close()
-	if err := m.RunAll(); err != nil {
-		t.Fatal(err)
-	}
-	return append([]float64(nil), out.Value().Data().([]float64)...)
+	out := runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) { return f(in[0]) })
+	return append([]float64(nil), out.Data().([]float64)...)
 }
 
 // TestConv2DPaddedMatchesDirect: padded convolutions at strides 1 and 2
