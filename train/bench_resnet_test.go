@@ -23,12 +23,6 @@ func BenchmarkResNetSteps(b *testing.B) {
 		defer func(w [3]int, n int) { resnetWidths, resnetBlocks = w, n }(resnetWidths, resnetBlocks)
 		resnetWidths, resnetBlocks = [3]int{16, 32, 64}, 3
 		r := benchRunner(b, ResNetConfig(), "batchnorm", probes.DefaultIntervals())
-		trainStep(b, r, 1)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			trainStep(b, r, i+2)
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		benchSteps(b, r)
 	})
 }

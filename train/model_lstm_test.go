@@ -65,18 +65,7 @@ func TestLSTMTrains(t *testing.T) {
 					t.Errorf("variant %s: x site h_norm %v, in_std %v / %v", c.Variants[i], x[probes.HNorm], x[probes.InStd], lv[2][probes.InStd])
 				}
 			}
-			again, err := NewRunner(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frames2 := collect(t, t.Context(), again, nil)
-			for i := range frames {
-				for k := range frames[i] {
-					if frameText(frames[i][k]) != frameText(frames2[i][k]) {
-						t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
-					}
-				}
-			}
+			checkRepeatable(t, c, frames)
 		})
 	}
 }
@@ -148,13 +137,7 @@ func BenchmarkLSTMSteps(b *testing.B) {
 	for _, variant := range []string{"none", "layernorm", "rmsnorm"} {
 		b.Run(variant, func(b *testing.B) {
 			r := benchRunner(b, LSTMConfig("text"), variant, probes.DefaultIntervals())
-			trainStep(b, r, 1)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				trainStep(b, r, i+2)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			benchSteps(b, r)
 		})
 	}
 }

@@ -228,18 +228,7 @@ func TestWordModelsTrain(t *testing.T) {
 					t.Errorf("variant %d: no probes at the last step", i)
 				}
 			}
-			again, err := NewRunner(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frames2 := collect(t, t.Context(), again, nil)
-			for i := range frames {
-				for k := range frames[i] {
-					if frameText(frames[i][k]) != frameText(frames2[i][k]) {
-						t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
-					}
-				}
-			}
+			checkRepeatable(t, c, frames)
 		})
 	}
 }
