@@ -83,29 +83,37 @@ func TestVecExpShiftSum(t *testing.T) {
 		xs = append(xs, sweep)
 		for _, s := range []float32{0, 2.5, -3} {
 			for _, x := range xs {
-				y := make([]float32, len(x)+1)
-				y[len(x)] = 42 // past the end: untouched
-				sum := ExpShiftSum(x, y[:len(x)], s)
-				if y[len(x)] != 42 {
-					t.Fatalf("n=%d: wrote past the end", len(x))
-				}
-				var want float64
-				for i, v := range x {
-					e := float32(math.Exp(float64(v - s)))
-					if d := ulps32(y[i], e); d > 2 {
-						t.Fatalf("exp(%v−%v) = %v, want %v (%d ulps)", v, s, y[i], e, d)
-					}
-					want += float64(y[i])
-				}
-				if only := ExpShiftSum(x, nil, s); math.Float64bits(only) != math.Float64bits(sum) {
-					t.Fatalf("n=%d: sum without output %v, with %v", len(x), only, sum)
-				}
-				if !(math.Abs(sum-want) <= 1e-12*math.Abs(want)) && !(math.IsNaN(sum) && math.IsNaN(want)) && sum != want {
-					t.Fatalf("n=%d: sum %v, want %v", len(x), sum, want)
-				}
+				checkExpShiftSum(t, x, s)
 			}
 		}
 	})
+}
+
+// checkExpShiftSum: ExpShiftSum(x, y, s) writes exp(x−s) within 2 float32
+// ulps of math.Exp into y and nothing past it, and returns the float64 sum
+// of what it wrote, the same with y nil.
+func checkExpShiftSum(t *testing.T, x []float32, s float32) {
+	t.Helper()
+	y := make([]float32, len(x)+1)
+	y[len(x)] = 42 // past the end: untouched
+	sum := ExpShiftSum(x, y[:len(x)], s)
+	if y[len(x)] != 42 {
+		t.Fatalf("n=%d: wrote past the end", len(x))
+	}
+	var want float64
+	for i, v := range x {
+		e := float32(math.Exp(float64(v - s)))
+		if d := ulps32(y[i], e); d > 2 {
+			t.Fatalf("exp(%v−%v) = %v, want %v (%d ulps)", v, s, y[i], e, d)
+		}
+		want += float64(y[i])
+	}
+	if only := ExpShiftSum(x, nil, s); math.Float64bits(only) != math.Float64bits(sum) {
+		t.Fatalf("n=%d: sum without output %v, with %v", len(x), only, sum)
+	}
+	if !(math.Abs(sum-want) <= 1e-12*math.Abs(want)) && !(math.IsNaN(sum) && math.IsNaN(want)) && sum != want {
+		t.Fatalf("n=%d: sum %v, want %v", len(x), sum, want)
+	}
 }
 
 // TestVecExpShiftSumInPlace: y may be x.
