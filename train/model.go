@@ -164,13 +164,20 @@ func (b *builder) weight(name string) (*G.Node, error) {
 	return n, nil
 }
 
+// layer is the weight name.w and bias name.b of layer name.
+func (b *builder) layer(name string) (w, bias *G.Node, err error) {
+	if w, err = b.weight(name + ".w"); err != nil {
+		return nil, nil, err
+	}
+	if bias, err = b.weight(name + ".b"); err != nil {
+		return nil, nil, err
+	}
+	return w, bias, nil
+}
+
 // linear is x·W + b for the weights name.w, name.b.
 func (b *builder) linear(name string, x *G.Node) (*G.Node, error) {
-	w, err := b.weight(name + ".w")
-	if err != nil {
-		return nil, err
-	}
-	bias, err := b.weight(name + ".b")
+	w, bias, err := b.layer(name)
 	if err != nil {
 		return nil, err
 	}

@@ -47,11 +47,7 @@ func (m *cnn) Sites() []site { return []site{{Name: "fc1", D: m.hidden, Heads: 1
 // max pooling.
 func (m *cnn) conv(b *builder, name string) func(*G.Node) (*G.Node, error) {
 	return func(x *G.Node) (*G.Node, error) {
-		w, err := b.weight(name + ".w")
-		if err != nil {
-			return nil, err
-		}
-		bias, err := b.weight(name + ".b")
+		w, bias, err := b.layer(name)
 		if err != nil {
 			return nil, err
 		}
