@@ -126,11 +126,11 @@ func (o *OpBase) Reuse(do func(pre G.Value, in []G.Value) (G.Value, error), in [
 	return v, err
 }
 
-// OutBuf returns a zeroed output tensor of dtype dt and the given shape:
+// outBuf returns a zeroed output tensor of dtype dt and the given shape:
 // pre (the op's previous output) when it is a dense tensor of exactly that
 // dtype and shape that shares no memory with the inputs; a new tensor
 // otherwise.
-func OutBuf(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
+func outBuf(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
 	p := reusable(pre, in, dt, shape)
 	if p == nil {
 		return NewDense(dt, shape...)
@@ -139,7 +139,7 @@ func OutBuf(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.De
 	return p
 }
 
-// OutBufFull is OutBuf for an op that writes every element of its output
+// OutBufFull is outBuf for an op that writes every element of its output
 // (bias add, attention): pre comes back as it is, not zeroed, which saves
 // a pass over the output (4% of the word model's step, on its logits).
 func OutBufFull(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {

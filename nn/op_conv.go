@@ -252,7 +252,7 @@ func (o *convGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	g := o.fwd.g
-	out := OutBuf(pre, in, dy.Dtype(), g.b, g.c, g.h, g.w) // zeroed: col2im adds
+	out := outBuf(pre, in, dy.Dtype(), g.b, g.c, g.h, g.w) // zeroed: col2im adds
 	switch dy.Dtype() {
 	case tensor.Float32:
 		convGradX(g, w.Float32s(), dy.Float32s(), out.Float32s(), scratch[float32](&o.dcol, g.k()*g.p()))

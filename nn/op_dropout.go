@@ -87,7 +87,7 @@ func applyMask(pre G.Value, in []G.Value, name string, x *tensor.Dense, mask []f
 	if x.Size() != len(mask) {
 		return nil, fmt.Errorf("%s: %d entries, mask of %d", name, x.Size(), len(mask))
 	}
-	out := OutBuf(pre, in, x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch x.Dtype() {
 	case tensor.Float32:
 		mulMask(x.Float32s(), out.Float32s(), mask)

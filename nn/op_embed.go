@@ -48,7 +48,7 @@ func (o *embedOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 			return nil, fmt.Errorf("%s: index %d at position %d outside [0,%d)", o.name, t, i, o.v)
 		}
 	}
-	out := OutBuf(pre, in, w.Dtype(), len(idx), o.d)
+	out := outBuf(pre, in, w.Dtype(), len(idx), o.d)
 	switch w.Dtype() {
 	case tensor.Float32:
 		gather(w.Float32s(), out.Float32s(), idx, o.d)
@@ -95,7 +95,7 @@ func (o *embedGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, g.Dtype(), o.fwd.v, o.fwd.d)
+	out := outBuf(pre, in, g.Dtype(), o.fwd.v, o.fwd.d)
 	switch g.Dtype() {
 	case tensor.Float32:
 		scatterAdd(g.Float32s(), out.Float32s(), *o.fwd.idx, o.fwd.d)

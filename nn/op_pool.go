@@ -111,7 +111,7 @@ func (o *poolOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, x.Dtype(), o.b, o.d)
+	out := outBuf(pre, in, x.Dtype(), o.b, o.d)
 	switch x.Dtype() {
 	case tensor.Float32:
 		pool(x.Float32s(), out.Float32s(), w, l.T, o.d)
@@ -178,7 +178,7 @@ func (o *poolGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, g.Dtype(), f.n, f.d)
+	out := outBuf(pre, in, g.Dtype(), f.n, f.d)
 	switch g.Dtype() {
 	case tensor.Float32:
 		unpool(g.Float32s(), out.Float32s(), w, l.T, f.d)

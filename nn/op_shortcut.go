@@ -58,7 +58,7 @@ func (o *shortcutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, x.Dtype(), o.g.b, o.g.oc, o.g.oh, o.g.ow) // zeroed: the padded channels
+	out := outBuf(pre, in, x.Dtype(), o.g.b, o.g.oc, o.g.oh, o.g.ow) // zeroed: the padded channels
 	switch x.Dtype() {
 	case tensor.Float32:
 		xs, os := x.Float32s(), out.Float32s()
@@ -100,7 +100,7 @@ func (o *shortcutGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, dy.Dtype(), o.g.b, o.g.c, o.g.h, o.g.w) // zeroed: skipped pixels
+	out := outBuf(pre, in, dy.Dtype(), o.g.b, o.g.c, o.g.h, o.g.w) // zeroed: skipped pixels
 	switch dy.Dtype() {
 	case tensor.Float32:
 		gs, ds := dy.Float32s(), out.Float32s()

@@ -136,7 +136,7 @@ func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OutBuf(pre, in, x.Dtype(), x.Shape()...)
+	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
 	switch x.Dtype() {
 	case tensor.Float32:
 		xentBwd(x.Float32s(), out.Float32s(), *o.fwd.targets, o.fwd.c, g)
