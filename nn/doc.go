@@ -12,7 +12,7 @@
 // the next and reused, so a training step allocates almost nothing (train's
 // exec_test.go holds it to the TapeMachine bit for bit). An op written
 // elsewhere (train's fused LSTM layer, which calls the norm kernels) is
-// built from the same kit: OpBase, Reuse, outBuf, TensorType, Mat and Mul.
+// built from the same kit: OpBase, Reuse, OutBufFull, TensorType, Mat and Mul.
 //
 // Token-budget batches change shape every step; the per-sequence ops
 // (attention, mean pooling) read the batch's Layout when they run.
