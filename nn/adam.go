@@ -18,6 +18,7 @@ type Adam struct {
 	m, v [][]float64
 }
 
+// NewAdam is Adam for parameters of the given sizes, moments at zero.
 func NewAdam(sizes []int) *Adam {
 	a := &Adam{m: make([][]float64, len(sizes)), v: make([][]float64, len(sizes))}
 	for i, n := range sizes {
@@ -81,6 +82,7 @@ func GradNorm(grads []any) (norm float64, finite bool) {
 	return math.Sqrt(s), !math.IsNaN(s) && !math.IsInf(s, 0)
 }
 
+// SumSq is Σ x[i]² in float64 (the gradient norm's, and gw_norm's).
 func SumSq[T Float](x []T) float64 {
 	k, s := sumSqFast(x)
 	for _, v := range x[k:] {

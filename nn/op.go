@@ -23,6 +23,7 @@ type OpBase struct {
 	last G.Value // the previous output, reused as the next one's buffer
 }
 
+// NewOpBase names an op instance kind#n, n unique in the process.
 func NewOpBase(kind string) OpBase {
 	return OpBase{name: fmt.Sprintf("%s#%d", kind, opSeq.Add(1))}
 }
@@ -33,6 +34,7 @@ func (o OpBase) OverwritesInput() int  { return -1 }
 func (o OpBase) WriteHash(h hash.Hash) { fmt.Fprint(h, o.name) }
 func (o OpBase) String() string        { return o.name }
 func (o OpBase) Hashcode() uint32      { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+// CheckArity is an error naming the op unless it got want inputs.
 func (o OpBase) CheckArity(n, want int) error {
 	if n != want {
 		return fmt.Errorf("%s: got %d inputs, want %d", o.name, n, want)
