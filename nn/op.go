@@ -34,6 +34,7 @@ func (o OpBase) OverwritesInput() int  { return -1 }
 func (o OpBase) WriteHash(h hash.Hash) { fmt.Fprint(h, o.name) }
 func (o OpBase) String() string        { return o.name }
 func (o OpBase) Hashcode() uint32      { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+
 // CheckArity is an error naming the op unless it got want inputs.
 func (o OpBase) CheckArity(n, want int) error {
 	if n != want {
