@@ -15,7 +15,7 @@
 //
 // The micro-kernel is chosen at start-up. float32 products use an 8×32
 // block of 512-bit AVX-512 accumulators (kernel512_amd64.s, with an 8×16
-// twin for a last panel of at most 16 columns) where x/sys/cpu reports
+// twin for a last panel of at most 16 columns) where internal/simd reports
 // AVX-512F, which includes the check that the OS saves the Z registers;
 // otherwise a 6×16 block of 256-bit AVX/FMA accumulators
 // (kernel_amd64.s). float64 products always use the 6×8 AVX one. The

@@ -5,19 +5,17 @@ package gemm
 import (
 	"os"
 
-	"golang.org/x/sys/cpu"
+	"github.com/normtop/normtop/internal/simd"
 )
 
 // haveKernels selects the assembly kernels of kernel_amd64.s. They use
-// 256-bit AVX and FMA3 only (no AVX2 integer instructions); x/sys/cpu
-// reports AVX only where the OS saves the Y registers. Tests switch it off
-// to compare with gonum.
-var haveKernels = cpu.X86.HasAVX && cpu.X86.HasFMA
+// 256-bit AVX and FMA3 only (no AVX2 integer instructions). Tests switch
+// it off to compare with gonum.
+var haveKernels = simd.AVXFMA
 
-// haveAVX512 says kernel8x32 and kernel8x16 can run: it uses AVX-512F instructions only,
-// and x/sys/cpu reports AVX-512F only where the OS saves the Z registers
-// and the mask registers (XGETBV).
-var haveAVX512 = haveKernels && cpu.X86.HasAVX512F
+// haveAVX512 says kernel8x32 and kernel8x16 can run: they use AVX-512F
+// instructions only.
+var haveAVX512 = haveKernels && simd.AVX512F
 
 // useAVX512 selects kernel8x32 for float32 products; the environment
 // variable NORMTOP_GEMM=avx2 keeps kernel6x16 (to compare the two in whole

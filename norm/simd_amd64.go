@@ -6,7 +6,7 @@ import (
 	"math"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/normtop/normtop/internal/simd"
 )
 
 // useAVX selects the AVX kernels of simd_amd64.s for float32 tensors. Go
@@ -14,16 +14,10 @@ import (
 // whole memmove of the batch; the kernels do four lanes per instruction
 // with float64 arithmetic. Some use FMA (one rounding instead of two), so
 // both features are required. Tests switch it off to compare.
-var useAVX = cpu.X86.HasAVX && cpu.X86.HasFMA
+var useAVX = simd.AVXFMA
 
 // The kernels; see simd_amd64.s. len(x) must be a multiple of 16 and the
 // other slices at least as long (the wrappers below make sure of both).
-
-//go:noescape
-func sum32AVX(x []float32) float64
-
-//go:noescape
-func sumSqDev32AVX(x []float32, mu float64) float64
 
 //go:noescape
 func lnWrite32AVX(x []float32, gam, bet []float64, mu, a float64, y []float32)
@@ -94,14 +88,14 @@ func f32[T float](v []T) []float32 {
 
 func sumOfFast[T float](x []T) (k int, s float64) {
 	if k = avxLen(x); k > 0 {
-		s = sum32AVX(f32(x)[:k])
+		s = simd.Sum32(f32(x)[:k])
 	}
 	return k, s
 }
 
 func sumSqDevFast[T float](x []T, mu float64) (k int, s float64) {
 	if k = avxLen(x); k > 0 {
-		s = sumSqDev32AVX(f32(x)[:k], mu)
+		s = simd.SumSqDev32(f32(x)[:k], mu)
 	}
 	return k, s
 }

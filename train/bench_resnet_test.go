@@ -2,7 +2,6 @@ package train
 
 import (
 	"testing"
-	"time"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -15,17 +14,7 @@ func BenchmarkResNetSteps(b *testing.B) {
 	for _, variant := range []string{"none", "batchnorm", "pn-v", "powernorm"} {
 		b.Run("resnet/"+variant, func(b *testing.B) {
 			r := benchRunner(b, ResNetConfig(), variant, probes.DefaultIntervals())
-			trainStep(b, r, 1)
-			b.ReportAllocs()
-			ts := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				trainStep(b, r, i+2)
-				ts = append(ts, time.Since(t0))
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			b.ReportMetric(1e9/median(ts), "median-steps/s")
+			benchSteps(b, r)
 		})
 	}
 	// ResNet-20's own size (widths 16/32/64, three blocks per stage) on the
@@ -34,12 +23,6 @@ func BenchmarkResNetSteps(b *testing.B) {
 		defer func(w [3]int, n int) { resnetWidths, resnetBlocks = w, n }(resnetWidths, resnetBlocks)
 		resnetWidths, resnetBlocks = [3]int{16, 32, 64}, 3
 		r := benchRunner(b, ResNetConfig(), "batchnorm", probes.DefaultIntervals())
-		trainStep(b, r, 1)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			trainStep(b, r, i+2)
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		benchSteps(b, r)
 	})
 }

@@ -58,20 +58,28 @@ func BenchmarkSteps(b *testing.B) {
 		for _, variant := range []string{"layernorm", "batchnorm", "powernorm"} {
 			b.Run(name+"/"+variant, func(b *testing.B) {
 				r := benchRunner(b, benchConfigs()[name], variant, probes.DefaultIntervals())
-				trainStep(b, r, 1)
-				b.ReportAllocs()
-				ts := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					trainStep(b, r, i+2)
-					ts = append(ts, time.Since(t0))
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-				b.ReportMetric(1e9/median(ts), "median-steps/s")
+				benchSteps(b, r)
 			})
 		}
 	}
+}
+
+// benchSteps times b.N training steps of r after one untimed step,
+// reporting steps/s and the median step's rate (robust to a slow step
+// when other jobs share the machine).
+func benchSteps(b *testing.B, r *Runner) {
+	b.Helper()
+	trainStep(b, r, 1)
+	b.ReportAllocs()
+	ts := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		trainStep(b, r, i+2)
+		ts = append(ts, time.Since(t0))
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+	b.ReportMetric(1e9/median(ts), "median-steps/s")
 }
 
 // product is one matrix product of the model: [m,k]×[k,n], possibly with

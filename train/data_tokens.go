@@ -1,6 +1,9 @@
 package train
 
-import "github.com/normtop/normtop/datasets"
+import (
+	"github.com/normtop/normtop/datasets"
+	"github.com/normtop/normtop/nn"
+)
 
 // Token-budget batches (Config.MaxTokens, fairseq's --max-tokens): every
 // batch fills the first rows × width positions of one graph of MaxTokens
@@ -40,7 +43,7 @@ func (b *batcher) nextTokens(n *net) []bool {
 	} else {
 		rows, width = b.tok.NextSentences(b.in, b.tgt, b.mask)
 	}
-	n.setLayout(Layout{Rows: rows, T: width})
+	n.setLayout(nn.Layout{Rows: rows, T: width})
 	n.setTokens(b.in, b.tgt, b.mask)
 	return b.mask
 }

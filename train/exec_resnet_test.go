@@ -1,11 +1,9 @@
 package train
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/normtop/normtop/probes"
-	"gorgonia.org/tensor"
 )
 
 // tinyResNetConfig is the resnet preset cut to a few steps of a small
@@ -41,25 +39,7 @@ func TestResNetExecutorMatchesTapeMachine(t *testing.T) {
 		tinyResNetConfig(3, "float64", "powernorm"),
 	} {
 		t.Run(c.Dtype, func(t *testing.T) {
-			var want, got [][]probes.Frame
-			var wantW, gotW [][]*tensor.Dense
-			withEngine(newTapeEngine, func() { want, wantW = engineRun(t, c) })
-			got, gotW = engineRun(t, c)
-			for v := range want {
-				if len(got[v]) != len(want[v]) || len(want[v]) != c.Steps {
-					t.Fatalf("%s: %d frames, want %d (tape %d)", c.Variants[v], len(got[v]), c.Steps, len(want[v]))
-				}
-				for i := range want[v] {
-					if x, y := frameText(got[v][i]), frameText(want[v][i]); x != y {
-						t.Fatalf("%s step %d:\nexecutor %s\ntape     %s", c.Variants[v], i+1, x, y)
-					}
-				}
-				for i := range wantW[v] {
-					if x, y := fmt.Sprint(gotW[v][i].Data()), fmt.Sprint(wantW[v][i].Data()); x != y {
-						t.Fatalf("%s: weight %d differs after %d steps", c.Variants[v], i, c.Steps)
-					}
-				}
-			}
+			checkMatchesTape(t, c)
 		})
 	}
 }

@@ -17,9 +17,9 @@ type tapeEngine struct{ vm G.VM }
 
 func newTapeEngine(g *G.ExprGraph) (engine, error) { return tapeEngine{G.NewTapeMachine(g)}, nil }
 
-func (t tapeEngine) run() error              { return t.vm.RunAll() }
-func (t tapeEngine) value(n *G.Node) G.Value { return n.Value() }
-func (t tapeEngine) reset()                  { t.vm.Reset() }
+func (t tapeEngine) Run() error              { return t.vm.RunAll() }
+func (t tapeEngine) Value(n *G.Node) G.Value { return n.Value() }
+func (t tapeEngine) Reset()                  { t.vm.Reset() }
 
 // withEngine runs f with every net built by mk.
 func withEngine(mk func(*G.ExprGraph) (engine, error), f func()) {
@@ -96,25 +96,33 @@ func TestExecutorMatchesTapeMachine(t *testing.T) {
 	for _, k := range cases {
 		t.Run(k.name, func(t *testing.T) {
 			c := k.cfg(t)
-			var want, got [][]probes.Frame
-			var wantW, gotW [][]*tensor.Dense
-			withEngine(newTapeEngine, func() { want, wantW = engineRun(t, c) })
-			got, gotW = engineRun(t, c)
-			for v := range want {
-				if len(got[v]) != len(want[v]) || len(want[v]) != c.Steps {
-					t.Fatalf("%s: %d frames, want %d (tape %d)", c.Variants[v], len(got[v]), c.Steps, len(want[v]))
-				}
-				for i := range want[v] {
-					if x, y := frameText(got[v][i]), frameText(want[v][i]); x != y {
-						t.Fatalf("%s step %d:\nexecutor %s\ntape     %s", c.Variants[v], i+1, x, y)
-					}
-				}
-				for i := range wantW[v] {
-					if x, y := fmt.Sprint(gotW[v][i].Data()), fmt.Sprint(wantW[v][i].Data()); x != y {
-						t.Fatalf("%s: weight %d differs after %d steps", c.Variants[v], i, c.Steps)
-					}
-				}
-			}
+			checkMatchesTape(t, c)
 		})
+	}
+}
+
+// checkMatchesTape trains c through the executor and through gorgonia's
+// TapeMachine and fails at the first frame or final weight that differs
+// in a bit.
+func checkMatchesTape(t *testing.T, c Config) {
+	t.Helper()
+	var want, got [][]probes.Frame
+	var wantW, gotW [][]*tensor.Dense
+	withEngine(newTapeEngine, func() { want, wantW = engineRun(t, c) })
+	got, gotW = engineRun(t, c)
+	for v := range want {
+		if len(got[v]) != len(want[v]) || len(want[v]) != c.Steps {
+			t.Fatalf("%s: %d frames, want %d (tape %d)", c.Variants[v], len(got[v]), c.Steps, len(want[v]))
+		}
+		for i := range want[v] {
+			if x, y := frameText(got[v][i]), frameText(want[v][i]); x != y {
+				t.Fatalf("%s step %d:\nexecutor %s\ntape     %s", c.Variants[v], i+1, x, y)
+			}
+		}
+		for i := range wantW[v] {
+			if x, y := fmt.Sprint(gotW[v][i].Data()), fmt.Sprint(wantW[v][i].Data()); x != y {
+				t.Fatalf("%s: weight %d differs after %d steps", c.Variants[v], i, c.Steps)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -44,9 +45,9 @@ func gwNorms(out []float64, feeds [][]int, grads []any) {
 		for _, i := range idx {
 			switch d := grads[i].(type) {
 			case []float32:
-				sq += sumSq(d)
+				sq += nn.SumSq(d)
 			case []float64:
-				sq += sumSq(d)
+				sq += nn.SumSq(d)
 			}
 		}
 		out[s] = math.Sqrt(sq)

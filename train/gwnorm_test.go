@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -54,7 +55,7 @@ func TestGWNormRecorded(t *testing.T) {
 		norm := func(name string) float64 {
 			for i, p := range v.train.params {
 				if p.Name() == name {
-					return math.Sqrt(sumSq(grads[i].([]float32)))
+					return math.Sqrt(nn.SumSq(grads[i].([]float32)))
 				}
 			}
 			t.Fatalf("no param %s", name)

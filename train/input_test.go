@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/nn/nntest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -16,7 +18,7 @@ import (
 func TestSinusoidsClosedForm(t *testing.T) {
 	for _, d := range []int{4, 7, 64, 256} {
 		const n = 40
-		s := Sinusoids(n, d)
+		s := nn.Sinusoids(n, d)
 		h := d / 2
 		for p := range n {
 			for i := range d {
@@ -34,7 +36,7 @@ func TestSinusoidsClosedForm(t *testing.T) {
 		}
 	}
 	// d = 4: ω = (1, 10⁻⁴); position 1 is (sin 1, sin 10⁻⁴, cos 1, cos 10⁻⁴)
-	got := Sinusoids(2, 4)[4:]
+	got := nn.Sinusoids(2, 4)[4:]
 	want := []float64{0.8414709848078965, 9.999999983333334e-05, 0.5403023058681398, 0.999999995}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-15 {
@@ -42,7 +44,7 @@ func TestSinusoidsClosedForm(t *testing.T) {
 		}
 	}
 	// fairseq's positions start at padding_idx + 1 = 2
-	if !slices.Equal(fairseqPositions(3, 4)[:4], Sinusoids(3, 4)[8:12]) {
+	if !slices.Equal(fairseqPositions(3, 4)[:4], nn.Sinusoids(3, 4)[8:12]) {
 		t.Error("the first real position is not fairseq's position 2")
 	}
 }
@@ -148,26 +150,26 @@ func TestGradFairseqInputTied(t *testing.T) {
 		f      func(g *G.ExprGraph, in []*G.Node) (*G.Node, error)
 	}{
 		{"AddPositions", [][]int{{6, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
-			return AddPositions(in[0], 2, &pos, table)
+			return nn.AddPositions(in[0], 2, &pos, table)
 		}},
-		{"MatMulT", [][]int{{3, 4}, {5, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return MatMulT(in[0], in[1]) }},
-		{"Embed→AddPositions→MatMulT(E)→CrossEntropy", [][]int{{5, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
-			e, err := Embed(in[0], &idx)
+		{"MatMulT", [][]int{{3, 4}, {5, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return nn.MatMulT(in[0], in[1]) }},
+		{"Embed→nn.AddPositions→nn.MatMulT(E)→nn.CrossEntropy", [][]int{{5, 4}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			e, err := nn.Embed(in[0], &idx)
 			if err != nil {
 				return nil, err
 			}
-			h, err := AddPositions(e, 2, &pos, table)
+			h, err := nn.AddPositions(e, 2, &pos, table)
 			if err != nil {
 				return nil, err
 			}
-			logits, err := MatMulT(h, in[0])
+			logits, err := nn.MatMulT(h, in[0])
 			if err != nil {
 				return nil, err
 			}
-			return CrossEntropy(logits, &targets)
+			return nn.CrossEntropy(logits, &targets)
 		}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { gradCheck(t, c.shapes, normal, c.f) })
+		t.Run(c.name, func(t *testing.T) { nntest.GradCheck(t, c.shapes, nntest.Normal, c.f) })
 	}
 }

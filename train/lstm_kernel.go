@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/normspec"
 )
@@ -12,7 +13,7 @@ import (
 // backward's scratch and results. Buffers are time-major: row t·B+b is
 // sample b at step t, so a time step's rows are contiguous for the norm
 // kernels and the per-step matrix products. Reused from step to step.
-type lstmState[T float] struct {
+type lstmState[T nn.Float] struct {
 	mask       []bool // time-major real flags; nil when every row is real
 	ah, nh     []T    // T·B × 4H: h_{t−1}·W_h and N_h of it
 	act        []T    // T·B × 4H: σ(i), σ(f), σ(o), tanh(g); 0 on padding
@@ -30,7 +31,7 @@ type lstmState[T float] struct {
 	backwarded bool
 }
 
-func lstmStateOf[T float](o *lstmOp) *lstmState[T] {
+func lstmStateOf[T nn.Float](o *lstmOp) *lstmState[T] {
 	st, ok := o.st.(*lstmState[T])
 	if !ok {
 		st = &lstmState[T]{}
@@ -79,31 +80,31 @@ func (st *lstmState[T]) maskOrNil() []bool {
 }
 
 // sigmoidRow replaces x by σ(x) = 1/(1 + e^(−x)) and tanhRow by tanh(x) =
-// 1 − 2/(e^(2x) + 1), both through expShiftSum, whose float32 kernel does
+// 1 − 2/(e^(2x) + 1), both through ExpShiftSum, whose float32 kernel does
 // the exponentials eight lanes at a time (they were 40% of the LSTM's step
 // as math.Exp and math.Tanh). Saturation is exact: e^(±large) = +Inf or 0
 // gives 0, 1 and ±1.
-func sigmoidRow[T float](x []T) {
+func sigmoidRow[T nn.Float](x []T) {
 	for k := range x {
 		x[k] = -x[k]
 	}
-	expShiftSum(x, x, 0)
+	nn.ExpShiftSum(x, x, 0)
 	for k, e := range x {
 		x[k] = T(1 / (1 + float64(e)))
 	}
 }
 
-func tanhRow[T float](x []T) {
+func tanhRow[T nn.Float](x []T) {
 	for k := range x {
 		x[k] *= 2
 	}
-	expShiftSum(x, x, 0)
+	nn.ExpShiftSum(x, x, 0)
 	for k, e := range x {
 		x[k] = T(1 - 2/(float64(e)+1))
 	}
 }
 
-func lstmForward[T float](o *lstmOp, a lstmArgs[T], out []T) error {
+func lstmForward[T nn.Float](o *lstmOp, a lstmArgs[T], out []T) error {
 	st := lstmStateOf[T](o)
 	st.backwarded = false
 	B, H, H4 := o.b, o.h, 4*o.h
@@ -115,11 +116,11 @@ func lstmForward[T float](o *lstmOp, a lstmArgs[T], out []T) error {
 		return err
 	}
 	clear(st.hp[:B*H])
-	wh := mat[T]{data: a.wh, rows: H, cols: H4, stride: H4}
+	wh := nn.Mat[T]{Data: a.wh, Rows: H, Cols: H4, Stride: H4}
 	for t := 0; t < o.t; t++ {
 		lo, hi := t*B, (t+1)*B
-		hp := mat[T]{data: st.hp[lo*H : hi*H], rows: B, cols: H, stride: H}
-		mul(false, false, 1, hp, wh, 0, mat[T]{data: st.ah[lo*H4 : hi*H4], rows: B, cols: H4, stride: H4})
+		hp := nn.Mat[T]{Data: st.hp[lo*H : hi*H], Rows: B, Cols: H, Stride: H}
+		nn.Mul(false, false, 1, hp, wh, 0, nn.Mat[T]{Data: st.ah[lo*H4 : hi*H4], Rows: B, Cols: H4, Stride: H4})
 		if err := norm.ForwardRows(o.nh, st.ah, a.gamH, a.betH, st.nh, lo, hi); err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func lstmForward[T float](o *lstmOp, a lstmArgs[T], out []T) error {
 
 // lstmCell computes sample b's gates and c_t at step t (c carried on a
 // padding step).
-func lstmCell[T float](o *lstmOp, st *lstmState[T], a lstmArgs[T], t, b int) {
+func lstmCell[T nn.Float](o *lstmOp, st *lstmState[T], a lstmArgs[T], t, b int) {
 	H, H4 := o.h, 4*o.h
 	r := t*o.b + b
 	cprev := st.zeros
@@ -175,7 +176,7 @@ func lstmCell[T float](o *lstmOp, st *lstmState[T], a lstmArgs[T], t, b int) {
 
 // lstmOutput computes h_t = σ(o)⊙tanh(N_c(c_t)) of sample b (h carried on
 // a padding step) into the output and into the next step's h_{t−1}.
-func lstmOutput[T float](o *lstmOp, st *lstmState[T], out []T, t, b int) {
+func lstmOutput[T nn.Float](o *lstmOp, st *lstmState[T], out []T, t, b int) {
 	H := o.h
 	r := t*o.b + b
 	h := out[(b*o.t+t)*H : (b*o.t+t+1)*H]
@@ -201,7 +202,7 @@ func lstmOutput[T float](o *lstmOp, st *lstmState[T], out []T, t, b int) {
 // coefficient of variation (population std / mean) of ‖h_t‖₂/√H over its
 // real steps, averaged over the samples with at least two real steps and
 // a non-zero mean. NaN where nothing qualifies.
-func hNorms[T float](st *lstmState[T], out []T, B, Tn, H int) (mean, cv float64) {
+func hNorms[T nn.Float](st *lstmState[T], out []T, B, Tn, H int) (mean, cv float64) {
 	var sum, cvSum float64
 	var n, ns int
 	for b := 0; b < B; b++ {
@@ -246,15 +247,15 @@ func hNorms[T float](st *lstmState[T], out []T, B, Tn, H int) (mean, cv float64)
 // lstmBackward is backpropagation through time over the sequence: d xn
 // into dx (batch-major, [B·T, 4H]); dW_h, db and the norms' dγ, dβ into the
 // state for the read ops.
-func lstmBackward[T float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
+func lstmBackward[T nn.Float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
 	st, ok := o.st.(*lstmState[T])
 	if !ok {
-		return fmt.Errorf("%s: backward without a forward pass", o.name)
+		return fmt.Errorf("%s: backward without a forward pass", o.String())
 	}
 	B, H, H4 := o.b, o.h, 4*o.h
 	clear(st.dh)
 	clear(st.dc)
-	wh := mat[T]{data: a.wh, rows: H, cols: H4, stride: H4}
+	wh := nn.Mat[T]{Data: a.wh, Rows: H, Cols: H4, Stride: H4}
 	for t := o.t - 1; t >= 0; t-- {
 		lo, hi := t*B, (t+1)*B
 		for b := 0; b < B; b++ {
@@ -269,8 +270,8 @@ func lstmBackward[T float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
 		if err := norm.BackwardRows(o.nh, st.ah, a.gamH, st.dnh, st.dah, lo, hi); err != nil {
 			return err
 		}
-		dhx := mat[T]{data: st.dhx, rows: B, cols: H, stride: H}
-		mul(false, true, 1, mat[T]{data: st.dah[lo*H4 : hi*H4], rows: B, cols: H4, stride: H4}, wh, 0, dhx)
+		dhx := nn.Mat[T]{Data: st.dhx, Rows: B, Cols: H, Stride: H}
+		nn.Mul(false, true, 1, nn.Mat[T]{Data: st.dah[lo*H4 : hi*H4], Rows: B, Cols: H4, Stride: H4}, wh, 0, dhx)
 		for b := 0; b < B; b++ {
 			if st.real(lo + b) { // a padding step carries dh back unchanged
 				copy(st.dh[b*H:(b+1)*H], st.dhx[b*H:(b+1)*H])
@@ -279,8 +280,8 @@ func lstmBackward[T float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
 	}
 	n := B * o.t
 	// dW_h = Σ_t h_{t−1}ᵀ·dah_t in one product; db = Σ rows of d gates.
-	mul(true, false, 1, mat[T]{data: st.hp, rows: n, cols: H, stride: H}, mat[T]{data: st.dah, rows: n, cols: H4, stride: H4},
-		0, mat[T]{data: st.dwh, rows: H, cols: H4, stride: H4})
+	nn.Mul(true, false, 1, nn.Mat[T]{Data: st.hp, Rows: n, Cols: H, Stride: H}, nn.Mat[T]{Data: st.dah, Rows: n, Cols: H4, Stride: H4},
+		0, nn.Mat[T]{Data: st.dwh, Rows: H, Cols: H4, Stride: H4})
 	clear(st.db)
 	for r := 0; r < n; r++ {
 		g := st.dnh[r*H4 : (r+1)*H4]
@@ -303,7 +304,7 @@ func lstmBackward[T float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
 
 // lstmGradTanh adds the upstream gradient of h_t to sample b's running dh
 // and takes it through h = σ(o)⊙tanh(N_c(c)) to N_c's output.
-func lstmGradTanh[T float](o *lstmOp, st *lstmState[T], gout []T, t, b int) {
+func lstmGradTanh[T nn.Float](o *lstmOp, st *lstmState[T], gout []T, t, b int) {
 	H := o.h
 	r := t*o.b + b
 	dh := st.dh[b*H : (b+1)*H]
@@ -325,7 +326,7 @@ func lstmGradTanh[T float](o *lstmOp, st *lstmState[T], gout []T, t, b int) {
 
 // lstmGradGates takes sample b's gradient at step t to the gate
 // pre-activations (d gates, N_h's upstream gradient) and to c_{t−1}.
-func lstmGradGates[T float](o *lstmOp, st *lstmState[T], t, b int) {
+func lstmGradGates[T nn.Float](o *lstmOp, st *lstmState[T], t, b int) {
 	H, H4 := o.h, 4*o.h
 	r := t*o.b + b
 	dg := st.dnh[r*H4 : (r+1)*H4]

@@ -119,7 +119,7 @@ func checkMemory(c Config, m model, src *source) error {
 	if e.total() <= float64(avail) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s would need at least %s (%d trainings (variants × seeds) × %s: %s weights with gradients and Adam state, %s activations) but %s of memory is available; reduce %s or the number of variants",
+	return fmt.Errorf("%w: %s would need at least %s (%d trainings (variants × seeds) × %s: %s weights with gradients and nn.Adam state, %s activations) but %s of memory is available; reduce %s or the number of variants",
 		ErrTooLarge, m.Name(), bytesString(e.total()), e.variants, bytesString(e.paramBytes+e.actBytes),
 		bytesString(e.paramBytes), bytesString(e.actBytes), bytesString(float64(avail)), sizeFlags(m))
 }

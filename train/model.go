@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -78,7 +79,7 @@ func initWeights(specs []weightSpec, seed int64) [][]float64 {
 
 // toTensor copies float64 values into a new tensor of dtype dt.
 func toTensor(v []float64, dt tensor.Dtype, shape ...int) *tensor.Dense {
-	t := newDense(dt, shape...)
+	t := nn.NewDense(dt, shape...)
 	switch d := t.Data().(type) {
 	case []float32:
 		for i, x := range v {
@@ -118,7 +119,7 @@ type builder struct {
 	// dropout: p and the RNG (nil: no dropout, as in eval graphs).
 	dropP float64
 	rng   *rand.Rand
-	drops []*DropoutOp
+	drops []*nn.DropoutOp
 
 	images  *tensor.Dense // image models: [batch, H·W] pixels in [0,1]
 	tokens  []int32       // transformer: batch·seq input ids
@@ -129,20 +130,20 @@ type builder struct {
 	// layout splits the token rows into sequences and pos holds each
 	// row's position: fixed for fixed batches (the model sets them), else
 	// rewritten with every token-budget batch (net.setLayout).
-	layout *Layout
+	layout *nn.Layout
 	pos    []int32
 }
 
 // seqLayout returns the token rows' layout, fixing it as batch sequences
 // of seq rows when the trainer has not made it per-batch.
-func (b *builder) seqLayout(seq int) (*Layout, error) {
+func (b *builder) seqLayout(seq int) (*nn.Layout, error) {
 	if b.layout == nil {
 		if len(b.tokens) != b.batch*seq {
 			return nil, fmt.Errorf("%d tokens for batch %d × seq %d", len(b.tokens), b.batch, seq)
 		}
-		b.layout = &Layout{Rows: b.batch, T: seq}
+		b.layout = &nn.Layout{Rows: b.batch, T: seq}
 		b.pos = make([]int32, len(b.tokens))
-		b.layout.positions(b.pos)
+		b.layout.Positions(b.pos)
 	}
 	return b.layout, nil
 }
@@ -163,22 +164,29 @@ func (b *builder) weight(name string) (*G.Node, error) {
 	return n, nil
 }
 
+// layer is the weight name.w and bias name.b of layer name.
+func (b *builder) layer(name string) (w, bias *G.Node, err error) {
+	if w, err = b.weight(name + ".w"); err != nil {
+		return nil, nil, err
+	}
+	if bias, err = b.weight(name + ".b"); err != nil {
+		return nil, nil, err
+	}
+	return w, bias, nil
+}
+
 // linear is x·W + b for the weights name.w, name.b.
 func (b *builder) linear(name string, x *G.Node) (*G.Node, error) {
-	w, err := b.weight(name + ".w")
-	if err != nil {
-		return nil, err
-	}
-	bias, err := b.weight(name + ".b")
+	w, bias, err := b.layer(name)
 	if err != nil {
 		return nil, err
 	}
 	// x without an op is the model's input data (the mlp's images)
-	y, err := MatMul(x, w, x.Op() == nil)
+	y, err := nn.MatMul(x, w, x.Op() == nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return AddBias(y, bias)
+	return nn.AddBias(y, bias)
 }
 
 // dropout applies Dropout in training graphs and is the identity otherwise.
@@ -186,7 +194,7 @@ func (b *builder) dropout(x *G.Node) (*G.Node, error) {
 	if b.rng == nil || b.dropP == 0 {
 		return x, nil
 	}
-	y, op, err := Dropout(x, b.dropP, b.rng)
+	y, op, err := nn.Dropout(x, b.dropP, b.rng)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -35,7 +36,7 @@ func (m *classifier) Forward(b *builder) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h, err = MeanPoolLayout(h, b.layout, b.batch, b.realRows()); err != nil {
+	if h, err = nn.MeanPoolLayout(h, b.layout, b.batch, b.realRows()); err != nil {
 		return nil, err
 	}
 	return b.linear("out", h)

@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -46,21 +47,17 @@ func (m *cnn) Sites() []site { return []site{{Name: "fc1", D: m.hidden, Heads: 1
 // max pooling.
 func (m *cnn) conv(b *builder, name string) func(*G.Node) (*G.Node, error) {
 	return func(x *G.Node) (*G.Node, error) {
-		w, err := b.weight(name + ".w")
-		if err != nil {
-			return nil, err
-		}
-		bias, err := b.weight(name + ".b")
+		w, bias, err := b.layer(name)
 		if err != nil {
 			return nil, err
 		}
 		return chain(x,
 			func(x *G.Node) (*G.Node, error) {
 				// x without an op is the model's input data (the images)
-				return Conv2D(x, w, x.Op() == nil)
+				return nn.Conv2D(x, w, x.Op() == nil)
 			},
-			func(x *G.Node) (*G.Node, error) { return AddBias(x, bias) },
-			ReLU,
+			func(x *G.Node) (*G.Node, error) { return nn.AddBias(x, bias) },
+			nn.ReLU,
 			func(x *G.Node) (*G.Node, error) {
 				return G.MaxPool2D(x, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
 			},
@@ -78,7 +75,7 @@ func (m *cnn) Forward(b *builder) (*G.Node, error) {
 		func(x *G.Node) (*G.Node, error) { return G.Reshape(x, tensor.Shape{b.batch, m.flat()}) },
 		func(x *G.Node) (*G.Node, error) { return b.linear("fc1", x) },
 		func(x *G.Node) (*G.Node, error) { return b.norm("fc1", x) },
-		ReLU,
+		nn.ReLU,
 		b.dropout,
 		func(x *G.Node) (*G.Node, error) { return b.linear("out", x) },
 	)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	G "gorgonia.org/gorgonia"
+	"github.com/normtop/normtop/nn"
 )
 
 // The transformer's input (Config.Input).
@@ -27,9 +27,9 @@ const (
 func validInput(s string) bool { return s == InputLearned || s == InputFairseq }
 
 // fairseqPositions is the sinusoid table the fairseq input adds: row p is
-// fairseq's position p + fairseqPosOffset.
+// fairseq's position p + FairseqPosOffset.
 func fairseqPositions(seq, d int) []float64 {
-	return Sinusoids(seq+fairseqPosOffset, d)[fairseqPosOffset*d:]
+	return nn.Sinusoids(seq+nn.FairseqPosOffset, d)[nn.FairseqPosOffset*d:]
 }
 
 // fairseqWeights are the fairseq input's weights (fairseq's
@@ -148,38 +148,4 @@ func (r *Runner) measureInput(init [][]float64) error {
 	}
 	r.meta.Config["input_var"] = strconv.FormatFloat(iv, 'g', 4, 64)
 	return nil
-}
-
-// embed is the first block's input: token embeddings plus positions.
-func (m *transformer) embed(b *builder) (*G.Node, error) {
-	tok, err := b.weight("tok_emb")
-	if err != nil {
-		return nil, err
-	}
-	te, err := Embed(tok, &b.tokens)
-	if err != nil {
-		return nil, err
-	}
-	if m.input == InputFairseq {
-		return AddPositions(te, math.Sqrt(float64(m.d)), &b.pos, fairseqPositions(m.seq, m.d))
-	}
-	posW, err := b.weight("pos_emb")
-	if err != nil {
-		return nil, err
-	}
-	pe, err := Embed(posW, &b.pos)
-	if err != nil {
-		return nil, err
-	}
-	return G.Add(te, pe)
-}
-
-// outWeight is the output layer's weight matrix: the token embedding when
-// tied (whose gradient then also holds the input side's, so gw_norm of the
-// last norm reads both uses), else out.w.
-func (m *transformer) outWeight() string {
-	if m.tie {
-		return "tok_emb"
-	}
-	return "out.w"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -68,7 +69,7 @@ func (m *lstm) Forward(b *builder) (*G.Node, error) {
 	if len(b.tokens) != b.batch*m.seq {
 		return nil, fmt.Errorf("lstm: %d tokens for batch %d × seq %d", len(b.tokens), b.batch, m.seq)
 	}
-	x, err := Embed(tok, &b.tokens)
+	x, err := nn.Embed(tok, &b.tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func (m *lstm) layer(b *builder, i int, x *G.Node) (*G.Node, error) {
 			return nil, err
 		}
 	}
-	xg, err := MatMul(x, w[0], false)
+	xg, err := nn.MatMul(x, w[0], false)
 	if err != nil {
 		return nil, fmt.Errorf("%sx: %w", p, err)
 	}

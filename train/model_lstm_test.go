@@ -65,18 +65,7 @@ func TestLSTMTrains(t *testing.T) {
 					t.Errorf("variant %s: x site h_norm %v, in_std %v / %v", c.Variants[i], x[probes.HNorm], x[probes.InStd], lv[2][probes.InStd])
 				}
 			}
-			again, err := NewRunner(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frames2 := collect(t, t.Context(), again, nil)
-			for i := range frames {
-				for k := range frames[i] {
-					if frameText(frames[i][k]) != frameText(frames2[i][k]) {
-						t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
-					}
-				}
-			}
+			checkRepeatable(t, c, frames)
 		})
 	}
 }
@@ -93,56 +82,7 @@ func TestLSTMPaddingIsInvisible(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := r.variants[0]
-			b := v.batches
-			mask := b.next(v.train)
-			pads := 0
-			for _, m := range mask {
-				if !m {
-					pads++
-				}
-			}
-			if mask == nil || pads == 0 {
-				t.Fatal("the test batch has no padding")
-			}
-			run := func(padToken int32) (float64, [][]float64) {
-				in := append([]int32(nil), b.in...)
-				for i, m := range mask {
-					if !m {
-						in[i] = padToken
-					}
-				}
-				v.train.setTokens(in, b.tgt, mask)
-				for _, l := range v.layers {
-					l.SetMask(mask)
-				}
-				loss, err := v.train.run()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer v.train.reset()
-				gs, err := v.train.gradData()
-				if err != nil {
-					t.Fatal(err)
-				}
-				var out [][]float64
-				for _, g := range gs {
-					out = append(out, append([]float64(nil), g.([]float64)...))
-				}
-				return loss, out
-			}
-			l0, g0 := run(0)
-			l1, g1 := run(int32(r.src.vocab - 1))
-			if l0 != l1 || math.IsNaN(l0) {
-				t.Fatalf("loss %v with <pad> in the padding, %v with another token", l0, l1)
-			}
-			for i := range g0 {
-				for k := range g0[i] {
-					if g0[i][k] != g1[i][k] {
-						t.Fatalf("gradient of %s[%d]: %v vs %v: the padding leaks", v.train.params[i].Name(), k, g0[i][k], g1[i][k])
-					}
-				}
-			}
+			checkPaddingInvisible(t, r, false)
 		})
 	}
 }
@@ -197,13 +137,7 @@ func BenchmarkLSTMSteps(b *testing.B) {
 	for _, variant := range []string{"none", "layernorm", "rmsnorm"} {
 		b.Run(variant, func(b *testing.B) {
 			r := benchRunner(b, LSTMConfig("text"), variant, probes.DefaultIntervals())
-			trainStep(b, r, 1)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				trainStep(b, r, i+2)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			benchSteps(b, r)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -34,11 +35,11 @@ func (m *mlp) Forward(b *builder) (*G.Node, error) {
 	return chain(x,
 		func(x *G.Node) (*G.Node, error) { return b.linear("fc1", x) },
 		func(x *G.Node) (*G.Node, error) { return b.norm("fc1", x) },
-		ReLU,
+		nn.ReLU,
 		b.dropout,
 		func(x *G.Node) (*G.Node, error) { return b.linear("fc2", x) },
 		func(x *G.Node) (*G.Node, error) { return b.norm("fc2", x) },
-		ReLU,
+		nn.ReLU,
 		b.dropout,
 		func(x *G.Node) (*G.Node, error) { return b.linear("out", x) },
 	)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -111,17 +112,17 @@ func (m *resnet) convNorm(b *builder, c resConv, x *G.Node) (*G.Node, error) {
 		return nil, err
 	}
 	// x without an op is the model's input data (the images)
-	y, err := Conv2DPadded(x, w, c.stride, 1, x.Op() == nil)
+	y, err := nn.Conv2DPadded(x, w, c.stride, 1, x.Op() == nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
-	if y, err = ToRows(y); err != nil {
+	if y, err = nn.ToRows(y); err != nil {
 		return nil, err
 	}
 	if y, err = b.norm(c.site, y); err != nil {
 		return nil, err
 	}
-	return FromRows(y, b.batch, c.out, c.oh, c.ow)
+	return nn.FromRows(y, b.batch, c.out, c.oh, c.ow)
 }
 
 // block is one residual block: ReLU(bn2(conv2(ReLU(bn1(conv1(x))))) +
@@ -129,7 +130,7 @@ func (m *resnet) convNorm(b *builder, c resConv, x *G.Node) (*G.Node, error) {
 func (m *resnet) block(b *builder, c1, c2 resConv, x *G.Node) (*G.Node, error) {
 	y, err := chain(x,
 		func(x *G.Node) (*G.Node, error) { return m.convNorm(b, c1, x) },
-		ReLU,
+		nn.ReLU,
 		func(x *G.Node) (*G.Node, error) { return m.convNorm(b, c2, x) },
 	)
 	if err != nil {
@@ -137,14 +138,14 @@ func (m *resnet) block(b *builder, c1, c2 resConv, x *G.Node) (*G.Node, error) {
 	}
 	sc := x
 	if c1.stride != 1 || c1.in != c1.out {
-		if sc, err = Shortcut(x, c1.out, c1.stride); err != nil {
+		if sc, err = nn.Shortcut(x, c1.out, c1.stride); err != nil {
 			return nil, err
 		}
 	}
 	if y, err = G.Add(y, sc); err != nil {
 		return nil, fmt.Errorf("%s: residual: %w", c1.site, err)
 	}
-	return ReLU(y)
+	return nn.ReLU(y)
 }
 
 func (m *resnet) Forward(b *builder) (*G.Node, error) {
@@ -152,7 +153,7 @@ func (m *resnet) Forward(b *builder) (*G.Node, error) {
 	img := tensor.New(tensor.WithShape(b.batch, 1, m.h, m.w), tensor.WithBacking(b.images.Data()))
 	x := G.NewTensor(b.g, b.dt, 4, G.WithShape(b.batch, 1, m.h, m.w), G.WithValue(img), G.WithName("images"))
 	cs := m.convs()
-	x, err := chain(x, func(x *G.Node) (*G.Node, error) { return m.convNorm(b, cs[0], x) }, ReLU)
+	x, err := chain(x, func(x *G.Node) (*G.Node, error) { return m.convNorm(b, cs[0], x) }, nn.ReLU)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +164,9 @@ func (m *resnet) Forward(b *builder) (*G.Node, error) {
 	}
 	last := cs[len(cs)-1]
 	return chain(x,
-		ToRows,
+		nn.ToRows,
 		// the global average pool: the mean of each image's H·W rows
-		func(x *G.Node) (*G.Node, error) { return MeanPool(x, b.batch, last.oh*last.ow, nil) },
+		func(x *G.Node) (*G.Node, error) { return nn.MeanPool(x, b.batch, last.oh*last.ow, nil) },
 		b.dropout,
 		func(x *G.Node) (*G.Node, error) { return b.linear("fc", x) },
 	)

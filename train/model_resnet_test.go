@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/nn/nntest"
 	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/normspec"
 	G "gorgonia.org/gorgonia"
@@ -67,75 +69,13 @@ func TestResNetGradFiniteDifferences(t *testing.T) {
 	for _, variant := range []string{"none", "batchnorm", "pn-v"} {
 		t.Run(variant, func(t *testing.T) {
 			n, _ := resnetNet(t, tinyResNet(), variant, 3, 1)
-			run := func() float64 {
-				loss, err := n.run()
-				if err != nil {
-					t.Fatal(err)
-				}
-				n.reset()
-				return loss
-			}
-			if _, err := n.run(); err != nil {
-				t.Fatal(err)
-			}
-			gd, err := n.gradData()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var analytic [][]float64
-			for _, g := range gd {
-				analytic = append(analytic, append([]float64(nil), g.([]float64)...))
-			}
-			n.reset()
-			const h = 1e-6
-			for i, p := range n.params {
-				x := p.Value().Data().([]float64)
-				var diff, scale float64
-				for k := range x {
-					orig := x[k]
-					x[k] = orig + h
-					up := run()
-					x[k] = orig - h
-					down := run()
-					x[k] = orig
-					num := (up - down) / (2 * h)
-					diff = math.Max(diff, math.Abs(num-analytic[i][k]))
-					scale = math.Max(scale, math.Max(math.Abs(num), math.Abs(analytic[i][k])))
-				}
-				if diff > 1e-6*math.Max(scale, 1e-3) || math.IsNaN(diff) {
-					t.Errorf("%s: max |numeric − analytic| = %.3g (largest gradient %.3g)", p.Name(), diff, scale)
+			for _, g := range netGradCheck(t, n) {
+				if g.diff > 1e-6*math.Max(g.scale, 1e-3) || math.IsNaN(g.diff) {
+					t.Errorf("%s: max |numeric − analytic| = %.3g (largest gradient %.3g)", g.name, g.diff, g.scale)
 				}
 			}
 		})
 	}
-}
-
-// refConv is a direct 3×3 convolution with a one-pixel zero border of
-// images x [b, c, h, w] by filters w [o, c, 3, 3] at stride s.
-func refConv(x []float64, b, c, h, wd int, w []float64, o, s int) (out []float64, oh, ow int) {
-	oh, ow = (h-1)/s+1, (wd-1)/s+1
-	out = make([]float64, b*o*oh*ow)
-	for n := 0; n < b; n++ {
-		for f := 0; f < o; f++ {
-			for y := 0; y < oh; y++ {
-				for xx := 0; xx < ow; xx++ {
-					var sum float64
-					for ch := 0; ch < c; ch++ {
-						for i := 0; i < 3; i++ {
-							for j := 0; j < 3; j++ {
-								iy, ix := y*s-1+i, xx*s-1+j
-								if iy >= 0 && iy < h && ix >= 0 && ix < wd {
-									sum += x[((n*c+ch)*h+iy)*wd+ix] * w[((f*c+ch)*3+i)*3+j]
-								}
-							}
-						}
-					}
-					out[((n*o+f)*oh+y)*ow+xx] = sum
-				}
-			}
-		}
-	}
-	return out, oh, ow
 }
 
 // TestResNetFirstBNPerChannel: the first BN's batch statistics are per
@@ -157,7 +97,7 @@ func TestResNetFirstBNPerChannel(t *testing.T) {
 		n.reset()
 	}
 	w := n.b.w["conv1.w"].Value().Data().([]float64)
-	y, oh, ow := refConv(n.b.images.Float64s(), batch, 1, m.h, m.w, w, 5, 1)
+	y, oh, ow := nntest.Conv3x3(n.b.images.Float64s(), batch, 1, m.h, m.w, w, 5, 1)
 	rows := float64(batch * oh * ow)
 	taps := layers["conv1"].Taps()
 	if taps.N != batch*oh*ow || taps.D != 5 {
@@ -223,22 +163,11 @@ func TestResNetMemoryEstimate(t *testing.T) {
 	if _, err := n.run(); err != nil {
 		t.Fatal(err)
 	}
-	e, ok := n.eng.(*executor)
+	e, ok := n.eng.(*nn.Executor)
 	if !ok {
 		t.Skipf("engine %T", n.eng)
 	}
-	var held float64
-	for i, s := range e.steps {
-		if s.op == nil {
-			continue // inputs and weights: counted as parameters
-		}
-		if d, ok := e.vals[i].(*tensor.Dense); ok {
-			held += float64(d.Shape().TotalSize())
-		}
-		if c, ok := s.op.(*convOp); ok {
-			held += float64(len(c.cols.([]float64)))
-		}
-	}
+	held := float64(e.HeldFloats())
 	est := m.activations() * 2 * batch // a value and a gradient per image
 	t.Logf("estimate %.0f, held %.0f", est, held)
 	if est > held || est < held/2 {
@@ -296,7 +225,7 @@ func TestResNetEvalUsesRunningStatistics(t *testing.T) {
 	if _, err := tr.run(); err != nil {
 		t.Fatal(err)
 	}
-	want := append([]float64(nil), tr.eng.value(tr.logits).Data().([]float64)...)
+	want := append([]float64(nil), tr.eng.Value(tr.logits).Data().([]float64)...)
 	var weights []*tensor.Dense
 	for _, p := range tr.params[:len(m.Weights())] {
 		weights = append(weights, p.Value().(*tensor.Dense))
@@ -314,7 +243,7 @@ func TestResNetEvalUsesRunningStatistics(t *testing.T) {
 	if _, err := ev.run(); err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range ev.eng.value(ev.logits).Data().([]float64) {
+	for i, v := range ev.eng.Value(ev.logits).Data().([]float64) {
 		if math.Abs(v-want[i]) > 1e-9*(1+math.Abs(want[i])) {
 			t.Fatalf("eval logit %d = %.12g, training graph %.12g", i, v, want[i])
 		}

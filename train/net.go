@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -83,14 +84,14 @@ func buildNet(s netSpec) (*net, error) {
 		return q, p, nil
 	}
 	if s.pixels > 0 {
-		b.images = newDense(s.dt, s.batch, s.pixels)
+		b.images = nn.NewDense(s.dt, s.batch, s.pixels)
 	} else {
 		b.tokens = make([]int32, s.tokens)
 		if s.padded {
 			b.real = make([]bool, s.tokens)
 		}
 		if s.layout {
-			b.layout, b.pos = &Layout{}, make([]int32, s.tokens)
+			b.layout, b.pos = &nn.Layout{}, make([]int32, s.tokens)
 		}
 	}
 	if s.train {
@@ -101,7 +102,7 @@ func buildNet(s netSpec) (*net, error) {
 		return nil, err
 	}
 	n.logits = logits
-	if n.loss, err = CrossEntropy(logits, &b.targets); err != nil {
+	if n.loss, err = nn.CrossEntropy(logits, &b.targets); err != nil {
 		return nil, err
 	}
 	n.params = append(n.params, normParams...)
@@ -119,13 +120,13 @@ func buildNet(s netSpec) (*net, error) {
 // run executes the graph once and returns the loss; the caller reads
 // logits and gradients, then calls reset.
 func (n *net) run() (float64, error) {
-	if err := n.eng.run(); err != nil {
+	if err := n.eng.Run(); err != nil {
 		return 0, err
 	}
-	return scalar("loss", n.eng.value(n.loss))
+	return nn.Scalar("loss", n.eng.Value(n.loss))
 }
 
-func (n *net) reset() { n.eng.reset() }
+func (n *net) reset() { n.eng.Reset() }
 
 // paramData and gradData are the backing slices ([]float32 or []float64)
 // of the parameters and of their gradients after run. The slices are
@@ -144,7 +145,7 @@ func (n *net) paramData() ([]any, error) {
 
 func (n *net) gradData() ([]any, error) {
 	for i, g := range n.grads {
-		if err := n.gradBoxes.set(i, len(n.grads), n.params[i].Name(), n.eng.value(g)); err != nil {
+		if err := n.gradBoxes.set(i, len(n.grads), n.params[i].Name(), n.eng.Value(g)); err != nil {
 			return nil, fmt.Errorf("gradient of %s: %w", n.params[i].Name(), err)
 		}
 	}
@@ -163,7 +164,7 @@ func (b *boxes) set(i, n int, name string, v G.Value) error {
 	if len(b.out) != n {
 		b.of, b.ptr, b.out = make([]*tensor.Dense, n), make([]uintptr, n), make([]any, n)
 	}
-	d, err := dense(name, v)
+	d, err := nn.AsDense(name, v)
 	if err != nil {
 		return err
 	}
@@ -195,9 +196,9 @@ func (n *net) setLabels(y []uint8) {
 
 // setLayout sets the next token-budget batch's split into sequences and
 // its positions.
-func (n *net) setLayout(l Layout) {
+func (n *net) setLayout(l nn.Layout) {
 	*n.b.layout = l
-	l.positions(n.b.pos)
+	l.Positions(n.b.pos)
 }
 
 // setTokens copies a batch of token ids, its targets and, for padded
@@ -220,7 +221,7 @@ func (n *net) setTokens(in, target []int32, mask []bool) {
 func (n *net) correct() int {
 	c := n.logits.Shape()[1]
 	hits := 0
-	logits, err := dense("logits", n.eng.value(n.logits))
+	logits, err := nn.AsDense("logits", n.eng.Value(n.logits))
 	if err != nil {
 		return 0
 	}
@@ -233,7 +234,7 @@ func (n *net) correct() int {
 	return hits
 }
 
-func argmaxHits[T float](x []T, targets []int32, c int) int {
+func argmaxHits[T nn.Float](x []T, targets []int32, c int) int {
 	hits := 0
 	for i, t := range targets {
 		row := x[i*c : (i+1)*c]

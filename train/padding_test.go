@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,66 +121,65 @@ func TestPaddingIsInvisible(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v := r.variants[0]
-				b := v.batches
-				mask := b.next(v.train)
-				if mask == nil {
-					t.Fatal("no padding mask from a padded batch")
-				}
-				pads := 0
-				for _, m := range mask {
-					if !m {
-						pads++
-					}
-				}
-				if pads == 0 {
-					t.Fatal("the test batch has no padding")
-				}
-				run := func(padToken int32) (float64, [][]float64) {
-					in := append([]int32(nil), b.in...)
-					for i, m := range mask {
-						if !m {
-							in[i] = padToken
-						}
-					}
-					v.train.setTokens(in, b.tgt, mask)
-					for _, l := range v.layers {
-						l.SetMask(mask)
-						l.SetTraining(false) // no state update between the two runs
-					}
-					defer func() {
-						for _, l := range v.layers {
-							l.SetTraining(true)
-						}
-					}()
-					loss, err := v.train.run()
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer v.train.reset()
-					gs, err := v.train.gradData()
-					if err != nil {
-						t.Fatal(err)
-					}
-					var out [][]float64
-					for _, g := range gs {
-						out = append(out, append([]float64(nil), g.([]float64)...))
-					}
-					return loss, out
-				}
-				l0, g0 := run(0)
-				l1, g1 := run(int32(r.src.vocab - 1))
-				if l0 != l1 || math.IsNaN(l0) {
-					t.Fatalf("loss %v with <pad> in the padding, %v with another token", l0, l1)
-				}
-				for i := range g0 {
-					for k := range g0[i] {
-						if g0[i][k] != g1[i][k] {
-							t.Fatalf("gradient of %s[%d]: %v vs %v: the padding leaks", v.train.params[i].Name(), k, g0[i][k], g1[i][k])
-						}
-					}
-				}
+				checkPaddingInvisible(t, r, true)
 			})
+		}
+	}
+}
+
+// checkPaddingInvisible runs r's first variant's training graph on its
+// first batch twice, with <pad> (id 0) and then another token in the
+// padding positions, and fails unless the loss and every gradient come out
+// bit-identical. freeze turns the norm layers' training mode off for the
+// two runs, so a layer with running state does not move it between them.
+func checkPaddingInvisible(t *testing.T, r *Runner, freeze bool) {
+	t.Helper()
+	v := r.variants[0]
+	b := v.batches
+	mask := b.next(v.train)
+	if mask == nil || !slices.Contains(mask, false) {
+		t.Fatal("the test batch has no padding")
+	}
+	run := func(padToken int32) (float64, [][]float64) {
+		in := append([]int32(nil), b.in...)
+		for i, m := range mask {
+			if !m {
+				in[i] = padToken
+			}
+		}
+		v.train.setTokens(in, b.tgt, mask)
+		for _, l := range v.layers {
+			l.SetMask(mask)
+			if freeze {
+				l.SetTraining(false)
+				defer l.SetTraining(true)
+			}
+		}
+		loss, err := v.train.run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.train.reset()
+		gs, err := v.train.gradData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]float64
+		for _, g := range gs {
+			out = append(out, append([]float64(nil), g.([]float64)...))
+		}
+		return loss, out
+	}
+	l0, g0 := run(0)
+	l1, g1 := run(int32(r.src.vocab - 1))
+	if l0 != l1 || math.IsNaN(l0) {
+		t.Fatalf("loss %v with <pad> in the padding, %v with another token", l0, l1)
+	}
+	for i := range g0 {
+		for k := range g0[i] {
+			if g0[i][k] != g1[i][k] {
+				t.Fatalf("gradient of %s[%d]: %v vs %v: the padding leaks", v.train.params[i].Name(), k, g0[i][k], g1[i][k])
+			}
 		}
 	}
 }
@@ -228,18 +228,7 @@ func TestWordModelsTrain(t *testing.T) {
 					t.Errorf("variant %d: no probes at the last step", i)
 				}
 			}
-			again, err := NewRunner(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frames2 := collect(t, t.Context(), again, nil)
-			for i := range frames {
-				for k := range frames[i] {
-					if frameText(frames[i][k]) != frameText(frames2[i][k]) {
-						t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
-					}
-				}
-			}
+			checkRepeatable(t, c, frames)
 		})
 	}
 }

@@ -178,43 +178,9 @@ func placementGradCheck(t *testing.T, p Placement) {
 			pv.([]float64)[k] = x + 0.3*r.NormFloat64()
 		}
 	}
-	loss := func() float64 {
-		v, err := n.run()
-		n.reset()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	if _, err := n.run(); err != nil {
-		t.Fatal(err)
-	}
-	gs, err := n.gradData()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var analytic [][]float64
-	for _, g := range gs {
-		analytic = append(analytic, append([]float64(nil), g.([]float64)...))
-	}
-	n.reset()
-	const h = 1e-6
-	for i, pv := range params {
-		x := pv.([]float64)
-		var diff, scale float64
-		for k := range x {
-			orig := x[k]
-			x[k] = orig + h
-			up := loss()
-			x[k] = orig - h
-			down := loss()
-			x[k] = orig
-			num := (up - down) / (2 * h)
-			diff = math.Max(diff, math.Abs(num-analytic[i][k]))
-			scale = math.Max(scale, math.Max(math.Abs(num), math.Abs(analytic[i][k])))
-		}
-		if rel := diff / math.Max(scale, 1e-9); rel > 1e-6 || math.IsNaN(rel) {
-			t.Errorf("%s param %d (%s): relative error %.3g", p, i, n.params[i].Name(), rel)
+	for i, g := range netGradCheck(t, n) {
+		if rel := g.diff / math.Max(g.scale, 1e-9); rel > 1e-6 || math.IsNaN(rel) {
+			t.Errorf("%s param %d (%s): relative error %.3g", p, i, g.name, rel)
 		}
 	}
 }

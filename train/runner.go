@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/normspec"
 
 	"github.com/normtop/normtop/norm"
@@ -39,7 +40,7 @@ type variant struct {
 	weights []*tensor.Dense
 	train   *net
 	eval    *net
-	opt     *adam
+	opt     *nn.Adam
 	coll    *probes.Collector
 	batches *batcher
 	taps    []*normspec.Taps
@@ -131,8 +132,6 @@ func (r *Runner) dtype() tensor.Dtype {
 func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config, seed int64, init [][]float64) (*variant, error) {
 	c, dt := r.cfg, r.dtype()
 	c.Seed = seed
-	var err error
-	i := idx
 	v := &variant{idx: idx, spec: spec, seed: seed, ncfg: ncfg, lr: c.LR}
 	if lr, ok := c.VariantLR[specIdx]; ok {
 		v.lr = lr
@@ -140,64 +139,22 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	for k, ws := range r.model.Weights() {
 		v.weights = append(v.weights, toTensor(init[k], dt, ws.Shape...))
 	}
-	bySite := map[string]*norm.Layer{}
-	var names []string
-	for _, s := range r.model.Sites() {
-		l, err := norm.NewLayer(ncfg, normSite(s, c.Warmup, dt))
-		if err != nil {
-			return nil, fmt.Errorf("site %s: %w", s.Name, err)
-		}
-		v.layers = append(v.layers, l)
-		bySite[s.Name] = l
-		names = append(names, s.Name)
-	}
-	apply := func(site string, x *G.Node) (*G.Node, []*G.Node, error) {
-		l, ok := bySite[site]
-		if !ok {
-			return nil, nil, fmt.Errorf("no layer for site %s", site)
-		}
-		return l.Apply(x)
-	}
-	spec1 := netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
-		weights: v.weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
-		// the same seed for every variant: the same dropout masks
-		rng: rand.New(rand.NewSource(c.Seed + 1))}
-	evalBatch := c.Batch
-	padded := r.src.corpus != nil || r.src.labelled != nil
-	switch {
-	case r.src.images != nil:
-		evalBatch = len(r.src.val[0].targets)
-	case c.MaxTokens > 0: // one graph of MaxTokens positions, a Layout per batch
-		spec1.batch, spec1.tokens, spec1.padded, spec1.layout = r.src.maxRows, c.MaxTokens, true, true
-		spec1.rows = c.MaxTokens
-		if r.src.labelled != nil {
-			spec1.rows = r.src.maxRows
-		}
-	case r.src.labelled != nil:
-		spec1.tokens, spec1.padded = c.Batch*c.SeqLen, true
-	default:
-		spec1.rows, spec1.tokens, spec1.padded = c.Batch*c.SeqLen, c.Batch*c.SeqLen, padded
-	}
-	if v.train, err = buildNet(spec1); err != nil {
+	bySite, names, err := r.newLayers(v, ncfg, c.Warmup, dt)
+	if err != nil {
 		return nil, err
 	}
-	spec2 := spec1
-	spec2.train, spec2.rng, spec2.batch, spec2.rows = false, nil, evalBatch, evalBatch
-	spec2.layout, spec2.padded = false, padded
-	if r.src.images == nil {
-		spec2.tokens = evalBatch * c.SeqLen
-		if r.src.labelled == nil {
-			spec2.rows = evalBatch * c.SeqLen
-		}
+	trainSpec, evalSpec := r.netSpecs(c, dt, v.weights, bySite)
+	if v.train, err = buildNet(trainSpec); err != nil {
+		return nil, err
 	}
-	if v.eval, err = buildNet(spec2); err != nil {
+	if v.eval, err = buildNet(evalSpec); err != nil {
 		return nil, err
 	}
 	var sizes []int
 	for _, p := range v.train.params {
 		sizes = append(sizes, p.Shape().TotalSize())
 	}
-	v.opt = newAdam(sizes)
+	v.opt = nn.NewAdam(sizes)
 	v.feeds, v.gw = weightFeeds(r.model, v.train.params), make([]float64, len(v.layers))
 	if v.batches, err = r.src.newBatcher(c); err != nil {
 		return nil, err
@@ -206,12 +163,74 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 	if ncfg.Kind == normspec.PowerNorm {
 		opts = append(opts, probes.WithAlphaBwd(ncfg.AlphaBwd))
 	}
-	v.coll = probes.NewCollector(i, names, c.Probes, opts...)
+	v.coll = probes.NewCollector(idx, names, c.Probes, opts...)
 	v.taps = make([]*normspec.Taps, len(v.layers))
 	for k, l := range v.layers {
 		v.taps[k] = l.Taps()
 	}
 	return v, nil
+}
+
+// newLayers makes the variant's norm layer at every site of the model, in
+// the model's order, into v.layers; it returns them by site name too, and
+// the site names in order.
+func (r *Runner) newLayers(v *variant, ncfg normspec.Config, warmup int, dt tensor.Dtype) (map[string]*norm.Layer, []string, error) {
+	bySite := map[string]*norm.Layer{}
+	var names []string
+	for _, s := range r.model.Sites() {
+		l, err := norm.NewLayer(ncfg, normSite(s, warmup, dt))
+		if err != nil {
+			return nil, nil, fmt.Errorf("site %s: %w", s.Name, err)
+		}
+		v.layers = append(v.layers, l)
+		bySite[s.Name] = l
+		names = append(names, s.Name)
+	}
+	return bySite, names, nil
+}
+
+// netSpecs are the variant's two graphs: the training graph (dropout on,
+// the batcher's shape: a token budget's MaxTokens positions with a Layout
+// per batch, or fixed batches) and the evaluation graph (no dropout, the
+// evaluation batches' fixed shape).
+func (r *Runner) netSpecs(c Config, dt tensor.Dtype, weights []*tensor.Dense, bySite map[string]*norm.Layer) (train, eval netSpec) {
+	apply := func(site string, x *G.Node) (*G.Node, []*G.Node, error) {
+		l, ok := bySite[site]
+		if !ok {
+			return nil, nil, fmt.Errorf("no layer for site %s", site)
+		}
+		return l.Apply(x)
+	}
+	train = netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
+		weights: weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
+		// the same seed for every variant: the same dropout masks
+		rng: rand.New(rand.NewSource(c.Seed + 1))}
+	evalBatch := c.Batch
+	padded := r.src.corpus != nil || r.src.labelled != nil
+	switch {
+	case r.src.images != nil:
+		evalBatch = len(r.src.val[0].targets)
+	case c.MaxTokens > 0: // one graph of MaxTokens positions, a Layout per batch
+		train.batch, train.tokens, train.padded, train.layout = r.src.maxRows, c.MaxTokens, true, true
+		train.rows = c.MaxTokens
+		if r.src.labelled != nil {
+			train.rows = r.src.maxRows
+		}
+	case r.src.labelled != nil:
+		train.tokens, train.padded = c.Batch*c.SeqLen, true
+	default:
+		train.rows, train.tokens, train.padded = c.Batch*c.SeqLen, c.Batch*c.SeqLen, padded
+	}
+	eval = train
+	eval.train, eval.rng, eval.batch, eval.rows = false, nil, evalBatch, evalBatch
+	eval.layout, eval.padded = false, padded
+	if r.src.images == nil {
+		eval.tokens = evalBatch * c.SeqLen
+		if r.src.labelled == nil {
+			eval.rows = evalBatch * c.SeqLen
+		}
+	}
+	return train, eval
 }
 
 // Config returns the run's configuration.
@@ -327,7 +346,7 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
-	gnorm, finite := gradNorm(grads)
+	gnorm, finite := nn.GradNorm(grads)
 	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
 	if mask&normspec.TapGrad != 0 {
 		gwNorms(v.gw, v.feeds, grads)
@@ -341,6 +360,6 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
-	v.opt.step(params, grads, learningRate(v.lr, r.cfg.Warmup, step), clipScale(gnorm, r.cfg.Clip))
+	v.opt.Step(params, grads, nn.LearningRate(v.lr, r.cfg.Warmup, step), nn.ClipScale(gnorm, r.cfg.Clip))
 	return d, nil
 }

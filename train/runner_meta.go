@@ -6,9 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/probes"
 )
 
+// buildMeta is the run's header: the variants, the norm sites and the
+// whole configuration as the run file and the report show it.
 func (r *Runner) buildMeta() probes.RunMeta {
 	c := r.cfg
 	m := probes.RunMeta{
@@ -41,7 +44,7 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"steps": strconv.Itoa(r.steps), "epochs": strconv.Itoa(c.Epochs), "steps_per_epoch": strconv.Itoa(r.src.perEpoch),
 		"batch": strconv.Itoa(c.Batch), "lr": fmtF(c.LR), "warmup": strconv.Itoa(c.Warmup),
 		"schedule":  "linear warmup, then lr*sqrt(warmup/step); constant when warmup=0",
-		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", adamBeta1, adamBeta2, adamEps),
+		"optimizer": fmt.Sprintf("adam beta1=%g beta2=%g eps=%g", nn.AdamBeta1, nn.AdamBeta2, nn.AdamEps),
 		"clip":      fmtF(c.Clip), "dropout": fmtF(c.Dropout),
 		"seed": strconv.FormatInt(c.Seed, 10), "weight_seed": strconv.FormatInt(c.Seed, 10),
 		"batch_seed": strconv.FormatInt(c.Seed, 10), "dropout_seed": strconv.FormatInt(c.Seed+1, 10),
@@ -59,6 +62,26 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
 		kv["padding"] = "right-padded per row; masked out of attention keys, norm statistics, loss and pooling"
 	}
+	r.modelConfig(kv)
+	if len(c.Seeds) > 1 {
+		var ss []string
+		for _, sd := range c.Seeds {
+			ss = append(ss, strconv.FormatInt(sd, 10))
+		}
+		kv["seeds"] = strings.Join(ss, ",")
+		kv["weight_seed"], kv["batch_seed"], kv["dropout_seed"] = "per variant (its seed)", "per variant (its seed)", "per variant (its seed + 1)"
+	}
+	for i, lr := range c.VariantLR {
+		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)
+	}
+	m.Config = kv
+	return m
+}
+
+// modelConfig adds the model's own entries to the header's configuration:
+// sizes, and for the token models the input, placement and batching.
+func (r *Runner) modelConfig(kv map[string]string) {
+	c := r.cfg
 	if c.Model.Recurrent() {
 		kv["layers"], kv["d_model"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.SeqLen)
 		kv["sizes"] = "per layer: gates = N_x(x·W_x) + N_h(h·W_h) + b; c = f*c + i*g; h = o*tanh(N_c(c)); BPTT over seq_len"
@@ -76,24 +99,11 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		}
 	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
-	} else if m, ok := r.model.(*resnet); ok {
-		kv["sizes"] = m.sizes()
+	} else if rn, ok := r.model.(*resnet); ok {
+		kv["sizes"] = rn.sizes()
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
 	}
-	if len(c.Seeds) > 1 {
-		var ss []string
-		for _, sd := range c.Seeds {
-			ss = append(ss, strconv.FormatInt(sd, 10))
-		}
-		kv["seeds"] = strings.Join(ss, ",")
-		kv["weight_seed"], kv["batch_seed"], kv["dropout_seed"] = "per variant (its seed)", "per variant (its seed)", "per variant (its seed + 1)"
-	}
-	for i, lr := range c.VariantLR {
-		kv["lr_variant"+strconv.Itoa(i)] = fmtF(lr)
-	}
-	m.Config = kv
-	return m
 }
 
 // metric names the evaluation metric: accuracy for the classifiers, bits

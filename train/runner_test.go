@@ -21,6 +21,24 @@ func tinyTransformer() Config {
 	return c
 }
 
+// checkRepeatable trains c again and fails unless every frame is the
+// same as in frames, the first run's: one seed, one run.
+func checkRepeatable(t *testing.T, c Config, frames [][]probes.Frame) {
+	t.Helper()
+	again, err := NewRunner(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames2 := collect(t, t.Context(), again, nil)
+	for i := range frames {
+		for k := range frames[i] {
+			if frameText(frames[i][k]) != frameText(frames2[i][k]) {
+				t.Fatalf("variant %d step %d differs between two runs of one seed", i, k+1)
+			}
+		}
+	}
+}
+
 // collect runs r and returns each variant's Frames in order.
 func collect(t *testing.T, ctx context.Context, r *Runner, each func(probes.Frame)) [][]probes.Frame {
 	t.Helper()

@@ -1,0 +1,84 @@
+package gemm
+
+// Packing: the copies of A and B into the panel layouts the micro-kernels
+// read (driver.go decides when to pack).
+
+// packB copies op(B)[pc:pc+kc, jc:jc+nc] into panels of nr columns, each
+// kc rows of nr contiguous elements, the last one zero padded.
+func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
+	for jr := 0; jr < nc; jr += nr {
+		nw := min(nr, nc-jr)
+		pan := dst[jr*kc : jr*kc+kc*nr]
+		if !tB {
+			for p := 0; p < kc; p++ {
+				src := b[(pc+p)*ldb+jc+jr:]
+				row := pan[p*nr : p*nr+nr]
+				copy(row, src[:nw])
+				clear(row[nw:])
+			}
+			continue
+		}
+		// B is stored n×k: column j of op(B) is row j of B. Four rows at a
+		// time, so each p writes four neighbours of one cache line.
+		j := 0
+		for ; j+4 <= nw; j += 4 {
+			r0 := b[(jc+jr+j)*ldb+pc:][:kc]
+			r1 := b[(jc+jr+j+1)*ldb+pc:][:kc]
+			r2 := b[(jc+jr+j+2)*ldb+pc:][:kc]
+			r3 := b[(jc+jr+j+3)*ldb+pc:][:kc]
+			for p := range r0 {
+				d := (*[4]T)(pan[p*nr+j:])
+				d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+			}
+		}
+		for ; j < nw; j++ {
+			for p, v := range b[(jc+jr+j)*ldb+pc:][:kc] {
+				pan[p*nr+j] = v
+			}
+		}
+		if nw < nr {
+			for p := 0; p < kc; p++ {
+				clear(pan[p*nr+nw : p*nr+nr])
+			}
+		}
+	}
+}
+
+// packA copies rows (any number) of an A block into panels of mr rows,
+// element (i, p) of a panel at dst[p·mr + i], a last partial panel zero
+// padded.
+func packA[T float](mr int, a []T, rsa, csa, rows, kc int, dst []T) {
+	for i0 := 0; i0 < rows; i0 += mr {
+		pan := dst[i0*kc : i0*kc+mr*kc]
+		n := min(mr, rows-i0)
+		if n == mr && rsa == 1 && packContiguous(mr, a[i0:], csa, kc, pan) {
+			continue
+		}
+		for p := 0; p < kc; p++ {
+			d := pan[p*mr : p*mr+mr]
+			for i := 0; i < n; i++ {
+				d[i] = a[(i0+i)*rsa+p*csa]
+			}
+			clear(d[n:])
+		}
+	}
+}
+
+// packContiguous is packA's panel when op(A)'s mr rows are contiguous for
+// each p: fixed-size copies, where a copy() per p would call memmove. It
+// reports false for an mr it has no case for.
+func packContiguous[T float](mr int, a []T, csa, kc int, pan []T) bool {
+	switch mr {
+	case 6:
+		for p := 0; p < kc; p++ {
+			*(*[6]T)(pan[p*6:]) = *(*[6]T)(a[p*csa:])
+		}
+	case 8:
+		for p := 0; p < kc; p++ {
+			*(*[8]T)(pan[p*8:]) = *(*[8]T)(a[p*csa:])
+		}
+	default:
+		return false
+	}
+	return true
+}

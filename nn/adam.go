@@ -1,0 +1,112 @@
+package nn
+
+import "math"
+
+// Adam hyper-parameters: β1 0.9 and β2 0.98 as in the Transformer papers
+// the norms come from (Vaswani et al.; PowerNorm's released code); ε 1e-9
+// as there too.
+const (
+	AdamBeta1 = 0.9
+	AdamBeta2 = 0.98
+	AdamEps   = 1e-9
+)
+
+// Adam is Adam with bias correction, in plain Go on the parameter tensors'
+// own backing slices. Moments are float64 whatever the parameters' dtype.
+type Adam struct {
+	t    int
+	m, v [][]float64
+}
+
+// NewAdam is Adam for parameters of the given sizes, moments at zero.
+func NewAdam(sizes []int) *Adam {
+	a := &Adam{m: make([][]float64, len(sizes)), v: make([][]float64, len(sizes))}
+	for i, n := range sizes {
+		a.m[i] = make([]float64, n)
+		a.v[i] = make([]float64, n)
+	}
+	return a
+}
+
+// Step applies one update with learning rate lr to every parameter, the
+// gradients scaled by gscale first (1, or the clipping factor).
+func (a *Adam) Step(params, grads []any, lr, gscale float64) {
+	a.t++
+	c1 := 1 - math.Pow(AdamBeta1, float64(a.t))
+	c2 := 1 - math.Pow(AdamBeta2, float64(a.t))
+	for i := range params {
+		switch p := params[i].(type) {
+		case []float32:
+			adamUpdate(p, grads[i].([]float32), a.m[i], a.v[i], lr, gscale, c1, c2)
+		case []float64:
+			adamUpdate(p, grads[i].([]float64), a.m[i], a.v[i], lr, gscale, c1, c2)
+		}
+	}
+}
+
+// adamConsts are adamUpdate's scalars, in the order adam32AVX reads them.
+type adamConsts struct {
+	gscale, b1, b1c, b2, b2c, lrc1, ic2, eps float64
+}
+
+// adamUpdate is one Adam step on one parameter tensor: p −= lr·m̂/(√v̂+ε)
+// with m̂ = m/c1, v̂ = v/c2. lr/c1 and 1/c2 are formed once, so the loop
+// divides once per element instead of three times (a division or square
+// root takes as long as a dozen multiplies). The explicit float64
+// conversions forbid the compiler to fuse a multiply and an add (the Go
+// spec allows it, and GOAMD64=v3 does it), so the Go loop and the kernel
+// (plain multiplies and adds) give the same bits on every build.
+func adamUpdate[T Float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
+	k := &adamConsts{gscale: gscale, b1: AdamBeta1, b1c: 1 - AdamBeta1, b2: AdamBeta2, b2c: 1 - AdamBeta2,
+		lrc1: lr / c1, ic2: 1 / c2, eps: AdamEps}
+	for i := adamFast(p, g, m, v, k); i < len(p); i++ {
+		gi := float64(g[i]) * k.gscale
+		m[i] = float64(k.b1*m[i]) + float64(k.b1c*gi)
+		v[i] = float64(k.b2*v[i]) + float64(k.b2c*gi*gi)
+		p[i] -= T(k.lrc1 * m[i] / (math.Sqrt(v[i]*k.ic2) + k.eps))
+	}
+}
+
+// GradNorm is the global L2 norm of all gradients and whether every entry
+// is finite.
+func GradNorm(grads []any) (norm float64, finite bool) {
+	var s float64
+	for _, g := range grads {
+		switch d := g.(type) {
+		case []float32:
+			s += SumSq(d)
+		case []float64:
+			s += SumSq(d)
+		}
+	}
+	return math.Sqrt(s), !math.IsNaN(s) && !math.IsInf(s, 0)
+}
+
+// SumSq is Σ x[i]² in float64 (the gradient norm's, and gw_norm's).
+func SumSq[T Float](x []T) float64 {
+	k, s := sumSqFast(x)
+	for _, v := range x[k:] {
+		s += float64(v) * float64(v)
+	}
+	return s
+}
+
+// ClipScale is the factor that brings a global gradient norm down to clip
+// (1 when clip ≤ 0 or the norm is already within it).
+func ClipScale(norm, clip float64) float64 {
+	if clip <= 0 || norm <= clip {
+		return 1
+	}
+	return clip / norm
+}
+
+// LearningRate is the schedule: linear warmup from lr/warmup to lr over
+// the first warmup steps, then inverse-square-root decay,
+// lr·√(warmup/step). warmup = 0 means a constant lr. step is 1-based.
+func LearningRate(lr float64, warmup, step int) float64 {
+	if warmup <= 0 {
+		return lr
+	}
+	s, w := float64(step), float64(warmup)
+	return lr * math.Min(s/w, math.Sqrt(w/s))
+}

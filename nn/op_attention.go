@@ -1,0 +1,276 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// CausalAttention is fused multi-head causal self-attention. qkv is the
+// [B·T, 3d] output of one projection: columns [0,d) are the queries, [d,2d)
+// the keys, [2d,3d) the values, each split into heads of d/heads contiguous
+// columns; rows are batch-major (row b·T+t is position t of sequence b). The
+// result is the [B·T, d] concatenation of the heads' softmax(QKᵀ/√dₕ)V with
+// position t attending to positions ≤ t.
+//
+// One op instead of gorgonia's Reshape/Transpose/BatchedMatMul/SoftMax chain:
+// no 4-D transposes, the causal mask costs nothing (the loops stop at t),
+// and the backward recomputes the probabilities instead of storing them.
+func CausalAttention(qkv *G.Node, batch, seq, heads int) (*G.Node, error) {
+	return Attention(qkv, batch, seq, heads, true, nil)
+}
+
+// Attention is CausalAttention, or bidirectional attention when causal is
+// false, with an optional key padding mask: when real is not nil, *real
+// holds one flag per row (read when the op runs, so the trainer rewrites it
+// per batch) and no position attends to a padding position. A query with
+// no visible key (a row of an all-padding sequence) outputs zeros.
+func Attention(qkv *G.Node, batch, seq, heads int, causal bool, real *[]bool) (*G.Node, error) {
+	s := qkv.Shape()
+	if s.Dims() != 2 || s[0] != batch*seq {
+		return nil, fmt.Errorf("Attention: qkv shape %v does not fit batch %d × seq %d with %d heads", s, batch, seq, heads)
+	}
+	return AttentionLayout(qkv, &Layout{Rows: batch, T: seq}, seq, heads, causal, real)
+}
+
+// AttentionLayout is Attention over a batch whose split into sequences is
+// read from *lay when the op runs (token-budget batches change it every
+// step): lay.Rows sequences of lay.T ≤ maxT rows, row-major from row 0;
+// rows from lay.Rows·lay.T on are padding and output zeros.
+func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, real *[]bool) (*G.Node, error) {
+	s := qkv.Shape()
+	if s.Dims() != 2 || s[1]%3 != 0 || heads < 1 || (s[1]/3)%heads != 0 || maxT < 1 || s[0] < maxT {
+		return nil, fmt.Errorf("Attention: qkv shape %v does not fit sequences of up to %d rows with %d heads", s, maxT, heads)
+	}
+	kind := "CausalAttention"
+	if !causal {
+		kind = "Attention"
+	}
+	op := &attnOp{OpBase: NewOpBase(kind), n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
+	return G.ApplyOp(op, qkv)
+}
+
+type attnOp struct {
+	OpBase
+	n, maxT int     // rows of qkv; the longest sequence
+	lay     *Layout // this run's sequences
+	h, d    int
+	causal  bool
+	real    *[]bool // key padding mask, one flag per row; nil = every row real
+	sq      any     // []T: two maxT×maxT matrices of scratch (P and dP), reused by every run
+	b, t    int     // this run's layout, set by check
+}
+
+// squares returns the op's two T×T scratch matrices for this run's T. The
+// forward and the backward op run one after the other in one goroutine,
+// so they share them.
+func squares[T Float](o *attnOp) (p, dp Mat[T]) {
+	n := o.t * o.t
+	s := scratch[T](&o.sq, 2*o.maxT*o.maxT)
+	return Mat[T]{Data: s[:n], Rows: o.t, Cols: o.t, Stride: o.t}, Mat[T]{Data: s[n : 2*n], Rows: o.t, Cols: o.t, Stride: o.t}
+}
+
+// keys returns sequence b's key mask (nil when every key is real).
+func (o *attnOp) keys(b int) []bool {
+	if o.real == nil || *o.real == nil {
+		return nil
+	}
+	return (*o.real)[b*o.t : (b+1)*o.t]
+}
+
+// visible is how many leading keys row i may attend to (before the padding
+// mask).
+func (o *attnOp) visible(i int) int {
+	if o.causal {
+		return i + 1
+	}
+	return o.t
+}
+
+func (o *attnOp) Arity() int    { return 1 }
+func (o *attnOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
+func (o *attnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{o.n, o.d}, nil
+}
+
+// check checks qkv and the mask against the op and this run's layout,
+// which it takes into o.b, o.t.
+func (o *attnOp) check(v G.Value) (*tensor.Dense, error) {
+	x, err := AsDense(o.name, v)
+	if err != nil {
+		return nil, err
+	}
+	if s := x.Shape(); s.Dims() != 2 || s[0] != o.n || s[1] != 3*o.d {
+		return nil, fmt.Errorf("%s: qkv shape %v, want [%d %d]", o.name, s, o.n, 3*o.d)
+	}
+	if o.real != nil && *o.real != nil && len(*o.real) != o.n {
+		return nil, fmt.Errorf("%s: key mask of %d rows, want %d", o.name, len(*o.real), o.n)
+	}
+	o.b, o.t = o.lay.Rows, o.lay.T
+	if o.b < 0 || o.t < 1 || o.t > o.maxT || o.b*o.t > o.n {
+		return nil, fmt.Errorf("%s: layout of %d sequences × %d rows does not fit %d rows of up to %d", o.name, o.b, o.t, o.n, o.maxT)
+	}
+	return x, nil
+}
+
+func (o *attnOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+
+func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	if err := o.CheckArity(len(in), 1); err != nil {
+		return nil, err
+	}
+	x, err := o.check(in[0])
+	if err != nil {
+		return nil, err
+	}
+	out := OutBufFull(pre, in, x.Dtype(), o.n, o.d)
+	switch x.Dtype() {
+	case tensor.Float32:
+		attnFwd(o, x.Float32s(), out.Float32s())
+		clear(out.Float32s()[o.b*o.t*o.d:]) // rows past the layout
+	case tensor.Float64:
+		attnFwd(o, x.Float64s(), out.Float64s())
+		clear(out.Float64s()[o.b*o.t*o.d:])
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+// headMats returns strided views of sequence b's, head h's queries, keys
+// and values inside qkv: T×dₕ matrices with row stride 3d, no copies.
+func headMats[T Float](o *attnOp, qkv []T, b, h int) (q, k, v Mat[T]) {
+	dh, d3 := o.d/o.h, 3*o.d
+	base := b * o.t * d3
+	view := func(col int) Mat[T] {
+		return Mat[T]{Data: qkv[base+col : base+(o.t-1)*d3+col+dh], Rows: o.t, Cols: dh, Stride: d3}
+	}
+	return view(h * dh), view(o.d + h*dh), view(2*o.d + h*dh)
+}
+
+// attnProbs fills the T×T matrix p with softmax(QKᵀ/√dₕ) over the keys
+// each row may see: positions below o.visible(i) whose key is real. Every
+// other entry is zero, so the products with p need no mask of their own.
+func attnProbs[T Float](o *attnOp, keys []bool, q, k Mat[T], p Mat[T], scale float64) {
+	Mul(false, true, scale, q, k, 0, p)
+	for i := 0; i < p.Rows; i++ {
+		row := p.Data[i*p.Stride : i*p.Stride+p.Cols]
+		n := o.visible(i)
+		if keys != nil && !hideKeys(row[:n], keys) {
+			clear(row)
+			continue
+		}
+		softmaxRow(row[:n])
+		clear(row[n:])
+	}
+}
+
+// hideKeys sets the scores of padding keys to −Inf, which exp turns into
+// exact zeros, and reports whether any key is real.
+func hideKeys[T Float](row []T, keys []bool) bool {
+	real := false
+	for j := range row {
+		if keys[j] {
+			real = true
+		} else {
+			row[j] = T(math.Inf(-1))
+		}
+	}
+	return real
+}
+
+func attnFwd[T Float](o *attnOp, qkv, out []T) {
+	dh := o.d / o.h
+	scale := 1 / math.Sqrt(float64(dh))
+	p, _ := squares[T](o)
+	for b := 0; b < o.b; b++ {
+		for h := 0; h < o.h; h++ {
+			q, k, v := headMats(o, qkv, b, h)
+			attnProbs(o, o.keys(b), q, k, p, scale)
+			base := b*o.t*o.d + h*dh
+			Mul(false, false, 1, p, v, 0, Mat[T]{Data: out[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d})
+		}
+	}
+}
+
+func (o *attnOp) DiffWRT(int) []bool { return []bool{true} }
+func (o *attnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := G.ApplyOp(&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: o}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d}, nil
+}
+
+// attnGradOp maps (qkv, dOut) to dqkv.
+type attnGradOp struct {
+	OpBase
+	fwd *attnOp
+}
+
+func (o *attnGradOp) Arity() int    { return 2 }
+func (o *attnGradOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2), TensorType(2)) }
+func (o *attnGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+
+func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	if err := o.CheckArity(len(in), 2); err != nil {
+		return nil, err
+	}
+	x, err := o.fwd.check(in[0])
+	if err != nil {
+		return nil, err
+	}
+	g, err := AsDense(o.name, in[1])
+	if err != nil {
+		return nil, err
+	}
+	if g.Size() != o.fwd.n*o.fwd.d {
+		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
+	}
+	out := OutBufFull(pre, in, x.Dtype(), x.Shape()...)
+	used := o.fwd.b * o.fwd.t * 3 * o.fwd.d
+	switch x.Dtype() {
+	case tensor.Float32:
+		attnBwd(o.fwd, x.Float32s(), g.Float32s(), out.Float32s())
+		clear(out.Float32s()[used:])
+	case tensor.Float64:
+		attnBwd(o.fwd, x.Float64s(), g.Float64s(), out.Float64s())
+		clear(out.Float64s()[used:])
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+func attnBwd[T Float](o *attnOp, qkv, gout, dqkv []T) {
+	dh := o.d / o.h
+	scale := 1 / math.Sqrt(float64(dh))
+	p, dp := squares[T](o)
+	for b := 0; b < o.b; b++ {
+		for h := 0; h < o.h; h++ {
+			q, k, v := headMats(o, qkv, b, h)
+			dq, dk, dv := headMats(o, dqkv, b, h)
+			base := b*o.t*o.d + h*dh
+			g := Mat[T]{Data: gout[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d}
+			attnProbs(o, o.keys(b), q, k, p, scale)
+			Mul(false, true, 1, g, v, 0, dp) // dP = dO·Vᵀ
+			Mul(true, false, 1, p, g, 0, dv) // dV = Pᵀ·dO
+			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero wherever P is
+			// (masked keys and, causally, above the diagonal)
+			for i := 0; i < o.t; i++ {
+				pr, dr := p.Data[i*o.t:(i+1)*o.t], dp.Data[i*o.t:(i+1)*o.t]
+				n := o.visible(i)
+				softmaxGrad(pr[:n], dr[:n], scale)
+				clear(dr[n:])
+			}
+			Mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K
+			Mul(true, false, 1, dp, q, 0, dk)  // dK = dSᵀ·Q
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// The kernels of the cross-entropy, bias, Adam, gradient-norm, softmax
+// backward and ReLU loops against their Go loops (vec_test.go holds the
+// helpers and the softmax forward's kernels).
+
+// TestVecXentBwdRows: the gradient rows against (softmax − onehot)·g/n in
+// float64, padded rows untouched.
+func TestVecXentBwdRows(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	bothPaths(t, func(t *testing.T) {
+		for _, c := range []int{1, 7, 9, 17, 2000} {
+			const rows = 3
+			x := make([]float32, rows*c)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 4)
+			}
+			tg := []int32{int32(c - 1), -1, 0}
+			dx := make([]float32, len(x))
+			for i := range dx {
+				dx[i] = 7 // a padded row keeps what was there
+			}
+			xentBwd(x, dx, tg, c, 1.5)
+			for i, tc := range tg {
+				if tc < 0 {
+					for k := 0; k < c; k++ {
+						if dx[i*c+k] != 7 {
+							t.Fatalf("c=%d: padded row written", c)
+						}
+					}
+					continue
+				}
+				p := softmaxRef(x[i*c : (i+1)*c])
+				for k := range p {
+					want := p[k]
+					if k == int(tc) {
+						want--
+					}
+					want *= 1.5 / 2
+					if d := math.Abs(float64(dx[i*c+k]) - want); d > softmaxTol(x[i*c:(i+1)*c], k, want) {
+						t.Fatalf("c=%d row %d: dx[%d] = %v, want %v", c, i, k, dx[i*c+k], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVecBiasKernels: addRow and colAdd bit-identical to the float64 sums of
+// float32 inputs on every length, and nothing written past the end.
+func TestVecBiasKernels(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			x, b := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			}
+			out := make([]float32, n+1)
+			addRow(x, b, out)
+			acc := make([]float64, n+1)
+			for i := range acc {
+				acc[i] = r.NormFloat64()
+			}
+			acc0 := append([]float64(nil), acc...)
+			colAdd(x, acc)
+			for i := range x {
+				if out[i] != x[i]+b[i] {
+					t.Fatalf("n=%d: addRow[%d] = %v, want %v", n, i, out[i], x[i]+b[i])
+				}
+				if acc[i] != acc0[i]+float64(x[i]) {
+					t.Fatalf("n=%d: colAdd[%d] = %v, want %v", n, i, acc[i], acc0[i]+float64(x[i]))
+				}
+			}
+			if out[n] != 0 || acc[n] != acc0[n] {
+				t.Fatalf("n=%d: written past the end", n)
+			}
+			y := append([]float32(nil), x...)
+			scale(y, 0.37)
+			for i := range y {
+				if y[i] != x[i]*0.37 {
+					t.Fatalf("n=%d: scale[%d] = %v, want %v", n, i, y[i], x[i]*0.37)
+				}
+			}
+		}
+	})
+}
+
+// TestVecAdamKernelMatchesGo: the kernel's parameters and moments are
+// bit-identical to the Go loop's over several steps, on every length.
+func TestVecAdamKernelMatchesGo(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX kernels on this machine or build")
+	}
+	r := rand.New(rand.NewSource(6))
+	for _, n := range vecLengths {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p0, g := make([]float32, n), make([]float32, n)
+			for i := range p0 {
+				p0[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*1e-3)
+			}
+			run := func(on bool) ([]float32, []float64, []float64) {
+				p := append([]float32(nil), p0...)
+				m, v := make([]float64, n), make([]float64, n)
+				withAVX(on, func() {
+					for step := 1; step <= 3; step++ {
+						c1, c2 := 1-math.Pow(AdamBeta1, float64(step)), 1-math.Pow(AdamBeta2, float64(step))
+						adamUpdate(p, g, m, v, 1e-3, 0.8, c1, c2)
+					}
+				})
+				return p, m, v
+			}
+			pg, mg, vg := run(false)
+			pa, ma, va := run(true)
+			for i := range pg {
+				if math.Float32bits(pa[i]) != math.Float32bits(pg[i]) ||
+					math.Float64bits(ma[i]) != math.Float64bits(mg[i]) ||
+					math.Float64bits(va[i]) != math.Float64bits(vg[i]) {
+					t.Fatalf("[%d]: kernel p %v m %v v %v, Go p %v m %v v %v", i, pa[i], ma[i], va[i], pg[i], mg[i], vg[i])
+				}
+			}
+		})
+	}
+}
+
+// TestVecSumSq: Σx² against the float64 sum on every length; the kernel's
+// sum differs from the Go loop's in order only.
+func TestVecSumSq(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range append(vecLengths, 33, 4099) {
+			x := make([]float32, n)
+			var want float64
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+				want += float64(x[i]) * float64(x[i])
+			}
+			if got := SumSq(x); math.Abs(got-want) > 1e-13*want {
+				t.Fatalf("n=%d: Σx² = %v, want %v", n, got, want)
+			}
+		}
+		inf := float32(math.Inf(-1))
+		if s := SumSq([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, inf, 1}); !math.IsInf(s, 1) {
+			t.Fatalf("Σx² with −Inf = %v, want +Inf", s)
+		}
+		if s := SumSq([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, float32(math.NaN()), 1}); !math.IsNaN(s) {
+			t.Fatalf("Σx² with NaN = %v, want NaN", s)
+		}
+	})
+}
+
+// BenchmarkVecKernels times the kernels on the default models' shapes: a
+// causal attention row, a vocabulary row, the mlp's parameter count.
+func BenchmarkVecKernels(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	row := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	for _, n := range []int{64, 2000} {
+		x, y := row(n), make([]float32, n)
+		b.Run(fmt.Sprintf("softmax/%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				copy(y, x)
+				softmaxRow(y)
+			}
+		})
+	}
+	const n = 270000
+	p, g := row(n), row(n)
+	m, v := make([]float64, n), make([]float64, n)
+	b.Run("adam/270k", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			adamUpdate(p, g, m, v, 1e-3, 1, 0.1, 0.02)
+		}
+	})
+	b.Run("SumSq/270k", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			SumSq(g)
+		}
+	})
+}
+
+// TestVecSoftmaxGrad against the float64 formula p⊙(d − p·d)·sc on every
+// length; only the dot product's summation order may differ.
+func TestVecSoftmaxGrad(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			s, d := make([]float32, n), make([]float32, n+1)
+			for i := range s {
+				s[i], d[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			}
+			d[n] = 42
+			p := append([]float32(nil), s...)
+			softmaxRow(p)
+			var dot float64
+			for i := range p {
+				dot += float64(p[i]) * float64(d[i])
+			}
+			want := make([]float64, n)
+			for i := range p {
+				want[i] = float64(p[i]) * (float64(d[i]) - dot) * 0.7
+			}
+			softmaxGrad(p, d[:n], 0.7)
+			for i := range want {
+				if diff := math.Abs(float64(d[i]) - want[i]); diff > 0x1p-24*math.Abs(want[i])+1e-15 {
+					t.Fatalf("n=%d: [%d] = %v, want %v", n, i, d[i], want[i])
+				}
+			}
+			if d[n] != 42 {
+				t.Fatalf("n=%d: written past the end", n)
+			}
+		}
+	})
+}
+
+// TestVecReLUMask: v·[x ≥ 0] bit for bit as the product Rectify computes,
+// on both paths and every length, with NaN, ±Inf and signed zeros in x and
+// in v, and nothing written past the end.
+func TestVecReLUMask(t *testing.T) {
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), 1e-40, -1e-40, 3, -3}
+	r := rand.New(rand.NewSource(5))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			x, v := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], v[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+				if r.Intn(3) == 0 {
+					x[i] = special[r.Intn(len(special))]
+				}
+				if r.Intn(3) == 0 {
+					v[i] = special[r.Intn(len(special))]
+				}
+			}
+			out := make([]float32, n+1)
+			out[n] = 42
+			reluMask(x, v, out)
+			for i := range x {
+				var m float32
+				if x[i] >= 0 {
+					m = 1
+				}
+				if want := v[i] * m; math.Float32bits(out[i]) != math.Float32bits(want) {
+					t.Fatalf("n=%d: x=%v v=%v: %v, want %v", n, x[i], v[i], out[i], want)
+				}
+			}
+			if out[n] != 42 {
+				t.Fatalf("n=%d: written past the end", n)
+			}
+		}
+	})
+}

@@ -1,0 +1,232 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The bias, Adam, softmax-backward and ReLU kernels: the Go loop's own
+// operations lane-wise (vec_amd64.s says what the kernels share).
+
+// func scale32AVX(x []float32, a float32)
+// x[i] *= a; len(x) is a multiple of 8.
+TEXT ·scale32AVX(SB), NOSPLIT, $0-28
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS a+24(FP), Y8
+	SHRQ         $3, CX
+	JZ           scaledone
+
+scaleloop:
+	VMULPS  (SI), Y8, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     scaleloop
+
+scaledone:
+	VZEROUPPER
+	RET
+
+// func addRow32AVX(x, b, out []float32)
+// out[i] = x[i] + b[i]; len(x) is a multiple of 8, b and out as long.
+TEXT ·addRow32AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ b_base+24(FP), DX
+	MOVQ out_base+48(FP), DI
+	SHRQ $3, CX
+	JZ   adddone
+
+addloop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     addloop
+
+adddone:
+	VZEROUPPER
+	RET
+
+// func colAdd32AVX(g []float32, acc []float64)
+// acc[i] += float64(g[i]); len(g) is a multiple of 8, acc as long.
+TEXT ·colAdd32AVX(SB), NOSPLIT, $0-48
+	MOVQ g_base+0(FP), SI
+	MOVQ g_len+8(FP), CX
+	MOVQ acc_base+24(FP), DI
+	SHRQ $3, CX
+	JZ   coldone
+
+colloop:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VADDPD    (DI), Y0, Y0
+	VADDPD    32(DI), Y1, Y1
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       colloop
+
+coldone:
+	VZEROUPPER
+	RET
+
+// func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
+// The Adam update of adamUpdate, four lanes at a time in float64 without
+// FMA, so bit-identical to the Go loop; len(p) is a multiple of 4, the
+// other slices as long.
+TEXT ·adam32AVX(SB), NOSPLIT, $0-104
+	MOVQ         p_base+0(FP), SI
+	MOVQ         p_len+8(FP), CX
+	MOVQ         g_base+24(FP), DX
+	MOVQ         m_base+48(FP), R8
+	MOVQ         v_base+72(FP), R9
+	MOVQ         k+96(FP), AX
+	VBROADCASTSD 0(AX), Y8   // gscale
+	VBROADCASTSD 8(AX), Y9   // β1
+	VBROADCASTSD 16(AX), Y10 // 1-β1
+	VBROADCASTSD 24(AX), Y11 // β2
+	VBROADCASTSD 32(AX), Y12 // 1-β2
+	VBROADCASTSD 40(AX), Y13 // lr/c1
+	VBROADCASTSD 48(AX), Y14 // 1/c2
+	VBROADCASTSD 56(AX), Y15 // ε
+	SHRQ         $2, CX
+	JZ           adamdone
+
+adamloop:
+	VCVTPS2PD  (DX), Y0
+	VMULPD     Y8, Y0, Y0    // gk
+	VMULPD     (R8), Y9, Y1  // β1·m
+	VMULPD     Y10, Y0, Y2   // (1-β1)·gk
+	VADDPD     Y2, Y1, Y1    // m
+	VMOVUPD    Y1, (R8)
+	VMULPD     (R9), Y11, Y3 // β2·v
+	VMULPD     Y12, Y0, Y4   // (1-β2)·gk
+	VMULPD     Y0, Y4, Y4    // ·gk
+	VADDPD     Y4, Y3, Y3    // v
+	VMOVUPD    Y3, (R9)
+	VMULPD     Y13, Y1, Y1   // lr/c1·m
+	VMULPD     Y14, Y3, Y3   // v/c2
+	VSQRTPD    Y3, Y3
+	VADDPD     Y15, Y3, Y3   // +ε
+	VDIVPD     Y3, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    (SI), X0
+	VSUBPS     X1, X0, X0
+	VMOVUPS    X0, (SI)
+	ADDQ       $16, SI
+	ADDQ       $16, DX
+	ADDQ       $32, R8
+	ADDQ       $32, R9
+	DECQ       CX
+	JNZ        adamloop
+
+adamdone:
+	VZEROUPPER
+	RET
+
+// func dot32AVX(a, b []float32) float64
+// Σ a[i]·b[i] in float64 (each product exact, so each FMA rounds only the
+// add); len(a) is a multiple of 8, b as long.
+TEXT ·dot32AVX(SB), NOSPLIT, $0-56
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     dotdone
+
+dotloop:
+	VCVTPS2PD   (SI), Y2
+	VCVTPS2PD   16(SI), Y3
+	VCVTPS2PD   (DX), Y4
+	VCVTPS2PD   16(DX), Y5
+	VFMADD231PD Y4, Y2, Y0
+	VFMADD231PD Y5, Y3, Y1
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	DECQ        CX
+	JNZ         dotloop
+
+dotdone:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+48(FP)
+	RET
+
+// func softmaxGrad32AVX(p, d []float32, dot, sc float64)
+// d[i] = float32(p[i]·(d[i]−dot)·sc) in float64, the Go loop's operations
+// in its order, so bit-identical to it; len(p) is a multiple of 8, d as
+// long.
+TEXT ·softmaxGrad32AVX(SB), NOSPLIT, $0-64
+	MOVQ         p_base+0(FP), SI
+	MOVQ         p_len+8(FP), CX
+	MOVQ         d_base+24(FP), DI
+	VBROADCASTSD dot+48(FP), Y8
+	VBROADCASTSD sc+56(FP), Y9
+	SHRQ         $3, CX
+	JZ           sgdone
+
+sgloop:
+	VCVTPS2PD  (SI), Y0
+	VCVTPS2PD  16(SI), Y1
+	VCVTPS2PD  (DI), Y2
+	VCVTPS2PD  16(DI), Y3
+	VSUBPD     Y8, Y2, Y2
+	VSUBPD     Y8, Y3, Y3
+	VMULPD     Y2, Y0, Y0
+	VMULPD     Y3, Y1, Y1
+	VMULPD     Y9, Y0, Y0
+	VMULPD     Y9, Y1, Y1
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	ADDQ       $32, SI
+	ADDQ       $32, DI
+	DECQ       CX
+	JNZ        sgloop
+
+sgdone:
+	VZEROUPPER
+	RET
+
+// func reluMask32AVX(x, v, out []float32)
+// out[i] = v[i] · [x[i] ≥ 0]; len(x) is a multiple of 8, v and out as long.
+// The mask is 1.0 or 0.0 (an ordered compare: NaN gives 0), multiplied
+// in, so NaN, −0 and −Inf·0 come out as the Go loop's product does.
+TEXT ·reluMask32AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ v_base+24(FP), DX
+	MOVQ out_base+48(FP), DI
+	SHRQ $3, CX
+	JZ   reludone
+	MOVL $0x3f800000, AX // 1.0
+	MOVL AX, X7
+	VBROADCASTSS X7, Y7
+	VXORPS Y6, Y6, Y6
+
+reluloop:
+	VMOVUPS (SI), Y0
+	VCMPPS  $0x1d, Y6, Y0, Y1 // x ≥ 0, ordered, non-signalling (GE_OQ)
+	VANDPS  Y7, Y1, Y1
+	VMULPS  (DX), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     reluloop
+
+reludone:
+	VZEROUPPER
+	RET
