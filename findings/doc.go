@@ -1,5 +1,5 @@
 // Package findings is `normtop findings`: the training runs that the claims
-// of spec/FINDINGS.md need, trained one after another into a directory and
+// of docs/findings.md need, trained one after another into a directory and
 // judged by the report.
 //
 //	plan.go     the plan: one table, each claim with its runs (name and the

@@ -38,7 +38,7 @@ func TestSelect(t *testing.T) {
 }
 
 // TestPlan: every claim's runs exist once with one argument list, every
-// claim reads ≥ 3 seeds (FINDINGS.md; across one run's --seeds or several
+// claim reads ≥ 3 seeds (docs/findings.md; across one run's --seeds or several
 // runs), and the plan fits its budget of 60 CPU-minutes on 2 cores.
 func TestPlan(t *testing.T) {
 	runs, err := RunsOf(Plan)
@@ -55,7 +55,7 @@ func TestPlan(t *testing.T) {
 			}
 		}
 		if len(seeds) < 3 {
-			t.Errorf("claim %s reads seeds %v: FINDINGS.md needs ≥ 3", c.ID, seeds)
+			t.Errorf("claim %s reads seeds %v: docs/findings.md needs ≥ 3", c.ID, seeds)
 		}
 	}
 	total := 0.0

@@ -19,7 +19,7 @@ type Run struct {
 	CPUMin float64
 }
 
-// Claim is one claim of spec/FINDINGS.md: the runs it needs and the runs
+// Claim is one claim of docs/findings.md: the runs it needs and the runs
 // its report reads (a subset, by name; a run may serve several claims and
 // is trained once).
 type Claim struct {
@@ -53,7 +53,7 @@ func names(runs []Run) []string {
 
 // The runs, shared by name between claims.
 var (
-	// The word LM in PowerNorm's setting (FINDINGS.md ii): token-budget,
+	// The word LM in PowerNorm's setting (docs/findings.md ii): token-budget,
 	// length-grouped batches of up to 1,024 tokens (fairseq's 4,096 scaled
 	// to d 64 on 2 cores), BN and PN-V with the layer-scale step at one EMA
 	// rate (1 − α = m = 0.05), LayerNorm and PowerNorm for the spectrum.

@@ -1,4 +1,4 @@
-// Package norm implements the normalization variants of spec/NORMS.md
+// Package norm implements the normalization variants of docs/math.md
 // (LayerNorm and its Xu et al. 2019 relatives, RMSNorm, BatchNorm, the
 // PowerNorm family of Shen et al. 2020, and the norm zoo's GroupNorm and
 // InstanceNorm, whose unit of a sample comes from the Site's SampleRows and

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// One test per edge case of NORMS.md §4.
+// One test per edge case of docs/math.md §4.
 
 func allFinite(t *testing.T, what string, v []float64) {
 	t.Helper()

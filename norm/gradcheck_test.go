@@ -11,7 +11,7 @@ import (
 )
 
 // Finite-difference gradient checks (float64, central differences, relative
-// error ≤ 1e-6, NORMS.md §7) of the gorgonia ops inside a small graph.
+// error ≤ 1e-6, docs/math.md §7) of the gorgonia ops inside a small graph.
 
 const fdStep = 1e-5
 const fdTol = 1e-6

@@ -45,7 +45,7 @@ func forward[T float](in *instance, x, gam, bet, y []T, n int) error {
 		in.tapGrad = l.tapMask&normspec.TapGrad != 0
 		// instancenorm's running statistics average per-instance ones, not
 		// the per-feature batch statistics the distances compare: its
-		// distances are against shadows (NORMS.md §8), so they are no tap.
+		// distances are against shadows (docs/math.md §8), so they are no tap.
 		if in.tapStats && !l.cfg.Kind.UnitFamily() {
 			t.RunMean = snapshot(&l.tapBuf.rm, l.runMean)
 			t.RunVar = snapshot(&l.tapBuf.rv, l.runVar)

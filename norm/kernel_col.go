@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Per-feature family (NORMS.md §2): BatchNorm and PN-V take statistics over
+// Per-feature family (docs/math.md §2): BatchNorm and PN-V take statistics over
 // the real rows of each feature, optionally after GroupScaling (BatchNorm's
 // groups option). The batch statistics need a pass over the whole batch
 // before any output can be written.

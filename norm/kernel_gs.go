@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// GroupScaling (NORMS.md §3) rescales each contiguous block of m = d/G
+// GroupScaling (docs/math.md §3) rescales each contiguous block of m = d/G
 // features of a row by 1/√(mean(x_g²)+ε). It is row-local, so the kernels
 // keep only the per-(row, group) factors and recompute the scaled values.
 

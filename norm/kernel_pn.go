@@ -2,7 +2,7 @@ package norm
 
 import "math"
 
-// PowerNorm (NORMS.md §2, Shen et al. 2020): GroupScaling, then division by
+// PowerNorm (docs/math.md §2, Shen et al. 2020): GroupScaling, then division by
 // the quadratic mean, with the batch ψ_B during warmup and the running ψ²
 // afterwards; the backward pass corrects with the EMA ν instead of
 // differentiating through the statistic. Everything except the batch ψ_B²

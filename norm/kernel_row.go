@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Row family (NORMS.md §1): LayerNorm, its Xu et al. relatives and RMSNorm
+// Row family (docs/math.md §1): LayerNorm, its Xu et al. relatives and RMSNorm
 // normalise each row over its d features, so a row is the unit of work and
 // stays in cache across the passes over it.
 

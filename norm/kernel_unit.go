@@ -2,7 +2,7 @@ package norm
 
 import "math"
 
-// The norm zoo's kernels (NORMS.md §8): LayerNorm's statistics and
+// The norm zoo's kernels (docs/math.md §8): LayerNorm's statistics and
 // backward over each normalization unit (unit.go) instead of each row. A
 // sample's rows are consecutive, so the kernels walk them row by row,
 // accumulating per feature, and fold the features into groups; that keeps

@@ -37,7 +37,7 @@ type Layer struct {
 	d      int
 	groups int // GroupScaling groups; 0 = no GroupScaling
 	warmup int // powernorm W
-	// The normalization unit of groupnorm and instancenorm (NORMS.md §8):
+	// The normalization unit of groupnorm and instancenorm (docs/math.md §8):
 	// unitRows consecutive rows (one sample) × one of unitGroups blocks of
 	// d/unitGroups features. 0 for the other variants.
 	unitRows, unitGroups int

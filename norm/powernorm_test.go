@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// hand-computation helpers, written from NORMS.md §2 directly.
+// hand-computation helpers, written from docs/math.md §2 directly.
 
 func gsRef(t *testing.T, x []float64, n, d, groups int, eps float64) []float64 {
 	t.Helper()

@@ -7,7 +7,7 @@ import (
 )
 
 // Seq applies a per-row layer (the LayerNorm family, RMSNorm, none) inside
-// a recurrence: an LSTM's N_h and N_c (NORMS.md §10) normalise rows whose
+// a recurrence: an LSTM's N_h and N_c (docs/math.md §10) normalise rows whose
 // inputs exist only once the previous time step is done, so the rows of one
 // training step arrive a time step at a time, forward and then backward.
 //

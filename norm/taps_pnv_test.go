@@ -7,7 +7,7 @@ import (
 )
 
 // TestTapsPNVLayerScale: pn-v:groups=1 is the PowerNorm authors' PN-V
-// (NORMS.md §11): every row divided by its RMS, then PN-V. Its batch ψ²,
+// (docs/math.md §11): every row divided by its RMS, then PN-V. Its batch ψ²,
 // its output and g_ψ² are worked by hand on the layer-scaled rows.
 func TestTapsPNVLayerScale(t *testing.T) {
 	const n, d, eps = 6, 4, 1e-5

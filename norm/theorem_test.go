@@ -28,7 +28,7 @@ func refStep(t *testing.T, l *Layer, x, g []float64, n int) (y, dx, dg, db []flo
 
 func moments(v []float64) (mean, variance float64) { return rowMoments(v) }
 
-// TestTheorem1: the table of NORMS.md §1 (Xu et al. Theorem 1), per row, on
+// TestTheorem1: the table of docs/math.md §1 (Xu et al. Theorem 1), per row, on
 // random inputs, both conventions.
 func TestTheorem1(t *testing.T) {
 	const n, d = 16, 32

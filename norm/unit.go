@@ -6,7 +6,7 @@ import (
 	"github.com/normtop/normtop/normspec"
 )
 
-// The normalization unit of the norm zoo (NORMS.md §8). A unit is a block
+// The normalization unit of the norm zoo (docs/math.md §8). A unit is a block
 // of m = d/G consecutive features of one sample, over the sample's R
 // consecutive rows (its real rows, when a mask marks padding):
 //

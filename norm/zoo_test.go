@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Tests of the norm zoo (NORMS.md §8): groupnorm and instancenorm on token
+// Tests of the norm zoo (docs/math.md §8): groupnorm and instancenorm on token
 // rows and on image sites laid out as [B·H·W, C] rows.
 
 // zooCase is a variant on a site of n rows × d features.

@@ -8,7 +8,7 @@ import (
 )
 
 // Kind names a normalization variant. The order is the registry order of
-// ARCHITECTURE.md.
+// docs/development.md.
 type Kind int
 
 // The variants, in registry order.
@@ -49,7 +49,7 @@ func (k Kind) RowFamily() bool { return k >= LayerNorm && k <= RMSNorm }
 // LNFamily: the variants whose statistics follow a Convention.
 func (k Kind) LNFamily() bool { return k >= LayerNorm && k <= AdaNorm }
 
-// UnitFamily reports whether the variant is one of the norm zoo's (NORMS.md
+// UnitFamily reports whether the variant is one of the norm zoo's (docs/math.md
 // §8): statistics over a normalization unit of a sample (a group of
 // features, over one row or over all the sample's rows) rather than over a
 // row or a feature.
@@ -61,7 +61,7 @@ func (k Kind) HasAffine() bool {
 }
 
 // Convention selects the per-row statistics of the LayerNorm family
-// (NORMS.md §1): P is PyTorch's and the papers' (biased variance, divisor
+// (docs/math.md §1): P is PyTorch's and the papers' (biased variance, divisor
 // √(v+ε)); C is the AdaNorm authors' code (unbiased variance, divisor s+ε).
 type Convention int
 

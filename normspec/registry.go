@@ -13,7 +13,7 @@ var (
 	optConv = OptionInfo{"conv", "p", "statistics convention: p (biased var, √(v+ε); PyTorch, paper) or c (unbiased var, s+ε; AdaNorm code)"}
 	optEps  = OptionInfo{"eps", "1e-5", "ε added to the variance (or to the std under conv=c)"}
 	// optGroups is the layer-scale step the PowerNorm authors put before
-	// BatchNorm and PN-V (NORMS.md §11): groups=1 is the row RMS.
+	// BatchNorm and PN-V (docs/math.md §11): groups=1 is the row RMS.
 	optGroups = OptionInfo{"groups", "0", "GroupScaling pre-step with this many groups (0 = none; 1 = the authors' row-RMS layer-scale); d must be divisible by it"}
 )
 

@@ -13,7 +13,7 @@ const (
 )
 
 // Taps are the per-step values a norm layer exposes to the probes
-// (spec/NORMS.md §5). A layer owns one Taps value and overwrites it on every
+// (docs/math.md §5). A layer owns one Taps value and overwrites it on every
 // training step; the forward pass fills the Stats group, the backward pass the
 // Grad group. Slices are reused between steps: a consumer that keeps them
 // past the next step must copy them. Fields not applicable to the variant, or
@@ -35,7 +35,7 @@ type Taps struct {
 	PNGamma                  float64 // powernorm: Γ (filled in backward, with ν)
 
 	// Grad group (backward).
-	GMu, GVar, GPsi2 float64 // norms as defined in NORMS.md §5
+	GMu, GVar, GPsi2 float64 // norms as defined in docs/math.md §5
 	DxMean, DxVar    float64 // Theorem 1: per-row mean/var of dx, averaged over real rows
 	DyMean, DyVar    float64 // Theorem 1: per-row mean/var of g, averaged over real rows
 	NuNorm           float64 // powernorm: ‖ν_t‖₂
@@ -44,7 +44,7 @@ type Taps struct {
 	GammaDrift, BetaNorm float64
 
 	// Recurrent sites (Stats group, filled by the LSTM op on its lstm<i>.h
-	// site, NaN elsewhere; NORMS.md §10): HNorm is the mean over real
+	// site, NaN elsewhere; docs/math.md §10): HNorm is the mean over real
 	// (sample, t) of ‖h_t‖₂/√H, HNormCV the coefficient of variation of
 	// ‖h_t‖₂/√H over a sample's real time steps, averaged over samples.
 	HNorm, HNormCV float64

@@ -3,7 +3,7 @@ package normspec
 import "math"
 
 // WarmupSteps is how many steps the variant's own running statistics need
-// to forget their initial value (NORMS.md §5, "Warm-up window"): ⌈3/r⌉ for
+// to forget their initial value (docs/math.md §5, "Warm-up window"): ⌈3/r⌉ for
 // an EMA of rate r, after which the init weighs (1−r)^⌈3/r⌉ < e⁻³ ≈ 5%.
 // batchnorm's rate is its momentum (60 steps at 0.05); pn-v and powernorm
 // update ψ² with rate 1−α_fwd (30 steps at α = 0.9). Variants without running
@@ -23,7 +23,7 @@ func (c Config) WarmupSteps() int {
 // batchnorm's momentum, 1−α_fwd for pn-v and powernorm, 0 for variants
 // without running statistics. instancenorm:running=1 keeps some, but they
 // average per-instance statistics, so its distances are against shadows
-// (NORMS.md §8) and it has no window either.
+// (docs/math.md §8) and it has no window either.
 func (c Config) WarmupRate() float64 {
 	switch c.Kind {
 	case BatchNorm:

@@ -23,7 +23,7 @@ var outlierProbes = [...]Probe{DistMu, DistVar, DistPsi2, GMu, GVar, GPsi2, DxVa
 	InStd, InMaxAbs, PNNu, GammaDrift, BetaNorm}
 
 // Magnitude reports whether p is a non-negative magnitude, for which "10×
-// its median" (an outlier, FINDINGS.md) means something: the probes the
+// its median" (an outlier, docs/findings.md) means something: the probes the
 // live alert watches and the relative distances. The signed means and the
 // fractions are not.
 func (p Probe) Magnitude() bool {
@@ -160,7 +160,7 @@ func (la *layerAlerts) check(dst []Alert, step, layer int, name string, v *Layer
 // Alerter applies the per-layer alert rules (outlier, ν-growth, AdaNorm φ)
 // to layer values measured elsewhere, with the thresholds, warm-up and
 // episodes of a Collector: a stream whose writer computes no alerts (the
-// PyTorch hook, any trainer written to record/STREAM.md) gets normtop's
+// PyTorch hook, any trainer written to docs/formats.md) gets normtop's
 // alerts from its reader. The ν-growth threshold uses DefaultAlphaBwd, as
 // a stream does not say a layer's α_b.
 type Alerter struct {

@@ -1,5 +1,5 @@
 // Package probes owns what normtop measures and how it travels: the Frame
-// (one per training step per variant), the probe names of spec/NORMS.md §5,
+// (one per training step per variant), the probe names of docs/math.md §5,
 // alerts, shadow statistics, the embedding spectrum and sampling intervals.
 //
 // Files, one concern each:

@@ -6,7 +6,7 @@ import (
 )
 
 // Probe identifies one per-layer statistic. The names are those of
-// spec/NORMS.md §5 and are used verbatim by the TUI, the headless log, the run
+// docs/math.md §5 and are used verbatim by the TUI, the headless log, the run
 // file and the exports. The numeric values are part of the run-file format:
 // append new probes at the end, never reorder.
 type Probe uint8
@@ -183,7 +183,7 @@ type Frame struct {
 }
 
 // System is what a stream's writer says of its process at a step
-// (record/STREAM.md "system"): NaN where it says nothing.
+// (docs/formats.md "system"): NaN where it says nothing.
 type System struct {
 	WallS        float64 // wall seconds per step since the previous logged step
 	RSSBytes     float64 // resident memory

@@ -7,7 +7,7 @@ import (
 )
 
 // JSONFloat is a float64 in JSON by the one rule every normtop JSON output
-// and the stream format (record/STREAM.md) follow, since JSON has no
+// and the stream format (docs/formats.md) follow, since JSON has no
 // non-finite numbers: NaN ("not measured") is null, ±Inf the strings "+Inf"
 // and "-Inf". Decoding also accepts "NaN", "Inf", "Infinity", "-Infinity".
 type JSONFloat float64

@@ -63,7 +63,7 @@ func (a MeanSD) FormatWith(mean, sd func(float64) string) string {
 }
 
 // MinSeeds is how many seeds each side of a comparison needs before a
-// difference is judged against seed noise (FINDINGS.md, "Common rules":
+// difference is judged against seed noise (docs/findings.md, "Common rules":
 // ≥ 3 seeds per side).
 const MinSeeds = 3
 
@@ -98,7 +98,7 @@ func (n Noise) String() string {
 	return ""
 }
 
-// NoiseOf judges mean_a − mean_b against seed noise, FINDINGS.md's common
+// NoiseOf judges mean_a − mean_b against seed noise, docs/findings.md's common
 // rule: beyond noise when |mean_a − mean_b| > 2·SE (SEDiff), with at least
 // MinSeeds values on each side; a zero difference is always within noise.
 func NoiseOf(a, b MeanSD) Noise {

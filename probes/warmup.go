@@ -5,7 +5,7 @@ import (
 	"github.com/normtop/normtop/normspec"
 )
 
-// Warmup is spec/NORMS.md §5's warm-up window of one variant's layers: a
+// Warmup is docs/math.md §5's warm-up window of one variant's layers: a
 // layer's own running statistics start at their §2 init (μ = 0, σ² = ψ² =
 // 1), so the distances measured against them start near ‖1 − σ_B²‖/d and
 // decay as (1−rate)^t. Summaries, findings and charts skip (or mark) the

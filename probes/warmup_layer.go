@@ -37,7 +37,7 @@ func (m RunMeta) LayerKind(layer string) string {
 	return m.Config[fmt.Sprintf(layerKindKey, layer)]
 }
 
-// LayerWarmup is spec/NORMS.md §5's warm-up window of one layer of variant v.
+// LayerWarmup is docs/math.md §5's warm-up window of one layer of variant v.
 // A layer the header describes (a PyTorch stream's BatchNorm with its own
 // momentum, PyTorch's default 0.1) takes the window of that rate; any other
 // layer the window of the variant's spec (WarmupOf), as every layer of

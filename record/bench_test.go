@@ -16,7 +16,7 @@ import (
 
 // realisticRun simulates the probe stream of a side-by-side run: 4
 // variants × 12 norm sites, every probe that applies to the variant measured
-// every step (spec/NORMS.md §5 with the default intervals Stats=Grad=
+// every step (docs/math.md §5 with the default intervals Stats=Grad=
 // Params=1; the spectrum every 100 steps). Each series is a slow trend times
 // lognormal noise at full float64 precision (the probes are float64
 // reductions, so their low mantissa bits are noise); in_maxabs is a float32

@@ -22,7 +22,7 @@
 // the writer's (Writer.Standings: its end record and the recorder's exit
 // status) and a finished file's (ReadStandings: the exports' summaries).
 //
-// The same Reader also reads a stream (STREAM.md): the run as JSON Lines,
+// The same Reader also reads a stream (docs/formats.md): the run as JSON Lines,
 // written by trainers outside normtop (the PyTorch hook in python/), told
 // apart from a run file by its content (stream.go, stream_reader.go; the
 // streams of several ranks side by side: stream_ranks.go). It is a second
@@ -32,7 +32,7 @@
 // package could reach only through exported internals or a registration
 // hook.
 //
-// The byte layout is documented in FORMAT.md next to this file; format.go
+// The byte layout is documented in the repository's docs/formats.md; format.go
 // holds its constants, codec.go, codec_fields.go and bits.go the value coding, index.go and
 // seek.go the index. record depends on probes only.
 package record

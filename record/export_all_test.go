@@ -258,7 +258,7 @@ func TestAccuracyUnitsAgree(t *testing.T) {
 	}
 }
 
-// TestExportedAccuracyReadsBackAsStream: STREAM.md promises that a JSON Lines
+// TestExportedAccuracyReadsBackAsStream: docs/formats.md promises that a JSON Lines
 // export behind a header line is a stream; the export's percentages
 // ("unit":"%") come back as the fractions the run file holds.
 func TestExportedAccuracyReadsBackAsStream(t *testing.T) {

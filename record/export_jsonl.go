@@ -19,7 +19,7 @@ import (
 //	 "alerts":[{"kind":"outlier","step":12,"layer":"block0.ln1","probe":"dist_mu",
 //	            "value":3,"threshold":0.3,"msg":"..."}]}
 //
-// Probe names are those of spec/NORMS.md §5; unmeasured probes are left
+// Probe names are those of docs/math.md §5; unmeasured probes are left
 // out; layers, eval, spectrum and alerts appear only when the Frame has them.
 func ExportJSONL(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)

@@ -9,7 +9,7 @@ import (
 )
 
 // The relative distances travel like every probe: recorded by name, read
-// back, and exported in CSV and JSON Lines under their NORMS.md names.
+// back, and exported in CSV and JSON Lines under their docs/math.md names.
 func TestRelativeDistancesRecordedAndExported(t *testing.T) {
 	path := tempRun(t)
 	w, err := Create(path, testMeta(1, 1))

@@ -9,10 +9,10 @@ import (
 )
 
 // TestProbesTypesCovered fails when probes adds a field to a type the run
-// file stores, so the codec (codec.go, eval.go) and FORMAT.md are extended
+// file stores, so the codec (codec.go, eval.go) and docs/formats.md are extended
 // in step. RunMeta is stored as JSON and needs no entry here. Frame.System
 // is not stored, on purpose: it is a stream writer's report of its own
-// process (STREAM.md "system"), which only a stream carries; normtop's
+// process (docs/formats.md "system"), which only a stream carries; normtop's
 // trainer writes run files and records no process facts (its dashboard
 // measures them live).
 func TestProbesTypesCovered(t *testing.T) {
@@ -31,7 +31,7 @@ func TestProbesTypesCovered(t *testing.T) {
 			got = append(got, rt.Field(i).Name)
 		}
 		if !slices.Equal(got, tc.stored) {
-			t.Errorf("probes.%s has fields %v; the run file stores %v: extend record/codec.go and FORMAT.md", rt.Name(), got, tc.stored)
+			t.Errorf("probes.%s has fields %v; the run file stores %v: extend record/codec.go and docs/formats.md", rt.Name(), got, tc.stored)
 		}
 	}
 	if probes.NumProbes > maxRegistryProbes {

@@ -87,7 +87,7 @@ func TestFollowerReadsOnceMoreAfterWriterGone(t *testing.T) {
 	}
 }
 
-// TestStreamFollowerReadsOnceMore: the same race on a stream (STREAM.md):
+// TestStreamFollowerReadsOnceMore: the same race on a stream (docs/formats.md):
 // lines appended, with the end line, between the follower's io.EOF and its
 // liveness check are read, not dropped.
 func TestStreamFollowerReadsOnceMore(t *testing.T) {

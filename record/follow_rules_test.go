@@ -12,7 +12,7 @@ import (
 
 // TestLocklessStreamWriterIsWriting (issue 25, case 5): a stream whose
 // writer takes no lock is "writing" while it was modified in the last 5 s
-// (STREAM.md), so a follower does not end 100 ms in; a writer that did hold
+// (docs/formats.md), so a follower does not end 100 ms in; a writer that did hold
 // the lock is known gone the moment the lock is released.
 func TestLocklessStreamWriterIsWriting(t *testing.T) {
 	path := writeStream(t, []byte(twoLayerHead+line("ln", 1, "")))

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzStream feeds arbitrary bytes to the stream reader (STREAM.md): Open,
+// FuzzStream feeds arbitrary bytes to the stream reader (docs/formats.md): Open,
 // Next, Seek, LastStep, End, State and the exports must not panic or loop
 // forever; Open errors name the file; whatever is read keeps its variant
 // and layers inside the header's.

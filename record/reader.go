@@ -100,14 +100,14 @@ type Reader struct {
 
 	sawLock bool // the writer's lock was seen held: its absence now means the writer is gone
 
-	js        *streamState // non-nil when the file is a stream (STREAM.md)
+	js        *streamState // non-nil when the file is a stream (docs/formats.md)
 	listRanks bool         // Open: follow a stream header's list of other ranks' streams
 }
 
 // Open opens a run file for reading: it checks the prelude, the format
 // version, and reads the header and the registry. It reads no frames.
 //
-// A stream (STREAM.md: JSON Lines that any trainer can write) is told apart
+// A stream (docs/formats.md: JSON Lines that any trainer can write) is told apart
 // from a run file by its content and read through the same methods.
 //
 // The reader reads at offsets (it seeks, follows and reads the trailing

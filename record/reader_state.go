@@ -24,7 +24,7 @@ func (r *Reader) fileState() State {
 			r.sawLock = true
 			return Writing
 		}
-		// A stream's writer need not lock (STREAM.md: without locks,
+		// A stream's writer need not lock (docs/formats.md: without locks,
 		// "writing" means "modified in the last 5 s"). A lock seen once
 		// and now gone means its writer died; a stream never seen locked
 		// falls through to the time rule.

@@ -363,7 +363,7 @@ type SeriesStat struct {
 // Stats returns per-series count, minimum and maximum from the index
 // records, without reading the frames. Series with no values are omitted.
 //
-// A stream (STREAM.md) has no index records: Stats returns nil for it.
+// A stream (docs/formats.md) has no index records: Stats returns nil for it.
 func (r *Reader) Stats() []SeriesStat {
 	if r.js != nil {
 		return nil

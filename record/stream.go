@@ -12,7 +12,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// The normtop stream (STREAM.md): JSON Lines that any trainer can write, read
+// The normtop stream (docs/formats.md): JSON Lines that any trainer can write, read
 // by the same Reader as the run file. This file parses its lines; stream_reader.go
 // plugs them into Reader.
 
@@ -33,7 +33,7 @@ type streamHeader struct {
 	Version *int           `json:"normtop_stream"`
 	Meta    probes.RunMeta `json:"meta"`
 	Streams []string       `json:"streams"`
-	Alerts  string         `json:"alerts"` // "derived" (default) or "written" (STREAM.md)
+	Alerts  string         `json:"alerts"` // "derived" (default) or "written" (docs/formats.md)
 	// The writing process, as the Python writer records it: a reader on
 	// the same host can tell at once that it is gone.
 	WriterPID  int    `json:"writer_pid"`
@@ -136,7 +136,7 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 	}
 	switch {
 	case h.Version == nil:
-		return h, fmt.Errorf("it is JSON Lines but its first line has no %q key: not a normtop stream (see record/STREAM.md)", streamTag)
+		return h, fmt.Errorf("it is JSON Lines but its first line has no %q key: not a normtop stream (see docs/formats.md)", streamTag)
 	case *h.Version > StreamVersion:
 		return h, fmt.Errorf("it is stream format version %d; this normtop reads up to %d", *h.Version, StreamVersion)
 	case *h.Version < 1:

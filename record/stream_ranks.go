@@ -12,7 +12,7 @@ import (
 )
 
 // rankMerge reads the streams of the other ranks of a distributed run
-// (listed in rank 0's header, STREAM.md "Several ranks") alongside rank 0's
+// (listed in rank 0's header, docs/formats.md "Several ranks") alongside rank 0's
 // own, and shows every rank's variants side by side: rank k's variant v is
 // variant k·V + v, labelled "<spec>@rank<k>". The ranks run the same model,
 // so rank 0's header stands for all of them; another rank's frames are

@@ -9,7 +9,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// streamState is a Reader's state when the file is a stream (STREAM.md)
+// streamState is a Reader's state when the file is a stream (docs/formats.md)
 // rather than a run file. Open tells them apart by content.
 type streamState struct {
 	sm    *streamMap
@@ -22,7 +22,7 @@ type streamState struct {
 	maxStep int64
 	endAt   int64 // offset just after the end line, 0 until it is met: nothing after it is read
 
-	// Steps that do not increase (STREAM.md: each variant's steps
+	// Steps that do not increase (docs/formats.md: each variant's steps
 	// increase): such frames are kept, counted and the first one named.
 	lastStep  []int
 	checkedTo int64 // lines before this offset were checked (a seek re-reads them)
@@ -187,7 +187,7 @@ func (r *Reader) StepDisorder() (n int, first string) {
 func (r *Reader) streamNextOwn() (probes.Frame, error) {
 	for {
 		if r.js.endAt > 0 && r.pos >= r.js.endAt {
-			return probes.Frame{}, io.EOF // after the end line nothing is read (STREAM.md)
+			return probes.Frame{}, io.EOF // after the end line nothing is read (docs/formats.md)
 		}
 		line, next, st := r.readLine(r.pos)
 		switch st {

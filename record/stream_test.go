@@ -113,7 +113,7 @@ func TestStreamTornTailAndFollow(t *testing.T) {
 		t.Fatalf("a torn tail is not damage: %v", d)
 	}
 	// No lock was ever taken: "writing" means modified in the last 5 s
-	// (STREAM.md; issue 25 case 5).
+	// (docs/formats.md; issue 25 case 5).
 	if s := r.State(); s != Writing {
 		t.Errorf("state %v of a lockless stream modified just now, want writing", s)
 	}

@@ -12,7 +12,7 @@ import (
 // process id and host, is certainly gone: the host is this one and no
 // process has that id. A writer on another host (a shared file system),
 // or a header that names none, is never taken as gone here; the lock and
-// the 5-s rule of STREAM.md decide then. A process id reused by another
+// the 5-s rule of docs/formats.md decide then. A process id reused by another
 // process reads as alive (the safe side: "writing" for up to 5 s more).
 func writerGone(pid int, host string) bool {
 	if pid <= 0 || host == "" {

@@ -26,7 +26,7 @@ type EvalXY struct {
 // Curves are the series of one replicate that the report's figures draw,
 // kept while the file is read (the report drops the values themselves):
 // the train loss (thinned, and smoothed), every validation evaluation,
-// and the first norm layer's probes (FINDINGS.md judges that layer).
+// and the first norm layer's probes (docs/findings.md judges that layer).
 type Curves struct {
 	Train       []XY // recorded train losses, thinned (true values)
 	TrainSmooth []XY // the centred moving mean of the train loss (SmoothWindow values), one point per bucket

@@ -3,11 +3,11 @@
 // seeds, grouping a spec's replicates across --seeds and across files) it
 // gives the final and best validation metric, train loss, generalization
 // gap and its trend; per layer and probe, after the start-up window of
-// spec/NORMS.md §5 and spec/FINDINGS.md, the median, p99/median,
+// docs/math.md §5 and docs/findings.md, the median, p99/median,
 // max/median, outliers per 1,000 steps, their persistence and the trend;
 // the embedding spectrum's effective rank and σ_k/σ_1; the Theorem-1
 // checks the recorded probes allow; and a Findings section judging the
-// paper claims by the rules of spec/FINDINGS.md.
+// paper claims by the rules of docs/findings.md.
 //
 // Files, one concern each:
 //
@@ -15,7 +15,7 @@
 //	             seek point), joined in step order → per-variant collections
 //	load.go      Run, Replicate, ProbeStats and the per-replicate summaries
 //	stats.go     exact order statistics by selection, slope (mean ± sd is probes.MeanSD)
-//	rules.go     FINDINGS.md's common rules on one series: start-up window,
+//	rules.go     docs/findings.md's common rules on one series: start-up window,
 //	             outliers against the rolling median, quarters (persistence, growth)
 //	group.go     which files may be compared; grouping by (model, spec, setup) over seeds
 //	setup.go     the setup keys (placement, blocks, warm-up) that keep runs of one model apart

@@ -16,7 +16,7 @@ type Finding struct {
 	Numbers []string `json:"numbers"` // one line per measured quantity
 	Verdict string   `json:"verdict"` // Supported, NotSupported, WithinNoise or NotMeasurable
 	Reason  string   `json:"reason"`
-	// SubClaims are FINDINGS.md's sub-claims, each judged on its own
+	// SubClaims are docs/findings.md's sub-claims, each judged on its own
 	// ((ii-a) … (ii-d), (iii-a), (iii-b), (iv)'s k); their lines are in
 	// Numbers too.
 	SubClaims []SubClaim `json:"sub_claims,omitempty"`
@@ -42,7 +42,7 @@ func (s SubClaim) lines() []string {
 	return out
 }
 
-// findings judges the claims of FINDINGS.md on the grouped runs: (i)-(v),
+// findings judges the claims of docs/findings.md on the grouped runs: (i)-(v),
 // then (vi-a), (vi-b) (findings_placement.go) and (vii) (findings_lstm.go).
 func findings(groups []*Group) []Finding {
 	models := modelOrder(groups)

@@ -8,10 +8,10 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Finding (vii), FINDINGS.md: on the LSTM model, layernorm against none.
+// Finding (vii), docs/findings.md: on the LSTM model, layernorm against none.
 //
 // (vii-a) the spread of ‖h_t‖/√H over time steps: per replicate, the median
-// over training of the h_norm_cv probe (NORMS.md §10: the coefficient of
+// over training of the h_norm_cv probe (docs/math.md §10: the coefficient of
 // variation of ‖h_t‖₂/√H over a sequence's real steps, averaged over the
 // batch) at the first LSTM layer's h site; smaller for layernorm beyond
 // seed noise. h_norm's own spread over training (p99/median) is printed
@@ -31,7 +31,7 @@ import (
 // lstmModel is the model name the LSTM's run files carry.
 const lstmModel = "lstm"
 
-// minSeedsVII is FINDINGS.md's seed rule: a comparison is judged with ≥ 3
+// minSeedsVII is docs/findings.md's seed rule: a comparison is judged with ≥ 3
 // seeds per side.
 const minSeedsVII = 3
 
@@ -85,7 +85,7 @@ func firstOf(a, b string, first bool) string {
 
 func subVerdicts(va, vb string) string { return "(vii-a) " + va + ", (vii-b) " + vb }
 
-// lstmVerdict judges one sub-claim with FINDINGS.md's seed rule (≥ 3 seeds
+// lstmVerdict judges one sub-claim with docs/findings.md's seed rule (≥ 3 seeds
 // a side) on top of combine's.
 func lstmVerdict(c comparison) (verdict, reason string) {
 	if c.a.N < minSeedsVII || c.b.N < minSeedsVII {

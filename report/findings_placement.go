@@ -10,7 +10,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Finding (vi) of spec/FINDINGS.md: Pre-LN against Post-LN, judged on
+// Finding (vi) of docs/findings.md: Pre-LN against Post-LN, judged on
 // layernorm runs that differ in their header's placement, blocks and
 // warm-up (setup.go keeps them apart). One run file per placement × blocks
 // × warm-up, each with --seeds 1,2,3; README "Findings" gives the commands.
@@ -291,7 +291,7 @@ func allOf(cs []comparison) (verdict, reason string) {
 	return WithinNoise, "a comparison the claim needs is within 2 standard errors over seeds"
 }
 
-// fewSeeds applies FINDINGS.md's common rule: a comparison is judged only
+// fewSeeds applies docs/findings.md's common rule: a comparison is judged only
 // with at least 3 seeds a side.
 func placementFewSeeds(cs []comparison) (verdict, reason string, few bool) {
 	for _, c := range cs {

@@ -8,7 +8,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// PowerNorm's claims (ii) and (iii), judged as spec/FINDINGS.md writes
+// PowerNorm's claims (ii) and (iii), judged as docs/findings.md writes
 // them: on the first norm layer of each network (every other layer printed
 // beside it, never pooled into it), after each statistic's start-up window,
 // with ≥ 3 seeds a side, each sub-claim on its own.
@@ -106,7 +106,7 @@ func pickVariant(groups []*Group, models []string, name string, score func(spec 
 	return nil
 }
 
-// layerScaled prefers FINDINGS.md's Transformer setting, the layer-scale
+// layerScaled prefers docs/findings.md's Transformer setting, the layer-scale
 // step (groups=1), then the plain variant.
 func layerScaled(spec string) int {
 	switch {
@@ -246,11 +246,11 @@ func growthClaim(t side) SubClaim {
 }
 
 func findingTails(groups []*Group) Finding {
-	f := Finding{ID: "ii", Claim: "Shen et al. 2020 (PowerNorm), Figs. 2-3: in the first BN layer a Transformer's batch statistics are far less stable than a CNN's (FINDINGS.md (ii): supported when (ii-a) magnitude and (ii-b) extremes hold)."}
+	f := Finding{ID: "ii", Claim: "Shen et al. 2020 (PowerNorm), Figs. 2-3: in the first BN layer a Transformer's batch statistics are far less stable than a CNN's (docs/findings.md (ii): supported when (ii-a) magnitude and (ii-b) extremes hold)."}
 	tg := pickVariant(groups, []string{"transformer"}, "batchnorm", layerScaled)
 	cg := pickVariant(groups, []string{"resnet", "cnn"}, "batchnorm", plainFirst)
 	if tg == nil || cg == nil {
-		f.Verdict, f.Reason = NotMeasurable, "needs a transformer run with batchnorm (FINDINGS.md: batchnorm:groups=1) and a resnet (or cnn) run with batchnorm, given together (normtop report T.ntr R.ntr)"
+		f.Verdict, f.Reason = NotMeasurable, "needs a transformer run with batchnorm (docs/findings.md: batchnorm:groups=1) and a resnet (or cnn) run with batchnorm, given together (normtop report T.ntr R.ntr)"
 		return f
 	}
 	t, c := side{tg, 0}, side{cg, 0}
@@ -307,7 +307,7 @@ func skippedShort(s side, ps ...probes.Probe) string {
 	return strings.Join(parts, ", ")
 }
 
-// pairScore prefers FINDINGS.md's pair for (iii): both with the
+// pairScore prefers docs/findings.md's pair for (iii): both with the
 // layer-scale step, then equal groups options.
 func pairScore(bn, pn *Group) int {
 	s := 0
@@ -344,7 +344,7 @@ func psi2Pair(groups []*Group, model string) (bn, pn *Group) {
 }
 
 func findingPsi2(groups []*Group, models []string) Finding {
-	f := Finding{ID: "iii", Claim: "Shen et al. 2020 (PowerNorm), Fig. 4: ψ² is steadier than σ², and g_ψ² has fewer outliers than g_σ² (FINDINGS.md (iii): batchnorm vs pn-v in the first norm layer, same EMA rate; supported when (iii-a) and (iii-b) hold)."}
+	f := Finding{ID: "iii", Claim: "Shen et al. 2020 (PowerNorm), Fig. 4: ψ² is steadier than σ², and g_ψ² has fewer outliers than g_σ² (docs/findings.md (iii): batchnorm vs pn-v in the first norm layer, same EMA rate; supported when (iii-a) and (iii-b) hold)."}
 	for _, m := range models {
 		bg, pg := psi2Pair(groups, m)
 		if bg == nil {
@@ -373,12 +373,12 @@ func findingPsi2(groups []*Group, models []string) Finding {
 			bn.layerName(), bg.Spec, skippedShort(bn, probes.RdistVar), pg.Spec, skippedShort(pn, probes.RdistPsi2))
 		return f
 	}
-	f.Verdict, f.Reason = NotMeasurable, "needs batchnorm and pn-v in one model's runs (FINDINGS.md: batchnorm:groups=1 and pn-v:groups=1 at the same EMA rate)"
+	f.Verdict, f.Reason = NotMeasurable, "needs batchnorm and pn-v in one model's runs (docs/findings.md: batchnorm:groups=1 and pn-v:groups=1 at the same EMA rate)"
 	return f
 }
 
 // rateLine says whether the two running statistics move at one rate (1 − α
-// = m), as FINDINGS.md (iii) requires.
+// = m), as docs/findings.md (iii) requires.
 func rateLine(bn, pn *Group) string {
 	rb, rp := bn.Warmup.Rate, pn.Warmup.Rate
 	s := fmt.Sprintf("EMA rates: %s momentum m = %s, %s 1−α = %s", bn.Spec, fmtNum(rb), pn.Spec, fmtNum(rp))
@@ -386,7 +386,7 @@ func rateLine(bn, pn *Group) string {
 	case !(rb > 0) || !(rp > 0):
 		return s + ": a rate is unknown (a spec this build cannot parse)"
 	case math.Abs(rb-rp) > 1e-12:
-		return s + fmt.Sprintf(": rate-mismatched (FINDINGS.md asks for 1−α = m: pn-v:alpha=%s)", fmtNum(1-rb))
+		return s + fmt.Sprintf(": rate-mismatched (docs/findings.md asks for 1−α = m: pn-v:alpha=%s)", fmtNum(1-rb))
 	}
 	return s + ": same rate"
 }

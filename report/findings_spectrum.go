@@ -8,17 +8,17 @@ import (
 )
 
 // RankMoveLimit: an effective rank that moved by more than this fraction
-// over the last quarter of the run has not settled (FINDINGS.md iv: "still
+// over the last quarter of the run has not settled (docs/findings.md iv: "still
 // moving").
 const RankMoveLimit = 0.01
 
-// findingSpectrum judges FINDINGS.md (iv): PowerNorm (pn-v when the runs
+// findingSpectrum judges docs/findings.md (iv): PowerNorm (pn-v when the runs
 // have no powernorm) against layernorm, on σ_k/σ_1 at k = d/4, d/2, 3d/4 and
 // the mean of σ_k/σ_1 over all k of the last spectrum per seed. Supported
 // when PN's values are higher beyond seed noise at the mean and at ≥ 2 of
 // the 3 k. Beside the verdict: whether the spectra had settled.
 func findingSpectrum(groups []*Group, models []string) Finding {
-	f := Finding{ID: "iv", Claim: "Shen et al. 2020 (PowerNorm), Fig. 6: PN's embedding spectrum decays more slowly than LN's (FINDINGS.md (iv): σ_k/σ_1 higher at the mean over k and at ≥ 2 of k = d/4, d/2, 3d/4)."}
+	f := Finding{ID: "iv", Claim: "Shen et al. 2020 (PowerNorm), Fig. 6: PN's embedding spectrum decays more slowly than LN's (docs/findings.md (iv): σ_k/σ_1 higher at the mean over k and at ≥ 2 of k = d/4, d/2, 3d/4)."}
 	for _, m := range models {
 		ln := pick(groups, m, "layernorm")
 		pn := pick(groups, m, "powernorm")

@@ -99,7 +99,7 @@ func TestFirstLayerJudged(t *testing.T) {
 	}
 }
 
-// TestFindingsNeedThreeSeeds: FINDINGS.md judges a comparison only with ≥ 3
+// TestFindingsNeedThreeSeeds: docs/findings.md judges a comparison only with ≥ 3
 // seeds a side.
 func TestFindingsNeedThreeSeeds(t *testing.T) {
 	dir := t.TempDir()
@@ -115,7 +115,7 @@ func TestFindingsNeedThreeSeeds(t *testing.T) {
 	}
 }
 
-// TestPickSides: the Transformer side prefers FINDINGS.md's
+// TestPickSides: the Transformer side prefers docs/findings.md's
 // batchnorm:groups=1, the CNN side a resnet over the cnn and the plain
 // batchnorm; (iii) pairs specs with the same groups option.
 func TestPickSides(t *testing.T) {

@@ -121,7 +121,7 @@ func fillPaperLayer(lv *probes.LayerValues, l, step int, name string, noise func
 		lv[probes.GVar] *= 5
 	}
 	// The relative distances and g_mu, batchnorm's heavy in
-	// the first layer only (FINDINGS.md judges that one).
+	// the first layer only (docs/findings.md judges that one).
 	lv[probes.RdistMu] = 0.05 * noise()
 	lv[probes.RdistVar] = 0.1 * noise()
 	lv[probes.RdistPsi2] = 0.1 * noise()

@@ -101,7 +101,7 @@ func verdictClass(v string) string {
 
 // htmlFindings writes each finding: claim, figure, numbers, verdict.
 func (r *Report) htmlFindings(bw *bufio.Writer) error {
-	bw.WriteString("<section id=\"findings\">\n<h2>Findings</h2>\n<p>Each claim as spec/FINDINGS.md states it, its figure drawn from these runs, the numbers the rules compute and the verdict.</p>\n")
+	bw.WriteString("<section id=\"findings\">\n<h2>Findings</h2>\n<p>Each claim as docs/findings.md states it, its figure drawn from these runs, the numbers the rules compute and the verdict.</p>\n")
 	for _, f := range r.Findings {
 		bw.WriteString("<article class=\"finding\" id=\"finding-" + esc(f.ID) + "\">\n<h3>(" + esc(f.ID) + ") " + esc(f.Claim) + "</h3>\n")
 		if f.Model != "" {

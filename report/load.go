@@ -54,7 +54,7 @@ type Replicate struct {
 	Spectrum *probes.Spectrum // the last one recorded, nil without an embedding
 	// RankMove is how far the effective rank moved over the last quarter of
 	// the run: |last − first| / first over the spectra recorded in steps
-	// (T − ⌊T/4⌋, T] (FINDINGS.md iv: "still moving" above 1%); NaN with
+	// (T − ⌊T/4⌋, T] (docs/findings.md iv: "still moving" above 1%); NaN with
 	// fewer than two spectra there.
 	RankMove float64
 
@@ -81,7 +81,7 @@ type LayerStats struct {
 }
 
 // ProbeStats summarises one probe series over its judged steps: after its
-// start-up window (FINDINGS.md; none for shadow distances and every other
+// start-up window (docs/findings.md; none for shadow distances and every other
 // probe).
 type ProbeStats struct {
 	N         int     // finite values summarised (after the window)
@@ -92,7 +92,7 @@ type ProbeStats struct {
 	P99       float64
 	Max       float64
 	Trend     float64 // growth: median of the last quarter / median of the first quarter after the window
-	// Outliers (FINDINGS.md): values over 10× the median of the previous
+	// Outliers (docs/findings.md): values over 10× the median of the previous
 	// 100 steps, for magnitude probes (NaN rates for signed ones).
 	Outliers      int
 	OutliersPer1k float64 // per 1,000 training steps after the window

@@ -308,7 +308,7 @@ func (p *part) add(f *probes.Frame) {
 				continue
 			}
 			// Every value is kept with its step: the start-up window
-			// (FINDINGS.md) depends on the whole series and is
+			// (docs/findings.md) depends on the whole series and is
 			// decided when it is summarised.
 			s.vals = append(s.vals, float32(x))
 			s.steps.add(f.Step)

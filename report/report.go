@@ -132,7 +132,7 @@ func windowText(a probes.MeanSD) string {
 
 // warmupLines say which windows the summaries skipped.
 func (r *Report) warmupLines() []string {
-	out := []string{"Start-up window (NORMS.md §5, FINDINGS.md): the distances to a layer's own running statistics, which start at μ = 0, σ² = ψ² = 1, are summarised after the longer of the first ⌈3/rate⌉ steps and the residual window, which ends at the first step t with (1−rate)^t·dist(1) below the distance's median over the second half of the run (per layer, statistic and seed, found on the plain distance; the relative distances take their statistic's window: the window column of the probe tables); shadow distances and every other probe are summarised from step 1."}
+	out := []string{"Start-up window (docs/math.md §5, docs/findings.md): the distances to a layer's own running statistics, which start at μ = 0, σ² = ψ² = 1, are summarised after the longer of the first ⌈3/rate⌉ steps and the residual window, which ends at the first step t with (1−rate)^t·dist(1) below the distance's median over the second half of the run (per layer, statistic and seed, found on the plain distance; the relative distances take their statistic's window: the window column of the probe tables); shadow distances and every other probe are summarised from step 1."}
 	seen := map[string]bool{}
 	for _, g := range r.Groups {
 		w := g.Warmup

@@ -7,13 +7,13 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// The common rules of spec/FINDINGS.md, on one probe series of one layer of
+// The common rules of docs/findings.md, on one probe series of one layer of
 // one replicate (values in step order, each with its training step):
 //
 //   - Start-up: a distance to a running statistic that starts from a fixed
 //     init is judged only from the first step t with
 //     (1−m)^t · dist(1) < median of the distance over the second half of the
-//     run (m the statistic's rate, dist(1) its first value). NORMS.md §5
+//     run (m the statistic's rate, dist(1) its first value). docs/math.md §5
 //     adds that summaries skip the longer of this and the ⌈3/m⌉ warm-up.
 //   - Outliers: a value over OutlierFactor × the median of the same probe's
 //     judged values over the previous OutlierSteps steps (a positive median:
@@ -106,9 +106,9 @@ func residualWindow(vals []float32, steps *stepSeq, rate float64, last int) int 
 
 // startupWindows are the windows of one layer's probes (indexed by
 // probes.Probe): for a distance to the layer's own running statistic
-// (w.Applies), the longer of the ⌈3/m⌉ warm-up (NORMS.md §5) and the
+// (w.Applies), the longer of the ⌈3/m⌉ warm-up (docs/math.md §5) and the
 // Start-up rule's residual window; 0 for every other probe. The rule is
-// written on the plain distance dist (FINDINGS.md: "(1−m)^t · dist(1)"),
+// written on the plain distance dist (docs/findings.md: "(1−m)^t · dist(1)"),
 // whose residual decays as (1−m)^t: the window is the running statistic's,
 // found on its dist_* series, and holds for every probe measured against
 // that statistic. A relative distance's residual does not decay so: its

@@ -47,7 +47,7 @@ func TestStepSeq(t *testing.T) {
 	}
 }
 
-// TestResidualWindow: FINDINGS.md's Start-up rule on series worked by hand.
+// TestResidualWindow: docs/findings.md's Start-up rule on series worked by hand.
 func TestResidualWindow(t *testing.T) {
 	// 20 steps, dist(1) = 1, the second half (steps 11-20) at 0.01. With
 	// m = 0.5: 0.5^t < 0.01 first at t = 7 (0.5^6 = 0.0156, 0.5^7 =

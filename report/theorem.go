@@ -6,7 +6,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// Theorem 1 of Xu et al. (NORMS.md §1) states, per row, mean(dx) and
+// Theorem 1 of Xu et al. (docs/math.md §1) states, per row, mean(dx) and
 // var(dx) against var(g)/D². The probes record dx_mean, dx_var, dy_mean and
 // dy_var averaged over the rows of a batch, and no per-row D, so:
 //   - "mean(dx) = 0" is measurable: it holds in every row, hence in the
@@ -28,7 +28,7 @@ type TheoremCheck struct {
 	Verdict   string        // "holds", "fails", "no gradient probes recorded", or why it is not measurable
 }
 
-// theoremClaims maps registry names to Theorem 1's mean(dx) (NORMS.md §1;
+// theoremClaims maps registry names to Theorem 1's mean(dx) (docs/math.md §1;
 // layernorm, adanorm and the zoo share layernorm-simple's mean-free backward).
 var theoremClaims = map[string]struct {
 	claim    string
@@ -40,7 +40,7 @@ var theoremClaims = map[string]struct {
 	"detach-variance":  {"mean(dx) = 0, var(dx) = var(g)/D²", true},
 	"detachnorm":       {"mean(dx) = ḡ/D, var(dx) = var(g)/D²", false},
 	"detach-mean":      {"mean(dx) = ḡ/D, var(dx) ≤ var(g)/D²", false},
-	// The zoo's moments are per normalization unit (NORMS.md §8), and its
+	// The zoo's moments are per normalization unit (docs/math.md §8), and its
 	// backward is layernorm's over the unit.
 	"groupnorm":    {"mean(dx) = 0 over each unit (layernorm's backward per group)", true},
 	"instancenorm": {"mean(dx) = 0 over each unit (layernorm's backward per sample and feature)", true},

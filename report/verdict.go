@@ -44,7 +44,7 @@ func (c comparison) Diff() float64 { return c.a.Mean - c.b.Mean }
 // replicates on a side).
 func (c comparison) SE() float64 { return probes.SEDiff(c.a, c.b) }
 
-// MinSeeds is FINDINGS.md's "≥ 3 seeds per side": a comparison with fewer
+// MinSeeds is docs/findings.md's "≥ 3 seeds per side": a comparison with fewer
 // is not measurable.
 const MinSeeds = probes.MinSeeds
 
@@ -102,7 +102,7 @@ func combine(cs []comparison) (verdict, reason string) {
 	return WithinNoise, "every difference is within 2 standard errors over seeds"
 }
 
-// Sub-claim statuses: each sub-claim of FINDINGS.md is judged on its own.
+// Sub-claim statuses: each sub-claim of docs/findings.md is judged on its own.
 const (
 	Holds       = "holds"
 	DoesNotHold = "does not hold"

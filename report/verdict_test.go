@@ -24,7 +24,7 @@ func TestComparisonOutcome(t *testing.T) {
 		{"identical", ag(1, 1, 1), ag(1, 1, 1), true, withinNoise},
 		{"no spread, different", ag(2, 2, 2), ag(1, 1, 1), true, asClaimed},
 		{"one seed", ag(5), ag(1, 2, 3), true, fewSeeds},
-		{"two seeds (FINDINGS.md: ≥ 3 per side)", ag(5, 6), ag(1, 2, 3), true, fewSeeds},
+		{"two seeds (docs/findings.md: ≥ 3 per side)", ag(5, 6), ag(1, 2, 3), true, fewSeeds},
 		{"missing", ag(math.NaN()), ag(1, 2), true, missing},
 	} {
 		c := comparison{a: tc.a, b: tc.b, Higher: tc.higher}

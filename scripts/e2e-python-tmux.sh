@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: the PyTorch example (python/examples/train_two_norms.py) trains
 # a small Transformer with LayerNorm and BatchNorm side by side, writing the
-# stream of record/STREAM.md, while `normtop replay --follow` shows it in a
+# stream of docs/formats.md, while `normtop replay --follow` shows it in a
 # real terminal (tmux). Checks the live dashboard names both variants and the
 # probes' layers, follows the run to its last step, and exits cleanly on q.
 #

@@ -106,8 +106,8 @@ func DefaultConfig() Config {
 // grouped by length, up to 1,024 positions a batch, the padding masked
 // out of every statistic) and input (√d-scaled embeddings over sinusoids,
 // tied with the output layer), and the authors' BatchNorm and PN-V, each
-// after a row-RMS layer-scale step (groups=1, NORMS.md §11); PN-V at
-// BatchNorm's EMA rate (alpha 0.95 = 1 − momentum 0.05), as FINDINGS.md
+// after a row-RMS layer-scale step (groups=1, docs/math.md §11); PN-V at
+// BatchNorm's EMA rate (alpha 0.95 = 1 − momentum 0.05), as docs/findings.md
 // (iii) compares them.
 func WordConfig(data string) Config {
 	c := DefaultConfig()

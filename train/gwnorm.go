@@ -9,7 +9,7 @@ import (
 
 // weightFeeds maps each of m's norm sites (in Sites order) to the indices,
 // into params, of the weight matrices its output multiplies: the gw_norm
-// probe's ‖∂L/∂W‖_F (NORMS.md §5). A model that does not name them
+// probe's ‖∂L/∂W‖_F (docs/math.md §5). A model that does not name them
 // (siteFeeder), and a site that feeds no matrix, get nil.
 func weightFeeds(m model, params []*G.Node) [][]int {
 	sites := m.Sites()

@@ -197,7 +197,7 @@ func lstmOutput[T nn.Float](o *lstmOp, st *lstmState[T], out []T, t, b int) {
 	}
 }
 
-// hNorms are h_norm and h_norm_cv (NORMS.md §10) of the output h (batch-
+// hNorms are h_norm and h_norm_cv (docs/math.md §10) of the output h (batch-
 // major): the mean of ‖h_t‖₂/√H over real (sample, t), and per sample the
 // coefficient of variation (population std / mean) of ‖h_t‖₂/√H over its
 // real steps, averaged over the samples with at least two real steps and

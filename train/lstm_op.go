@@ -12,7 +12,7 @@ import (
 )
 
 // LSTMSeq is one LSTM layer over whole sequences, fused into one op
-// (NORMS.md §10). xn is N_x(W_x x_t) for every position, [B·T, 4H] with
+// (docs/math.md §10). xn is N_x(W_x x_t) for every position, [B·T, 4H] with
 // batch-major rows (row b·T+t); wh is W_h [H, 4H]; bias is b [4H]; nh and
 // nc apply the variant's N_h and N_c, whose γ, β (norm.Layer.Params) are
 // the four extra inputs when the variant has them. Per time step t:

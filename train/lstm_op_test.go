@@ -52,7 +52,7 @@ var lstmExactVariants = []string{"none", "layernorm", "layernorm:conv=c", "layer
 
 // TestLSTMGradCheck: the LSTM cell with each norm at its three sites,
 // through 3 time steps, against central finite differences in float64
-// (NORMS.md §7: 1e-6): the input (through N_x), W_h, b and the γ, β of N_h
+// (docs/math.md §7: 1e-6): the input (through N_x), W_h, b and the γ, β of N_h
 // and N_c; with and without a padding step.
 func TestLSTMGradCheck(t *testing.T) {
 	const B, T, H = 2, 3, 3
@@ -254,7 +254,7 @@ func BenchmarkLSTMActivations(b *testing.B) {
 }
 
 // TestActivationRows: sigmoidRow and tanhRow against math in float64 and
-// float32 (the exp kernel: 1e-6 relative, NORMS.md §7's float32 bound
+// float32 (the exp kernel: 1e-6 relative, docs/math.md §7's float32 bound
 // loosened by the two extra roundings), saturation exact.
 func TestActivationRows(t *testing.T) {
 	xs := []float64{-1e4, -30, -3, -0.5, -1e-3, 0, 1e-3, 0.5, 3, 30, 1e4}

@@ -17,7 +17,7 @@ import (
 //
 // Every norm site sees one row per token, padded rows included; the trainer
 // gives the norm layers the padding mask, so padding is left out of their
-// statistics (NORMS.md §6.5).
+// statistics (docs/math.md §6.5).
 type classifier struct {
 	*transformer
 	classes int

@@ -37,7 +37,7 @@ func fairseqPositions(seq, d int) []float64 {
 // Xavier-uniform with zero bias, the fused q, k, v projection as one
 // [d, 3d] matrix, whose bound √(6/4d) is fairseq's for each of q, k, v
 // with its gain 1/√2; an untied output layer N(0, 1/d), as fairseq's
-// output projection. DeepNorm's gain β (NORMS.md §9) multiplies the
+// output projection. DeepNorm's gain β (docs/math.md §9) multiplies the
 // bounds of the attention output and FFN projections, as it does their
 // Xavier init under the learned input; q, k, v stay fairseq's.
 func (m *transformer) fairseqWeights() []weightSpec {

@@ -8,7 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// lstm is an LSTM language model over characters or words (NORMS.md §10;
+// lstm is an LSTM language model over characters or words (docs/math.md §10;
 // Ba et al. 2016's LayerNorm LSTM):
 //
 //	x = tok_emb[token]

@@ -30,7 +30,7 @@ import (
 // A norm site sees the convolution's output laid out as [B·H·W, C] rows
 // (ToRows), so the per-feature norms take their statistics per channel
 // over B·H·W values, as BatchNorm2d does; the first site, "conv1", is the
-// layer FINDINGS.md (ii) judges.
+// layer docs/findings.md (ii) judges.
 type resnet struct {
 	h, w, classes int
 	widths        [3]int // channels of the three stages

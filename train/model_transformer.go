@@ -27,7 +27,7 @@ import (
 // (and the same around the FFN with ln2, ln2b). Attention is multi-head
 // causal self-attention (one fused op); the FFN is Linear(d, 4d) → ReLU →
 // Linear(4d, d). Activations are [B·T, d] matrices throughout, so every
-// norm site sees one row per token (NORMS.md §0). tok_emb is the V×d
+// norm site sees one row per token (docs/math.md §0). tok_emb is the V×d
 // embedding matrix the spectrum probe reads.
 //
 // This file is the forward pass, in the order it runs; the ops are

@@ -17,7 +17,7 @@ func (m *transformer) Weights() []weightSpec {
 	// GPT-2 style: N(0, 0.02²), residual projections scaled by 1/√(2L).
 	// DeepNorm: the value, attention-output and FFN projections Xavier
 	// normal with gain β = (8N)^{−1/4} (Wang et al. 2022); the queries and
-	// keys keep 0.02, which NORMS.md §9 leaves alone (colStds).
+	// keys keep 0.02, which docs/math.md §9 leaves alone (colStds).
 	const std = 0.02
 	res := std / math.Sqrt(2*float64(m.layers))
 	proj, fc, fcProj := res, std, res

@@ -29,7 +29,7 @@ func (m *transformer) Sites() []site {
 }
 
 // feeds names the weight matrices that multiply a site's output (gw_norm,
-// NORMS.md §5). Pre and sandwich: a block's first norm feeds its attention
+// docs/math.md §5). Pre and sandwich: a block's first norm feeds its attention
 // projections (the fused q,k,v matrix), its second norm the FFN's first
 // matrix. Post and deepnorm: the norm closes a residual step, so ln1 feeds
 // the same block's FFN and ln2 the next block's attention, or the output

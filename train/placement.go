@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Placement is where the norms sit in a Transformer block (NORMS.md §9).
+// Placement is where the norms sit in a Transformer block (docs/math.md §9).
 // With F a sub-layer (attention or FFN) and LN the run's variant:
 //
 //	pre       x + F(LN(x))            a final norm after the last block

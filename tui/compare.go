@@ -21,7 +21,7 @@ func (m *compareScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart
 
 func (m *compareScreen) Guide() string {
 	return "Compare: one probe (p: only probes some variant measured) for every variant, overlaid, per layer; ┄ on the " +
-		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, NORMS.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
+		"step axis marks the warm-up of running statistics (⌈3/m⌉ steps, docs/math.md §5). PowerNorm (Shen et al.): dist_mu / dist_var (Fig. 2) " +
 		"and g_mu / g_var (Fig. 3) are large with persistent outliers for BatchNorm in Transformers; the " +
 		"quadratic mean's dist_psi2 / g_psi2 fluctuate far less (Fig. 4)."
 }

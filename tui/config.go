@@ -16,7 +16,7 @@ import (
 )
 
 // The config panel (i): what the run header records (RunMeta and its
-// Config map, record/FORMAT.md), grouped as a reader looks for it, every
+// Config map, docs/formats.md), grouped as a reader looks for it, every
 // variant with all its options, and for a live run the process's CPU, memory
 // and speed (LEET's run overview and system pane). A key the groups do not
 // name still shows, under "other": nothing recorded is hidden.

@@ -10,7 +10,7 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// probeDoc is the one-line meaning of each probe (spec/NORMS.md §5).
+// probeDoc is the one-line meaning of each probe (docs/math.md §5).
 var probeDoc = [probes.NumProbes]string{
 	probes.DistMu:     "‖μ_B − μ‖₂/d: batch vs running mean (PowerNorm Fig. 2)",
 	probes.DistVar:    "‖σ²_B − σ²‖₂/d: batch vs running variance (PowerNorm Fig. 2)",
@@ -33,9 +33,9 @@ var probeDoc = [probes.NumProbes]string{
 	probes.GWNorm:     "‖∂L/∂W‖_F of the weights the layer's output feeds (Xiong et al.: Post-LN vs Pre-LN)",
 	probes.HNorm:      "LSTM: mean ‖h_t‖₂/√H over real (sample, t) (Ba et al.: stable with LayerNorm)",
 	probes.HNormCV:    "LSTM: spread of ‖h_t‖₂/√H over t (coefficient of variation; FINDINGS vii-a)",
-	probes.RdistMu:    "‖μ_B − μ‖₂/‖σ‖₂: scale-free batch vs running mean (FINDINGS.md ii)",
-	probes.RdistVar:   "‖σ²_B − σ²‖₂/‖σ²‖₂: scale-free batch vs running variance (FINDINGS.md ii, iii)",
-	probes.RdistPsi2:  "‖ψ²_B − ψ²‖₂/‖ψ²‖₂: scale-free batch vs running ψ² (FINDINGS.md iii)",
+	probes.RdistMu:    "‖μ_B − μ‖₂/‖σ‖₂: scale-free batch vs running mean (docs/findings.md ii)",
+	probes.RdistVar:   "‖σ²_B − σ²‖₂/‖σ²‖₂: scale-free batch vs running variance (docs/findings.md ii, iii)",
+	probes.RdistPsi2:  "‖ψ²_B − ψ²‖₂/‖ψ²‖₂: scale-free batch vs running ψ² (docs/findings.md iii)",
 }
 
 const (

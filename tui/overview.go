@@ -283,7 +283,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 
 // rankColumns are the ranking's columns at width w; judged: with seeds
 // enough to judge, a column marks each gap to the leader beyond or within
-// seed noise (2·SE, FINDINGS.md's common rule).
+// seed noise (2·SE, docs/findings.md's common rule).
 func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []column, judged bool) {
 	nameW := 8
 	for _, x := range st {

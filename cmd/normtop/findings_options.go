@@ -52,7 +52,7 @@ func parseFindings(args []string) (*findingsOptions, error) {
 
 const findingsHelp = `Usage: normtop findings [--out DIR] [--only ii,iii] [--plan]
 
-Trains every run that the claims of FINDINGS.md need (≥ 3 seeds each; see
+Trains every run that the claims of docs/findings.md need (≥ 3 seeds each; see
 --plan for the exact normtop train commands), one after another, with a
 progress line per run (step, ETA), and writes the report into DIR:
 findings.txt, findings.md, findings.json (every claim's finding) and

@@ -38,7 +38,7 @@ Usage:
   normtop export FILE [flags]    a run file as CSV, JSON Lines or a Markdown table
   normtop report FILE... [flags] per-variant summaries over seeds and the papers' findings
   normtop plot FILE... [flags]   one chart (SVG, PNG, PDF) of a probe, loss or spectrum, runs overlaid
-  normtop findings [flags]       train every run FINDINGS.md's claims need, then their report
+  normtop findings [flags]       train every run docs/findings.md's claims need, then their report
   normtop variants               the normalization variants and their options
   normtop version                version and build (also: normtop --version)
 

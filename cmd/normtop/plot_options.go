@@ -71,7 +71,7 @@ func (o *plotOptions) variantList() []string {
 const plotHelp = `Usage: normtop plot FILE [FILE ...] --probe P --out FIG.svg|.png|.pdf [flags]
 
 One chart of one recorded series, the run files overlaid, for a paper:
-a probe of one norm layer (NORMS.md §5 names: rdist_var, g_mu, …), the
+a probe of one norm layer (docs/math.md §5 names: rdist_var, g_mu, …), the
 train loss, the validation loss or metric, or the embedding spectrum (the
 last one per seed, σ_k/σ_1 against k). One colour per variant; its seeds
 (across --seeds and across files) as lines, or with --smooth as their

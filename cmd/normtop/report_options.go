@@ -50,12 +50,12 @@ const reportHelp = `Usage: normtop report FILE [FILE ...] [flags]
 The diagnosis of one or more run files. Per variant, as mean ± sd over
 seeds (a variant's seeds are grouped across --seeds and across files): the
 final and best validation metric, train loss, the generalization gap and
-its trend. Per layer and probe, after the start-up window (NORMS.md §5,
-FINDINGS.md): median, p99/median, max/median, outliers (over 10× the median
+its trend. Per layer and probe, after the start-up window (docs/math.md §5,
+docs/findings.md): median, p99/median, max/median, outliers (over 10× the median
 of the previous 100 steps) per 1,000 steps, their persistence and the trend
 (last quarter / first quarter). The embedding spectrum's effective rank
 and σ_k/σ_1 at k = d/4, d/2; the Theorem-1 checks the probes allow. Then
-the Findings, by the rules of FINDINGS.md: each paper claim, its
+the Findings, by the rules of docs/findings.md: each paper claim, its
 sub-claims with their numbers, and a verdict (supported, not supported,
 within seed noise, not measurable with this model/run). --format html
 writes one self-contained page (inline SVG, no script, no URL) with each

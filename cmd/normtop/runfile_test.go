@@ -140,7 +140,7 @@ func TestReplayAndExportGoodRunFile(t *testing.T) {
 	}
 }
 
-// prelude builds a run file's first 16 bytes (record/FORMAT.md) for a given
+// prelude builds a run file's first 16 bytes (docs/formats.md) for a given
 // format version.
 func prelude(version uint32) []byte {
 	b := []byte{0x89, 'N', 'T', 'R', 'U', 'N', '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// A stream (record/STREAM.md) written by another trainer is opened by
+// A stream (docs/formats.md) written by another trainer is opened by
 // content, whatever its name: replay and export read it like a run file,
 // and its mistakes get one clear line.
 func TestReplayAndExportStream(t *testing.T) {

@@ -10,7 +10,7 @@ probes need, all with every=1:
   one-pass   one reduction per hook: x.sum() in the forward, g.sum() in the
              backward; the least that reads the layer's data at all;
   passes     the passes over x, g and dx that the LayerNorm probes of
-             NORMS.md §5 need and nothing else (per feature Σx, Σ(x−μ)²,
+             docs/math.md §5 need and nothing else (per feature Σx, Σ(x−μ)²,
              min/max; per row ‖x−μ‖, Σĝ, Σĝ(x−μ), Σg, ‖g‖, Σdx, ‖dx‖), the
              vectors copied to the host unreduced: no probe arithmetic;
   full       normtop's hook as shipped.

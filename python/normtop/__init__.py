@@ -1,6 +1,6 @@
-"""normtop for PyTorch: the probes of normtop's spec/NORMS.md §5 as hooks on
+"""normtop for PyTorch: the probes of normtop's docs/math.md §5 as hooks on
 your model's normalization layers, streamed to a file that `normtop replay
-[--follow]` shows on normtop's dashboard (format: record/STREAM.md).
+[--follow]` shows on normtop's dashboard (format: docs/formats.md).
 
     run = normtop.watch(model, "runs/mine.jsonl")
     ...

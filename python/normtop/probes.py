@@ -1,4 +1,4 @@
-"""The passes over a layer's activations that the probes of spec/NORMS.md §5 need.
+"""The passes over a layer's activations that the probes of docs/math.md §5 need.
 
 Everything here runs on the tensors' own device: no value is moved to the
 host, so a layer's hook never waits for the device. The hooks make the

@@ -1,7 +1,7 @@
 """Finding the normalization modules of a model and reading their geometry.
 
 A site knows how to lay a module's input out as the two matrices of
-spec/NORMS.md: the per-feature view (one row per token or spatial position,
+docs/math.md: the per-feature view (one row per token or spatial position,
 one column per feature/channel), on which batch statistics and shadows are
 taken, and the normalization rows (one row per set of values normalized
 together), on which the row family's gradient probes and the Theorem-1
@@ -18,7 +18,7 @@ INSTANCENORM = "instancenorm"
 KINDS = (LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM, INSTANCENORM)
 # The kinds whose normalization rows are (sample, group of channels) over
 # all the sample's positions: InstanceNorm is GroupNorm with one group per
-# channel (NORMS.md §8).
+# channel (docs/math.md §8).
 PER_SAMPLE = (GROUPNORM, INSTANCENORM)
 
 

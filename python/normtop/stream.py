@@ -1,4 +1,4 @@
-"""The normtop stream (record/STREAM.md): JSON Lines, append-only, crash-safe.
+"""The normtop stream (docs/formats.md): JSON Lines, append-only, crash-safe.
 
 Line 1 is the header (format tag and RunMeta), then one line per step and
 variant in the schema of `normtop export --format jsonl`, then one end line.
@@ -19,7 +19,7 @@ import socket
 FORMAT_TAG = "normtop_stream"
 FORMAT_VERSION = 1
 
-# Probe names in the order of probes/frame.go (spec/NORMS.md §5).
+# Probe names in the order of probes/frame.go (docs/math.md §5).
 PROBES = (
     "dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "g_psi2",
     "dx_mean", "dx_var", "dy_mean", "dy_var",

@@ -693,7 +693,7 @@ def rank_path(path, rank):
 def watch(model, path, every=1, modules=None, ranks=0, **kw):
     """Watches the normalization layers of model (or of each model of a
     dict {variant name: model}, shown side by side like normtop's variants)
-    and writes the stream of record/STREAM.md to path.
+    and writes the stream of docs/formats.md to path.
 
     every: probes are measured at steps every, 2·every, ... (1 = each step).
     modules: extra modules to watch (names or objects, or {name: kind}).
@@ -703,7 +703,7 @@ def watch(model, path, every=1, modules=None, ranks=0, **kw):
     lists them, so `normtop replay path` shows the ranks side by side.
     Other keywords: spectrum_every (100; 0 = off), embedding (module, name,
     tensor or False), momentum (0.05), precision ("input": statistics in the
-    input's dtype, float32 at least; "float64": always float64, as NORMS.md §0
+    input's dtype, float32 at least; "float64": always float64, as docs/math.md §0
     asks of normtop's kernels, several times slower on CPU),
     run_id, model_name, data, metric ("accuracy" | "bpc" | ...), config,
     if_exists ("error": an existing path is refused; "suffix": the first

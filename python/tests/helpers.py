@@ -3,7 +3,7 @@ import math
 
 
 def read_stream(path):
-    """The stream's header, frame lines and end line (STREAM.md)."""
+    """The stream's header, frame lines and end line (docs/formats.md)."""
     with open(path) as f:
         lines = [json.loads(l) for l in f if l.strip()]
     head, rest = lines[0], lines[1:]

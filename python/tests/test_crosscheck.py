@@ -19,7 +19,7 @@ N, D, STEPS = 24, 8, 4
 
 
 class RMSNorm(nn.Module):
-    """r = √(mean(x²)+ε), y = γ⊙x/r (NORMS.md §1); found by its class name."""
+    """r = √(mean(x²)+ε), y = γ⊙x/r (docs/math.md §1); found by its class name."""
 
     def __init__(self, d, eps=1e-5):
         super().__init__()
@@ -31,7 +31,7 @@ class RMSNorm(nn.Module):
 
 
 class MaskedBatchNorm(nn.Module):
-    """BatchNorm over the real rows only (NORMS.md §2): padded rows are left
+    """BatchNorm over the real rows only (docs/math.md §2): padded rows are left
     out of the statistics and of the gradient, as normtop's batchnorm does."""
 
     def __init__(self, d, eps=1e-5, momentum=0.05):

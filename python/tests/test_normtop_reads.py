@@ -147,7 +147,7 @@ def test_script_without_close(tmp_path):
 
 def test_normtop_derives_alerts_from_the_hooks_values(tmp_path, go_tool):
     """The hook writes no alerts; normtop's reader derives them from the
-    values with its trainer's rules (STREAM.md, header "alerts"): an input
+    values with its trainer's rules (docs/formats.md, header "alerts"): an input
     100× larger after 40 calm steps is an outlier of the layer's in_std,
     reported once, at that step, for that layer only."""
     import torch

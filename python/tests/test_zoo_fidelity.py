@@ -1,4 +1,4 @@
-"""normtop's groupnorm and instancenorm (NORMS.md §8) against PyTorch's
+"""normtop's groupnorm and instancenorm (docs/math.md §8) against PyTorch's
 F.group_norm and F.instance_norm, float64: y, dx, dγ and dβ agree to 1e-12
 relative to each tensor's largest entry (at least 1: a unit of one element
 has x̂ = 0 and dx = 0, which normtop gives exactly and torch to 1e-13), through normtop's own float64
