@@ -27,7 +27,7 @@ func (p *Printer) textHeader() {
 	b.WriteString(", metric " + probes.OrMissing(p.meta.Metric))
 	b.WriteString(", variants " + strings.Join(p.labels, " "))
 	if iv := p.meta.Config["input_var"]; iv != "" {
-		// the first norm's input in a pre-norm model (README "Input")
+		// the first norm's input in a pre-norm model (docs/models.md, the PowerNorm setting)
 		b.WriteString(", input variance " + iv + " at the first block")
 	}
 	b.WriteString(", log every " + itoa(p.opt.Every) + " steps")

@@ -13,7 +13,7 @@ import (
 // Finding (vi) of docs/findings.md: Pre-LN against Post-LN, judged on
 // layernorm runs that differ in their header's placement, blocks and
 // warm-up (setup.go keeps them apart). One run file per placement × blocks
-// × warm-up, each with --seeds 1,2,3; README "Findings" gives the commands.
+// × warm-up, each with --seeds 1,2,3; docs/findings.md gives the commands.
 
 // placementFindings are the two sub-claims, each with its own verdict.
 func placementFindings(groups []*Group) []Finding {
@@ -233,7 +233,7 @@ func findingInitGradients(model string, ps []placed) Finding {
 	}
 	slices.Sort(depths)
 	if len(depths) == 0 {
-		f.Verdict, f.Reason = NotMeasurable, "needs layernorm runs with --placement pre and --placement post at the same --layers (README, Findings (vi))"
+		f.Verdict, f.Reason = NotMeasurable, "needs layernorm runs with --placement pre and --placement post at the same --layers (docs/findings.md, (vi))"
 		return f
 	}
 	f.Model = model

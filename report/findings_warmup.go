@@ -87,7 +87,7 @@ func findingWarmup(model string, ps []placed) Finding {
 	f := Finding{ID: "vi-b", Claim: "The tutorial, ch. 6 (Xiong et al. 2020): Post-LN needs learning-rate warm-up to avoid divergence; Pre-LN trains stably without it. Judged: with --warmup 0, Post-LN diverges or ends with a higher val loss than Pre-LN beyond seed noise; with the preset's warm-up the two are within seed noise or Post-LN is better."}
 	quads := warmupQuads(ps)
 	if len(quads) == 0 {
-		f.Verdict, f.Reason = NotMeasurable, "needs layernorm runs with --placement pre and post, each with --warmup 0 and with the preset's warm-up, at the same --layers (README, Findings (vi))"
+		f.Verdict, f.Reason = NotMeasurable, "needs layernorm runs with --placement pre and post, each with --warmup 0 and with the preset's warm-up, at the same --layers (docs/findings.md, (vi))"
 		return f
 	}
 	f.Model = model

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the README's Debian install recipe for the Python package as
+# Checks the Debian install recipe of docs/python.md for the Python package as
 # written (a venv that sees Debian's python3-torch, pip without build
 # isolation: no download), imports the installed package outside the
 # checkout, and builds the wheel CI keeps as an artefact.

@@ -44,7 +44,7 @@ case $rc in
 *) echo "python tests failed (pytest exit $rc)" ;;
 esac
 if [[ $rc -eq 0 && $# -eq 0 ]]; then
-	# The README's Debian install recipe, as written, into a throw-away venv,
+	# The Debian install recipe of docs/python.md, as written, into a throw-away venv,
 	# and the wheel CI keeps (PYTHON_DIST, default ci-artifacts/python).
 	bash scripts/python-install-check.sh || rc=1
 fi

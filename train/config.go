@@ -175,7 +175,7 @@ func ResNetConfig() Config {
 }
 
 // Upper bounds of the size options, checked by Validate before anything is
-// loaded or allocated (README "Size limits"). They keep every size product
+// loaded or allocated (docs/models.md "Size limits"). They keep every size product
 // far from overflow; whether a model within them fits in memory is checked
 // separately, from its estimated size, once the data's shape is known.
 const (

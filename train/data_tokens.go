@@ -12,7 +12,7 @@ import (
 // work per sequence read the batch's Layout when they run. (Padding every
 // batch to its most rows × seq-len instead would run MaxRows·SeqLen
 // positions a step, several times the budget; one graph per batch shape
-// would hold up to seq-len graphs per variant: see the README's
+// would hold up to seq-len graphs per variant: see docs/speed.md's
 // "Token-budget batches".)
 
 // newTokenBatcher is newBatcher for token-budget batches.

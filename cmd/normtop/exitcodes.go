@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Exit codes, documented in README.md and in `normtop --help`.
+// Exit codes, documented in docs/usage.md and in `normtop --help`.
 const (
 	exitOK       = 0
 	exitFailure  = 1 // anything not covered below
