@@ -1,5 +1,3 @@
-// Package args checks ?gemm arguments the way gonum's Sgemm/Dgemm do, for
-// the implementations that must not hand bad ones to their kernels.
 package args
 
 import "gonum.org/v1/gonum/blas"
