@@ -81,21 +81,17 @@ func (o fwdOp) Type() hm.Type {
 	return hm.NewFnType(matType(), matType())
 }
 func (o fwdOp) InferShape(ns ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ns) != o.Arity() {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name(), len(ns), o.Arity())
+	if s, ok := matShape(ns, o.Arity()); ok {
+		return s, nil
 	}
-	s, ok := ns[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("%s: input must be an [N, D] matrix", o.name())
-	}
-	return s.Clone(), nil
+	return nil, shapeError(o.name(), o.Arity(), ns)
 }
 func (o fwdOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vals...)
 }
 func (o fwdOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vals) != o.Arity() {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name(), len(vals), o.Arity())
+		return nil, arityError(o.name(), o.Arity(), len(vals))
 	}
 	if o.in.l.site.Dtype == tensor.Float32 {
 		return fwdDo[float32](o, prealloc, vals)
@@ -192,21 +188,17 @@ func (o bwdOp) Type() hm.Type {
 	return hm.NewFnType(matType(), matType(), matType())
 }
 func (o bwdOp) InferShape(ns ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ns) != o.Arity() {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name(), len(ns), o.Arity())
+	if s, ok := matShape(ns, o.Arity()); ok {
+		return s, nil
 	}
-	s, ok := ns[0].(tensor.Shape)
-	if !ok || len(s) != 2 {
-		return nil, fmt.Errorf("%s: input must be an [N, D] matrix", o.name())
-	}
-	return s.Clone(), nil
+	return nil, shapeError(o.name(), o.Arity(), ns)
 }
 func (o bwdOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.UsePreallocDo(nil, vals...)
 }
 func (o bwdOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vals) != o.Arity() {
-		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name(), len(vals), o.Arity())
+		return nil, arityError(o.name(), o.Arity(), len(vals))
 	}
 	if o.in.l.site.Dtype == tensor.Float32 {
 		return bwdDo[float32](o, prealloc, vals)
@@ -300,3 +292,31 @@ func (o readOp) OverwritesInput() int  { return -1 }
 func (o readOp) WriteHash(h hash.Hash) { opHash(h, o.name()) }
 func (o readOp) Hashcode() uint32      { return opHashcode(o.name()) }
 func (o readOp) String() string        { return o.name() }
+
+// matShape is the output shape of an op whose output has its first input's
+// [N, D] shape (both passes of a norm layer); false when the inputs are not
+// arity of them, the first an [N, D] matrix. The error is built only then
+// (shapeError): an op's name is formatted, which the hot path must not do.
+func matShape(ns []gorgonia.DimSizer, arity int) (tensor.Shape, bool) {
+	if len(ns) != arity {
+		return nil, false
+	}
+	s, ok := ns[0].(tensor.Shape)
+	if !ok || len(s) != 2 {
+		return nil, false
+	}
+	return s.Clone(), true
+}
+
+// shapeError says why matShape refused ns.
+func shapeError(name string, arity int, ns []gorgonia.DimSizer) error {
+	if len(ns) != arity {
+		return arityError(name, arity, len(ns))
+	}
+	return fmt.Errorf("%s: input must be an [N, D] matrix", name)
+}
+
+// arityError is the error of an op called with got inputs instead of want.
+func arityError(name string, want, got int) error {
+	return fmt.Errorf("%s: %d inputs, want %d", name, got, want)
+}
