@@ -21,6 +21,9 @@ type Feed struct {
 	ready      chan struct{}
 	closed     bool
 	dropped    int
+	// standings is the producer's fold as of the newest PushFolded (nil
+	// until one): the UI draws on it instead of folding what it drains.
+	standings *Standings
 }
 
 type feedItem struct {
@@ -43,11 +46,26 @@ func NewFeed(capacity int) *Feed {
 
 // Push queues fr for the UI; it never blocks. Frames pushed after Close are
 // discarded.
-func (f *Feed) Push(fr Frame) {
+func (f *Feed) Push(fr Frame) { f.push(fr, nil) }
+
+// PushFolded is Push for a producer that has folded fr into st (a live run:
+// the writer's one fold): the Feed keeps a copy of st as of fr, which
+// DrainFolded hands to the UI, so the UI never folds a Frame again and its
+// standings count every Frame, dropped ones too. st is read only here, on
+// the producer's goroutine.
+func (f *Feed) PushFolded(fr Frame, st *Standings) { f.push(fr, st) }
+
+func (f *Feed) push(fr Frame, st *Standings) {
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()
 		return
+	}
+	if st != nil {
+		if f.standings == nil {
+			f.standings = NewStandingsSize(len(st.Variants), 0)
+		}
+		st.CopyTo(f.standings)
 	}
 	prev, seen := f.lastStatus[fr.Variant]
 	if !seen {
@@ -95,12 +113,32 @@ func (f *Feed) signal() {
 func (f *Feed) Drain(dst []Frame) []Frame {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.drainLocked(dst)
+}
+
+// drainLocked is Drain with f.mu held.
+func (f *Feed) drainLocked(dst []Frame) []Frame {
 	for i := range f.q {
 		dst = append(dst, f.q[i].f)
 	}
 	clear(f.q)
 	f.q = f.q[:0]
 	return dst
+}
+
+// DrainFolded is Drain, and copies the producer's standings as of the
+// newest drained Frame into st under the same lock, so they match the
+// Frames drained; false (st untouched) when the producer never called
+// PushFolded.
+func (f *Feed) DrainFolded(dst []Frame, st *Standings) ([]Frame, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	dst = f.drainLocked(dst)
+	if f.standings == nil {
+		return dst, false
+	}
+	f.standings.CopyTo(st)
+	return dst, true
 }
 
 // Ready is signalled (it has capacity one, so signals coalesce) when frames

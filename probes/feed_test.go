@@ -150,3 +150,36 @@ loop:
 		t.Errorf("%d Done frames, want %d", finished, variants)
 	}
 }
+
+// TestFeedFolded: a producer's standings reach the consumer as of the
+// newest drained Frame, counting the Frames the Feed dropped, and a plain
+// Push leaves DrainFolded reporting none.
+func TestFeedFolded(t *testing.T) {
+	m := RunMeta{Layers: []string{"l"}, Variants: []VariantMeta{{Name: "layernorm"}}}
+	plain := NewFeed(4)
+	plain.Push(Frame{Step: 1})
+	if _, ok := plain.DrainFolded(nil, NewStandings(m)); ok {
+		t.Errorf("DrainFolded reports standings no producer folded")
+	}
+	feed, folded, got := NewFeed(4), NewStandings(m), NewStandings(m)
+	for step := 1; step <= 40; step++ {
+		f := Frame{Step: step, TrainLoss: float64(step)}
+		if step == 7 {
+			f.Alerts = []Alert{{Kind: AlertOutlier, Layer: 0, Step: 7}}
+		}
+		folded.Fold(&f)
+		feed.PushFolded(f, folded)
+	}
+	frames, ok := feed.DrainFolded(nil, got)
+	if !ok || len(frames) >= 40 {
+		t.Fatalf("ok %v, %d frames drained of 40 (the feed should have dropped some)", ok, len(frames))
+	}
+	if v := got.Variants[0]; v.Step != 40 || v.TrainLoss != 40 || v.Outliers[0] != 1 || v.Alerts[AlertOutlier] != 1 {
+		t.Errorf("standings drained: %+v; want step 40, loss 40, one outlier", v)
+	}
+	feed.PushFolded(Frame{Step: 41}, folded) // not folded: the copy is of folded as it stands
+	folded.Variants[0].Step = 99             // a later change of the producer's standings
+	if _, ok := feed.DrainFolded(nil, got); !ok || got.Variants[0].Step != 40 {
+		t.Errorf("the feed's copy followed the producer's later change: step %d", got.Variants[0].Step)
+	}
+}

@@ -105,6 +105,26 @@ func (l *liveDriver) dropped() int {
 	return 0
 }
 
+// foldedFeed is a feed that carries its producer's standings
+// (*probes.Feed after PushFolded): the dashboard draws on that one fold.
+type foldedFeed interface {
+	DrainFolded(dst []probes.Frame, st *probes.Standings) ([]probes.Frame, bool)
+}
+
+// takeFrames drains the feed into dst. Where the producer folded the
+// Frames (the writer, in a live run), its standings replace the store's
+// and the store stops folding: a Frame is folded once in the process, and
+// the ranking counts the Frames the lossy feed dropped.
+func (l *liveDriver) takeFrames(dst []probes.Frame) []probes.Frame {
+	f, ok := l.feed.(foldedFeed)
+	if !ok {
+		return l.feed.Drain(dst)
+	}
+	dst, folded := f.DrainFolded(dst, l.data.tally)
+	l.data.folded = l.data.folded || folded
+	return dst
+}
+
 // drain takes the feed's frames. The render tick is armed only here, so
 // with no frames arriving nothing but the blocked waitFeed is outstanding.
 func (l *liveDriver) drain(paused bool) (tea.Cmd, driverNews) {
@@ -115,7 +135,7 @@ func (l *liveDriver) drain(paused bool) (tea.Cmd, driverNews) {
 		l.held = true
 		return nil, driverNews{}
 	}
-	l.buf = l.feed.Drain(l.buf[:0])
+	l.buf = l.takeFrames(l.buf[:0])
 	for i := range l.buf {
 		l.data.add(&l.buf[i])
 	}

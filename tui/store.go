@@ -57,13 +57,16 @@ type store struct {
 	hs       *Histories
 	variants []variantData
 	tally    *probes.Standings
-	events   []event
-	dropped  int // events dropped beyond maxEvents
-	step     int // highest step seen over all variants
-	epoch    float64
-	elapsed  time.Duration
-	frames   int
-	total    int // total steps from the run config, 0 if unknown
+	// folded: the source folds the Frames into tally itself (a live run's
+	// writer, through the feed), so add must not fold them again.
+	folded  bool
+	events  []event
+	dropped int // events dropped beyond maxEvents
+	step    int // highest step seen over all variants
+	epoch   float64
+	elapsed time.Duration
+	frames  int
+	total   int // total steps from the run config, 0 if unknown
 	// writer is the latest resource report of a stream's writing process
 	// (python/normtop's system=True), with the step it came with.
 	writer     *probes.System
@@ -122,7 +125,9 @@ func (s *store) add(f *probes.Frame) {
 	}
 	s.frames++
 	v := &s.variants[f.Variant]
-	s.tally.Fold(f)
+	if !s.folded {
+		s.tally.Fold(f)
+	}
 	s.step = max(s.step, f.Step)
 	s.epoch = math.Max(s.epoch, f.Epoch)
 	s.elapsed = max(s.elapsed, f.Elapsed)

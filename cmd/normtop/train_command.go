@@ -180,7 +180,9 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	go func() {
 		err := runner.Run(ctx, func(f probes.Frame) {
 			rec.write(f)
-			feed.Push(f)
+			// The dashboard draws on the writer's fold (the feed copies it
+			// here, on the runner's goroutine): each Frame is folded once.
+			feed.PushFolded(f, rec.w.Standings())
 		})
 		// Every frame is on disk before the findings are read back; the
 		// writer is not touched again until Close, after <-done.

@@ -27,7 +27,10 @@ type outputs struct {
 	summary  string // the dashboard's Summary screen
 }
 
-// consume writes frames to a run file and runs them through every consumer.
+// consume writes frames to a run file and runs them through every consumer,
+// wired as a live run wires them (cmd/normtop's train command): the writer
+// folds each Frame once, and the headless printer and the dashboard (through
+// the feed) draw on its standings; the export and the report read the file.
 func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 	t.Helper()
 	o := outputs{path: filepath.Join(t.TempDir(), "run.ntr")}
@@ -36,7 +39,8 @@ func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	p := headless.New(&log, meta, headless.Options{Every: 20})
+	p := headless.New(&log, meta, headless.Options{Every: 20, Standings: w.Standings()})
+	feed := probes.NewFeed(len(frames) + 1)
 	for _, f := range frames {
 		if err := w.Write(f); err != nil {
 			t.Fatal(err)
@@ -44,7 +48,9 @@ func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 		if err := p.Frame(f); err != nil {
 			t.Fatal(err)
 		}
+		feed.PushFolded(f, w.Standings())
 	}
+	feed.Close()
 	if err := w.Close(record.End{Status: w.Standings().EndStatus()}); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +60,7 @@ func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 	o.headless = log.String()
 	o.markdown = exportMarkdown(t, o.path)
 	o.report = reportText(t, o.path)
-	o.summary = dashboardSummary(t, meta, frames)
+	o.summary = dashboardSummary(t, meta, feed)
 	return o
 }
 
@@ -85,16 +91,10 @@ func reportText(t *testing.T, path string) string {
 	return b.String()
 }
 
-// dashboardSummary feeds the frames to a live dashboard through a real
-// probes.Feed, as the trainer does, and returns its Summary screen once
-// every frame is in (the step counter shows the last step).
-func dashboardSummary(t *testing.T, meta probes.RunMeta, frames []probes.Frame) string {
+// dashboardSummary runs a live dashboard on a real, closed probes.Feed and
+// returns its Summary screen once every frame is in.
+func dashboardSummary(t *testing.T, meta probes.RunMeta, feed *probes.Feed) string {
 	t.Helper()
-	feed := probes.NewFeed(len(frames) + 1)
-	for _, f := range frames {
-		feed.Push(f)
-	}
-	feed.Close()
 	tm := teatest.NewTestModel(t, tui.NewLive(meta, feed, tui.Options{NoColor: true}),
 		teatest.WithInitialTermSize(200, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
