@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/normspec"
 )
 
@@ -68,7 +69,7 @@ func (c Config) checkTokenModel(add func(string, ...any)) {
 	} else if c.DModel%c.Heads != 0 {
 		add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
 	}
-	if IsWordData(c.Data) && c.SeqLen < 2 {
+	if datasets.IsWordSet(c.Data) && c.SeqLen < 2 {
 		add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)
 	}
 	if c.Input != "" && !validInput(c.Input) {
@@ -164,7 +165,7 @@ func (c Config) checkSchedule(add func(string, ...any)) {
 	case c.MaxTokens == 0:
 	case c.MaxTokens < 0 || c.MaxTokens > MaxTokens:
 		add("max-tokens %d: want 0 (= --batch sentences) or %d to %d", c.MaxTokens, max(c.SeqLen, 1), MaxTokens)
-	case !c.Model.OnTokens() || !IsWordData(c.Data):
+	case !c.Model.OnTokens() || !datasets.IsWordSet(c.Data):
 		add("max-tokens %d: model %s on %s data has no sentences to group; token budgets batch sentences and documents (--data sotu, moby-dick, words:FILE, spam)", c.MaxTokens, c.Model, c.Data)
 	case c.MaxTokens < c.SeqLen:
 		add("max-tokens %d is below the longest sentence, seq-len %d positions: want --max-tokens ≥ %d", c.MaxTokens, c.SeqLen, c.SeqLen)

@@ -1,6 +1,10 @@
 package train
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/normtop/normtop/datasets"
+)
 
 // errRecurrentVariant refuses a batch-statistics variant on the LSTM. Its
 // N_h and N_c would need statistics per time step over the batch, with
@@ -16,7 +20,7 @@ var errRecurrentVariant = errors.New("model lstm takes per-row variants only (la
 // (vii). Adam at 3e-3 without warmup, as LSTM language models are trained.
 func LSTMConfig(data string) Config {
 	c := DefaultConfig()
-	if IsWordData(data) {
+	if datasets.IsWordSet(data) {
 		c = WordConfig(data)
 	}
 	c.Model, c.Data = ModelLSTM, data

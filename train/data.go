@@ -65,7 +65,7 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 		s.val = imageBatches(&imgs.Val, nVal, eb, s.pixels)
 		s.test = imageBatches(&imgs.Test, n, eb, s.pixels)
 	case c.Model.OnTokens():
-		if IsWordData(c.Data) {
+		if datasets.IsWordSet(c.Data) {
 			return loadWords(ctx, s, c)
 		}
 		txt, err := datasets.LoadTextContext(ctx, c.DataPath)
@@ -89,16 +89,6 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 		s.test = textBatches(txt.Test, n, c.Batch, c.SeqLen)
 	}
 	return s, nil
-}
-
-// IsWordData reports whether data names a word-level data set: sentence
-// batches for the transformer, labelled documents for the classifier.
-func IsWordData(data string) bool {
-	switch data {
-	case "sotu", "moby-dick", "spam", "words", "docs":
-		return true
-	}
-	return false
 }
 
 // wordOptions are the tokenizer's bounds for c: the vocabulary cap, and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 
 	"github.com/normtop/normtop/findings"
@@ -25,15 +24,10 @@ func trainForFindings(ctx context.Context, args []string, path string, progress 
 	}
 	runner, err := train.NewRunnerContext(ctx, o.cfg)
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return ctx.Err()
-		case errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
-			return dataError(err)
-		case errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps):
-			return usageError(trainHelpHint, err)
 		}
-		return err
+		return loadError(err)
 	}
 	meta := runner.Meta()
 	steps, _ := strconv.Atoi(meta.Config["steps"])

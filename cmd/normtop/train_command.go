@@ -41,17 +41,7 @@ func runTrain(args []string, st streams) error {
 	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
-		if errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return dataError(err)
-		}
-		if errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps) {
-			return usageError(trainHelpHint, err)
-		}
-		var ve *train.VariantError // a variant that does not fit the model's sites
-		if errors.As(err, &ve) {
-			return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
-		}
-		return err
+		return loadError(err)
 	}
 	meta := runner.Meta()
 	w, path, err := createRunFile(o, meta, st)
@@ -200,4 +190,20 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 		return fmt.Errorf("dashboard: %w", uiErr)
 	}
 	return runErr
+}
+
+// loadError sorts an error of building a run (data, sizes, variants) into
+// its exit code: the data's (3), a usage error (2) for sizes past the
+// limits and variants that do not fit the model's sites, else 1.
+func loadError(err error) error {
+	var ve *train.VariantError // a variant that does not fit the model's sites
+	switch {
+	case errors.Is(err, train.ErrData) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+		return dataError(err)
+	case errors.Is(err, train.ErrTooLarge) || errors.Is(err, train.ErrTooManySteps):
+		return usageError(trainHelpHint, err)
+	case errors.As(err, &ve):
+		return usageError("normtop variants", fmt.Errorf("--variants: %w", err))
+	}
+	return err
 }
