@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import normtop  # noqa: E402
 from tiny_transformer import bench_step  # noqa: E402
 
-W = importlib.import_module("normtop.watch")
+W = importlib.import_module("normtop.variant")
 SHIPPED = {n: getattr(W._Variant, n) for n in ("_forward", "_backward", "take")}
 
 

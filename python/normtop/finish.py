@@ -9,7 +9,7 @@ so the work is split where it is cheapest:
 
 - on the device, one op for all the layers of a group (same kind, shape,
   device) does each reduction to per-layer numbers;
-- those numbers come back in the step's one copy to the host (watch.take),
+- those numbers come back in the step's one copy to the host (variant.take),
   and the last scalar formulas (divisions by d or C, square roots,
   max |x|) run there in Python floats;
 - what the step changes on the device (the shadow EMAs) is done after the

@@ -373,7 +373,7 @@ def test_statistics_read_from_the_node_match_those_computed(tmp_path, monkeypatc
     read from what its autograd node saved instead of a pass over x; with
     the node unknown (as for a user's own module) every value is computed
     from the data. Both ways must agree."""
-    W = sys.modules["normtop.watch"]
+    W = sys.modules["normtop.layer_state"]
 
     def probes(tag):
         torch.manual_seed(4)

@@ -1,0 +1,119 @@
+"""What a run is told and what its stream's header says: watch()'s options
+checked, the models and their layers, the embedding whose spectrum is
+taken, and the header (meta) of docs/formats.md built from them."""
+
+import uuid
+
+import torch
+
+from .stream import rfc3339
+
+# precision= → the dtype statistics are taken in (None: the input's own, float32 at least)
+ACCS = {"float64": torch.float64, "float32": torch.float32, "input": None}
+
+
+def check_options(every, spectrum_every, momentum, precision):
+    """Raises ValueError for an option out of range; returns precision's dtype."""
+    if not isinstance(every, int) or every < 1:
+        raise ValueError(f"normtop: every={every!r}: want an integer ≥ 1")
+    if not isinstance(spectrum_every, int) or spectrum_every < 0:
+        raise ValueError(f"normtop: spectrum_every={spectrum_every!r}: want an integer ≥ 0 (0 = off)")
+    if not 0 < momentum <= 1:
+        raise ValueError(f"normtop: momentum={momentum!r}: want 0 < m ≤ 1")
+    if precision not in ACCS:
+        raise ValueError(f"normtop: precision={precision!r}; valid: input, float64, float32")
+    return ACCS[precision]
+
+
+def check_models(models):
+    """{variant name: model} for a model or a dict of them; ValueError for
+    none or for a TorchScript module."""
+    if isinstance(models, torch.nn.Module):
+        models = {type(models).__name__: models}
+    if not models:
+        raise ValueError("normtop: no model to watch")
+    for m in models.values():
+        if isinstance(m, torch.jit.ScriptModule):
+            raise ValueError("normtop: the model is a TorchScript module (torch.jit.script or trace), which "
+                             "takes no Python hooks; watch the eager model (call watch() before scripting, "
+                             "or train the eager copy)")
+    return models
+
+
+def layer_names(variants):
+    """Every variant's layers, in first-seen order; ValueError for none."""
+    layers = []
+    for v in variants:
+        for s in v.sites:
+            if s.name not in layers:
+                layers.append(s.name)
+    if not layers:
+        raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
+                         "InstanceNorm, RMSNorm); name yours with modules=[...]")
+    return layers
+
+
+def find_embedding(model, embedding):
+    if embedding is False:
+        return None
+    if isinstance(embedding, torch.Tensor):
+        return embedding
+    if isinstance(embedding, torch.nn.Module):
+        return embedding.weight
+    if isinstance(embedding, str):
+        return dict(model.named_modules())[embedding].weight
+    for m in model.modules():
+        if isinstance(m, torch.nn.Embedding):
+            return m.weight
+    return None
+
+
+def layer_facts(variants, embeddings):
+    """What the header says of each layer, so that a reader knows which
+    layers keep running statistics and at what rate (report's start-up
+    window), without guessing from the variant's name: layer.<name>.kind,
+    .d (features normalized or channels), .momentum (BatchNorm's own
+    rate; "cumulative" for momentum=None), .eps; embedding_d and
+    embedding_rows for the spectrum."""
+    out = {}
+    for v in variants:
+        for s in v.sites:
+            key = f"layer.{s.name}."
+            if key + "kind" in out:
+                continue
+            out[key + "kind"] = s.kind
+            d = s.features()
+            if d:
+                out[key + "d"] = str(d)
+            out[key + "eps"] = repr(s.eps)
+            if s.has_running:
+                m = getattr(s.module, "momentum", None)
+                out[key + "momentum"] = "cumulative" if m is None else repr(float(m))
+    emb = next((e for e in embeddings if e is not None), None)
+    if emb is not None and emb.dim() == 2:
+        out["embedding_rows"], out["embedding_d"] = str(emb.shape[0]), str(emb.shape[1])
+    return out
+
+
+def header(run, start, precision, rank, config, run_id, model_name, data, metric):
+    """The stream's header for run (its variants, layers, embeddings and
+    rates already set), started at start (UTC)."""
+    cfg = {"source": "pytorch", "torch": torch.__version__, "probe_every": str(run.every),
+           "spectrum_every": str(run.spectrum_every), "shadow_momentum": repr(run.momentum),
+           "precision": precision}
+    if rank is not None:
+        cfg["rank"] = str(rank)
+    cfg.update(layer_facts(run.variants, run.embeddings))
+    for k, v in (config or {}).items():
+        cfg[str(k)] = str(v)
+    first = run.variants[0].model
+    return {
+        "RunID": run_id or start.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
+        "Model": model_name or "pytorch:" + type(first).__name__,
+        "Data": data,
+        "Metric": metric,
+        "Variants": [{"Name": v.name, "Spec": v.name} for v in run.variants],
+        "Layers": list(run.layers),
+        "Start": rfc3339(start),
+        "Config": cfg,
+    }

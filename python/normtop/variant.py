@@ -1,0 +1,177 @@
+"""_Variant: one watched model of a run, its sites, the hooks that exist on
+due steps only, and the step's probe values taken from them."""
+
+import math
+
+import torch
+
+from . import finish as F
+from . import probes as P
+from .layer_state import _NATIVE_NODES, _LayerState
+from .measure import _Measure, _saved
+from .sites import BATCHNORM, RMSNORM, find_sites
+
+
+class _Variant(_Measure):
+    """One model of the run: its sites, hooks, probe buffer and pending frame."""
+
+    def __init__(self, run, index, name, model, modules):
+        self.run, self.index, self.name, self.model = run, index, name, model
+        self.sites = find_sites(model, modules)
+        self.states = []
+        self.handles = []
+        self.due = False
+        self.touched = False  # a hook wrote probe values since the last take
+        self.consts = {}  # constants made once, not per step: the layers' ε, [1, 0] for γ and β
+        self.pending = None
+        self.last_step = 0
+        self.last_time = None
+        self.losses_since_eval = []
+        self.mask = None
+        self.mask_on = {}  # (device, dtype) → the mask there, made once per set_mask
+        self.mask_used = False  # a mask was set in an earlier step (log() clears it)
+        self.last_given = self.last_recorded = self.step_offset = 0  # steps as given and as recorded
+        self.step_warned = False
+
+    def attach(self, layer_index):
+        for s in self.sites:
+            self.states.append(_LayerState(s, layer_index[s.name]))
+
+    def detach(self):
+        self.set_due(False)
+
+    def set_due(self, due):
+        """Probes are measured on the next training step or not. The hooks
+        exist only for due steps: a module without hooks takes torch's fast
+        call path, so a step that is not measured costs nothing. A module
+        whose output comes from one autograd node of its own (nn.LayerNorm,
+        BatchNorm, GroupNorm) is heard through a hook on that node; any
+        other needs a full backward hook (which wraps the module's inputs
+        and outputs on every pass)."""
+        if due and not self.handles:
+            for st in self.states:
+                m = st.site.module
+                if st.site.has_running:  # only BatchNorm's running stats need a look before the forward
+                    self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
+                self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+        elif not due:
+            for h in self.handles:
+                h.remove()
+            self.handles = []
+        self.due = due
+        for st in self.states:
+            want = due and not st.native
+            if want and st.full_hook is None:
+                st.full_hook = st.site.module.register_full_backward_hook(self._bwd_hook(st))
+            elif not want and st.full_hook is not None:
+                st.full_hook.remove()
+                st.full_hook = None
+
+    def _active(self, module):
+        return self.due and module.training and torch.is_grad_enabled()
+
+    def _pre_hook(self, st):
+        def hook(module, inputs):
+            if not self._active(module) or not st.site.has_running:
+                return
+            # The running statistics before this batch's update (§5).
+            s = st.site
+            st.own = torch.stack([s.flat("running_mean", module.running_mean),
+                                  s.flat("running_var", module.running_var)])
+        return hook
+
+    def _fwd_hook(self, st):
+        def hook(module, inputs, output):
+            if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
+                return
+            x = st.site.batched(inputs[0].detach())
+            fn = getattr(output, "grad_fn", None)
+            node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
+            with torch.no_grad():
+                call = self._forward(st, x, node)
+            if call is None:  # the layer is skipped this step (a mask that does not fit)
+                return
+            if node is not None:
+                mean = None if st.site.kind == BATCHNORM else _saved(node, "_saved_result1", self._acc(x))
+                node.register_hook(self._node_hook(st, call, x, mean))
+            elif st.native:
+                # Not one native node after all (a subclass, autocast, ...):
+                # from the next due step on, a full backward hook.
+                st.native = False
+                st.calls.remove(call)
+            else:
+                call.x = x  # the full backward hook reads it
+        return hook
+
+    def _node_hook(self, st, call, x, mean):
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[0] if grad_outputs else None
+            dx = grad_inputs[0] if grad_inputs else None
+            if isinstance(g, torch.Tensor) and g.shape == x.shape:
+                with torch.no_grad():  # no graph is recorded: g and dx need no detach
+                    self._backward(st, call, x, g, dx if isinstance(dx, torch.Tensor) else None, mean)
+        return hook
+
+    def _bwd_hook(self, st):
+        def hook(module, grad_input, grad_output):
+            # A full backward hook does not say which run of the module it
+            # belongs to. Autograd runs a module's backwards in the reverse
+            # order of its forwards (later nodes first), so it is the last
+            # run still waiting for one; the shape check guards the pairing.
+            call = next((c for c in reversed(st.calls) if c.bwd is None and c.x is not None), None)
+            if call is None:
+                return
+            x, call.x = call.x, None
+            g = grad_output[0] if grad_output else None
+            dx = grad_input[0] if grad_input else None
+            if isinstance(g, torch.Tensor):
+                g = st.site.batched(g)
+            if isinstance(dx, torch.Tensor):
+                dx = st.site.batched(dx)
+            if isinstance(g, torch.Tensor) and g.shape == x.shape:
+                with torch.no_grad():
+                    self._backward(st, call, x, g.detach(), dx.detach() if isinstance(dx, torch.Tensor) else None)
+        return hook
+
+    def finish(self, copy, out):
+        """Adds this step's probe values to copy: batched over the layers of
+        one kind and shape (finish.py), written into out's rows once the
+        copy has reached the host. What is not measured stays NaN."""
+        for st in self.states:
+            call = st.reported()
+            st.fwd, st.bwd = (call.fwd, call.bwd) if call is not None else (None, None)
+            if call is not None and self.mask_used and not call.masked:
+                st.warn_once("nomask", "a step without a mask after steps with one: set_mask() holds for one "
+                                       "step (log() clears it); call it before each step's forward")
+        fw = [st for st in self.states if st.fwd is not None]
+        bw = [st for st in self.states if st.bwd is not None]
+        for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
+            F.stats(group, self.run.momentum, self.consts, copy, out)
+        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
+                                             st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
+            F.grads(group, self.consts, copy, out)
+        for st in fw + bw:
+            st.fwd = st.bwd = None
+
+    def take(self, extra=None):
+        """The probe values of the step as host floats: one copy per device
+        holding a site (one in the usual case). extra: a tensor to bring back
+        in the same copy (the train loss)."""
+        out = None
+        copy = F.Copy()
+        if self.touched:  # some run of a layer had its backward: a training step was measured
+            out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
+            self.finish(copy, out)
+            self.touched = False
+        else:
+            for st in self.states:  # forwards without a backward: not a training step
+                st.calls = []
+        return out, copy.run(extra)
+
+
+def _groups(items, key):
+    """items grouped by key, in first-seen order."""
+    d = {}
+    for it in items:
+        d.setdefault(key(it), []).append(it)
+    return list(d.values())
