@@ -283,6 +283,10 @@ log "replay ok"
 log "replay: difference view, grid with a filter, config panel at 160×48"
 start "$BIN" replay "$RUNFILE" --speed 64
 wait_for "step $STEPS" 60 "the replay to reach step $STEPS"
+# The finished replay lands on the Summary screen once, from the Overview,
+# a moment after its last step shows: wait for it, or it can land after
+# the keys below and take the screen they chose.
+wait_for 'ranked by final val' 30 "the finished replay to land on the Summary screen"
 tmx resize-window -t "$SESSION" -x 160 -y 48 || fail "tmux resize-window failed"
 key 1
 wait_for 'loss( \(log axis\))? · train ─ \(ema' 10 "the overview, smoothed by default"
