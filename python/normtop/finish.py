@@ -73,6 +73,7 @@ class Copy:
 
 
 def _as(t, dtype):
+    """t in dtype, without a copy when it already is (measure.py uses it too)."""
     return t if t.dtype == dtype else t.to(dtype)
 
 

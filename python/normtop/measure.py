@@ -6,6 +6,7 @@ the run's precision and the constants these read."""
 import torch
 
 from . import probes as P
+from .finish import _as
 from .layer_state import _Call
 from .sites import BATCHNORM, PER_SAMPLE, RMSNORM
 
@@ -135,10 +136,6 @@ class _Measure:
             vecs += P.moment_sums(dxr, ones)
         call.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
         self.touched = True
-
-
-def _as(t, dtype):
-    return t if t.dtype == dtype else t.to(dtype)
 
 
 def _saved(node, name, dtype):
