@@ -17,6 +17,15 @@ type compareScreen struct{ page }
 
 func (m *compareScreen) View() []string { return m.compare(m.w, m.h) }
 
+// bounds: p and P visit the probes some variant measured.
+func (m *compareScreen) bounds(b *Bounds) {
+	vs := make([]*variantData, len(m.data.variants))
+	for i := range vs {
+		vs[i] = &m.data.variants[i]
+	}
+	b.Probes = visibleProbes(vs...)
+}
+
 func (m *compareScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *compareScreen) Guide() string {

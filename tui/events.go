@@ -132,6 +132,12 @@ type eventsScreen struct{ page }
 
 func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
 
+// bounds: the rows the keys move over, and where enter seeks for each.
+func (m *eventsScreen) bounds(b *Bounds) {
+	rows := m.eventRows()
+	b.EventSteps, b.EventVariants = rowSteps(rows), rowVariants(rows)
+}
+
 func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
 	out := []key.Binding{keymap.layer, eventsKeys.help, keymap.text, keymap.page, keymap.listEnds}
 	if replay {

@@ -131,6 +131,13 @@ type layersScreen struct{ page }
 
 func (m *layersScreen) View() []string { return m.layersView(m.w, m.h) }
 
+// bounds: p and P visit the probes the selected variant measured.
+func (m *layersScreen) bounds(b *Bounds) {
+	if n := len(m.data.variants); n > 0 {
+		b.Probes = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, n-1)])
+	}
+}
+
 func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *layersScreen) Guide() string {

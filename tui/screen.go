@@ -16,6 +16,10 @@ type screen interface {
 	ShortHelp(replay bool) []key.Binding
 	// Guide is what the full help (?) says the screen shows.
 	Guide() string
+	// bounds adds to b the facts the screen's keys need that only the
+	// screen knows (its rows, its pages, the probes it can select); the
+	// root fills in the run-wide ones.
+	bounds(b *Bounds)
 }
 
 // page is what every screen is built on: the shared view context and the
@@ -26,3 +30,6 @@ type page struct {
 }
 
 func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
+
+// bounds: a screen without keys of its own adds nothing.
+func (p *page) bounds(*Bounds) {}

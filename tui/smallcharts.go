@@ -67,6 +67,9 @@ type gridScreen struct {
 
 func (m *gridScreen) View() []string { return m.gridView(m.w, m.h) }
 
+// bounds: ↑/↓ turn the pages, never past the last.
+func (m *gridScreen) bounds(b *Bounds) { b.GridPages = m.gridPages() }
+
 func (m *gridScreen) ShortHelp(replay bool) []key.Binding {
 	return []key.Binding{keymap.text, keymap.page, keymap.cursor, keymap.zoom, keymap.toggle}
 }

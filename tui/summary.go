@@ -54,6 +54,9 @@ type summaryScreen struct {
 
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
 
+// bounds: o steps through the table's columns.
+func (m *summaryScreen) bounds(b *Bounds) { b.SortCols = len(summaryCols) }
+
 func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
 	return []key.Binding{summaryKeys.help}
 }
