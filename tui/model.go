@@ -96,8 +96,9 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.live.Init())
 }
 
-// Update handles keys, the mouse, size and colours; every other message
-// goes to the driver.
+// Update handles keys, the mouse, size and colours; a message a screen
+// takes goes to it (the findings to the Summary), every other to the
+// driver.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -119,10 +120,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelUp, tea.MouseWheelDown:
 			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
 		}
-	case FindingsMsg:
-		m.screens[ScreenSummary].(*summaryScreen).findings = msg.Lines
-		m.dirty = true
 	default:
+		for _, sc := range m.screens {
+			if sc.Update(msg) {
+				m.dirty = true
+				return m, nil
+			}
+		}
 		cmd, news := m.driver().Update(msg, m.playback())
 		m.apply(news)
 		return m, cmd

@@ -1,6 +1,9 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // screen is one page of the dashboard, a component in soft-serve's sense:
 // it draws its body at the size the root gives it and lists its keys for
@@ -20,6 +23,9 @@ type screen interface {
 	// screen knows (its rows, its pages, the probes it can select); the
 	// root fills in the run-wide ones.
 	bounds(b *Bounds)
+	// Update takes a message meant for the screen (its data, not a key)
+	// and reports whether it was one.
+	Update(msg tea.Msg) bool
 }
 
 // page is what every screen is built on: the shared view context and the
@@ -33,3 +39,6 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 
 // bounds: a screen without keys of its own adds nothing.
 func (p *page) bounds(*Bounds) {}
+
+// Update: a screen that takes no message of its own takes none.
+func (p *page) Update(tea.Msg) bool { return false }
