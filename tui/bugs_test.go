@@ -134,7 +134,7 @@ func TestGradientsAutoLog(t *testing.T) {
 	if out := runScreen(t, m, 120, 40, "l"); strings.Contains(out, "(log10)") {
 		t.Fatalf("l left the log axis on:\n%s", out)
 	}
-	if spansDecades([]Bucket{{Min: 1, Max: 500, Count: 1}}) {
+	if spansDecades([]bucket{{Min: 1, Max: 500, Count: 1}}) {
 		t.Error("2.7 decades counted as more than 3")
 	}
 }

@@ -4,7 +4,7 @@
 // spectrum, gradients, events, summary (where a finished run lands) and
 // the grid of small charts.
 //
-// Data flows one way: frames are ingested into bounded History series
+// Data flows one way: frames are ingested into bounded history series
 // (history.go, histories.go; a store per run). Every chart is one braille
 // canvas (chart.go, 2×4 dots a cell) with the variants overlaid on one y axis: round 1-2-5 or
 // decade ticks (ticks.go), and columns that keep each step range's minimum

@@ -57,7 +57,7 @@ func (m *common) layerNameWidth() int {
 // isOutlier reports whether a cell deserves highlighting: an outlier alert
 // was raised for it, or its latest value is over 10× the median of the
 // shown buckets (the probes' rule, so replays of files without alerts agree).
-func isOutlier(alerted bool, bs []Bucket) bool {
+func isOutlier(alerted bool, bs []bucket) bool {
 	if alerted {
 		return true
 	}

@@ -62,7 +62,7 @@ func gridLayout(w, h int) (cols, rows int) {
 // gridView draws the page of small charts holding the selected page.
 type gridScreen struct {
 	page
-	buf []Bucket // the charts' series, reused from frame to frame (scratch)
+	buf []bucket // the charts' series, reused from frame to frame (scratch)
 }
 
 func (m *gridScreen) View() []string { return m.gridView(m.w, m.h) }
@@ -137,10 +137,10 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 	// line: a page holds dozens of charts of every variant.
 	// A small chart has 2 dot columns a cell: as many buckets suffice (a
 	// merged bucket keeps its extremes, so a spike survives).
-	raws := make([][]Bucket, len(m.data.variants))
+	raws := make([][]bucket, len(m.data.variants))
 	for i := range m.data.variants {
 		if h := m.data.variants[i].probe(p.layer, p.probe); h != nil && !m.hidden(i) {
-			raws[i] = m.scratch(func(dst []Bucket) []Bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
+			raws[i] = m.scratch(func(dst []bucket) []bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
 		}
 	}
 	m.useLog(raws...)
@@ -173,7 +173,7 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 // frame (a page is dozens of charts of every variant: fresh slices each
 // frame made the garbage collector the Grid's largest cost), and returns
 // it. A slice handed out stays valid when a later one grows the buffer.
-func (m *gridScreen) scratch(add func([]Bucket) []Bucket) []Bucket {
+func (m *gridScreen) scratch(add func([]bucket) []bucket) []bucket {
 	start := len(m.buf)
 	m.buf = add(m.buf)
 	return m.buf[start:len(m.buf):len(m.buf)]
