@@ -153,8 +153,14 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 			s.Filter = ""
 		}
 		s.Cursor = -1
-	case key.Matches(k, km.zoom, km.last):
-		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
+	case key.Matches(k, km.zoomIn):
+		s.ZoomSpan, s.ZoomEnd = zoomIn(s, b)
+	case key.Matches(k, km.zoomOut):
+		s.ZoomSpan, s.ZoomEnd = zoomOut(s, b)
+	case key.Matches(k, km.zoomAll):
+		s.ZoomSpan, s.ZoomEnd = 0, 0
+	case key.Matches(k, km.last):
+		s.ZoomSpan, s.ZoomEnd = zoomLast(s, b)
 	case key.Matches(k, km.hide):
 		if b.Variants > 0 && s.Variant < 64 {
 			s.Hidden ^= 1 << uint(s.Variant)
