@@ -281,26 +281,23 @@ func newEventsKeys() (k eventsKeyMap) {
 	return k
 }
 
-// eventsUpdate: on the Events screen, ↑/↓, PgUp/PgDn and Home/End move
-// the selected row (Home/End the list's ends, not the replay's), f and F
-// step the kind and variant filters, and in replay enter seeks to the
-// selected event.
+// eventsScroll: on the Events screen, ↑/↓, PgUp/PgDn and the wheel move
+// the selected row.
+func eventsScroll(s State, d int, b Bounds) State {
+	s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
+	return s
+}
+
+// eventsUpdate: on the Events screen, Home/End select the list's ends (not
+// the replay's), f and F step the kind and variant filters, and in replay
+// enter seeks to the selected event.
 func eventsUpdate(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
-	last := len(b.EventSteps) - 1
 	switch {
-	case key.Matches(k, km.up):
-		s.Event = clamp(s.Event-1, 0, last)
-	case key.Matches(k, km.down):
-		s.Event = clamp(s.Event+1, 0, last)
-	case key.Matches(k, km.pageUp):
-		s.Event = clamp(s.Event-max(b.Page, 1), 0, last)
-	case key.Matches(k, km.pageDown):
-		s.Event = clamp(s.Event+max(b.Page, 1), 0, last)
 	case key.Matches(k, km.home):
 		s.Event = 0
 	case key.Matches(k, km.end):
-		s.Event = max(last, 0)
+		s.Event = max(len(b.EventSteps)-1, 0)
 	case key.Matches(k, eventsKeys.kind):
 		s.EvKind++
 		if s.EvKind >= int(probes.NumAlertKinds) {

@@ -18,16 +18,19 @@ func Navigate(s State, k string, b Bounds) State {
 	if s.Filtering {
 		return filterKey(s, kn)
 	}
-	next, ok := infoKeys(s, kn, b)
-	if ok {
-		return next
-	}
-	s = next
 	if s.Confirm {
 		s.Confirm = false
 		s.Quit = key.Matches(kn, keymap.yes)
 		return s
 	}
+	if d, ok := listStep(kn, b); ok {
+		return scroll(s, d, b)
+	}
+	next, ok := infoKeys(s, kn, b)
+	if ok {
+		return next
+	}
+	s = next
 	if update := screenKeys[s.Screen]; update != nil {
 		if next, ok := update(s, kn, b); ok {
 			return next
@@ -45,7 +48,45 @@ func Navigate(s State, k string, b Bounds) State {
 var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
 	ScreenEvents:  eventsUpdate,
 	ScreenSummary: summaryUpdate,
-	ScreenGrid:    gridUpdate,
+}
+
+// listStep is the rows ↑/↓ (one) and PgUp/PgDn (a page) move the list
+// shown by: negative up.
+func listStep(k keyName, b Bounds) (int, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.up):
+		return -1, true
+	case key.Matches(k, km.down):
+		return 1, true
+	case key.Matches(k, km.pageUp):
+		return -max(b.Page, 1), true
+	case key.Matches(k, km.pageDown):
+		return max(b.Page, 1), true
+	}
+	return 0, false
+}
+
+// screenScroll are the screens whose list is not the layers: the Events
+// screen's rows, the Grid's pages.
+var screenScroll = [numScreens]func(State, int, Bounds) State{
+	ScreenEvents: eventsScroll,
+	ScreenGrid:   gridScroll,
+}
+
+// scroll moves the list shown by d rows (listStep's keys, the wheel): the
+// config panel's lines while it is shown, else the screen's list, else
+// the selected layer.
+func scroll(s State, d int, b Bounds) State {
+	switch {
+	case s.Info:
+		s.InfoTop = max(s.InfoTop+d, 0)
+	case screenScroll[s.Screen] != nil:
+		s = screenScroll[s.Screen](s, d, b)
+	default:
+		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+	}
+	return s
 }
 
 // appKeys: quit, help, the config panel, the screens, pause.
@@ -85,16 +126,10 @@ func appKeys(s State, k keyName, b Bounds) (State, bool) {
 }
 
 // moveKeys move the selection: the variant (or the chart cursor), the
-// layer (or the event row), the probe.
+// probe (scroll moves the layer).
 func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
 	switch {
-	case key.Matches(k, km.pageUp, km.pageDown):
-		d := max(b.Page, 1)
-		if key.Matches(k, km.pageUp) {
-			d = -d
-		}
-		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
 	case key.Matches(k, km.left, km.right):
 		d := 1
 		if key.Matches(k, km.left) {
@@ -108,10 +143,6 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 		} else {
 			s.Variant = wrap(s.Variant+d, b.Variants)
 		}
-	case key.Matches(k, km.up):
-		s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
-	case key.Matches(k, km.down):
-		s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
 	case key.Matches(k, km.probeNext, km.probePrev):
 		s.Probe = nextProbe(s.Probe, key.Matches(k, km.probeNext), b.Probes)
 	default:

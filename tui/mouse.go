@@ -49,8 +49,7 @@ func hit(zs []zone, x, y int) *zone {
 func Click(s State, zs []zone, x, y int) State {
 	s.SeekTo = -1
 	if s.Help || s.Confirm {
-		s.Help, s.Confirm = false, false
-		return s
+		return dismiss(s)
 	}
 	z := hit(zs, x, y)
 	if z == nil {
@@ -77,26 +76,33 @@ func Click(s State, zs []zone, x, y int) State {
 	return s
 }
 
+// dismiss closes the full help or the quit question, as any key does.
+func dismiss(s State) State {
+	s.Help, s.Confirm = false, false
+	return s
+}
+
 // Wheel returns the state after a wheel turn at (x, y): over a chart it
-// zooms in (up) or out around the step under the mouse; elsewhere it
-// scrolls like ↑/↓.
+// zooms in (up) or out around the step under the mouse, as z and Z do
+// around the cursor; elsewhere it scrolls the list shown, as ↑/↓ do. It
+// closes help or the quit question instead, like a key.
 func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
+	s.SeekTo, s.SeekVariant = -1, -1
 	if s.Help || s.Confirm {
-		return Navigate(s, "esc", b)
+		return dismiss(s)
 	}
 	if z := hit(zs, x, y); z != nil && z.kind == zoneChart {
-		cur := s.Cursor
-		s.Cursor = z.stepAt(x)
-		k := "Z"
+		at := s
+		at.Cursor = z.stepAt(x)
 		if up {
-			k = "z"
+			s.ZoomSpan, s.ZoomEnd = zoomIn(at, b)
+		} else {
+			s.ZoomSpan, s.ZoomEnd = zoomOut(at, b)
 		}
-		s = Navigate(s, k, b)
-		s.Cursor = cur
 		return s
 	}
 	if up {
-		return Navigate(s, "up", b)
+		return scroll(s, -1, b)
 	}
-	return Navigate(s, "down", b)
+	return scroll(s, 1, b)
 }

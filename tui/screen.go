@@ -9,8 +9,9 @@ import (
 // it draws its body at the size the root gives it and lists its keys for
 // the help bar, and what it shows for the full help. A screen with keys of
 // its own has a key map and a pure update function over State (in
-// screenKeys), which Navigate tries before the root's keys; its state is
-// a part of State that it defines and alone changes.
+// screenKeys), which Navigate tries before the root's keys, and one whose
+// list is not the layers its scroll (in screenScroll: ↑/↓, PgUp/PgDn, the
+// wheel); its state is a part of State that it defines and alone changes.
 type screen interface {
 	SetSize(w, h int)
 	// View is the body: at most h lines of at most w cells.

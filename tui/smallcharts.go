@@ -201,16 +201,12 @@ func (m *gridScreen) gridPages() int {
 	return max((len(m.panels())+per-1)/per, 1)
 }
 
-// gridUpdate: on the Grid, the dashboard's ↑/↓ and PgUp/PgDn turn pages.
-func gridUpdate(s State, k keyName, b Bounds) (State, bool) {
-	km := &keymap
-	switch {
-	case key.Matches(k, km.up, km.pageUp):
-		s.GridPage = clamp(s.GridPage-1, 0, b.GridPages-1)
-	case key.Matches(k, km.down, km.pageDown):
-		s.GridPage = clamp(s.GridPage+1, 0, b.GridPages-1)
-	default:
-		return s, false
+// gridScroll: on the Grid, ↑/↓, PgUp/PgDn and the wheel turn one page.
+func gridScroll(s State, d int, b Bounds) State {
+	step := 1
+	if d < 0 {
+		step = -1
 	}
-	return s, true
+	s.GridPage = clamp(s.GridPage+step, 0, b.GridPages-1)
+	return s
 }
