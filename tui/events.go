@@ -45,7 +45,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 
 // eventRows are the rows the Events screen lists under its filters (f, F
 // and the text filter /).
-func (m *common) eventRows() []eventRow {
+func (m *eventsScreen) eventRows() []eventRow {
 	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
 	if m.st.Filter == "" {
 		return rows
@@ -61,7 +61,7 @@ func (m *common) eventRows() []eventRow {
 
 // matchedEvents counts the events (not rows: outliers fold) the filters
 // let through.
-func (m *common) matchedEvents() int {
+func (m *eventsScreen) matchedEvents() int {
 	n := 0
 	for i := range m.data.events {
 		e := &m.data.events[i]
@@ -77,7 +77,7 @@ func (m *common) matchedEvents() int {
 
 // eventMatches applies the text filter to an event: its variant, layer,
 // kind, probe and message, case-insensitive, glob patterns allowed.
-func (m *common) eventMatches(e *event) bool {
+func (m *eventsScreen) eventMatches(e *event) bool {
 	if m.st.Filter == "" {
 		return true
 	}

@@ -31,7 +31,7 @@ type panel struct {
 
 // panels lists the layer × probe pairs some variant measured that match
 // the filter, layer by layer, in probe order.
-func (m *common) panels() []panel {
+func (m *gridScreen) panels() []panel {
 	vs := make([]*variantData, len(m.data.variants))
 	for i := range vs {
 		vs[i] = &m.data.variants[i]

@@ -332,6 +332,6 @@ type FindingsMsg struct{ Lines []string }
 
 // finished reports whether the run has ended: the live feed closed, or the
 // replayed file's end record was read, or every variant stopped.
-func (m *common) finished() bool {
+func (m *summaryScreen) finished() bool {
 	return m.feed.Ended() || m.data.allStopped()
 }
