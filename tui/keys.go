@@ -2,9 +2,6 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// Replay speeds that + and - step through.
-var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
-
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
 // e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings.
 func Navigate(s State, k string, b Bounds) State {

@@ -95,6 +95,9 @@ func nextProbe(p probes.Probe, fwd bool, list []probes.Probe) probes.Probe {
 	return list[(idx+len(list)-1)%len(list)]
 }
 
+// Replay speeds that + and - step through.
+var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
+
 // stepSpeed moves to the next preset speed above (dir > 0) or below the
 // current one, staying at the ends.
 func stepSpeed(cur float64, dir int) float64 {
