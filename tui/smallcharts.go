@@ -201,6 +201,11 @@ func (m *gridScreen) gridPages() int {
 	return max((len(m.panels())+per-1)/per, 1)
 }
 
+// GridState is the Grid screen's part of State: the page shown.
+type GridState struct {
+	GridPage int
+}
+
 // gridScroll: on the Grid, ↑/↓, PgUp/PgDn and the wheel turn one page.
 func gridScroll(s State, d int, b Bounds) State {
 	step := 1
