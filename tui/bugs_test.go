@@ -41,8 +41,8 @@ func TestEnterShowsEventOfSlowVariant(t *testing.T) {
 	if got := m.data.tally.Variants[1].Step; got < 100 {
 		t.Fatalf("variant 1 at step %d after enter on its event at 100", got)
 	}
-	if len(m.eventRows()) != 1 {
-		t.Fatalf("%d event rows after enter, want the event itself", len(m.eventRows()))
+	if rows := m.screens[ScreenEvents].(*eventsScreen).eventRows(); len(rows) != 1 {
+		t.Fatalf("%d event rows after enter, want the event itself", len(rows))
 	}
 	if out := m.View().Content; !strings.Contains(out, "dist_var") {
 		t.Fatalf("the event is not on the screen:\n%s", out)
@@ -59,13 +59,14 @@ func TestEventsCountUnderFilter(t *testing.T) {
 	m.st.EvKind = int(probes.AlertDivergence)
 	m.dirty = true
 	out := m.View().Content
-	want := fmt.Sprintf("events %d of %d", m.matchedEvents(), all)
-	if m.matchedEvents() == all || !strings.Contains(out, want) {
-		t.Fatalf("want %q (filtered %d of %d):\n%s", want, m.matchedEvents(), all, out)
+	ev := m.screens[ScreenEvents].(*eventsScreen)
+	want := fmt.Sprintf("events %d of %d", ev.matchedEvents(), all)
+	if ev.matchedEvents() == all || !strings.Contains(out, want) {
+		t.Fatalf("want %q (filtered %d of %d):\n%s", want, ev.matchedEvents(), all, out)
 	}
 	// The text filter: only rows whose layer, variant, kind or message match.
 	m.st.EvKind, m.st.Filter = -1, "block1.ln2"
-	for _, r := range m.eventRows() {
+	for _, r := range ev.eventRows() {
 		if r.Layer < 0 || m.data.meta.Layers[r.Layer] != "block1.ln2" {
 			if !strings.Contains(r.Msg, "block1.ln2") {
 				t.Errorf("row %+v passes the filter block1.ln2", r)
@@ -134,7 +135,7 @@ func TestGradientsAutoLog(t *testing.T) {
 	if out := runScreen(t, m, 120, 40, "l"); strings.Contains(out, "(log10)") {
 		t.Fatalf("l left the log axis on:\n%s", out)
 	}
-	if spansDecades([]Bucket{{Min: 1, Max: 500, Count: 1}}) {
+	if spansDecades([]bucket{{Min: 1, Max: 500, Count: 1}}) {
 		t.Error("2.7 decades counted as more than 3")
 	}
 }

@@ -10,7 +10,7 @@ type chartSeries struct {
 	label  string
 	color  int      // palette index: the variant's
 	glyph  string   // the variant's character, told apart without colour
-	bs     []Bucket // smoothed / log-scaled already (transformBuckets)
+	bs     []bucket // smoothed / log-scaled already (transformBuckets)
 	points bool     // evaluations: a marker per point, not a line
 	// faint: context drawn dim behind the lines (the raw series behind its
 	// smoothed line, a band of ± sd over seeds): never on top of a line,

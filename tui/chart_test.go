@@ -16,36 +16,36 @@ func TestCursorReadout(t *testing.T) {
 	m.st.Cursor = 100
 	m.st.Smooth = 0 // raw values
 	for i := range m.data.variants {
-		bs := m.buckets(m.data.variants[i].series(SeriesTrainLoss))
+		bs := m.buckets(m.data.variants[i].series(seriesTrainLoss))
 		want := fixtureFrame(&m.data.meta, i, 100, 200).TrainLoss
 		if got := m.readout(bs); got != fmt3(want) {
 			t.Errorf("variant %d at step 100: %s, want %s", i, got, fmt3(want))
 		}
 	}
 	m.st.Cursor = -1
-	bs := m.buckets(m.data.variants[0].series(SeriesTrainLoss))
+	bs := m.buckets(m.data.variants[0].series(seriesTrainLoss))
 	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 0, 200, 200).TrainLoss); got != want {
 		t.Errorf("no cursor: %s, want the latest %s", got, want)
 	}
 	// Evaluations: between two (every 20 steps) the earlier holds, and
 	// past the last one too, while a step series has nothing there.
 	m.st.Cursor = 115
-	va := m.buckets(m.data.variants[0].series(SeriesValLoss))
+	va := m.buckets(m.data.variants[0].series(seriesValLoss))
 	if got, want := fmt3(m.readoutVal(va, true)), fmt3(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
 		t.Errorf("val at 115: %s, want the step-100 eval %s", got, want)
 	}
 	ada := m.data.variants[3]
 	m.st.Cursor = 170 // adanorm diverged at 150: its last eval was at 140
-	if got, want := fmt3(m.readoutVal(m.buckets(ada.series(SeriesValLoss)), true)), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
+	if got, want := fmt3(m.readoutVal(m.buckets(ada.series(seriesValLoss)), true)), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
 		t.Errorf("adanorm val at 170: %s, want %s", got, want)
 	}
-	if got := m.readout(m.buckets(ada.series(SeriesTrainLoss))); got != "–" {
+	if got := m.readout(m.buckets(ada.series(seriesTrainLoss))); got != "–" {
 		t.Errorf("adanorm train at 170 (after it diverged): %s, want –", got)
 	}
 	// On a log axis the readout is the value, not its logarithm.
 	m.st.Log, m.st.Cursor = logOn, 50
 	m.useLog()
-	bs = m.buckets(m.data.variants[1].series(SeriesTrainLoss))
+	bs = m.buckets(m.data.variants[1].series(seriesTrainLoss))
 	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 1, 50, 200).TrainLoss); got != want {
 		t.Errorf("log axis: %s, want %s", got, want)
 	}
@@ -56,13 +56,13 @@ func TestCursorReadout(t *testing.T) {
 // the axis line.
 func TestChartDraws(t *testing.T) {
 	m := fixtureModel(1, 1, 10, Options{NoColor: true})
-	var bs []Bucket
+	var bs []bucket
 	for s := 1; s <= 200; s++ {
 		v := 1.0
 		if s == 137 {
 			v = 9.5
 		}
-		bs = append(bs, Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
+		bs = append(bs, bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
 	}
 	lines := m.drawChart([]chartSeries{{label: "a", bs: bs}}, chartSpec{w: 60, h: 12, lo: 1, hi: 200, warmup: 60, cursor: -1})
 	if len(lines) != 12 {
@@ -179,7 +179,7 @@ func TestJoinLegend(t *testing.T) {
 // edge, and a flat series still gets an axis.
 func TestChartInfinities(t *testing.T) {
 	m := fixtureModel(1, 1, 10, Options{NoColor: true})
-	bs := []Bucket{
+	bs := []bucket{
 		{FirstStep: 1, LastStep: 1, Min: 1, Max: 1, Last: 1, Count: 1},
 		{FirstStep: 2, LastStep: 2, Min: 2, Max: 2, Last: 2, Count: 1},
 		{FirstStep: 3, LastStep: 3, Min: math.Inf(1), Max: math.Inf(1), Last: math.Inf(1), Count: 1},
@@ -197,7 +197,7 @@ func TestChartInfinities(t *testing.T) {
 	if strings.Trim(top, "\u2800") == "" || strings.Trim(bottom, "\u2800") == "" {
 		t.Fatalf("±Inf not drawn at the edges:\n%s", strings.Join(lines, "\n"))
 	}
-	flat := []Bucket{{FirstStep: 1, LastStep: 5, Min: 3, Max: 3, Last: 3, Count: 5}}
+	flat := []bucket{{FirstStep: 1, LastStep: 5, Min: 3, Max: 3, Last: 3, Count: 5}}
 	lines = m.drawChart([]chartSeries{{label: "f", bs: flat}}, chartSpec{w: 40, h: 8, lo: 1, hi: 5, cursor: -1})
 	if !strings.Contains(strings.Join(lines, "\n"), "3.0┤") {
 		t.Fatalf("flat series axis:\n%s", strings.Join(lines, "\n"))

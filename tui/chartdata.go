@@ -25,13 +25,13 @@ func (m *common) xRange() (lo, hi int) {
 // buckets is a series' stored buckets (every one: min/max of each survive
 // into the chart), smoothed and scaled as the screen asks (the scale as
 // the last useLog decided). nil for nil.
-func (m *common) buckets(h *History) []Bucket {
+func (m *common) buckets(h *history) []bucket {
 	return m.scaled(rawBuckets(h), true)
 }
 
 // scaled smooths (when smooth and the level is on) and log-scales (when
 // the chart is on a log axis) buckets in place and returns them.
-func (m *common) scaled(bs []Bucket, smooth bool) []Bucket {
+func (m *common) scaled(bs []bucket, smooth bool) []bucket {
 	if smooth {
 		smoothBuckets(bs, smoothWeight(m.st.Smooth))
 	}
@@ -44,7 +44,7 @@ func (m *common) scaled(bs []Bucket, smooth bool) []Bucket {
 // faintRaw is the raw series kept faint behind a smoothed line (as
 // TensorBoard does): its spikes stay visible while the line says where the
 // series is going. Nothing when smoothing is off.
-func (m *common) faintRaw(h *History, color int) []chartSeries {
+func (m *common) faintRaw(h *history, color int) []chartSeries {
 	if smoothWeight(m.st.Smooth) == 0 || h == nil {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (m *common) windowNote() string {
 
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
-func (m *common) readout(bs []Bucket) string {
+func (m *common) readout(bs []bucket) string {
 	return fmt3(m.readoutVal(bs, false))
 }
 
@@ -97,7 +97,7 @@ func (m *common) readout(bs []Bucket) string {
 // the series' last point its last value holds, the next evaluation not
 // having happened yet. Legends of several series format these together
 // (colFormat) so that they read alike.
-func (m *common) readoutVal(bs []Bucket, hold bool) float64 {
+func (m *common) readoutVal(bs []bucket, hold bool) float64 {
 	if len(bs) == 0 {
 		return math.NaN()
 	}
@@ -140,7 +140,7 @@ func (m *common) cellSteps(w int) int {
 // valuesOf is the last value of each bucket, optionally EMA-smoothed
 // (weight w, debiased, 0 = off) and log10-scaled (non-positive values
 // become gaps): sparklines.
-func valuesOf(bs []Bucket, w float64, logScale bool) []float64 {
+func valuesOf(bs []bucket, w float64, logScale bool) []float64 {
 	out := make([]float64, len(bs))
 	e := newEMA(w)
 	for i, bk := range bs {

@@ -17,6 +17,15 @@ type compareScreen struct{ page }
 
 func (m *compareScreen) View() []string { return m.compare(m.w, m.h) }
 
+// bounds: p and P visit the probes some variant measured.
+func (m *compareScreen) bounds(b *Bounds) {
+	vs := make([]*variantData, len(m.data.variants))
+	for i := range vs {
+		vs[i] = &m.data.variants[i]
+	}
+	b.Probes = visibleProbes(vs...)
+}
+
 func (m *compareScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *compareScreen) Guide() string {
@@ -58,7 +67,7 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 	// One line per standing: a variant, or the seeds of one spec as their
 	// mean, as on the Overview; the grid below keeps every seed.
 	st := m.data.standings()
-	var raw [][]Bucket
+	var raw [][]bucket
 	for _, v := range m.data.variants {
 		if !m.hidden(v.idx) {
 			raw = append(raw, rawBuckets(v.probe(l, p)))
@@ -71,7 +80,7 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 	for k, x := range st {
 		i := x.idx[0]
 		vals[k] = math.NaN()
-		var bss [][]Bucket
+		var bss [][]bucket
 		for _, j := range x.idx {
 			if h := m.data.variants[j].probe(l, p); h != nil {
 				bss = append(bss, m.buckets(h))

@@ -267,14 +267,6 @@ func infoKeys(s State, k keyName, b Bounds) (State, bool) {
 	switch {
 	case key.Matches(k, km.info, km.esc):
 		s.Info = false
-	case key.Matches(k, km.up):
-		s.InfoTop = max(s.InfoTop-1, 0)
-	case key.Matches(k, km.down):
-		s.InfoTop++
-	case key.Matches(k, km.pageUp):
-		s.InfoTop = max(s.InfoTop-max(b.Page, 1), 0)
-	case key.Matches(k, km.pageDown):
-		s.InfoTop += max(b.Page, 1)
 	case key.Matches(k, km.home):
 		s.InfoTop = 0
 	default:

@@ -21,13 +21,13 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 	m.logShown = false // differences change sign
 	bi := clamp(m.st.Baseline, 0, len(st)-1)
 	base := &st[bi]
-	train := func(v *variantData) []Bucket {
+	train := func(v *variantData) []bucket {
 		if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
 			return rawBuckets(sm)
 		}
-		return rawBuckets(v.series(SeriesTrainLoss))
+		return rawBuckets(v.series(seriesTrainLoss))
 	}
-	val := func(v *variantData) []Bucket { return rawBuckets(v.series(SeriesValLoss)) }
+	val := func(v *variantData) []bucket { return rawBuckets(v.series(seriesValLoss)) }
 	what := "train ─"
 	if n := smoothNote(m.st.Smooth); n != "" {
 		what += " (" + n + ")"
@@ -93,10 +93,10 @@ func signed(fm func(float64) string, v float64) string {
 }
 
 // zeroLine is a flat series at 0 over the steps of bs.
-func zeroLine(bs []Bucket) []Bucket {
-	out := make([]Bucket, len(bs))
+func zeroLine(bs []bucket) []bucket {
+	out := make([]bucket, len(bs))
 	for i, b := range bs {
-		out[i] = Bucket{FirstStep: b.FirstStep, LastStep: b.LastStep, Count: b.Count}
+		out[i] = bucket{FirstStep: b.FirstStep, LastStep: b.LastStep, Count: b.Count}
 	}
 	return out
 }
@@ -106,8 +106,8 @@ func zeroLine(bs []Bucket) []Bucket {
 // initialisation cancel), then the mean over pairs and, with several, a
 // band of ± their sd (nil for one pair). exact (evaluations): a point
 // counts only where the baseline has one at the same step.
-func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) []Bucket, exact bool) (mean, band []Bucket) {
-	var pairs [][]Bucket
+func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) []bucket, exact bool) (mean, band []bucket) {
+	var pairs [][]bucket
 	for k, a := range x.idx {
 		c := m.pairOf(a, base, k)
 		if d := diffBuckets(series(&m.data.variants[a]), series(&m.data.variants[c]), exact); len(d) > 0 {
@@ -121,8 +121,8 @@ func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) [
 		return pairs[0], nil
 	}
 	grid := pairs[0]
-	mean = make([]Bucket, 0, len(grid))
-	band = make([]Bucket, 0, len(grid))
+	mean = make([]bucket, 0, len(grid))
+	band = make([]bucket, 0, len(grid))
 	ds := make([]float64, len(pairs))
 	for _, g := range grid {
 		ds = ds[:0]
@@ -161,8 +161,8 @@ func (m *overviewScreen) pairOf(a int, base *standing, k int) int {
 // (b holds its latest value before it, as the cursor reads it; exact:
 // only where b has a point at that very step). Buckets collapse onto
 // the difference.
-func diffBuckets(a, b []Bucket, exact bool) []Bucket {
-	out := make([]Bucket, 0, len(a))
+func diffBuckets(a, b []bucket, exact bool) []bucket {
+	out := make([]bucket, 0, len(a))
 	for _, x := range a {
 		if x.Count == 0 {
 			continue

@@ -4,7 +4,7 @@
 // spectrum, gradients, events, summary (where a finished run lands) and
 // the grid of small charts.
 //
-// Data flows one way: frames are ingested into bounded History series
+// Data flows one way: frames are ingested into bounded history series
 // (history.go, histories.go; a store per run). Every chart is one braille
 // canvas (chart.go, 2×4 dots a cell) with the variants overlaid on one y axis: round 1-2-5 or
 // decade ticks (ticks.go), and columns that keep each step range's minimum
@@ -18,11 +18,13 @@
 // in tea.Cmds only, one at a time.
 //
 // The Model is the root: it routes. Each screen is a component (screen.go:
-// SetSize, View, ShortHelp, Guide) over common, what every screen reads
+// SetSize, View, ShortHelp, Guide, the facts its keys need (bounds), the
+// messages it takes (Update)) over common, what every screen reads
 // (the store, the view State, Styles, the size and the mouse zones being
-// recorded); a screen with keys of its own (Events, Summary, Grid) has its
+// recorded); a screen with keys of its own (Events, Summary) has its
 // key map, a pure update function over State and its part of State
-// (EventsState, SummaryState). The root keeps the help, the config panel
+// (EventsState, SummaryState), and one whose list is not the layers
+// (Events, Grid) its scroll. The root keeps the help, the config panel
 // (i), the header and the render cache, and one driver that feeds the store: liveDriver (live.go)
 // or replayDriver (replay.go), a state machine over replayState (playing,
 // seeking, catching up, following, at the end) with its own Update, whose
@@ -33,5 +35,7 @@
 // Bounds), Click and Wheel over State, tested without Bubble Tea. Every key
 // is a key.Binding (keymap.go and the screens' maps) that Navigate
 // dispatches on with key.Matches and the help lists, so a key shown is a
-// key handled. The screens record the clickable zones they draw.
+// key handled. The mouse calls the functions those keys map to (scroll,
+// zoomIn, zoomOut), never a key name. The screens record the clickable
+// zones they draw.
 package tui

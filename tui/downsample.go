@@ -18,7 +18,7 @@ type colSpan struct {
 // step survives at any width: a one-step spike is never averaged or skipped
 // away, which a divergence monitor cannot afford. out is reused when large
 // enough. Cost O(len(bs) + n).
-func downsample(bs []Bucket, lo, hi, n int, out []colSpan) []colSpan {
+func downsample(bs []bucket, lo, hi, n int, out []colSpan) []colSpan {
 	if cap(out) >= n {
 		out = out[:n]
 		clear(out)
@@ -99,7 +99,7 @@ func log10OrNaN(v float64) float64 {
 // bucket holding step, or of the latest bucket before it while step is
 // within the series (an eval series holds its last evaluation until the
 // next). ok is false before the first point and after the last.
-func valueAt(bs []Bucket, step int) (v float64, at int, ok bool) {
+func valueAt(bs []bucket, step int) (v float64, at int, ok bool) {
 	if len(bs) == 0 || step < bs[0].FirstStep || step > bs[len(bs)-1].LastStep {
 		return 0, 0, false
 	}

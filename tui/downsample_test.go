@@ -6,10 +6,10 @@ import (
 )
 
 // TestDownsampleSpike: a one-step spike in 100,000 steps survives into
-// the chart's columns at every width, through the bounded History too.
+// the chart's columns at every width, through the bounded history too.
 func TestDownsampleSpike(t *testing.T) {
 	const steps, spikeAt = 100_000, 61_237
-	h := NewHistory(seriesCapacity)
+	h := newHistory(seriesCapacity)
 	for s := 1; s <= steps; s++ {
 		v := 1.0
 		if s == spikeAt {
@@ -46,7 +46,7 @@ func TestDownsampleSpike(t *testing.T) {
 	}
 	// Columns outside the series are empty; a series shorter than the
 	// window leaves the tail empty.
-	short := []Bucket{{FirstStep: 1, LastStep: 10, Min: 1, Max: 2, Last: 2, Count: 10}}
+	short := []bucket{{FirstStep: 1, LastStep: 10, Min: 1, Max: 2, Last: 2, Count: 10}}
 	cols = downsample(short, 1, 100, 10, cols)
 	if cols[0].N == 0 || cols[1].N != 0 || cols[9].N != 0 {
 		t.Fatalf("short series: %+v", cols)
@@ -55,10 +55,10 @@ func TestDownsampleSpike(t *testing.T) {
 
 func TestDownsampleExact(t *testing.T) {
 	// One point per step, as many columns as steps: each column is its point.
-	var bs []Bucket
+	var bs []bucket
 	for s := 1; s <= 8; s++ {
 		v := float64(s * s)
-		bs = append(bs, Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
+		bs = append(bs, bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
 	}
 	cols := downsample(bs, 1, 8, 8, nil)
 	for i, c := range cols {
@@ -78,12 +78,12 @@ func TestDownsampleExact(t *testing.T) {
 
 func TestValueAt(t *testing.T) {
 	// An eval series every 100 steps from 100 to 500.
-	var bs []Bucket
+	var bs []bucket
 	for s := 100; s <= 500; s += 100 {
-		bs = append(bs, Bucket{FirstStep: s, LastStep: s, Min: float64(s), Max: float64(s), Last: float64(s), Count: 1})
+		bs = append(bs, bucket{FirstStep: s, LastStep: s, Min: float64(s), Max: float64(s), Last: float64(s), Count: 1})
 	}
 	// A coarse bucket covering 501..600 ending at 42.
-	bs = append(bs, Bucket{FirstStep: 501, LastStep: 600, Min: 1, Max: 99, Last: 42, Count: 100})
+	bs = append(bs, bucket{FirstStep: 501, LastStep: 600, Min: 1, Max: 99, Last: 42, Count: 100})
 	tests := []struct {
 		step   int
 		v      float64

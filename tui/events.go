@@ -45,7 +45,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 
 // eventRows are the rows the Events screen lists under its filters (f, F
 // and the text filter /).
-func (m *common) eventRows() []eventRow {
+func (m *eventsScreen) eventRows() []eventRow {
 	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
 	if m.st.Filter == "" {
 		return rows
@@ -61,7 +61,7 @@ func (m *common) eventRows() []eventRow {
 
 // matchedEvents counts the events (not rows: outliers fold) the filters
 // let through.
-func (m *common) matchedEvents() int {
+func (m *eventsScreen) matchedEvents() int {
 	n := 0
 	for i := range m.data.events {
 		e := &m.data.events[i]
@@ -77,7 +77,7 @@ func (m *common) matchedEvents() int {
 
 // eventMatches applies the text filter to an event: its variant, layer,
 // kind, probe and message, case-insensitive, glob patterns allowed.
-func (m *common) eventMatches(e *event) bool {
+func (m *eventsScreen) eventMatches(e *event) bool {
 	if m.st.Filter == "" {
 		return true
 	}
@@ -131,6 +131,12 @@ func rowSteps(rows []eventRow) []int {
 type eventsScreen struct{ page }
 
 func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
+
+// bounds: the rows the keys move over, and where enter seeks for each.
+func (m *eventsScreen) bounds(b *Bounds) {
+	rows := m.eventRows()
+	b.EventSteps, b.EventVariants = rowSteps(rows), rowVariants(rows)
+}
 
 func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
 	out := []key.Binding{keymap.layer, eventsKeys.help, keymap.text, keymap.page, keymap.listEnds}
@@ -275,26 +281,23 @@ func newEventsKeys() (k eventsKeyMap) {
 	return k
 }
 
-// eventsUpdate: on the Events screen, ↑/↓, PgUp/PgDn and Home/End move
-// the selected row (Home/End the list's ends, not the replay's), f and F
-// step the kind and variant filters, and in replay enter seeks to the
-// selected event.
+// eventsScroll: on the Events screen, ↑/↓, PgUp/PgDn and the wheel move
+// the selected row.
+func eventsScroll(s State, d int, b Bounds) State {
+	s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
+	return s
+}
+
+// eventsUpdate: on the Events screen, Home/End select the list's ends (not
+// the replay's), f and F step the kind and variant filters, and in replay
+// enter seeks to the selected event.
 func eventsUpdate(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
-	last := len(b.EventSteps) - 1
 	switch {
-	case key.Matches(k, km.up):
-		s.Event = clamp(s.Event-1, 0, last)
-	case key.Matches(k, km.down):
-		s.Event = clamp(s.Event+1, 0, last)
-	case key.Matches(k, km.pageUp):
-		s.Event = clamp(s.Event-max(b.Page, 1), 0, last)
-	case key.Matches(k, km.pageDown):
-		s.Event = clamp(s.Event+max(b.Page, 1), 0, last)
 	case key.Matches(k, km.home):
 		s.Event = 0
 	case key.Matches(k, km.end):
-		s.Event = max(last, 0)
+		s.Event = max(len(b.EventSteps)-1, 0)
 	case key.Matches(k, eventsKeys.kind):
 		s.EvKind++
 		if s.EvKind >= int(probes.NumAlertKinds) {

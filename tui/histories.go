@@ -6,66 +6,66 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// RunSeries names a per-variant series that is not a layer probe.
-type RunSeries uint8
+// runSeries names a per-variant series that is not a layer probe.
+type runSeries uint8
 
 const (
-	SeriesTrainLoss RunSeries = iota // Frame.TrainLoss at every step
-	SeriesValLoss                    // "val" Eval.Loss
-	SeriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
-	SeriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
-	SeriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
-	NumRunSeries
+	seriesTrainLoss runSeries = iota // Frame.TrainLoss at every step
+	seriesValLoss                    // "val" Eval.Loss
+	seriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
+	seriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
+	seriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
+	numRunSeries
 )
 
-var runSeriesNames = [NumRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "eff_rank"}
+var runSeriesNames = [numRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "eff_rank"}
 
-func (s RunSeries) String() string {
-	if s < NumRunSeries {
+func (s runSeries) String() string {
+	if s < numRunSeries {
 		return runSeriesNames[s]
 	}
 	return "series?"
 }
 
-// Histories is the dashboard's store of bounded series, fed from Frames: one
-// History per (variant, layer, probe) and one per (variant, RunSeries). A
+// histories is the dashboard's store of bounded series, fed from Frames: one
+// history per (variant, layer, probe) and one per (variant, runSeries). A
 // series is created on its first finite value, so probes that never apply to
 // a variant (g_psi2 for layernorm, ...) cost nothing. Memory is bounded by
-// (number of series) × the History capacity, whatever the run's length.
+// (number of series) × the history capacity, whatever the run's length.
 //
-// Like History, it is not safe for concurrent use: the UI goroutine owns it.
-type Histories struct {
+// Like history, it is not safe for concurrent use: the UI goroutine owns it.
+type histories struct {
 	capacity int
 	variants []variantHistories
 }
 
 type variantHistories struct {
-	layers [][probes.NumProbes]*History
-	run    [NumRunSeries]*History
+	layers [][probes.NumProbes]*history
+	run    [numRunSeries]*history
 }
 
-// NewHistories returns an empty store whose series hold at most capacity
-// buckets each (DefaultHistoryCapacity when capacity ≤ 0).
-func NewHistories(capacity int) *Histories {
+// newHistories returns an empty store whose series hold at most capacity
+// buckets each (defaultHistoryCapacity when capacity ≤ 0).
+func newHistories(capacity int) *histories {
 	if capacity <= 0 {
-		capacity = DefaultHistoryCapacity
+		capacity = defaultHistoryCapacity
 	}
-	return &Histories{capacity: capacity}
+	return &histories{capacity: capacity}
 }
 
-func (h *Histories) variant(v int) *variantHistories {
+func (h *histories) variant(v int) *variantHistories {
 	for len(h.variants) <= v {
 		h.variants = append(h.variants, variantHistories{})
 	}
 	return &h.variants[v]
 }
 
-func (h *Histories) add(slot **History, step int, x float64) {
+func (h *histories) add(slot **history, step int, x float64) {
 	if math.IsNaN(x) {
 		return
 	}
 	if *slot == nil {
-		*slot = NewHistory(h.capacity)
+		*slot = newHistory(h.capacity)
 	}
 	(*slot).Add(step, x)
 }
@@ -73,14 +73,14 @@ func (h *Histories) add(slot **History, step int, x float64) {
 // Add records every value f carries: the train loss, each measured probe of
 // each layer, the "val" evaluations (loss, metric, gap) and the spectrum's
 // effective rank. A negative Variant is ignored.
-func (h *Histories) Add(f probes.Frame) {
+func (h *histories) Add(f probes.Frame) {
 	if f.Variant < 0 {
 		return
 	}
 	vh := h.variant(f.Variant)
-	h.add(&vh.run[SeriesTrainLoss], f.Step, f.TrainLoss)
+	h.add(&vh.run[seriesTrainLoss], f.Step, f.TrainLoss)
 	for len(vh.layers) < len(f.Layers) {
-		vh.layers = append(vh.layers, [probes.NumProbes]*History{})
+		vh.layers = append(vh.layers, [probes.NumProbes]*history{})
 	}
 	for i := range f.Layers {
 		for p, x := range f.Layers[i] {
@@ -91,18 +91,18 @@ func (h *Histories) Add(f probes.Frame) {
 		if probes.Split(e.Split) != probes.SplitVal {
 			continue
 		}
-		h.add(&vh.run[SeriesValLoss], f.Step, e.Loss)
-		h.add(&vh.run[SeriesValMetric], f.Step, e.Metric)
-		h.add(&vh.run[SeriesGap], f.Step, e.Gap())
+		h.add(&vh.run[seriesValLoss], f.Step, e.Loss)
+		h.add(&vh.run[seriesValMetric], f.Step, e.Metric)
+		h.add(&vh.run[seriesGap], f.Step, e.Gap())
 	}
 	if f.Spectrum != nil {
-		h.add(&vh.run[SeriesEffRank], f.Spectrum.Step, f.Spectrum.EffRank)
+		h.add(&vh.run[seriesEffRank], f.Spectrum.Step, f.Spectrum.EffRank)
 	}
 }
 
 // Probe returns the history of probe p of layer for variant, or nil when no
 // value was recorded.
-func (h *Histories) Probe(variant, layer int, p probes.Probe) *History {
+func (h *histories) Probe(variant, layer int, p probes.Probe) *history {
 	if variant < 0 || variant >= len(h.variants) || p >= probes.NumProbes {
 		return nil
 	}
@@ -115,8 +115,8 @@ func (h *Histories) Probe(variant, layer int, p probes.Probe) *History {
 
 // Run returns the run-level series s of variant, or nil when no value was
 // recorded.
-func (h *Histories) Run(variant int, s RunSeries) *History {
-	if variant < 0 || variant >= len(h.variants) || s >= NumRunSeries {
+func (h *histories) Run(variant int, s runSeries) *history {
+	if variant < 0 || variant >= len(h.variants) || s >= numRunSeries {
 		return nil
 	}
 	return h.variants[variant].run[s]
@@ -124,7 +124,7 @@ func (h *Histories) Run(variant int, s RunSeries) *History {
 
 // Reset empties every series, keeping their allocations (e.g. on a replay
 // seek backwards).
-func (h *Histories) Reset() {
+func (h *histories) Reset() {
 	for v := range h.variants {
 		vh := &h.variants[v]
 		for _, r := range vh.run {
@@ -143,18 +143,18 @@ func (h *Histories) Reset() {
 }
 
 // Series returns how many series have been created.
-func (h *Histories) Series() (n int) {
-	h.each(func(*History) { n++ })
+func (h *histories) Series() (n int) {
+	h.each(func(*history) { n++ })
 	return n
 }
 
 // Bytes reports the memory held by the series (not counting the small index).
-func (h *Histories) Bytes() (b int) {
-	h.each(func(s *History) { b += s.Bytes() })
+func (h *histories) Bytes() (b int) {
+	h.each(func(s *history) { b += s.Bytes() })
 	return b
 }
 
-func (h *Histories) each(fn func(*History)) {
+func (h *histories) each(fn func(*history)) {
 	for v := range h.variants {
 		vh := &h.variants[v]
 		for _, r := range vh.run {

@@ -5,14 +5,14 @@ import (
 	"unsafe"
 )
 
-// Bucket summarises consecutive points of a series.
-type Bucket struct {
+// bucket summarises consecutive points of a series.
+type bucket struct {
 	FirstStep, LastStep int
 	Min, Max, Last      float64
 	Count               int
 }
 
-func (b *Bucket) merge(o Bucket) {
+func (b *bucket) merge(o bucket) {
 	if o.Count == 0 {
 		return
 	}
@@ -27,40 +27,40 @@ func (b *Bucket) merge(o Bucket) {
 	b.Count += o.Count
 }
 
-// History is a bounded series of (step, value) points. It keeps at most
+// history is a bounded series of (step, value) points. It keeps at most
 // capacity buckets; when they are all used, neighbouring buckets are merged
 // pairwise and every later bucket covers twice as many points. Memory is
 // therefore bounded by the capacity, whatever the run's length (the bucket
 // array grows by doubling up to it, so short series stay small), and the
 // resolution degrades gracefully (older and newer points alike).
 //
-// A History is not safe for concurrent use; the TUI owns its histories.
-type History struct {
-	buckets []Bucket
+// A history is not safe for concurrent use; the TUI owns its histories.
+type history struct {
+	buckets []bucket
 	span    int // points per full bucket
 	cap     int
 }
 
-// DefaultHistoryCapacity is enough for a 240-column chart at two buckets per
+// defaultHistoryCapacity is enough for a 240-column chart at two buckets per
 // cell.
-const DefaultHistoryCapacity = 512
+const defaultHistoryCapacity = 512
 
-// NewHistory returns an empty History holding at most capacity buckets
+// newHistory returns an empty history holding at most capacity buckets
 // (rounded up to an even number ≥ 2).
-func NewHistory(capacity int) *History {
+func newHistory(capacity int) *history {
 	if capacity < 2 {
 		capacity = 2
 	}
 	capacity += capacity & 1
-	return &History{span: 1, cap: capacity}
+	return &history{span: 1, cap: capacity}
 }
 
 // Add appends one point. NaN values ("not measured") are ignored.
-func (h *History) Add(step int, v float64) {
+func (h *history) Add(step int, v float64) {
 	if math.IsNaN(v) {
 		return
 	}
-	p := Bucket{FirstStep: step, LastStep: step, Min: v, Max: v, Last: v, Count: 1}
+	p := bucket{FirstStep: step, LastStep: step, Min: v, Max: v, Last: v, Count: 1}
 	if n := len(h.buckets); n > 0 && h.buckets[n-1].Count < h.span {
 		h.buckets[n-1].merge(p)
 		return
@@ -76,15 +76,15 @@ func (h *History) Add(step int, v float64) {
 
 // grow doubles the bucket array, never past the capacity, so that append
 // never over-allocates.
-func (h *History) grow() {
+func (h *history) grow() {
 	n := min(max(2*cap(h.buckets), 16), h.cap)
-	b := make([]Bucket, len(h.buckets), n)
+	b := make([]bucket, len(h.buckets), n)
 	copy(b, h.buckets)
 	h.buckets = b
 }
 
 // compact merges neighbouring buckets pairwise and doubles the span.
-func (h *History) compact() {
+func (h *history) compact() {
 	n := len(h.buckets) / 2
 	for i := 0; i < n; i++ {
 		b := h.buckets[2*i]
@@ -96,7 +96,7 @@ func (h *History) compact() {
 }
 
 // Len returns the number of points added (NaNs excluded).
-func (h *History) Len() int {
+func (h *history) Len() int {
 	total := 0
 	for i := range h.buckets {
 		total += h.buckets[i].Count
@@ -105,7 +105,7 @@ func (h *History) Len() int {
 }
 
 // Last returns the most recent point.
-func (h *History) Last() (step int, v float64, ok bool) {
+func (h *history) Last() (step int, v float64, ok bool) {
 	if len(h.buckets) == 0 {
 		return 0, 0, false
 	}
@@ -114,7 +114,7 @@ func (h *History) Last() (step int, v float64, ok bool) {
 }
 
 // Reset drops every point, keeping the allocation.
-func (h *History) Reset() {
+func (h *history) Reset() {
 	h.buckets = h.buckets[:0]
 	h.span = 1
 }
@@ -123,13 +123,13 @@ func (h *History) Reset() {
 // each merging an equal share of the stored buckets. It allocates one slice of
 // at most width entries and touches each stored bucket once; the stored
 // buckets are bounded by the capacity, so the cost does not grow with the run.
-func (h *History) View(width int) []Bucket {
+func (h *history) View(width int) []bucket {
 	return h.AppendView(nil, width)
 }
 
 // AppendView is View appending to dst (which it grows only when short), so
 // that a screen of many charts can reuse one buffer from frame to frame.
-func (h *History) AppendView(dst []Bucket, width int) []Bucket {
+func (h *history) AppendView(dst []bucket, width int) []bucket {
 	n := len(h.buckets)
 	if width <= 0 || n == 0 {
 		return dst
@@ -139,7 +139,7 @@ func (h *History) AppendView(dst []Bucket, width int) []Bucket {
 	}
 	for i := 0; i < width; i++ {
 		lo, hi := i*n/width, (i+1)*n/width
-		var b Bucket
+		var b bucket
 		for j := lo; j < hi; j++ {
 			b.merge(h.buckets[j])
 		}
@@ -148,7 +148,7 @@ func (h *History) AppendView(dst []Bucket, width int) []Bucket {
 	return dst
 }
 
-// Bytes reports the memory a History holds, for the bounded-memory benchmark.
-func (h *History) Bytes() int {
-	return int(unsafe.Sizeof(*h)) + cap(h.buckets)*int(unsafe.Sizeof(Bucket{}))
+// Bytes reports the memory a history holds, for the bounded-memory benchmark.
+func (h *history) Bytes() int {
+	return int(unsafe.Sizeof(*h)) + cap(h.buckets)*int(unsafe.Sizeof(bucket{}))
 }

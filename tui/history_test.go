@@ -15,11 +15,11 @@ type point struct {
 }
 
 // bruteView computes what View(width) must return from the raw points,
-// independently of History's merging: a history of capacity C holding n
+// independently of history's merging: a history of capacity C holding n
 // points stores consecutive groups of s points (the last possibly partial),
 // s being the smallest power of two with ⌈n/s⌉ ≤ C; View then merges group
 // ranges [i·g/width, (i+1)·g/width) of the g groups.
-func bruteView(pts []point, capacity, width int) []Bucket {
+func bruteView(pts []point, capacity, width int) []bucket {
 	n := len(pts)
 	if n == 0 || width <= 0 {
 		return nil
@@ -29,8 +29,8 @@ func bruteView(pts []point, capacity, width int) []Bucket {
 		s *= 2
 	}
 	g := (n + s - 1) / s
-	summarise := func(lo, hi int) Bucket { // points [lo, hi)
-		b := Bucket{FirstStep: pts[lo].step, LastStep: pts[hi-1].step, Min: math.Inf(1), Max: math.Inf(-1),
+	summarise := func(lo, hi int) bucket { // points [lo, hi)
+		b := bucket{FirstStep: pts[lo].step, LastStep: pts[hi-1].step, Min: math.Inf(1), Max: math.Inf(-1),
 			Last: pts[hi-1].v, Count: hi - lo}
 		for _, p := range pts[lo:hi] {
 			b.Min = math.Min(b.Min, p.v)
@@ -38,7 +38,7 @@ func bruteView(pts []point, capacity, width int) []Bucket {
 		}
 		return b
 	}
-	var out []Bucket
+	var out []bucket
 	if g <= width {
 		for i := 0; i < g; i++ {
 			out = append(out, summarise(i*s, min((i+1)*s, n)))
@@ -71,7 +71,7 @@ func TestHistoryViewMatchesBruteForce(t *testing.T) {
 		{64, 65, 64, 0},
 	}
 	for _, tc := range cases {
-		h := NewHistory(tc.capacity)
+		h := newHistory(tc.capacity)
 		capRounded := max(2, tc.capacity+tc.capacity&1)
 		rng := rand.New(rand.NewPCG(uint64(tc.n+tc.capacity), 1)) // a fixed, specified stream
 		var pts []point
@@ -98,7 +98,7 @@ func TestHistoryViewMatchesBruteForce(t *testing.T) {
 }
 
 func TestHistoryReset(t *testing.T) {
-	h := NewHistory(4)
+	h := newHistory(4)
 	for i := 1; i <= 100; i++ {
 		h.Add(i, float64(i))
 	}
@@ -116,15 +116,15 @@ func TestHistoryReset(t *testing.T) {
 // memory held stops growing once the capacity is reached.
 func TestHistoryBoundedMemory(t *testing.T) {
 	const steps = 1_000_000
-	h := NewHistory(DefaultHistoryCapacity)
+	h := newHistory(defaultHistoryCapacity)
 	var atCapacity int
 	for i := 1; i <= steps; i++ {
 		h.Add(i, math.Sin(float64(i)))
-		if i == DefaultHistoryCapacity {
+		if i == defaultHistoryCapacity {
 			atCapacity = h.Bytes()
 		}
 	}
-	limit := int(24+8+8) + DefaultHistoryCapacity*48 // header + full bucket array
+	limit := int(24+8+8) + defaultHistoryCapacity*48 // header + full bucket array
 	if h.Bytes() != atCapacity || h.Bytes() > limit {
 		t.Fatalf("bytes after %d steps = %d, at capacity %d, limit %d", steps, h.Bytes(), atCapacity, limit)
 	}
@@ -135,11 +135,11 @@ func TestHistoryBoundedMemory(t *testing.T) {
 	if len(v) != 240 || v[0].FirstStep != 1 || v[239].LastStep != steps {
 		t.Fatalf("view does not cover the run: %v … %v", v[0], v[len(v)-1])
 	}
-	t.Logf("1,000,000 steps: %d bytes per series (capacity %d buckets)", h.Bytes(), DefaultHistoryCapacity)
+	t.Logf("1,000,000 steps: %d bytes per series (capacity %d buckets)", h.Bytes(), defaultHistoryCapacity)
 }
 
 func BenchmarkHistoryAdd(b *testing.B) {
-	h := NewHistory(DefaultHistoryCapacity)
+	h := newHistory(defaultHistoryCapacity)
 	for i := 0; i < b.N; i++ {
 		h.Add(i+1, float64(i))
 	}
@@ -147,7 +147,7 @@ func BenchmarkHistoryAdd(b *testing.B) {
 }
 
 func BenchmarkHistoryView240(b *testing.B) {
-	h := NewHistory(DefaultHistoryCapacity)
+	h := newHistory(defaultHistoryCapacity)
 	for i := 1; i <= 1_000_000; i++ {
 		h.Add(i, float64(i))
 	}
@@ -179,27 +179,27 @@ func historiesFrame(step int) probes.Frame {
 }
 
 func TestHistories(t *testing.T) {
-	hs := NewHistories(16)
+	hs := newHistories(16)
 	for step := 1; step <= 100; step++ {
 		hs.Add(historiesFrame(step))
 	}
 	if hs.Probe(0, 0, probes.DistMu) != nil || hs.Probe(1, 1, probes.DistMu) != nil || hs.Probe(1, 0, probes.GPsi2) != nil ||
-		hs.Probe(1, 5, probes.DistMu) != nil || hs.Probe(-1, 0, probes.DistMu) != nil || hs.Run(7, SeriesTrainLoss) != nil {
+		hs.Probe(1, 5, probes.DistMu) != nil || hs.Probe(-1, 0, probes.DistMu) != nil || hs.Run(7, seriesTrainLoss) != nil {
 		t.Error("a series exists for values never recorded")
 	}
 	if s := hs.Probe(1, 0, probes.GammaDrift); s == nil || s.Len() != 100 {
 		t.Fatalf("gamma_drift series = %v", s)
 	}
-	if _, v, _ := hs.Run(1, SeriesTrainLoss).Last(); v != 0.01 {
+	if _, v, _ := hs.Run(1, seriesTrainLoss).Last(); v != 0.01 {
 		t.Errorf("train loss last = %v", v)
 	}
-	if s := hs.Run(1, SeriesValLoss); s == nil || s.Len() != 10 {
+	if s := hs.Run(1, seriesValLoss); s == nil || s.Len() != 10 {
 		t.Errorf("val loss series = %v, want 10 points (test evals excluded)", s)
 	}
-	if step, v, _ := hs.Run(1, SeriesGap).Last(); step != 100 || v != 2-0.25 {
+	if step, v, _ := hs.Run(1, seriesGap).Last(); step != 100 || v != 2-0.25 {
 		t.Errorf("gap last = %d %v", step, v)
 	}
-	if step, v, _ := hs.Run(1, SeriesEffRank).Last(); step != 40 || v != 1.5 {
+	if step, v, _ := hs.Run(1, seriesEffRank).Last(); step != 40 || v != 1.5 {
 		t.Errorf("eff rank = %d %v", step, v)
 	}
 	// Every probe of layer 0 but g_psi2, and train, val loss, val metric,
@@ -211,7 +211,7 @@ func TestHistories(t *testing.T) {
 		t.Errorf("Bytes = %d for %d series", hs.Bytes(), hs.Series())
 	}
 	hs.Reset()
-	if hs.Run(1, SeriesTrainLoss).Len() != 0 {
+	if hs.Run(1, seriesTrainLoss).Len() != 0 {
 		t.Error("Reset kept points")
 	}
 }

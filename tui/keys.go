@@ -2,9 +2,6 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// Replay speeds that + and - step through.
-var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
-
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
 // e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings.
 func Navigate(s State, k string, b Bounds) State {
@@ -18,16 +15,19 @@ func Navigate(s State, k string, b Bounds) State {
 	if s.Filtering {
 		return filterKey(s, kn)
 	}
-	next, ok := infoKeys(s, kn, b)
-	if ok {
-		return next
-	}
-	s = next
 	if s.Confirm {
 		s.Confirm = false
 		s.Quit = key.Matches(kn, keymap.yes)
 		return s
 	}
+	if d, ok := listStep(kn, b); ok {
+		return scroll(s, d, b)
+	}
+	next, ok := infoKeys(s, kn, b)
+	if ok {
+		return next
+	}
+	s = next
 	if update := screenKeys[s.Screen]; update != nil {
 		if next, ok := update(s, kn, b); ok {
 			return next
@@ -45,7 +45,45 @@ func Navigate(s State, k string, b Bounds) State {
 var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
 	ScreenEvents:  eventsUpdate,
 	ScreenSummary: summaryUpdate,
-	ScreenGrid:    gridUpdate,
+}
+
+// listStep is the rows ↑/↓ (one) and PgUp/PgDn (a page) move the list
+// shown by: negative up.
+func listStep(k keyName, b Bounds) (int, bool) {
+	km := &keymap
+	switch {
+	case key.Matches(k, km.up):
+		return -1, true
+	case key.Matches(k, km.down):
+		return 1, true
+	case key.Matches(k, km.pageUp):
+		return -max(b.Page, 1), true
+	case key.Matches(k, km.pageDown):
+		return max(b.Page, 1), true
+	}
+	return 0, false
+}
+
+// screenScroll are the screens whose list is not the layers: the Events
+// screen's rows, the Grid's pages.
+var screenScroll = [numScreens]func(State, int, Bounds) State{
+	ScreenEvents: eventsScroll,
+	ScreenGrid:   gridScroll,
+}
+
+// scroll moves the list shown by d rows (listStep's keys, the wheel): the
+// config panel's lines while it is shown, else the screen's list, else
+// the selected layer.
+func scroll(s State, d int, b Bounds) State {
+	switch {
+	case s.Info:
+		s.InfoTop = max(s.InfoTop+d, 0)
+	case screenScroll[s.Screen] != nil:
+		s = screenScroll[s.Screen](s, d, b)
+	default:
+		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
+	}
+	return s
 }
 
 // appKeys: quit, help, the config panel, the screens, pause.
@@ -85,16 +123,10 @@ func appKeys(s State, k keyName, b Bounds) (State, bool) {
 }
 
 // moveKeys move the selection: the variant (or the chart cursor), the
-// layer (or the event row), the probe.
+// probe (scroll moves the layer).
 func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
 	switch {
-	case key.Matches(k, km.pageUp, km.pageDown):
-		d := max(b.Page, 1)
-		if key.Matches(k, km.pageUp) {
-			d = -d
-		}
-		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
 	case key.Matches(k, km.left, km.right):
 		d := 1
 		if key.Matches(k, km.left) {
@@ -108,10 +140,6 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 		} else {
 			s.Variant = wrap(s.Variant+d, b.Variants)
 		}
-	case key.Matches(k, km.up):
-		s.Layer = clamp(s.Layer-1, 0, b.Layers-1)
-	case key.Matches(k, km.down):
-		s.Layer = clamp(s.Layer+1, 0, b.Layers-1)
 	case key.Matches(k, km.probeNext, km.probePrev):
 		s.Probe = nextProbe(s.Probe, key.Matches(k, km.probeNext), b.Probes)
 	default:
@@ -153,8 +181,14 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 			s.Filter = ""
 		}
 		s.Cursor = -1
-	case key.Matches(k, km.zoom, km.last):
-		s.ZoomSpan, s.ZoomEnd = zoom(s, k, b)
+	case key.Matches(k, km.zoomIn):
+		s.ZoomSpan, s.ZoomEnd = zoomIn(s, b)
+	case key.Matches(k, km.zoomOut):
+		s.ZoomSpan, s.ZoomEnd = zoomOut(s, b)
+	case key.Matches(k, km.zoomAll):
+		s.ZoomSpan, s.ZoomEnd = 0, 0
+	case key.Matches(k, km.last):
+		s.ZoomSpan, s.ZoomEnd = zoomLast(s, b)
 	case key.Matches(k, km.hide):
 		if b.Variants > 0 && s.Variant < 64 {
 			s.Hidden ^= 1 << uint(s.Variant)

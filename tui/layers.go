@@ -57,7 +57,7 @@ func (m *common) layerNameWidth() int {
 // isOutlier reports whether a cell deserves highlighting: an outlier alert
 // was raised for it, or its latest value is over 10× the median of the
 // shown buckets (the probes' rule, so replays of files without alerts agree).
-func isOutlier(alerted bool, bs []Bucket) bool {
+func isOutlier(alerted bool, bs []bucket) bool {
 	if alerted {
 		return true
 	}
@@ -130,6 +130,13 @@ func visibleProbes(vs ...*variantData) []probes.Probe {
 type layersScreen struct{ page }
 
 func (m *layersScreen) View() []string { return m.layersView(m.w, m.h) }
+
+// bounds: p and P visit the probes the selected variant measured.
+func (m *layersScreen) bounds(b *Bounds) {
+	if n := len(m.data.variants); n > 0 {
+		b.Probes = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, n-1)])
+	}
+}
 
 func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 

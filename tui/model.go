@@ -96,8 +96,9 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.live.Init())
 }
 
-// Update handles keys, the mouse, size and colours; every other message
-// goes to the driver.
+// Update handles keys, the mouse, size and colours; a message a screen
+// takes goes to it (the findings to the Summary), every other to the
+// driver.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -119,10 +120,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelUp, tea.MouseWheelDown:
 			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
 		}
-	case FindingsMsg:
-		m.screens[ScreenSummary].(*summaryScreen).findings = msg.Lines
-		m.dirty = true
 	default:
+		for _, sc := range m.screens {
+			if sc.Update(msg) {
+				m.dirty = true
+				return m, nil
+			}
+		}
 		cmd, news := m.driver().Update(msg, m.playback())
 		m.apply(news)
 		return m, cmd
@@ -130,48 +134,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// bounds are the facts the keys and the wheel need: the run's, then the
+// shown screen's own (bounds on the screen).
 func (m *Model) bounds() Bounds {
 	stride := m.data.total / 20
 	if stride == 0 {
 		stride = max(m.data.step/20, 10)
 	}
-	rows := m.eventRows()
-	var measured []probes.Probe
-	if m.st.Screen == ScreenCompare {
-		vs := make([]*variantData, len(m.data.variants))
-		for i := range vs {
-			vs[i] = &m.data.variants[i]
-		}
-		measured = visibleProbes(vs...)
-	} else if m.st.Screen == ScreenLayers && len(m.data.variants) > 0 {
-		measured = visibleProbes(&m.data.variants[clamp(m.st.Variant, 0, len(m.data.variants)-1)])
+	b := Bounds{
+		Variants:   len(m.data.variants),
+		Layers:     len(m.data.meta.Layers),
+		Step:       m.data.step,
+		LastStep:   max(m.data.total, m.data.step),
+		SeekStride: stride,
+		CellSteps:  m.cellSteps(m.w),
+		Running:    m.live != nil && !m.live.ended,
+		LogShown:   m.logShown,
+		Standings:  len(m.data.standings()),
+		Page:       max(m.h-headerH-8, 1),
 	}
-	return Bounds{
-		Variants:      len(m.data.variants),
-		Layers:        len(m.data.meta.Layers),
-		EventSteps:    rowSteps(rows),
-		EventVariants: rowVariants(rows),
-		Step:          m.data.step,
-		LastStep:      max(m.data.total, m.data.step),
-		SeekStride:    stride,
-		Probes:        measured,
-		CellSteps:     m.cellSteps(m.w),
-		Running:       m.live != nil && !m.live.ended,
-		SortCols:      len(summaryCols),
-		LogShown:      m.logShown,
-		Standings:     len(m.data.standings()),
-		Page:          max(m.h-headerH-8, 1),
-		GridPages:     m.gridPagesIf(),
-	}
-}
-
-// gridPagesIf counts the Grid's pages only while it is shown (it lists
-// every measured layer × probe).
-func (m *Model) gridPagesIf() int {
-	if m.st.Screen != ScreenGrid {
-		return 1
-	}
-	return m.screens[ScreenGrid].(*gridScreen).gridPages()
+	m.screens[m.st.Screen].bounds(&b)
+	return b
 }
 
 func (m *Model) onKey(k string) tea.Cmd {

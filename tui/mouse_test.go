@@ -93,3 +93,54 @@ func TestMouseOnScreen(t *testing.T) {
 		t.Fatalf("cursor not shown:\n%s", out)
 	}
 }
+
+// TestWheelIsTheKeys: away from a chart the wheel does what ↑/↓ do on
+// every list (the layers, the Events rows, the Grid's pages, the config
+// panel); over a chart what z/Z do with the cursor on the step under the
+// mouse, leaving the cursor where it was; and, like a key, it only
+// closes help or the quit question.
+func TestWheelIsTheKeys(t *testing.T) {
+	chart := []zone{{kind: zoneChart, x0: 0, x1: 100, y0: 0, y1: 10, lo: 1, hi: 1000}}
+	b := Bounds{Variants: 3, Layers: 6, EventSteps: []int{10, 50, 90, 120}, Step: 1000, LastStep: 1000,
+		Page: 2, GridPages: 3}
+	with := func(f func(*State)) State { s := NewState(false, 1); f(&s); return s }
+	for _, tc := range []struct {
+		name string
+		in   State
+	}{
+		{"layers", with(func(s *State) { s.Layer = 2 })},
+		{"events", with(func(s *State) { s.Screen, s.Event = ScreenEvents, 1 })},
+		{"grid", with(func(s *State) { s.Screen, s.GridPage = ScreenGrid, 1 })},
+		{"summary", with(func(s *State) { s.Screen, s.Layer = ScreenSummary, 3 })},
+		{"config panel", with(func(s *State) { s.Info, s.InfoTop = true, 4 })},
+		{"help", with(func(s *State) { s.Help = true })},
+		{"quit question", with(func(s *State) { s.Confirm = true })},
+	} {
+		for _, up := range []bool{true, false} {
+			k := "down"
+			if up {
+				k = "up"
+			}
+			if got, want := Wheel(tc.in, chart, 50, 20, up, b), Navigate(tc.in, k, b); got != want {
+				t.Errorf("%s: wheel (up %v) %+v, %s %+v", tc.name, up, got, k, want)
+			}
+		}
+	}
+	for _, cursor := range []int{-1, 300} {
+		s := with(func(s *State) { s.Cursor, s.ZoomSpan = cursor, 400 })
+		at := s
+		at.Cursor = chart[0].stepAt(50)
+		for k, up := range map[string]bool{"z": true, "Z": false} {
+			want := Navigate(at, k, b)
+			want.Cursor = cursor
+			if got := Wheel(s, chart, 50, 5, up, b); got != want {
+				t.Errorf("cursor %d: wheel over the chart (up %v) %+v, %s there %+v", cursor, up, got, k, want)
+			}
+		}
+	}
+	// While a filter is typed the wheel zooms: it types nothing.
+	typing := with(func(s *State) { s.Screen, s.Filtering, s.Filter = ScreenGrid, true, "ln" })
+	if got := Wheel(typing, chart, 50, 5, true, b); got.Filter != "ln" || got.ZoomSpan == 0 {
+		t.Errorf("wheel over the chart while typing a filter: filter %q, span %d", got.Filter, got.ZoomSpan)
+	}
+}

@@ -1,61 +1,62 @@
 package tui
 
-import (
-	"charm.land/bubbles/v2/key"
-	"github.com/normtop/normtop/probes"
-)
+import "github.com/normtop/normtop/probes"
 
 // zoomPresets are the "last N steps" windows n cycles through.
 var zoomPresets = []int{100, 1000, 10000, 100000}
 
-// zoom returns the chart window after z (halve the span, around the
-// cursor when it is on), Z (double it; the whole run once it covers it),
-// n (the next "last N steps" preset shorter than the run, then the whole
-// run) or 0 (the whole run).
-func zoom(s State, k keyName, b Bounds) (span, end int) {
+// zoomSpan is the span the zoom steps from: the window shown, or the
+// whole run (last steps) when none is set or it is wider.
+func zoomSpan(s State, last int) int {
+	if s.ZoomSpan <= 0 || s.ZoomSpan > last {
+		return last
+	}
+	return s.ZoomSpan
+}
+
+// zoomIn is z's (and the wheel's, up over a chart) chart window: half the
+// span, around the cursor when it is on.
+func zoomIn(s State, b Bounds) (span, end int) {
 	last := max(b.Step, 1)
-	cur := s.ZoomSpan
-	if cur <= 0 || cur > last {
-		cur = last
-	}
-	km := &keymap
-	switch {
-	case key.Matches(k, km.zoomAll):
-		return 0, 0
-	case key.Matches(k, km.zoomIn):
-		span = max(cur/2, 8)
-		if s.Cursor >= 0 {
-			end = min(s.Cursor+span/2, last)
-			if end == last {
-				end = 0
-			}
-			return span, end
-		}
+	span = max(zoomSpan(s, last)/2, 8)
+	if s.Cursor < 0 {
 		return span, s.ZoomEnd
-	case key.Matches(k, km.zoomOut):
-		span = cur * 2
-		if span >= last {
-			return 0, 0
-		}
-		end = s.ZoomEnd
-		if end > 0 {
-			end = min(end+span/4, last)
-			if end == last {
-				end = 0
-			}
-		}
-		return span, end
-	case key.Matches(k, km.last):
-		// Next preset: the largest preset smaller than the current span.
-		for i := len(zoomPresets) - 1; i >= 0; i-- {
-			p := zoomPresets[i]
-			if p < cur {
-				return p, 0
-			}
-		}
+	}
+	end = min(s.Cursor+span/2, last)
+	if end == last {
+		end = 0
+	}
+	return span, end
+}
+
+// zoomOut is Z's (and the wheel's, down over a chart): double the span;
+// the whole run once it covers it.
+func zoomOut(s State, b Bounds) (span, end int) {
+	last := max(b.Step, 1)
+	span = zoomSpan(s, last) * 2
+	if span >= last {
 		return 0, 0
 	}
-	return s.ZoomSpan, s.ZoomEnd
+	end = s.ZoomEnd
+	if end > 0 {
+		end = min(end+span/4, last)
+		if end == last {
+			end = 0
+		}
+	}
+	return span, end
+}
+
+// zoomLast is n's: the next "last N steps" preset shorter than the span
+// shown (the largest one), then the whole run.
+func zoomLast(s State, b Bounds) (span, end int) {
+	cur := zoomSpan(s, max(b.Step, 1))
+	for i := len(zoomPresets) - 1; i >= 0; i-- {
+		if p := zoomPresets[i]; p < cur {
+			return p, 0
+		}
+	}
+	return 0, 0
 }
 
 // nextProbe moves to the next (or previous) probe in list, or in probe
@@ -93,6 +94,9 @@ func nextProbe(p probes.Probe, fwd bool, list []probes.Probe) probes.Probe {
 	}
 	return list[(idx+len(list)-1)%len(list)]
 }
+
+// Replay speeds that + and - step through.
+var speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
 
 // stepSpeed moves to the next preset speed above (dir > 0) or below the
 // current one, staying at the ends.

@@ -79,7 +79,7 @@ type lossChart struct {
 // variants × 3 seeds draws 4 lines, not 12).
 func (m *overviewScreen) lossChart(st []standing) lossChart {
 	s := m.styles
-	var raw [][]Bucket
+	var raw [][]bucket
 	for _, x := range st {
 		if m.hidden(x.idx[0]) {
 			continue
@@ -91,9 +91,9 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 			v := &m.data.variants[j]
 			tr := v.smoothedTrain(m.st.Smooth)
 			if tr == nil {
-				tr = v.series(SeriesTrainLoss)
+				tr = v.series(seriesTrainLoss)
 			}
-			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(SeriesValLoss)))
+			raw = append(raw, rawBuckets(tr), rawBuckets(v.series(seriesValLoss)))
 		}
 	}
 	m.useLog(raw...)
@@ -114,17 +114,17 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
-		var trs, raws, vas [][]Bucket
+		var trs, raws, vas [][]bucket
 		for _, j := range x.idx {
 			v := &m.data.variants[j]
-			rawTr := m.scaled(rawBuckets(v.series(SeriesTrainLoss)), false)
+			rawTr := m.scaled(rawBuckets(v.series(seriesTrainLoss)), false)
 			raws = append(raws, rawTr)
 			if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
 				trs = append(trs, m.scaled(rawBuckets(sm), false))
 			} else {
 				trs = append(trs, rawTr)
 			}
-			vas = append(vas, m.scaled(rawBuckets(v.series(SeriesValLoss)), false))
+			vas = append(vas, m.scaled(rawBuckets(v.series(seriesValLoss)), false))
 		}
 		tr, va := meanBuckets(trs), meanBuckets(vas)
 		label := seedLabel(x)
@@ -168,7 +168,7 @@ func seedLabel(x standing) string {
 // meanBuckets is the seeds' mean series: bucket k holds the mean of the
 // seeds' bucket k (last value, minimum and maximum alike), over the steps
 // every seed has. One series is returned as it is.
-func meanBuckets(bss [][]Bucket) []Bucket {
+func meanBuckets(bss [][]bucket) []bucket {
 	if len(bss) == 1 {
 		return bss[0]
 	}
@@ -181,7 +181,7 @@ func meanBuckets(bss [][]Bucket) []Bucket {
 	if n <= 0 {
 		return nil
 	}
-	out := make([]Bucket, n)
+	out := make([]bucket, n)
 	for k := range out {
 		b := bss[0][k]
 		var last, lo, hi float64

@@ -119,7 +119,7 @@ func TestReplaySeekBackwardResetsAndRereads(t *testing.T) {
 		t.Fatalf("after seek to %d: step=%d seeking=%v", want, m.data.step, m.replay.seeking())
 	}
 	// The histories hold the whole past again, nothing after the target.
-	if n := m.data.variants[0].series(SeriesTrainLoss).Len(); n != want-1 {
+	if n := m.data.variants[0].series(seriesTrainLoss).Len(); n != want-1 {
 		t.Fatalf("train history has %d points, want %d", n, want-1)
 	}
 	// Forward seek reads on without Seek.
@@ -155,7 +155,7 @@ func TestReplayFromStartsAtStep(t *testing.T) {
 	if m.data.step != 99 || len(src.seeks) != 0 {
 		t.Fatalf("--from 100: step=%d seeks=%v", m.data.step, src.seeks)
 	}
-	if m.data.variants[0].series(SeriesTrainLoss).Len() != 99 {
+	if m.data.variants[0].series(seriesTrainLoss).Len() != 99 {
 		t.Fatal("--from did not load the steps before it")
 	}
 }

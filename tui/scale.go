@@ -65,7 +65,7 @@ func (e *ema) add(x float64) float64 {
 // a bucket of n points decays the average by w^n (as n points would), and
 // its last value stands for its points (a bucket keeps no mean). Each
 // bucket collapses onto its smoothed value. w ≤ 0 leaves bs alone.
-func smoothBuckets(bs []Bucket, w float64) {
+func smoothBuckets(bs []bucket, w float64) {
 	if w <= 0 {
 		return
 	}
@@ -88,7 +88,7 @@ func smoothBuckets(bs []Bucket, w float64) {
 
 // logBuckets turns a series to log10 in place; values ≤ 0 become NaN (not
 // drawn).
-func logBuckets(bs []Bucket) {
+func logBuckets(bs []bucket) {
 	for i := range bs {
 		b := &bs[i]
 		b.Min, b.Max, b.Last = log10OrNaN(b.Min), log10OrNaN(b.Max), log10OrNaN(b.Last)
@@ -97,7 +97,7 @@ func logBuckets(bs []Bucket) {
 
 // spansDecades reports whether the positive values of the series span more
 // than logDecades decades, and none is ≤ 0 (a log axis would drop it).
-func spansDecades(bss ...[]Bucket) bool {
+func spansDecades(bss ...[]bucket) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, bs := range bss {
 		for i := range bs {
@@ -121,7 +121,7 @@ func spansDecades(bss ...[]Bucket) bool {
 
 // useLog decides a chart's scale from the user's mode and, in auto, from
 // its raw values; the decision is kept for the readouts and the header.
-func (m *common) useLog(raw ...[]Bucket) bool {
+func (m *common) useLog(raw ...[]bucket) bool {
 	switch m.st.Log {
 	case logOn:
 		m.logShown = true
@@ -134,7 +134,7 @@ func (m *common) useLog(raw ...[]Bucket) bool {
 }
 
 // rawBuckets is a series' stored buckets, untransformed; nil for nil.
-func rawBuckets(h *History) []Bucket {
+func rawBuckets(h *history) []bucket {
 	if h == nil {
 		return nil
 	}

@@ -31,7 +31,7 @@ type panel struct {
 
 // panels lists the layer × probe pairs some variant measured that match
 // the filter, layer by layer, in probe order.
-func (m *common) panels() []panel {
+func (m *gridScreen) panels() []panel {
 	vs := make([]*variantData, len(m.data.variants))
 	for i := range vs {
 		vs[i] = &m.data.variants[i]
@@ -62,10 +62,13 @@ func gridLayout(w, h int) (cols, rows int) {
 // gridView draws the page of small charts holding the selected page.
 type gridScreen struct {
 	page
-	buf []Bucket // the charts' series, reused from frame to frame (scratch)
+	buf []bucket // the charts' series, reused from frame to frame (scratch)
 }
 
 func (m *gridScreen) View() []string { return m.gridView(m.w, m.h) }
+
+// bounds: ↑/↓ turn the pages, never past the last.
+func (m *gridScreen) bounds(b *Bounds) { b.GridPages = m.gridPages() }
 
 func (m *gridScreen) ShortHelp(replay bool) []key.Binding {
 	return []key.Binding{keymap.text, keymap.page, keymap.cursor, keymap.zoom, keymap.toggle}
@@ -134,10 +137,10 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 	// line: a page holds dozens of charts of every variant.
 	// A small chart has 2 dot columns a cell: as many buckets suffice (a
 	// merged bucket keeps its extremes, so a spike survives).
-	raws := make([][]Bucket, len(m.data.variants))
+	raws := make([][]bucket, len(m.data.variants))
 	for i := range m.data.variants {
 		if h := m.data.variants[i].probe(p.layer, p.probe); h != nil && !m.hidden(i) {
-			raws[i] = m.scratch(func(dst []Bucket) []Bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
+			raws[i] = m.scratch(func(dst []bucket) []bucket { return h.AppendView(dst, min(seriesCapacity, 2*w)) })
 		}
 	}
 	m.useLog(raws...)
@@ -170,7 +173,7 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 // frame (a page is dozens of charts of every variant: fresh slices each
 // frame made the garbage collector the Grid's largest cost), and returns
 // it. A slice handed out stays valid when a later one grows the buffer.
-func (m *gridScreen) scratch(add func([]Bucket) []Bucket) []Bucket {
+func (m *gridScreen) scratch(add func([]bucket) []bucket) []bucket {
 	start := len(m.buf)
 	m.buf = add(m.buf)
 	return m.buf[start:len(m.buf):len(m.buf)]
@@ -198,16 +201,17 @@ func (m *gridScreen) gridPages() int {
 	return max((len(m.panels())+per-1)/per, 1)
 }
 
-// gridUpdate: on the Grid, the dashboard's ↑/↓ and PgUp/PgDn turn pages.
-func gridUpdate(s State, k keyName, b Bounds) (State, bool) {
-	km := &keymap
-	switch {
-	case key.Matches(k, km.up, km.pageUp):
-		s.GridPage = clamp(s.GridPage-1, 0, b.GridPages-1)
-	case key.Matches(k, km.down, km.pageDown):
-		s.GridPage = clamp(s.GridPage+1, 0, b.GridPages-1)
-	default:
-		return s, false
+// GridState is the Grid screen's part of State: the page shown.
+type GridState struct {
+	GridPage int
+}
+
+// gridScroll: on the Grid, ↑/↓, PgUp/PgDn and the wheel turn one page.
+func gridScroll(s State, d int, b Bounds) State {
+	step := 1
+	if d < 0 {
+		step = -1
 	}
-	return s, true
+	s.GridPage = clamp(s.GridPage+step, 0, b.GridPages-1)
+	return s
 }

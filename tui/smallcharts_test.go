@@ -13,7 +13,8 @@ import (
 // keeps those whose layer or probe matches, as a substring or a glob.
 func TestPanelsFilter(t *testing.T) {
 	m := fixtureModel(4, 4, 100, Options{})
-	all := len(m.panels())
+	grid := m.screens[ScreenGrid].(*gridScreen)
+	all := len(grid.panels())
 	if all == 0 {
 		t.Fatal("no panels")
 	}
@@ -30,7 +31,7 @@ func TestPanelsFilter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		m.st.Filter = tc.filter
-		ps := m.panels()
+		ps := grid.panels()
 		if len(ps) == 0 || len(ps) == all {
 			t.Errorf("%q keeps %d of %d panels", tc.filter, len(ps), all)
 		}
@@ -41,7 +42,7 @@ func TestPanelsFilter(t *testing.T) {
 		}
 	}
 	m.st.Filter = "no such thing"
-	if n := len(m.panels()); n != 0 {
+	if n := len(grid.panels()); n != 0 {
 		t.Errorf("a filter matching nothing keeps %d", n)
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 const sparkRunes = "▁▂▃▄▅▆▇█"
 
-// sparkline draws w cells from a History (min–max scaled over what is shown).
-func sparkline(h *History, w int, smooth float64, logScale bool) string {
+// sparkline draws w cells from a history (min–max scaled over what is shown).
+func sparkline(h *history, w int, smooth float64, logScale bool) string {
 	if h == nil {
 		return sparkValues(nil, w)
 	}

@@ -71,17 +71,17 @@ func (m *spectrumScreen) spectrum(w, h int) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %8.2f %8.2f %8d %6d  %s", name, v.lastSpec.EffRank, v.firstSpec.EffRank,
-			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(SeriesEffRank), sparkW, 0, false)))
+			v.lastSpec.Step, len(v.lastSpec.Sigma), sparkline(v.series(seriesEffRank), sparkW, 0, false)))
 	}
 	return out
 }
 
 // sigmaBuckets turns σ_i/σ_1 into one log10-scaled point per index i
 // (1-based), so the spectrum is drawn by the same chart as the steps.
-func sigmaBuckets(sigma []float64) []Bucket {
-	bs := make([]Bucket, len(sigma))
+func sigmaBuckets(sigma []float64) []bucket {
+	bs := make([]bucket, len(sigma))
 	for i, v := range sigma {
-		bs[i] = Bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
+		bs[i] = bucket{FirstStep: i + 1, LastStep: i + 1, Min: v, Max: v, Last: v, Count: 1}
 	}
 	logBuckets(bs)
 	return bs

@@ -64,7 +64,7 @@ type State struct {
 	// Filtering: it is being typed (keys go to it).
 	Filter    string
 	Filtering bool
-	GridPage  int // the Grid screen's page
+	GridState // the Grid screen's
 	// Info: the run's config panel is shown (i), scrolled to InfoTop.
 	Info         bool
 	InfoTop      int

@@ -26,7 +26,7 @@ type variantData struct {
 	warmups []probes.Warmup
 
 	idx int
-	hs  *Histories // the run's series, shared by all variants
+	hs  *histories // the run's series, shared by all variants
 	// t is where the variant stands (step, status, latest evaluations,
 	// alert counts): the run's probes.Standings, which the store feeds.
 	t *probes.VariantStanding
@@ -39,7 +39,7 @@ type variantData struct {
 	// smoothed[k] is the train loss under smoothing level k (k ≥ 1),
 	// smoothed point by point as frames arrive (ema[k]): exact at every
 	// step, where smoothing the stored buckets would see one point of each.
-	smoothed []*History
+	smoothed []*history
 	ema      []ema
 }
 
@@ -49,12 +49,12 @@ type event struct {
 	probes.Alert
 }
 
-// store holds the dashboard's data: the bounded series of Histories
+// store holds the dashboard's data: the bounded series of histories
 // (one per variant × layer × probe and per variant × run series, created on
 // the first measured value), the run's probes.Standings and the events.
 type store struct {
 	meta     probes.RunMeta
-	hs       *Histories
+	hs       *histories
 	variants []variantData
 	tally    *probes.Standings
 	// folded: the source folds the Frames into tally itself (a live run's
@@ -74,7 +74,7 @@ type store struct {
 }
 
 func newStore(meta probes.RunMeta) *store {
-	s := &store{meta: meta, hs: NewHistories(seriesCapacity)}
+	s := &store{meta: meta, hs: newHistories(seriesCapacity)}
 	if v, err := strconv.Atoi(meta.Config["steps"]); err == nil && v > 0 {
 		s.total = v
 	}
@@ -92,10 +92,10 @@ func (s *store) reset() {
 		v.idx, v.hs, v.t = i, s.hs, &s.tally.Variants[i]
 		v.group, v.label = vm.Group(), vm.Label()
 		v.outlier = make([][probes.NumProbes]int, len(s.meta.Layers))
-		v.smoothed = make([]*History, len(smoothWeights))
+		v.smoothed = make([]*history, len(smoothWeights))
 		v.ema = make([]ema, len(smoothWeights))
 		for k := 1; k < len(smoothWeights); k++ {
-			v.smoothed[k] = NewHistory(seriesCapacity)
+			v.smoothed[k] = newHistory(seriesCapacity)
 			v.ema[k] = newEMA(smoothWeights[k])
 		}
 		v.warmups = make([]probes.Warmup, len(s.meta.Layers))
@@ -172,13 +172,13 @@ func (s *store) addEvent(e event) {
 }
 
 // probe is the series of probe p at layer l, nil when never measured.
-func (v *variantData) probe(l int, p probes.Probe) *History {
+func (v *variantData) probe(l int, p probes.Probe) *history {
 	return v.hs.Probe(v.idx, l, p)
 }
 
 // smoothedTrain is the train loss under smoothing level k, nil when k is
 // off or out of range.
-func (v *variantData) smoothedTrain(k int) *History {
+func (v *variantData) smoothedTrain(k int) *history {
 	if k <= 0 || k >= len(v.smoothed) {
 		return nil
 	}
@@ -186,7 +186,7 @@ func (v *variantData) smoothedTrain(k int) *History {
 }
 
 // series is a run-level series (train loss, val loss, gap, ...).
-func (v *variantData) series(r RunSeries) *History {
+func (v *variantData) series(r runSeries) *history {
 	return v.hs.Run(v.idx, r)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -53,6 +54,18 @@ type summaryScreen struct {
 }
 
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
+
+// Update takes the findings `normtop report` judged.
+func (m *summaryScreen) Update(msg tea.Msg) bool {
+	f, ok := msg.(FindingsMsg)
+	if ok {
+		m.findings = f.Lines
+	}
+	return ok
+}
+
+// bounds: o steps through the table's columns.
+func (m *summaryScreen) bounds(b *Bounds) { b.SortCols = len(summaryCols) }
 
 func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
 	return []key.Binding{summaryKeys.help}
@@ -319,6 +332,6 @@ type FindingsMsg struct{ Lines []string }
 
 // finished reports whether the run has ended: the live feed closed, or the
 // replayed file's end record was read, or every variant stopped.
-func (m *common) finished() bool {
+func (m *summaryScreen) finished() bool {
 	return m.feed.Ended() || m.data.allStopped()
 }

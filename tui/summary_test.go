@@ -117,16 +117,16 @@ func TestOverviewSeedMeans(t *testing.T) {
 }
 
 func TestMeanBuckets(t *testing.T) {
-	a := []Bucket{{FirstStep: 1, LastStep: 2, Min: 1, Max: 3, Last: 2, Count: 2}, {FirstStep: 3, LastStep: 4, Min: 0, Max: 10, Last: 4, Count: 2}}
-	b := []Bucket{{FirstStep: 1, LastStep: 2, Min: 3, Max: 5, Last: 4, Count: 2}}
-	got := meanBuckets([][]Bucket{a, b})
+	a := []bucket{{FirstStep: 1, LastStep: 2, Min: 1, Max: 3, Last: 2, Count: 2}, {FirstStep: 3, LastStep: 4, Min: 0, Max: 10, Last: 4, Count: 2}}
+	b := []bucket{{FirstStep: 1, LastStep: 2, Min: 3, Max: 5, Last: 4, Count: 2}}
+	got := meanBuckets([][]bucket{a, b})
 	if len(got) != 1 {
 		t.Fatalf("%d buckets, want 1 (the steps every seed has)", len(got))
 	}
 	if g := got[0]; g.Min != 2 || g.Max != 4 || g.Last != 3 || g.FirstStep != 1 || g.LastStep != 2 {
 		t.Errorf("mean bucket %+v", g)
 	}
-	if one := meanBuckets([][]Bucket{a}); len(one) != 2 || one[1].Max != 10 {
+	if one := meanBuckets([][]bucket{a}); len(one) != 2 || one[1].Max != 10 {
 		t.Error("one series is not returned as it is")
 	}
 }

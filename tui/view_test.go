@@ -24,7 +24,7 @@ func TestFmtVal(t *testing.T) {
 }
 
 func TestSparkline(t *testing.T) {
-	h := NewHistory(16)
+	h := newHistory(16)
 	for s := 1; s <= 8; s++ {
 		h.Add(s, float64(s))
 	}
@@ -37,17 +37,17 @@ func TestSparkline(t *testing.T) {
 }
 
 func TestIsOutlier(t *testing.T) {
-	b := func(vs ...float64) []Bucket {
-		out := make([]Bucket, len(vs))
+	b := func(vs ...float64) []bucket {
+		out := make([]bucket, len(vs))
 		for i, v := range vs {
-			out[i] = Bucket{Last: v, Count: 1}
+			out[i] = bucket{Last: v, Count: 1}
 		}
 		return out
 	}
 	tests := []struct {
 		name    string
 		alerted bool
-		bs      []Bucket
+		bs      []bucket
 		want    bool
 	}{
 		{"alert", true, nil, true},

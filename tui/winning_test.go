@@ -65,7 +65,7 @@ func TestValNeverSmoothed(t *testing.T) {
 	}
 	m.st.Cursor = 100
 	c := m.screens[ScreenOverview].(*overviewScreen).lossChart(m.data.standings())
-	var val, train []Bucket
+	var val, train []bucket
 	for _, s := range c.series {
 		switch s.label {
 		case "layernorm val":
@@ -87,10 +87,10 @@ func TestValNeverSmoothed(t *testing.T) {
 // fitted after the fall; a flat or short series has nothing left out.
 func TestTransientEnd(t *testing.T) {
 	series := func(f func(s int) float64, n int) []chartSeries {
-		bs := make([]Bucket, 0, n)
+		bs := make([]bucket, 0, n)
 		for s := 1; s <= n; s++ {
 			v := f(s)
-			bs = append(bs, Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
+			bs = append(bs, bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1})
 		}
 		return []chartSeries{{bs: bs}}
 	}
@@ -115,11 +115,11 @@ func TestTransientEnd(t *testing.T) {
 // TestDiffBuckets: a minus b at a's steps; exact (evaluations) skips the
 // steps b has no point at.
 func TestDiffBuckets(t *testing.T) {
-	pt := func(s int, v float64) Bucket {
-		return Bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1}
+	pt := func(s int, v float64) bucket {
+		return bucket{FirstStep: s, LastStep: s, Min: v, Max: v, Last: v, Count: 1}
 	}
-	a := []Bucket{pt(10, 5), pt(20, 4), pt(30, 3)}
-	b := []Bucket{pt(10, 4.5), pt(25, 4)}
+	a := []bucket{pt(10, 5), pt(20, 4), pt(30, 3)}
+	b := []bucket{pt(10, 4.5), pt(25, 4)}
 	got := diffBuckets(a, b, false)
 	want := []float64{0.5, -0.5} // at 20 b holds 4.5; at 30 b has ended
 	if len(got) != 2 {
@@ -173,7 +173,7 @@ func TestDiffOverSeeds(t *testing.T) {
 	if len(st) != 2 {
 		t.Fatalf("%d standings, want 2", len(st))
 	}
-	train := func(v *variantData) []Bucket { return rawBuckets(v.series(SeriesTrainLoss)) }
+	train := func(v *variantData) []bucket { return rawBuckets(v.series(seriesTrainLoss)) }
 	mean, band := m.screens[ScreenOverview].(*overviewScreen).diffOver(&st[1], &st[0], train, false)
 	if len(mean) == 0 || len(band) != len(mean) {
 		t.Fatalf("mean %d points, band %d", len(mean), len(band))

@@ -37,13 +37,13 @@ func (ws *Workspace) overlay(h int) []string {
 			v := &r.data.variants[j]
 			c := r.color0 + j
 			label := shortID(r) + "·" + v.label
-			tr := rawBuckets(v.series(SeriesTrainLoss))
+			tr := rawBuckets(v.series(seriesTrainLoss))
 			if sm := v.smoothedTrain(ws.smooth); sm != nil {
 				tr = rawBuckets(sm)
 			}
 			series = append(series,
 				chartSeries{label: label, color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: tr},
-				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(SeriesValLoss)), points: true})
+				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(seriesValLoss)), points: true})
 			legend = append(legend, s.seriesStyle(c).Render(glyphOr(s, c)+" "+label))
 		}
 	}

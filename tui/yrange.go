@@ -37,8 +37,8 @@ func transientEnd(series []chartSeries, lo, hi int) int {
 
 // settledAt is the first step in [lo, hi] from which a series stays within
 // 10% of its way from its first value there to its latest.
-func settledAt(bs []Bucket, lo, hi int) int {
-	var in []Bucket
+func settledAt(bs []bucket, lo, hi int) int {
+	var in []bucket
 	for _, b := range bs {
 		if b.Count > 0 && b.LastStep >= lo && b.FirstStep <= hi && !math.IsNaN(b.Last) && !math.IsInf(b.Last, 0) {
 			in = append(in, b)
