@@ -175,13 +175,8 @@ func (p *Printer) alertText(a probes.Alert) string {
 
 // num is x with prec decimals; a value not measured (NaN) is probes.Missing.
 func num(x float64, prec int) string {
-	switch {
-	case math.IsNaN(x):
-		return probes.Missing
-	case math.IsInf(x, 1):
-		return "+Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
+	if s, ok := probes.NonFinite(x); ok {
+		return s
 	}
 	return strconv.FormatFloat(x, 'f', prec, 64)
 }

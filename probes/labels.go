@@ -58,11 +58,8 @@ func (m Metric) HigherIsBetter() bool { return m == MetricAccuracy }
 // value (NaN) prints as Missing; ±Inf as "+Inf", "-Inf" (callers that show
 // "Diverge" decide that themselves).
 func (m Metric) Format(v float64) string {
-	if math.IsNaN(v) {
-		return Missing
-	}
-	if math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
+	if s, ok := NonFinite(v); ok {
+		return s
 	}
 	switch m {
 	case MetricAccuracy:

@@ -13,14 +13,10 @@ import (
 // ("2.371e-4"). A missing value (NaN) prints as Missing; ±Inf as "+Inf",
 // "-Inf"; 0 as "0".
 func FormatLoss(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return Missing
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
+	if s, ok := NonFinite(v); ok {
+		return s
+	}
+	if v == 0 {
 		return "0"
 	}
 	const digits = 4

@@ -31,3 +31,25 @@ func TestFormatLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFinite: the one spelling of a value that is not a finite number,
+// which every formatter of every output starts with.
+func TestNonFinite(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+		ok   bool
+	}{
+		{math.NaN(), Missing, true}, {math.Inf(1), "+Inf", true}, {math.Inf(-1), "-Inf", true},
+		{0, "", false}, {-1e300, "", false}, {math.SmallestNonzeroFloat64, "", false},
+	} {
+		if s, ok := NonFinite(tc.v); s != tc.want || ok != tc.ok {
+			t.Errorf("NonFinite(%v) = %q, %v; want %q, %v", tc.v, s, ok, tc.want, tc.ok)
+		}
+		for name, f := range map[string]func(float64) string{"FormatLoss": FormatLoss, "Metric.Format": MetricPerplexity.Format} {
+			if got := f(tc.v); tc.ok && got != tc.want {
+				t.Errorf("%s(%v) = %q, want %q", name, tc.v, got, tc.want)
+			}
+		}
+	}
+}

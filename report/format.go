@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/normtop/normtop/probes"
@@ -10,11 +9,8 @@ import (
 // fmtNum prints a number with four significant digits; probes.Missing for
 // NaN.
 func fmtNum(v float64) string {
-	if math.IsNaN(v) {
-		return probes.Missing
-	}
-	if math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
+	if s, ok := probes.NonFinite(v); ok {
+		return s
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

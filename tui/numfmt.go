@@ -11,14 +11,10 @@ import (
 // fmt3 writes a value with 3 significant digits: fixed notation from 0.001
 // to 99,999, exponent notation outside (2.37e-4); NaN is probes.Missing.
 func fmt3(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return probes.Missing
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
+	if s, ok := probes.NonFinite(v); ok {
+		return s
+	}
+	if v == 0 {
 		return "0"
 	}
 	a := math.Abs(v)
