@@ -41,44 +41,63 @@ import normtop  # noqa: E402
 from tiny_transformer import bench_step  # noqa: E402
 
 W = importlib.import_module("normtop.variant")
+_Call = importlib.import_module("normtop.layer_state")._Call
 SHIPPED = {n: getattr(W._Variant, n) for n in ("_forward", "_backward", "take")}
 
 
+# The hook (variant.py) measures a layer's backward only when _forward
+# returns the _Call it added to the layer's runs (None means "skip this layer
+# this step": no backward hook is attached); the backward then calls
+# _backward(st, call, x, g, dx, mean), which must set call.bwd. The stand-ins
+# keep that contract, so each mode times its forward and its backward.
+
+
+def _run(st, fwd):
+    call = _Call(fwd, None, None, None, False)
+    st.calls.append(call)
+    return call
+
+
 def _empty_forward(self, st, x, node):
-    st.fwd, st.x = (), x
+    return _run(st, ())
+
+
+def _empty_backward(self, st, call, x, g, dx, mean=None):
+    call.bwd = ()
     self.touched = True
-
-
-def _empty_backward(self, st, g, dx, mean=None):
-    pass
 
 
 def _one_forward(self, st, x, node):
-    st.fwd, st.x = (x.sum(),), x
+    return _run(st, (x.sum(),))
+
+
+def _one_backward(self, st, call, x, g, dx, mean=None):
+    call.bwd = (g.sum(),)
     self.touched = True
-
-
-def _one_backward(self, st, g, dx, mean=None):
-    st.bwd = (g.sum(),)
 
 
 def _pass_forward(self, st, x, node):
     n = float(x.shape[0])
     s = x.sum(0)
     q = torch.sub(x, s, alpha=1 / n).square_().sum(0)
-    st.fwd, st.x = (s, q, torch.aminmax(x)), x
-    self.touched = True
+    return _run(st, (s, q, torch.aminmax(x)))
 
 
-def _pass_backward(self, st, g, dx, mean=None):
-    x, gam = st.x, st.site.weight.detach()
+def _pass_backward(self, st, call, x, g, dx, mean=None):
+    gam = st.site.weight.detach()
     ones = self._ones(x.shape[1], x.dtype, x.device)
-    xc = torch.sub(x, mean.reshape(-1, 1))
+    if mean is not None:  # the row means LayerNorm saved for its own backward, as the shipped hook reads them
+        xc = torch.sub(x, mean.reshape(-1, 1))
+    else:
+        xc = torch.sub(x, torch.mv(x, ones)[:, None], alpha=1 / x.shape[1])
     nc = torch.linalg.vector_norm(xc, dim=1)
     sgh, sg = torch.mv(g, gam), torch.mv(g, ones)
     sghx = torch.mv(xc.mul_(g), gam)
-    st.bwd = (nc, sgh, sghx, sg, torch.linalg.vector_norm(g, dim=1), torch.mv(dx, ones),
-              torch.linalg.vector_norm(dx, dim=1))
+    vecs = (nc, sgh, sghx, sg, torch.linalg.vector_norm(g, dim=1))
+    if dx is not None:
+        vecs += (torch.mv(dx, ones), torch.linalg.vector_norm(dx, dim=1))
+    call.bwd = vecs
+    self.touched = True
 
 
 def _tensors(*items):
@@ -91,12 +110,12 @@ def _tensors(*items):
 
 def _raw_take(self, extra=None):
     """The step's vectors to the host in one copy, unreduced; no probe values."""
-    parts = list(_tensors(*[(st.fwd, st.bwd) for st in self.states]))
+    parts = list(_tensors(*[(c.fwd, c.bwd) for st in self.states for c in st.calls if c.bwd is not None]))
     if extra is not None:
         parts.append(extra.detach().reshape(1))
     vals = torch.cat(parts).tolist() if parts else []
     for st in self.states:
-        st.fwd = st.bwd = None
+        st.calls = []
     self.touched = False
     return [[math.nan] * 18 for _ in self.run.layers], (vals[-1] if extra is not None else None)
 
