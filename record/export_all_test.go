@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -61,16 +62,12 @@ func richRun(t *testing.T) (string, []probes.Frame) {
 // effective rank, and every alert with its message and threshold.
 func TestCSVHoldsEverything(t *testing.T) {
 	path, frames := richRun(t)
-	r, err := Open(path)
+	r, err := Open(path) // for the header the CSV's rows are read against
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var b bytes.Buffer
-	if err := ExportCSV(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&b).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(exportFile(t, path, ExportCSV))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,23 +225,12 @@ func evalOf(f *probes.Frame, split string) *probes.Eval {
 // Markdown alike (4871/5000 → 97.42).
 func TestAccuracyUnitsAgree(t *testing.T) {
 	path, _ := richRun(t)
-	export := func(fn func(w *bytes.Buffer, r *Reader) error) string {
-		r, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		var b bytes.Buffer
-		if err := fn(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	csvOut := export(func(w *bytes.Buffer, r *Reader) error { return ExportCSV(w, r) })
+	export := func(fn func(io.Writer, *Reader) error) string { return string(exportFile(t, path, fn)) }
+	csvOut := export(ExportCSV)
 	if !strings.Contains(csvOut, ",val_accuracy,97.42,") {
 		t.Errorf("CSV val_accuracy is not 97.42:\n%s", csvOut)
 	}
-	js := export(func(w *bytes.Buffer, r *Reader) error { return ExportJSONL(w, r) })
+	js := export(ExportJSONL)
 	var o struct {
 		Eval []struct{ Metric float64 } `json:"eval"`
 	}
@@ -252,7 +238,7 @@ func TestAccuracyUnitsAgree(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &o); err != nil || len(o.Eval) != 1 || o.Eval[0].Metric != 97.42 {
 		t.Errorf("JSONL eval metric %+v (%v), want 97.42:\n%s", o, err, line)
 	}
-	md := export(func(w *bytes.Buffer, r *Reader) error { return ExportMarkdown(w, r) })
+	md := export(ExportMarkdown)
 	if !strings.Contains(md, "| 97.00 | 96.00 |") || !strings.Contains(md, "accuracy in %") {
 		t.Errorf("Markdown:\n%s", md)
 	}

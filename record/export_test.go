@@ -54,15 +54,7 @@ func smallRun(t *testing.T, closed bool) string {
 }
 
 func TestExportCSV(t *testing.T) {
-	r, err := Open(smallRun(t, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := ExportCSV(&b, r); err != nil {
-		t.Fatal(err)
-	}
+	b := bytes.NewBuffer(exportFile(t, smallRun(t, true), ExportCSV))
 	want := `variant,step,epoch,layer,series,value,text
 layernorm:eps=1e-05,1,0.25,,train_loss,4.5,
 layernorm:eps=1e-05,1,0.25,,elapsed_s,1,
@@ -113,15 +105,7 @@ layernorm:eps=1e-05,3,0.75,,spectrum_sigma_2,0.5,
 }
 
 func TestExportJSONL(t *testing.T) {
-	r, err := Open(smallRun(t, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := ExportJSONL(&b, r); err != nil {
-		t.Fatal(err)
-	}
+	b := bytes.NewBuffer(exportFile(t, smallRun(t, true), ExportJSONL))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	if len(lines) != 6 {
 		t.Fatalf("%d lines, want 6", len(lines))
@@ -163,15 +147,7 @@ func TestExportJSONL(t *testing.T) {
 
 func TestExportMarkdown(t *testing.T) {
 	for _, closed := range []bool{true, false} {
-		r, err := Open(smallRun(t, closed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := ExportMarkdown(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
+		b := bytes.NewBuffer(exportFile(t, smallRun(t, closed), ExportMarkdown))
 		head := "Run test-run: transformer on opticks; bpc (bits per character), lower is better."
 		if !closed {
 			head += " The run file has no end record (writing): values are the last ones recorded."

@@ -52,16 +52,7 @@ func exportedLines(t testing.TB, meta probes.RunMeta, frames []probes.Frame) []b
 	if err := w.Close(End{Status: StatusCompleted}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := ExportJSONL(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return exportFile(t, path, ExportJSONL)
 }
 
 func writeStream(t testing.TB, b []byte) string {
