@@ -217,17 +217,7 @@ func BenchmarkStepBLAS(b *testing.B) {
 				rs[i] = benchRunner(b, benchConfigs()[name], "layernorm", probes.Intervals{})
 				trainStep(b, rs[i], 1)
 			}
-			ts := make([][]time.Duration, len(impls))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for k := range impls {
-					j := (k + i) % len(impls) // rotate: no BLAS always runs first
-					gemm.Use(impls[j].BLAS)
-					t0 := time.Now()
-					trainStep(b, rs[j], i+2)
-					ts[j] = append(ts[j], time.Since(t0))
-				}
-			}
+			ts := rotatedSteps(b, rs, func(j int) { gemm.Use(impls[j].BLAS) })
 			base := median(ts[0])
 			for j, im := range impls {
 				ns := median(ts[j])
@@ -320,17 +310,7 @@ func BenchmarkProbeOverhead(b *testing.B) {
 					rs[i] = benchRunner(b, benchConfigs()[name], variant, g.iv)
 					trainStep(b, rs[i], 1)
 				}
-				ts := make([][]time.Duration, len(groups))
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					for k := range groups {
-						// rotate the order so no group always runs first
-						g := (k + i) % len(groups)
-						t0 := time.Now()
-						trainStep(b, rs[g], i+2)
-						ts[g] = append(ts[g], time.Since(t0))
-					}
-				}
+				ts := rotatedSteps(b, rs, nil)
 				// medians: the machine is shared, and a median shrugs off the
 				// steps that another process's burst slowed down
 				off := median(ts[0])
@@ -344,6 +324,27 @@ func BenchmarkProbeOverhead(b *testing.B) {
 			})
 		}
 	}
+}
+
+// rotatedSteps times b.N training steps of every runner in rs, interleaved
+// and in an order that rotates each round so that no runner always runs
+// first; before(j), when set, runs untimed before runner j's step. It
+// returns each runner's step times (the runners took step 1 already).
+func rotatedSteps(b *testing.B, rs []*Runner, before func(j int)) [][]time.Duration {
+	ts := make([][]time.Duration, len(rs))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range rs {
+			j := (k + i) % len(rs)
+			if before != nil {
+				before(j)
+			}
+			t0 := time.Now()
+			trainStep(b, rs[j], i+2)
+			ts[j] = append(ts[j], time.Since(t0))
+		}
+	}
+	return ts
 }
 
 // median of durations in nanoseconds.

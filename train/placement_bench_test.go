@@ -2,7 +2,6 @@ package train
 
 import (
 	"testing"
-	"time"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -20,16 +19,7 @@ func BenchmarkPlacement12Blocks(b *testing.B) {
 		rs[i] = benchRunner(b, c, "layernorm", probes.DefaultIntervals())
 		trainStep(b, rs[i], 1)
 	}
-	ts := make([][]time.Duration, len(rs))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for k := range rs {
-			j := (k + i) % len(rs) // rotate: no placement always runs first
-			t0 := time.Now()
-			trainStep(b, rs[j], i+2)
-			ts[j] = append(ts[j], time.Since(t0))
-		}
-	}
+	ts := rotatedSteps(b, rs, nil)
 	pre := median(ts[0])
 	for j, p := range Placements {
 		ns := median(ts[j])
