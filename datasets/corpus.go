@@ -19,6 +19,66 @@ type Corpus struct {
 	Vocab            []string
 	Train, Val, Test [][]int32 // sentences as token ids, each WITHOUT the <s> markers
 	Docs             struct{ Train, Val, Test int }
+	// Filtered is what CorpusOptions.MaxLen left out of the three splits
+	// (train, validation, test): whole sentences, never pieces of one.
+	Filtered LengthFilter
+}
+
+// LengthFilter counts the sentences a length limit left out, as fairseq's
+// --max-tokens/--max-positions filter leaves a pair out: a sentence longer
+// than the limit is dropped whole, never cut into pieces (pieces would make
+// batches of short fragments that no corpus has; see docs/data.md).
+type LengthFilter struct {
+	MaxLen int // the limit in tokens (words and punctuation); 0: none
+	// Dropped and DroppedTokens per split (train, validation, test); Kept
+	// and KeptTokens likewise, for the shares.
+	Dropped, DroppedTokens, Kept, KeptTokens [3]int
+}
+
+// Share is the fraction of all tokens (every split) the filter left out.
+func (f LengthFilter) Share() float64 {
+	var d, all int
+	for k := range f.Dropped {
+		d += f.DroppedTokens[k]
+		all += f.DroppedTokens[k] + f.KeptTokens[k]
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(d) / float64(all)
+}
+
+// Summary says what the filter left out in one phrase, e.g. "57 of 58,263
+// sentences longer than 175 tokens left out (0.1% of sentences, 0.7% of
+// tokens)"; "" when the limit left out nothing.
+func (f LengthFilter) Summary() string {
+	var d, all, dt, allT int
+	for k := range f.Dropped {
+		d, all = d+f.Dropped[k], all+f.Dropped[k]+f.Kept[k]
+		dt, allT = dt+f.DroppedTokens[k], allT+f.DroppedTokens[k]+f.KeptTokens[k]
+	}
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d sentences longer than %d tokens left out (%.1f%% of sentences, %.1f%% of tokens)",
+		d, all, f.MaxLen, 100*float64(d)/float64(max(all, 1)), 100*float64(dt)/float64(max(allT, 1)))
+}
+
+// MaxFilteredShare is the largest share of a corpus's tokens a length limit
+// may leave out: past it the limit, not the data, would decide what the
+// model learns, and the loader refuses it (LengthLimitError).
+const MaxFilteredShare = 0.5
+
+// LengthLimitError is a length limit that leaves out more than
+// MaxFilteredShare of a corpus's tokens.
+type LengthLimitError struct {
+	Name   string
+	Filter LengthFilter
+}
+
+func (e *LengthLimitError) Error() string {
+	return fmt.Sprintf("%s: a limit of %d tokens per sentence leaves out %.0f%% of the corpus's tokens (%s); more than half is refused: raise the limit",
+		e.Name, e.Filter.MaxLen, 100*e.Filter.Share(), e.Filter.Summary())
 }
 
 // CorpusOptions bound the vocabulary and the sentence length.
@@ -29,9 +89,11 @@ type CorpusOptions struct {
 	// MinCount drops words seen fewer times in training (to <unk>). 0 or 1
 	// keeps every word.
 	MinCount int
-	// MaxLen cuts longer sentences into consecutive pieces of at most MaxLen
-	// tokens (a SentenceBatcher with seqLen fits MaxLen = seqLen-1). For
-	// labelled documents it keeps the first MaxLen tokens. 0: no limit.
+	// MaxLen leaves out every sentence longer than MaxLen tokens, whole (a
+	// SentenceBatcher with seqLen fits MaxLen = seqLen-1), and counts it in
+	// Corpus.Filtered; a limit that leaves out more than half of the tokens
+	// is refused (LengthLimitError). For labelled documents it keeps the
+	// first MaxLen tokens of each. 0: no limit.
 	MaxLen int
 }
 
@@ -181,15 +243,29 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 		}
 	}
 	c := &Corpus{Name: name, Vocab: vocab}
+	c.Filtered.MaxLen = opt.MaxLen
 	out := [3]*[][]int32{&c.Train, &c.Val, &c.Test}
 	for k, p := range parts {
 		for _, doc := range sents[p[0]:p[1]] {
 			for _, s := range doc {
-				if hasWord(s) {
-					*out[k] = appendPieces(*out[k], encode(s, ids), opt.MaxLen)
+				if !hasWord(s) {
+					continue
 				}
+				if opt.MaxLen > 0 && len(s) > opt.MaxLen {
+					c.Filtered.Dropped[k]++
+					c.Filtered.DroppedTokens[k] += len(s)
+					continue
+				}
+				c.Filtered.Kept[k]++
+				c.Filtered.KeptTokens[k] += len(s)
+				*out[k] = append(*out[k], encode(s, ids))
 			}
 		}
+	}
+	if c.Filtered.Share() > MaxFilteredShare {
+		return nil, &LengthLimitError{Name: name, Filter: c.Filtered}
+	}
+	for k, p := range parts {
 		if len(*out[k]) == 0 {
 			return nil, fmt.Errorf("%s: the %s split (documents %d to %d of %d) has no sentence", name, splitNames[k], p[0]+1, p[1], n)
 		}
@@ -199,19 +275,6 @@ func buildCorpus(name string, docs []textDoc, opt CorpusOptions) (*Corpus, error
 }
 
 var splitNames = [3]string{"training", "validation", "test"}
-
-// appendPieces appends s cut into consecutive pieces of at most maxLen
-// tokens (whole when maxLen is 0).
-func appendPieces(dst [][]int32, s []int32, maxLen int) [][]int32 {
-	if maxLen <= 0 {
-		return append(dst, s)
-	}
-	for len(s) > maxLen {
-		dst = append(dst, s[:maxLen:maxLen])
-		s = s[maxLen:]
-	}
-	return append(dst, s)
-}
 
 // hasWord tells whether a sentence holds a word, not only punctuation and
 // symbols; a corpus drops the others ("* * *" separators, rules of dashes).
@@ -245,5 +308,14 @@ func (c *Corpus) Summary() string {
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 	return fmt.Sprintf("%s: documents %d/%d/%d, sentences %d/%d/%d, tokens %d/%d/%d (train/val/test); vocabulary %d; <unk> %.1f%% of training and %.1f%% of validation tokens",
 		c.Name, c.Docs.Train, c.Docs.Val, c.Docs.Test, len(c.Train), len(c.Val), len(c.Test),
-		trainTok, valTok, testTok, len(c.Vocab), pct(trainUnk, trainTok), pct(valUnk, valTok))
+		trainTok, valTok, testTok, len(c.Vocab), pct(trainUnk, trainTok), pct(valUnk, valTok)) + c.filteredSuffix()
+}
+
+// filteredSuffix is "; " and the length filter's summary, or "" when it
+// left out nothing.
+func (c *Corpus) filteredSuffix() string {
+	if s := c.Filtered.Summary(); s != "" {
+		return "; " + s
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,9 +108,9 @@ func TestCorpusVocab(t *testing.T) {
 		{"min count", CorpusOptions{MinCount: 2},
 			[]string{".", "bb", "aa", "cc"},
 			[]string{"bb bb aa .", "aa cc bb .", "cc <unk> .", "<unk>"}},
-		{"max len pieces", CorpusOptions{MaxLen: 3},
+		{"max len leaves long sentences out whole", CorpusOptions{MaxLen: 3},
 			[]string{".", "bb", "aa", "cc", "dd", "zz"},
-			[]string{"bb bb aa", ".", "aa cc bb", ".", "cc dd .", "zz"}},
+			[]string{"cc dd .", "zz"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			corp, err := buildCorpus("t", threeDocs(train), c.opt)
@@ -211,5 +212,80 @@ func TestCorpusSummary(t *testing.T) {
 	want := "x: documents 2/1/1, sentences 2/1/1, tokens 4/1/1 (train/val/test); vocabulary 4; <unk> 25.0% of training and 100.0% of validation tokens"
 	if got := c.Summary(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// lengthDocs is a corpus whose training document holds one 41-token
+// sentence (40 words and ".") among short ones of 3 tokens: filler of them
+// before it and "short two ." after it.
+func lengthDocs(filler int) []textDoc {
+	long := strings.Repeat("w ", 39) + "end."
+	return []textDoc{
+		{text: strings.Repeat("short one. ", filler) + long + " short two."},
+		{text: "val words."},
+		{text: "test words."},
+	}
+}
+
+// TestCorpusLengthFilter: a sentence longer than the limit is left out
+// whole and counted, never cut into pieces (the 31-token pieces and lone
+// "." fragments of earlier versions made batches no corpus has).
+func TestCorpusLengthFilter(t *testing.T) {
+	docs := lengthDocs(20) // 41 of 41+21·3+2·3 = 110 tokens: 37.3%
+	c, err := buildCorpus("t", docs, CorpusOptions{MaxLen: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Train {
+		if got := words(c.Vocab, s); got != "short one ." && got != "short two ." {
+			t.Errorf("train sentence %q: want only the short ones, no fragment of the long one", got)
+		}
+	}
+	if len(c.Train) != 21 {
+		t.Errorf("%d training sentences, want 21", len(c.Train))
+	}
+	f := c.Filtered
+	if f.Dropped != [3]int{1, 0, 0} || f.DroppedTokens != [3]int{41, 0, 0} || f.Kept != [3]int{21, 1, 1} {
+		t.Errorf("filter %+v, want 1 sentence of 41 tokens dropped from training, 21/1/1 kept", f)
+	}
+	if s := c.Summary(); !strings.Contains(s, "1 of 24 sentences longer than 32 tokens left out (4.2% of sentences, 37.3% of tokens)") {
+		t.Errorf("summary %q does not count the drop", s)
+	}
+	// Without a limit the sentence stays whole.
+	c, err = buildCorpus("t", docs, CorpusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Train) != 22 || len(c.Train[20]) != 41 || c.Filtered.Summary() != "" {
+		t.Errorf("no limit: %d sentences, the long one %d tokens, filter %q", len(c.Train), len(c.Train[20]), c.Filtered.Summary())
+	}
+}
+
+// TestCorpusLengthLimitRefused: a limit that leaves out more than half of
+// the tokens is refused with one line naming the limit and the share.
+func TestCorpusLengthLimitRefused(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		filler, maxLen int
+		share          string // "" when not refused
+	}{
+		{"41 of 65 tokens out", 5, 32, "63%"},
+		{"41 of 80 tokens out (51%)", 10, 3, "51%"},
+		{"41 of 83 tokens out: under half", 11, 32, ""},
+		{"the limit keeps all", 5, 41, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := buildCorpus("t", lengthDocs(c.filler), CorpusOptions{MaxLen: c.maxLen})
+			var le *LengthLimitError
+			if refused := errors.As(err, &le); refused != (c.share != "") {
+				t.Fatalf("err %v, want refused %v", err, c.share != "")
+			}
+			if err != nil {
+				msg := err.Error()
+				if !strings.Contains(msg, fmt.Sprintf("a limit of %d tokens", c.maxLen)) || !strings.Contains(msg, "leaves out "+c.share) || strings.Contains(msg, "\n") {
+					t.Errorf("message %q: want one line naming the limit and the share %s", msg, c.share)
+				}
+			}
+		})
 	}
 }

@@ -65,7 +65,11 @@
 // drops sentences without a word. Its vocabulary is built on the training
 // split only: <pad>=0, <unk>=1, <s>=2, then words by descending count, ties
 // by string, cut at CorpusOptions.VocabSize and MinCount; every other word is
-// <unk>. Sentences longer than MaxLen are cut into consecutive pieces.
+// <unk>. Sentences longer than MaxLen are left out whole, as fairseq's length
+// filter leaves them out, and counted (Corpus.Filtered); a limit that leaves
+// out more than half of the tokens is refused. A sentence is never cut into
+// pieces: pieces make short fragments (a lone ".") that sort together into
+// batches no corpus has.
 //
 // # Splits
 //
@@ -119,7 +123,7 @@
 // SentenceBatcher puts one sentence per row: inputs <s> w1 … wk, targets
 // w1 … wk <s>, then padding (input <pad>, target -1, real false). A sentence
 // longer than seqLen-1 words is truncated and its last target is the next
-// word (load with MaxLen = seqLen-1 to avoid truncation). Batches are not
+// word (load with MaxLen = seqLen-1 so that no sentence is longer). Batches are not
 // bucketed by length: every batch draws sentences uniformly from the
 // epoch's permutation, so the padding per batch varies as in unbucketed NLP
 // batches. DocBatcher does the same with one document per row, its first

@@ -132,9 +132,8 @@ func SentenceEvalBatches(sents [][]int32, n, batch, seqLen int) ([]SentenceBatch
 	if err := checkSentences(sents); err != nil {
 		return nil, err
 	}
-	if n <= 0 || n > len(sents) {
-		n = len(sents)
-	}
+	sel := SpreadSentences(sents, n)
+	n = len(sel)
 	var out []SentenceBatch
 	for i := 0; i < n; i += batch {
 		sb := SentenceBatch{
@@ -146,7 +145,7 @@ func SentenceEvalBatches(sents [][]int32, n, batch, seqLen int) ([]SentenceBatch
 			var s []int32
 			used := i+r < n
 			if used {
-				s = sents[int(int64(i+r)*int64(len(sents))/int64(n))]
+				s = sel[i+r]
 				sb.Rows++
 				sb.Tokens += min(len(s)+1, seqLen)
 			}
@@ -156,4 +155,18 @@ func SentenceEvalBatches(sents [][]int32, n, batch, seqLen int) ([]SentenceBatch
 		out = append(out, sb)
 	}
 	return out, nil
+}
+
+// SpreadSentences is the evaluation subset of n sentences, spread evenly
+// over sents (sentence i·len/n for i < n), in that order; all of them when
+// n ≤ 0 or n ≥ len(sents).
+func SpreadSentences(sents [][]int32, n int) [][]int32 {
+	if n <= 0 || n >= len(sents) {
+		return sents
+	}
+	out := make([][]int32, n)
+	for i := range out {
+		out[i] = sents[int(int64(i)*int64(len(sents))/int64(n))]
+	}
+	return out
 }

@@ -14,9 +14,9 @@ import (
 // width stays within the budget, and the batches are handed out in an
 // order shuffled per epoch from the seed. The batches themselves never
 // change: every epoch hands out each item exactly once, grouped with items
-// of its own length. Ties in length are broken by a fixed permutation (the
-// same for every seed), so that a batch does not hold consecutive
-// sentences of one document.
+// of its own length. Ties in length are broken by a permutation (fixed, or
+// drawn from the seed: TokenBudget.TiesBySeed), so that a batch does not
+// hold consecutive sentences of one document.
 //
 // A batch fills the first rows·width positions of the buffers, row-major,
 // one item per row of width positions; positions from rows·width on are
@@ -36,69 +36,109 @@ type TokenBatcher struct {
 	consumed int64
 }
 
-// tieBreakSeed fixes the permutation that orders items of equal length.
+// TokenBudget is how a TokenBatcher cuts its batches.
+type TokenBudget struct {
+	MaxTokens int   // positions per batch, padding included
+	SeqLen    int   // the longest row
+	Seed      int64 // the batch order of every epoch
+	// TiesBySeed breaks ties in length by a permutation drawn from Seed, as
+	// fairseq's ordered_indices does (a random permutation under the run's
+	// seed, then a stable sort by length): each seed then makes its own
+	// batches. false: one fixed permutation, the same batches for every seed.
+	TiesBySeed bool
+	// RowMultiple > 1 rounds a batch's rows down to a multiple of it when the
+	// budget cuts the batch (fairseq's --required-batch-size-multiple, 8 by
+	// default there): the rows past the multiple open the next batch. A batch
+	// with fewer rows than the multiple keeps them all. 0 or 1: no rounding.
+	RowMultiple int
+}
+
+// tieBreakSeed fixes the permutation that orders items of equal length
+// when TokenBudget.TiesBySeed is false.
 const tieBreakSeed = 0x746f6b656e73 // "tokens"
 
 // NewSentenceTokenBatcher groups sentences (each taking min(len+1, seqLen)
 // positions: <s> and its words, see SentenceBatcher) into batches of at
-// most maxTokens positions.
-func NewSentenceTokenBatcher(sents [][]int32, maxTokens, seqLen int, seed int64) (*TokenBatcher, error) {
-	if seqLen < 2 {
-		return nil, fmt.Errorf("sequence length %d, want ≥ 2 (the <s> marker and one word)", seqLen)
+// most b.MaxTokens positions.
+func NewSentenceTokenBatcher(sents [][]int32, b TokenBudget) (*TokenBatcher, error) {
+	if b.SeqLen < 2 {
+		return nil, fmt.Errorf("sequence length %d, want ≥ 2 (the <s> marker and one word)", b.SeqLen)
 	}
 	if err := checkSentences(sents); err != nil {
 		return nil, err
 	}
 	lens := make([]int, len(sents))
 	for i, s := range sents {
-		lens[i] = min(len(s)+1, seqLen)
+		lens[i] = min(len(s)+1, b.SeqLen)
 	}
-	b := &TokenBatcher{sents: sents, seqLen: seqLen}
-	return b, b.group(lens, maxTokens, seed)
+	tb := &TokenBatcher{sents: sents, seqLen: b.SeqLen}
+	return tb, tb.group(lens, b)
 }
 
 // NewDocTokenBatcher groups documents (each taking min(len, seqLen)
-// positions) into batches of at most maxTokens positions.
-func NewDocTokenBatcher(docs []Doc, maxTokens, seqLen int, seed int64) (*TokenBatcher, error) {
-	if seqLen < 1 {
-		return nil, fmt.Errorf("sequence length %d, want ≥ 1", seqLen)
+// positions) into batches of at most b.MaxTokens positions.
+func NewDocTokenBatcher(docs []Doc, b TokenBudget) (*TokenBatcher, error) {
+	if b.SeqLen < 1 {
+		return nil, fmt.Errorf("sequence length %d, want ≥ 1", b.SeqLen)
 	}
-	if _, err := NewDocBatcher(docs, 1, seqLen, 0, false); err != nil {
+	if _, err := NewDocBatcher(docs, 1, b.SeqLen, 0, false); err != nil {
 		return nil, err
 	}
 	lens := make([]int, len(docs))
 	for i, d := range docs {
-		lens[i] = min(len(d.Tokens), seqLen)
+		lens[i] = min(len(d.Tokens), b.SeqLen)
 	}
-	b := &TokenBatcher{docs: docs, seqLen: seqLen}
-	return b, b.group(lens, maxTokens, seed)
+	tb := &TokenBatcher{docs: docs, seqLen: b.SeqLen}
+	return tb, tb.group(lens, b)
 }
 
 // group cuts the items, sorted by length, into batches under the budget
 // (fairseq's batch_by_size) and prepares the first epoch.
-func (b *TokenBatcher) group(lens []int, maxTokens int, seed int64) error {
+func (b *TokenBatcher) group(lens []int, tb TokenBudget) error {
 	if len(lens) == 0 {
 		return errors.New("no items")
 	}
+	maxTokens := tb.MaxTokens
 	if maxTokens < b.seqLen {
 		return fmt.Errorf("max-tokens %d is below the longest row, %d positions (seq-len): a batch must hold at least one row", maxTokens, b.seqLen)
 	}
+	if tb.RowMultiple < 0 {
+		return fmt.Errorf("row multiple %d, want ≥ 0", tb.RowMultiple)
+	}
 	idx := make([]int32, len(lens))
-	fillOrder(idx, newRand(tieBreakSeed))
+	tieSeed := int64(tieBreakSeed)
+	if tb.TiesBySeed {
+		tieSeed = tb.Seed
+	}
+	fillOrder(idx, newRand(tieSeed))
 	slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(lens[x], lens[y]) })
-	var cur []int32
-	width := 0
-	for _, i := range idx {
-		w := max(width, lens[i])
-		if len(cur) > 0 && (len(cur)+1)*w > maxTokens {
-			b.groups, b.widths = append(b.groups, cur), append(b.widths, width)
-			cur, w = nil, lens[i]
+	widthOf := func(items []int32) int {
+		w := 0
+		for _, i := range items {
+			w = max(w, lens[i])
 		}
-		cur, width = append(cur, i), w
+		return w
+	}
+	var cur []int32
+	width := 0 // cur's width
+	for _, i := range idx {
+		// Cut while adding i would pass the budget: keep a multiple of
+		// RowMultiple rows (or all of them when fewer) and carry the rest
+		// into the next batch, which may itself have to be cut again.
+		for len(cur) > 0 && (len(cur)+1)*max(width, lens[i]) > maxTokens {
+			keep := len(cur)
+			if m := tb.RowMultiple; m > 1 && keep >= m {
+				keep -= keep % m
+			}
+			b.groups, b.widths = append(b.groups, slices.Clip(cur[:keep])), append(b.widths, widthOf(cur[:keep]))
+			cur = append([]int32(nil), cur[keep:]...)
+			width = widthOf(cur)
+		}
+		cur, width = append(cur, i), max(width, lens[i])
 	}
 	b.groups, b.widths = append(b.groups, cur), append(b.widths, width)
 	b.budget, b.items = maxTokens, len(lens)
-	b.rng = newRand(seed)
+	b.rng = newRand(tb.Seed)
 	b.order = make([]int32, len(b.groups))
 	fillOrder(b.order, b.rng)
 	return nil

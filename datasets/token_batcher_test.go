@@ -81,7 +81,7 @@ func TestTokenBatcherBudgetGroupingEpochs(t *testing.T) {
 		t.Run(fmt.Sprint(c), func(t *testing.T) {
 			sents := varSents(c.n, c.maxLen)
 			lens := sentLens(sents, c.seqLen)
-			b, err := NewSentenceTokenBatcher(sents, c.budget, c.seqLen, 4)
+			b, err := NewSentenceTokenBatcher(sents, TokenBudget{MaxTokens: c.budget, SeqLen: c.seqLen, Seed: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestTokenBatcherSeeds(t *testing.T) {
 	sents := varSents(150, 20)
 	lens := sentLens(sents, 16)
 	epoch := func(seed int64) [][]int {
-		b, err := NewSentenceTokenBatcher(sents, 64, 16, seed)
+		b, err := NewSentenceTokenBatcher(sents, TokenBudget{MaxTokens: 64, SeqLen: 16, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestDocTokenBatcher(t *testing.T) {
 		docs = append(docs, Doc{Tokens: toks, Label: i % 3})
 	}
 	const budget, seqLen = 48, 10
-	b, err := NewDocTokenBatcher(docs, budget, seqLen, 3)
+	b, err := NewDocTokenBatcher(docs, TokenBudget{MaxTokens: budget, SeqLen: seqLen, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,13 +245,90 @@ func TestTokenBatcherErrors(t *testing.T) {
 		{"seqLen 1", testSents(3), 64, 1, "sequence length 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := NewSentenceTokenBatcher(c.sents, c.maxTokens, c.seqLen, 1)
+			_, err := NewSentenceTokenBatcher(c.sents, TokenBudget{MaxTokens: c.maxTokens, SeqLen: c.seqLen, Seed: 1})
 			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
 	}
-	if _, err := NewDocTokenBatcher(nil, 64, 8, 1); err == nil || !strings.Contains(err.Error(), "no documents") {
+	if _, err := NewDocTokenBatcher(nil, TokenBudget{MaxTokens: 64, SeqLen: 8, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no documents") {
 		t.Errorf("no documents: %v", err)
+	}
+}
+
+// TestTokenBatcherTiesBySeed: with TiesBySeed each seed makes its own
+// groups (fairseq's permutation under the run's seed before the sort by
+// length); without it every seed gets the same groups.
+func TestTokenBatcherTiesBySeed(t *testing.T) {
+	sents := varSents(150, 20)
+	lens := sentLens(sents, 16)
+	groups := func(seed int64, bySeed bool) []string {
+		b, err := NewSentenceTokenBatcher(sents, TokenBudget{MaxTokens: 64, SeqLen: 16, Seed: seed, TiesBySeed: bySeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k []string
+		for _, ids := range tokenEpoch(t, b, lens) {
+			slices.Sort(ids)
+			k = append(k, fmt.Sprint(ids))
+		}
+		slices.Sort(k)
+		return k
+	}
+	if !slices.Equal(groups(1, true), groups(1, true)) {
+		t.Error("TiesBySeed: the same seed makes different groups")
+	}
+	if slices.Equal(groups(1, true), groups(2, true)) {
+		t.Error("TiesBySeed: seeds 1 and 2 make the same groups")
+	}
+	if !slices.Equal(groups(1, false), groups(2, false)) {
+		t.Error("fixed ties: seeds 1 and 2 make different groups")
+	}
+}
+
+// TestTokenBatcherRowMultiple: a batch the budget cuts holds a multiple of
+// RowMultiple rows, or fewer rows than that when not even one multiple
+// fits; every sentence is still handed out once per epoch and no batch
+// passes the budget.
+func TestTokenBatcherRowMultiple(t *testing.T) {
+	for _, c := range []struct{ n, maxLen, seqLen, budget, mult int }{
+		{300, 30, 32, 256, 8}, // the word preset's shape, scaled down
+		{200, 12, 10, 40, 8},  // at most 40/10 = 4 rows of the longest: never 8
+		{500, 6, 8, 100, 4},
+		{97, 3, 4, 30, 1}, // no rounding
+	} {
+		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			sents := varSents(c.n, c.maxLen)
+			lens := sentLens(sents, c.seqLen)
+			b, err := NewSentenceTokenBatcher(sents, TokenBudget{MaxTokens: c.budget, SeqLen: c.seqLen, Seed: 2, RowMultiple: c.mult})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := make([]int, c.n)
+			for i, g := range b.groups {
+				rows, w := len(g), b.widths[i]
+				if rows*w > c.budget {
+					t.Errorf("batch %d: %d rows × %d over the budget %d", i, rows, w, c.budget)
+				}
+				last := i == len(b.groups)-1
+				if c.mult > 1 && !last && rows >= c.mult && rows%c.mult != 0 {
+					t.Errorf("batch %d: %d rows, not a multiple of %d", i, rows, c.mult)
+				}
+				for _, id := range g {
+					seen[id]++
+					if lens[id] > w {
+						t.Errorf("batch %d: a row of %d positions in width %d", i, lens[id], w)
+					}
+				}
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Fatalf("sentence %d in %d batches", id, n)
+				}
+			}
+		})
+	}
+	if _, err := NewSentenceTokenBatcher(testSents(4), TokenBudget{MaxTokens: 64, SeqLen: 8, RowMultiple: -1}); err == nil {
+		t.Error("a negative row multiple is accepted")
 	}
 }

@@ -69,3 +69,32 @@ func TestClip(t *testing.T) {
 		t.Error("Inf gradient reported finite")
 	}
 }
+
+// TestAdamWeightDecay: WeightDecay shrinks each parameter by lr·decay
+// before the Adam step, decoupled from the gradient: with a zero gradient
+// the moments stay zero and the step is the shrink alone, in float32 as in
+// float64.
+func TestAdamWeightDecay(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		lr, decay float64
+	}{{"fairseq's", 1e-3, 1e-4}, {"large", 0.1, 0.5}, {"off", 1e-3, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			p32, g32 := []float32{1, -2, 0.5}, []float32{0, 0, 0}
+			p64, g64 := []float64{1, -2, 0.5}, []float64{0, 0, 0}
+			a32, a64 := NewAdam([]int{3}), NewAdam([]int{3})
+			a32.WeightDecay, a64.WeightDecay = c.decay, c.decay
+			a32.Step([]any{p32}, []any{g32}, c.lr, 1)
+			a64.Step([]any{p64}, []any{g64}, c.lr, 1)
+			for i, x := range []float64{1, -2, 0.5} {
+				want := x - c.lr*c.decay*x
+				if d := math.Abs(p64[i] - want); d > 1e-15 {
+					t.Errorf("float64 p[%d] = %v, want %v", i, p64[i], want)
+				}
+				if d := math.Abs(float64(p32[i]) - want); d > 1e-7*math.Abs(x) {
+					t.Errorf("float32 p[%d] = %v, want %v", i, p32[i], want)
+				}
+			}
+		})
+	}
+}

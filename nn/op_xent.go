@@ -9,23 +9,59 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// Xent is how CrossEntropy reduces over rows and what it predicts.
+type Xent struct {
+	// Sum makes the loss the sum over real rows, as fairseq's criterion
+	// returns it (the trainer then divides the parameter gradients by the
+	// row count after the backward pass, fairseq's multiply_grads); false:
+	// the mean over real rows. The gradients that flow back through the
+	// graph, and so every probe taken on them, differ by that count.
+	Sum bool
+	// Smoothing is ε of label smoothing (fairseq's
+	// label_smoothed_cross_entropy): each row's target distribution is
+	// (1−ε)·onehot + ε/C. 0: plain cross-entropy.
+	Smoothing float64
+}
+
 // CrossEntropy is the fused, numerically stable softmax cross-entropy of the
-// [N, C] logits against the class ids in *targets, as the mean over real
-// rows: a negative target marks a padded row, which adds nothing to the sum
-// and is not counted in the mean (the "mean over real tokens" convention the
-// run header records). The caller rewrites *targets before every run.
-func CrossEntropy(logits *G.Node, targets *[]int32) (*G.Node, error) {
+// [N, C] logits against the class ids in *targets, reduced over the real
+// rows as opt says: a negative target marks a padded row, which adds
+// nothing and is not counted. The caller rewrites *targets before every
+// run. Whatever opt says, LastXent reads the plain negative log-likelihood
+// of the last run as a mean over real rows: the loss every output shows.
+func CrossEntropy(logits *G.Node, targets *[]int32, opt Xent) (*G.Node, error) {
 	s := logits.Shape()
 	if s.Dims() != 2 {
 		return nil, fmt.Errorf("CrossEntropy: logits shape %v, want [N, C]", s)
 	}
-	return G.ApplyOp(&xentOp{OpBase: NewOpBase("CrossEntropy"), targets: targets, c: s[1]}, logits)
+	if !(opt.Smoothing >= 0 && opt.Smoothing < 1) {
+		return nil, fmt.Errorf("CrossEntropy: label smoothing %g, want 0 ≤ ε < 1", opt.Smoothing)
+	}
+	return G.ApplyOp(&xentOp{OpBase: NewOpBase("CrossEntropy"), targets: targets, c: s[1], opt: opt}, logits)
+}
+
+// XentResult is what the last run of a CrossEntropy node measured.
+type XentResult struct {
+	NLL  float64 // −log p(target), mean over the real rows (no smoothing)
+	Real int     // real rows (non-negative targets)
+}
+
+// LastXent is the result of loss's last forward; ok is false when loss is
+// not a CrossEntropy node.
+func LastXent(loss *G.Node) (r XentResult, ok bool) {
+	o, ok := loss.Op().(*xentOp)
+	if !ok {
+		return XentResult{}, false
+	}
+	return o.last, true
 }
 
 type xentOp struct {
 	OpBase
 	targets *[]int32
 	c       int
+	opt     Xent
+	last    XentResult // of the last Do
 }
 
 func (o *xentOp) Arity() int                                     { return 1 }
@@ -57,14 +93,22 @@ func (o *xentOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var loss float64
+	var r xentRows
 	switch x.Dtype() {
 	case tensor.Float32:
-		loss = xentFwd(x.Float32s(), *o.targets, o.c)
+		r = xentFwd(x.Float32s(), *o.targets, o.c, o.opt.Smoothing)
 	case tensor.Float64:
-		loss = xentFwd(x.Float64s(), *o.targets, o.c)
+		r = xentFwd(x.Float64s(), *o.targets, o.c, o.opt.Smoothing)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	o.last = XentResult{Real: r.n}
+	loss := r.loss
+	if r.n > 0 {
+		o.last.NLL = r.nll / float64(r.n)
+		if !o.opt.Sum {
+			loss /= float64(r.n)
+		}
 	}
 	return newScalar(x.Dtype(), loss), nil
 }
@@ -86,20 +130,35 @@ func logSumExp[T Float](row []T) float64 {
 	return float64(m) + math.Log(ExpShiftSum(row, nil, m))
 }
 
-func xentFwd[T Float](x []T, t []int32, c int) float64 {
-	n := realRows(t)
-	if n == 0 {
-		return 0
-	}
-	var sum float64
+// xentRows are one forward's sums over the real rows: the loss (with
+// label smoothing), the plain negative log-likelihood, and the row count.
+type xentRows struct {
+	loss, nll float64
+	n         int
+}
+
+// xentFwd sums, over real rows, lse − (1−ε)·x_t − (ε/C)·Σ_j x_j: the
+// cross-entropy against (1−ε)·onehot + ε/C (the plain −log p_t when ε = 0).
+func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
+	var r xentRows
 	for i, tc := range t {
 		if tc < 0 {
 			continue
 		}
 		row := x[i*c : (i+1)*c]
-		sum += logSumExp(row) - float64(row[tc])
+		nll := logSumExp(row) - float64(row[tc])
+		r.nll += nll
+		r.loss += nll
+		if eps > 0 {
+			var sum float64
+			for _, v := range row {
+				sum += float64(v)
+			}
+			r.loss += eps * (float64(row[tc]) - sum/float64(c))
+		}
+		r.n++
 	}
-	return sum / float64(n)
+	return r
 }
 
 func (o *xentOp) DiffWRT(int) []bool { return []bool{true} }
@@ -111,7 +170,8 @@ func (o *xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	return G.Nodes{d}, nil
 }
 
-// xentGradOp computes (softmax(x) − onehot(t))·g/n for real rows, 0 for padded ones.
+// xentGradOp computes (softmax(x) − q)·g/n (the mean) or ·g (the sum) for
+// real rows, q the smoothed target distribution; 0 for padded ones.
 type xentGradOp struct {
 	OpBase
 	fwd *xentOp
@@ -137,26 +197,28 @@ func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
+	t := *o.fwd.targets
+	sc := g
+	if n := realRows(t); n > 0 && !o.fwd.opt.Sum {
+		sc = g / float64(n)
+	}
 	switch x.Dtype() {
 	case tensor.Float32:
-		xentBwd(x.Float32s(), out.Float32s(), *o.fwd.targets, o.fwd.c, g)
+		xentBwd(x.Float32s(), out.Float32s(), t, o.fwd.c, sc, o.fwd.opt.Smoothing)
 	case tensor.Float64:
-		xentBwd(x.Float64s(), out.Float64s(), *o.fwd.targets, o.fwd.c, g)
+		xentBwd(x.Float64s(), out.Float64s(), t, o.fwd.c, sc, o.fwd.opt.Smoothing)
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
 	return out, nil
 }
 
-// xentBwd writes each real row's softmax scaled by g/n in one exp pass,
-// then recomputes the target's entry from the log-sum-exp in float64:
-// p−1 cancels when p is near 1, and a float32 p·s − s would lose it.
-func xentBwd[T Float](x, dx []T, t []int32, c int, g float64) {
-	n := realRows(t)
-	if n == 0 {
-		return
-	}
-	sc := g / float64(n)
+// xentBwd writes each real row's (softmax − q)·sc: the softmax scaled in
+// one exp pass, then the target's entry recomputed from the log-sum-exp in
+// float64 (p−1 cancels when p is near 1, and a float32 p·s − s would lose
+// it), and with label smoothing ε/C taken off every entry.
+func xentBwd[T Float](x, dx []T, t []int32, c int, sc, eps float64) {
+	off := eps / float64(c) * sc
 	for i, tc := range t {
 		if tc < 0 {
 			continue
@@ -166,6 +228,11 @@ func xentBwd[T Float](x, dx []T, t []int32, c int, g float64) {
 		s := ExpShiftSum(row, drow, m)
 		scale(drow, T(sc/s))
 		lse := float64(m) + math.Log(s)
-		drow[tc] = T((math.Exp(float64(row[tc])-lse) - 1) * sc)
+		drow[tc] = T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+		if eps > 0 {
+			for j := range drow {
+				drow[j] -= T(off)
+			}
+		}
 	}
 }

@@ -34,15 +34,47 @@ func TestCrossEntropyValue(t *testing.T) {
 	// large equal logits (stability) target 0 → ln 2.
 	x := tensor.New(tensor.WithShape(3, 2), tensor.WithBacking([]float64{0, math.Log(3), 5, 7, 1000, 1000}))
 	targets := []int32{1, -1, 0}
-	v := runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets) })
+	v := runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets, Xent{}) })
 	got, _ := Scalar("", v)
 	want := (-math.Log(0.75) + math.Log(2)) / 2
 	if math.Abs(got-want) > 1e-12 {
 		t.Fatalf("loss %v, want %v (mean over the 2 real rows)", got, want)
 	}
+	// The same rows as a sum, and with label smoothing ε: row 0's smoothed
+	// loss is (1−ε)(−ln ¾) + (ε/2)(−ln ¼ − ln ¾); row 2's stays ln 2 (its
+	// two classes are equally likely). LastXent reads the plain NLL mean
+	// whatever the reduction and the smoothing.
+	const eps = 0.2
+	smooth0 := (1-eps)*-math.Log(0.75) + eps/2*(-math.Log(0.25)-math.Log(0.75))
+	for _, c := range []struct {
+		name string
+		opt  Xent
+		want float64
+	}{
+		{"sum", Xent{Sum: true}, -math.Log(0.75) + math.Log(2)},
+		{"mean, smoothed", Xent{Smoothing: eps}, (smooth0 + math.Log(2)) / 2},
+		{"sum, smoothed", Xent{Sum: true, Smoothing: eps}, smooth0 + math.Log(2)},
+	} {
+		var node *G.Node
+		v := runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) {
+			var err error
+			node, err = CrossEntropy(in[0], &targets, c.opt)
+			return node, err
+		})
+		if got, _ := Scalar("", v); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: loss %v, want %v", c.name, got, c.want)
+		}
+		if r, ok := LastXent(node); !ok || r.Real != 2 || math.Abs(r.NLL-want) > 1e-12 {
+			t.Errorf("%s: LastXent %+v, want the NLL mean %v over 2 rows", c.name, r, want)
+		}
+	}
+	g0 := G.NewGraph()
+	if _, err := CrossEntropy(G.NodeFromAny(g0, x), &targets, Xent{Smoothing: 1}); err == nil {
+		t.Error("label smoothing 1 accepted")
+	}
 	targets = []int32{1, 2, 0}
 	g := G.NewGraph()
-	_, err := CrossEntropy(G.NodeFromAny(g, x), &targets)
+	_, err := CrossEntropy(G.NodeFromAny(g, x), &targets, Xent{})
 	if err != nil {
 		t.Fatal(err) // shape is fine; the bad target is caught when run
 	}

@@ -51,7 +51,16 @@ func denseOpCases() []gradCase {
 		{"ReLU/matrix", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"ReLU/image", [][]int{{2, 3, 2, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return ReLU(in[0]) }},
 		{"Embed", [][]int{{5, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return Embed(in[0], &idx) }},
-		{"CrossEntropy/padded", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets) }},
+		{"CrossEntropy/padded", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets, Xent{}) }},
+		{"CrossEntropy/sum", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return CrossEntropy(in[0], &targets, Xent{Sum: true})
+		}},
+		{"CrossEntropy/label smoothing 0.1", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return CrossEntropy(in[0], &targets, Xent{Smoothing: 0.1})
+		}},
+		{"CrossEntropy/sum, label smoothing 0.3", [][]int{{6, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return CrossEntropy(in[0], &targets, Xent{Sum: true, Smoothing: 0.3})
+		}},
 		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
 			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))
 			if op != nil {
@@ -81,7 +90,7 @@ func denseOpCases() []gradCase {
 			if err != nil {
 				return nil, err
 			}
-			return CrossEntropy(sum, &targets)
+			return CrossEntropy(sum, &targets, Xent{})
 		}},
 	}
 }

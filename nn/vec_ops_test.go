@@ -27,7 +27,7 @@ func TestVecXentBwdRows(t *testing.T) {
 			for i := range dx {
 				dx[i] = 7 // a padded row keeps what was there
 			}
-			xentBwd(x, dx, tg, c, 1.5)
+			xentBwd(x, dx, tg, c, 1.5/2, 0) // the mean over the 2 real rows
 			for i, tc := range tg {
 				if tc < 0 {
 					for k := 0; k < c; k++ {

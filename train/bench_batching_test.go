@@ -55,7 +55,7 @@ func BenchmarkWordBatching(b *testing.B) {
 
 // budgetFill is the mean over one epoch of rows × width / MaxTokens.
 func budgetFill(b *testing.B, r *Runner, c Config) float64 {
-	tb, err := datasets.NewSentenceTokenBatcher(r.src.corpus.Train, c.MaxTokens, c.SeqLen, c.Seed)
+	tb, err := datasets.NewSentenceTokenBatcher(r.src.corpus.Train, c.tokenBudget(c.Seed))
 	if err != nil {
 		b.Fatal(err)
 	}

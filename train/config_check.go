@@ -192,6 +192,25 @@ func (c Config) checkOptimizer(add func(string, ...any)) {
 	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		add("dropout %g: want 0 ≤ p < 1", c.Dropout)
 	}
+	switch c.Loss {
+	case "", LossMean, LossSum:
+	default:
+		add("loss %q: want %s (the mean over real tokens) or %s (fairseq's: summed, gradients divided by the token count after the backward)", c.Loss, LossMean, LossSum)
+	}
+	if c.Loss == LossSum && !c.Model.OnTokens() {
+		add("loss %s: model %s has no tokens to sum over; --loss is for transformer, classifier and lstm", c.Loss, c.Model)
+	}
+	if !(c.LabelSmoothing >= 0 && c.LabelSmoothing < 1) {
+		add("label-smoothing %g: want 0 ≤ ε < 1", c.LabelSmoothing)
+	} else if c.LabelSmoothing > 0 && !c.Model.OnTokens() {
+		add("label-smoothing %g: model %s has no tokens; --label-smoothing is for transformer, classifier and lstm", c.LabelSmoothing, c.Model)
+	}
+	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
+		add("weight-decay %g: want a finite number ≥ 0", c.WeightDecay)
+	}
+	if c.RowMultiple < 0 || c.RowMultiple > MaxBatch {
+		add("row-multiple %d: want 0 or 1 (off) to %d", c.RowMultiple, MaxBatch)
+	}
 }
 
 // checkOutput: evaluation, logging, the probes and the dtype.

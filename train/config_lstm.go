@@ -28,6 +28,16 @@ func LSTMConfig(data string) Config {
 	// embedding: the word preset's token budgets and fairseq input are the
 	// Transformer's (checkLSTM refuses them when given).
 	c.MaxTokens, c.Input, c.TieEmbeddings = 0, InputLearned, false
+	// Nor is the rest of the authors' recipe its own: Ba et al.'s LSTM
+	// language model trains on the mean loss without smoothing, dropout or
+	// weight decay.
+	c.Loss, c.LabelSmoothing, c.Dropout, c.WeightDecay = LossMean, 0, 0, 0
+	c.TiesBySeed, c.RowMultiple = false, 0
+	// Whole sentences of up to 99 words (1.3% of sotu's sentences, 5% of
+	// its tokens are longer and left out), 10 a batch: about the 1,000
+	// positions a step of 32 rows of 32 that the preset had when sentences
+	// were cut into 31-token pieces.
+	c.SeqLen, c.Batch = 100, 10
 	c.Steps = 1200 // its own length, not the word Transformer's 4,500
 	c.Variants = []string{"none", "layernorm"}
 	c.Layers, c.DModel = 1, 64

@@ -44,7 +44,7 @@ func TestValidate(t *testing.T) {
 		{"probes", func(c *Config) { c.Probes.Stats = -1 }, "probes"},
 		{"max-tokens on characters", func(c *Config) { c.MaxTokens = 1024 }, "has no sentences to group"},
 		{"max-tokens on images", func(c *Config) { *c = MNISTConfig(ModelMLP); c.MaxTokens = 1024 }, "model mlp on mnist data has no sentences"},
-		{"max-tokens below seq-len", func(c *Config) { *c = WordConfig("sotu"); c.MaxTokens = 31 }, "max-tokens 31 is below the longest sentence, seq-len 32"},
+		{"max-tokens below seq-len", func(c *Config) { *c = WordConfig("sotu"); c.MaxTokens = 31 }, "max-tokens 31 is below the longest sentence, seq-len 176"},
 		{"negative max-tokens", func(c *Config) { *c = WordConfig("sotu"); c.MaxTokens = -1 }, "max-tokens -1"},
 		{"input", func(c *Config) { c.Input = "bert" }, `input "bert"`},
 		{"tie on the classifier", func(c *Config) { *c = ClassifierConfig(); c.TieEmbeddings = true }, "nothing to tie"},

@@ -2,9 +2,11 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/normtop/normtop/datasets"
+	"github.com/normtop/normtop/nn"
 )
 
 // source is the loaded data of a run: train batches, and the fixed
@@ -33,6 +35,9 @@ type evalBatch struct {
 	targets []int32
 	mask    []bool // padding mask of the token rows; nil when there is no padding
 	real    int    // real predictions (rows with a target ≥ 0)
+	// layout is a token-budget batch's rows × width (the eval graph then
+	// has the training graph's MaxTokens positions); zero for fixed batches.
+	layout nn.Layout
 }
 
 // loadSource reads the data; cancelling ctx stops the reading with ctx's
@@ -92,9 +97,19 @@ func loadSource(ctx context.Context, c Config) (*source, error) {
 }
 
 // wordOptions are the tokenizer's bounds for c: the vocabulary cap, and
-// sentences (documents) cut to fit one row of the batch.
+// the longest sentence one row holds (<s> and SeqLen−1 tokens; a longer
+// one is left out whole, as fairseq's filter leaves it out).
 func wordOptions(c Config) datasets.CorpusOptions {
 	return datasets.CorpusOptions{VocabSize: c.Vocab, MinCount: 2, MaxLen: c.SeqLen - 1}
+}
+
+// lengthLimitError names the flag behind a refused length limit.
+func lengthLimitError(err error, c Config) error {
+	var le *datasets.LengthLimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w; --seq-len %d holds sentences of up to %d tokens (the word presets' %d hold nearly every sentence)", err, c.SeqLen, c.SeqLen-1, WordSeqLen)
+	}
+	return err
 }
 
 // loadWords loads a word-level set: c.Data names a built-in package, or
@@ -114,7 +129,7 @@ func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 		s.labelled, s.classes, s.vocab = l, len(l.Classes), len(l.Vocab)
 		s.desc = fmt.Sprintf("%s (%d documents, %s; vocabulary %d)", l.Name, len(l.Train)+len(l.Val)+len(l.Test), l.Balance(), len(l.Vocab))
 		if c.MaxTokens > 0 {
-			tb, err := datasets.NewDocTokenBatcher(l.Train, c.MaxTokens, c.SeqLen, 0)
+			tb, err := datasets.NewDocTokenBatcher(l.Train, c.tokenBudget(c.Seed))
 			if err != nil {
 				return nil, dataError{fmt.Errorf("%s (train split): %w", l.Name, err)}
 			}
@@ -139,24 +154,43 @@ func loadWords(ctx context.Context, s *source, c Config) (*source, error) {
 	}
 	corp, err := datasets.LoadCorpus(ctx, name, wordOptions(c))
 	if err != nil {
-		return nil, dataError{err}
+		return nil, dataError{lengthLimitError(err, c)}
 	}
 	s.corpus, s.classes, s.vocab = corp, len(corp.Vocab), len(corp.Vocab)
-	s.desc = fmt.Sprintf("%s (%d sentences in %d documents; vocabulary %d words)", corp.Name,
-		len(corp.Train)+len(corp.Val)+len(corp.Test), corp.Docs.Train+corp.Docs.Val+corp.Docs.Test, len(corp.Vocab))
-	if c.MaxTokens > 0 {
-		tb, err := datasets.NewSentenceTokenBatcher(corp.Train, c.MaxTokens, c.SeqLen, 0)
-		if err != nil {
-			return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
-		}
-		s.perEpoch, s.maxRows = tb.StepsPerEpoch(), tb.MaxRows()
-	} else {
-		sb, err := datasets.NewSentenceBatcher(corp.Train, c.Batch, c.SeqLen, 0, false)
-		if err != nil {
-			return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
-		}
-		s.perEpoch = sb.StepsPerEpoch()
+	filtered := ""
+	if f := corp.Filtered.Summary(); f != "" {
+		filtered = ", " + f
 	}
+	s.desc = fmt.Sprintf("%s (%d sentences in %d documents%s; vocabulary %d words)", corp.Name,
+		len(corp.Train)+len(corp.Val)+len(corp.Test), corp.Docs.Train+corp.Docs.Val+corp.Docs.Test, filtered, len(corp.Vocab))
+	if c.MaxTokens > 0 {
+		// With ties broken by the seed each seed cuts its own batches: the
+		// graph holds the most rows of any, an epoch is the first seed's.
+		for i, seed := range c.RunSeeds() {
+			tb, err := datasets.NewSentenceTokenBatcher(corp.Train, c.tokenBudget(seed))
+			if err != nil {
+				return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+			}
+			if i == 0 {
+				s.perEpoch = tb.StepsPerEpoch()
+			}
+			s.maxRows = max(s.maxRows, tb.MaxRows())
+		}
+		// Evaluation sets in token budgets too, grouped by length: fixed
+		// rows of SeqLen positions would be mostly padding at seq-len 176.
+		if s.val, err = budgetBatches(corp.Val, c.EvalSize, c); err != nil {
+			return nil, dataError{fmt.Errorf("%s (validation split): %w", corp.Name, err)}
+		}
+		if s.test, err = budgetBatches(corp.Test, c.TestSize, c); err != nil {
+			return nil, dataError{fmt.Errorf("%s (test split): %w", corp.Name, err)}
+		}
+		return s, nil
+	}
+	sb, err := datasets.NewSentenceBatcher(corp.Train, c.Batch, c.SeqLen, 0, false)
+	if err != nil {
+		return nil, dataError{fmt.Errorf("%s (train split): %w", corp.Name, err)}
+	}
+	s.perEpoch = sb.StepsPerEpoch()
 	if s.val, err = sentenceBatches(corp.Val, c.EvalSize, c.Batch, c.SeqLen); err != nil {
 		return nil, dataError{fmt.Errorf("%s (validation split): %w", corp.Name, err)}
 	}
@@ -178,6 +212,32 @@ func sentenceBatches(sents [][]int32, n, b, seq int) ([]evalBatch, error) {
 	out := make([]evalBatch, len(sb))
 	for i, x := range sb {
 		out[i] = evalBatch{tokens: x.In, targets: x.Tgt, mask: x.Real, real: x.Tokens}
+	}
+	return out, nil
+}
+
+// budgetBatches cuts n sentences of sents, spread evenly over it
+// (datasets.SpreadSentences; all when n ≤ 0), into token-budget batches
+// of c.MaxTokens positions grouped by length, as the training batches are.
+// Each sentence counts once; the order of the batches does not matter to
+// an evaluation.
+func budgetBatches(sents [][]int32, n int, c Config) ([]evalBatch, error) {
+	sel := datasets.SpreadSentences(sents, n)
+	tb, err := datasets.NewSentenceTokenBatcher(sel, datasets.TokenBudget{MaxTokens: c.MaxTokens, SeqLen: c.SeqLen})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]evalBatch, tb.StepsPerEpoch())
+	for i := range out {
+		e := evalBatch{tokens: make([]int32, c.MaxTokens), targets: make([]int32, c.MaxTokens), mask: make([]bool, c.MaxTokens)}
+		rows, width := tb.NextSentences(e.tokens, e.targets, e.mask)
+		e.layout = nn.Layout{Rows: rows, T: width}
+		for _, t := range e.targets {
+			if t >= 0 {
+				e.real++
+			}
+		}
+		out[i] = e
 	}
 	return out, nil
 }

@@ -22,10 +22,10 @@ func (s *source) newTokenBatcher(c Config) (*batcher, error) {
 	n := c.MaxTokens
 	b.in, b.mask = make([]int32, n), make([]bool, n)
 	if b.tokDocs = s.labelled != nil; b.tokDocs {
-		b.tok, err = datasets.NewDocTokenBatcher(s.labelled.Train, n, c.SeqLen, c.Seed)
+		b.tok, err = datasets.NewDocTokenBatcher(s.labelled.Train, c.tokenBudget(c.Seed))
 		b.tgt = make([]int32, s.maxRows)
 	} else {
-		b.tok, err = datasets.NewSentenceTokenBatcher(s.corpus.Train, n, c.SeqLen, c.Seed)
+		b.tok, err = datasets.NewSentenceTokenBatcher(s.corpus.Train, c.tokenBudget(c.Seed))
 		b.tgt = make([]int32, n)
 	}
 	if err != nil {

@@ -166,7 +166,7 @@ func TestGradFairseqInputTied(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return nn.CrossEntropy(logits, &targets)
+			return nn.CrossEntropy(logits, &targets, nn.Xent{})
 		}},
 	}
 	for _, c := range cases {

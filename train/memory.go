@@ -56,7 +56,12 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 	batch := float64(c.Batch)
 	evalBatch := batch
 	if len(src.val) > 0 {
+		// rows of the eval graph: images, or token positions (already
+		// batch × seq-len, or a token budget's MaxTokens)
 		evalBatch = float64(len(src.val[0].targets))
+		if src.val[0].tokens != nil {
+			evalBatch = float64(len(src.val[0].tokens))
+		}
 	}
 	var perRow float64 // activation values per example (image) or per token (text)
 	switch mm := m.(type) {
@@ -74,17 +79,14 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 	case *transformer:
 		perRow = transformerRow(mm)
 		batch *= float64(mm.seq)
-		evalBatch *= float64(mm.seq)
 	case *classifier:
 		perRow = transformerRow(mm.transformer)
 		batch *= float64(mm.seq)
-		evalBatch *= float64(mm.seq)
 	case *lstm:
 		// per layer: x·W_x and N_x, the op's 24·H of state and gradients,
 		// its output; then the logits with their softmax
 		perRow = float64(mm.d) + float64(mm.layers)*(8+24+1)*float64(mm.d) + 2*float64(mm.vocab)
 		batch *= float64(mm.seq)
-		evalBatch *= float64(mm.seq)
 	}
 	if c.MaxTokens > 0 { // one training graph of MaxTokens positions
 		batch = float64(c.MaxTokens)

@@ -63,8 +63,8 @@ func TestMemoryRefusals(t *testing.T) {
 	big.DModel, big.Heads = 20000, 4
 	_, err := NewRunner(big)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "would need at least") ||
-		!strings.Contains(err.Error(), "473 GiB") || !strings.Contains(err.Error(), "--d-model") {
-		t.Errorf("d-model 20000: %v, want an ErrTooLarge naming 473 GiB and --d-model", err)
+		!strings.Contains(err.Error(), "467 GiB") || !strings.Contains(err.Error(), "--d-model") {
+		t.Errorf("d-model 20000: %v, want an ErrTooLarge naming 467 GiB and --d-model", err)
 	}
 	// 4096×4096 images: the MLP's first layer alone is 2³² weights.
 	img := &source{pixels: 4096 * 4096, classes: 10, val: []evalBatch{{targets: make([]int32, 512)}}}

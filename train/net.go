@@ -48,6 +48,7 @@ type netSpec struct {
 	train   bool
 	dropP   float64
 	rng     *rand.Rand // dropout masks (training graphs)
+	xent    nn.Xent    // the loss's reduction and smoothing (training graphs)
 }
 
 func buildNet(s netSpec) (*net, error) {
@@ -102,7 +103,7 @@ func buildNet(s netSpec) (*net, error) {
 		return nil, err
 	}
 	n.logits = logits
-	if n.loss, err = nn.CrossEntropy(logits, &b.targets); err != nil {
+	if n.loss, err = nn.CrossEntropy(logits, &b.targets, s.xent); err != nil {
 		return nil, err
 	}
 	n.params = append(n.params, normParams...)
@@ -117,13 +118,19 @@ func buildNet(s netSpec) (*net, error) {
 	return n, nil
 }
 
-// run executes the graph once and returns the loss; the caller reads
-// logits and gradients, then calls reset.
-func (n *net) run() (float64, error) {
+// run executes the graph once and returns what its loss measured: the
+// negative log-likelihood as a mean over the real targets (whatever the
+// loss the gradients come from sums or smooths) and their count. The
+// caller reads logits and gradients, then calls reset.
+func (n *net) run() (nn.XentResult, error) {
 	if err := n.eng.Run(); err != nil {
-		return 0, err
+		return nn.XentResult{}, err
 	}
-	return nn.Scalar("loss", n.eng.Value(n.loss))
+	r, ok := nn.LastXent(n.loss)
+	if !ok {
+		return nn.XentResult{}, fmt.Errorf("loss node %s is not a cross-entropy", n.loss.Op())
+	}
+	return r, nil
 }
 
 func (n *net) reset() { n.eng.Reset() }

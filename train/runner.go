@@ -155,6 +155,7 @@ func (r *Runner) newVariant(idx, specIdx int, spec string, ncfg normspec.Config,
 		sizes = append(sizes, p.Shape().TotalSize())
 	}
 	v.opt = nn.NewAdam(sizes)
+	v.opt.WeightDecay = r.cfg.WeightDecay
 	v.feeds, v.gw = weightFeeds(r.model, v.train.params), make([]float64, len(v.layers))
 	if v.batches, err = r.src.newBatcher(c); err != nil {
 		return nil, err
@@ -203,6 +204,7 @@ func (r *Runner) netSpecs(c Config, dt tensor.Dtype, weights []*tensor.Dense, by
 	}
 	train = netSpec{model: r.model, dt: dt, batch: c.Batch, rows: c.Batch, pixels: r.src.pixels,
 		weights: weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
+		xent: nn.Xent{Sum: c.lossSum(), Smoothing: c.LabelSmoothing},
 		// the same seed for every variant: the same dropout masks
 		rng: rand.New(rand.NewSource(c.Seed + 1))}
 	evalBatch := c.Batch
@@ -222,7 +224,13 @@ func (r *Runner) netSpecs(c Config, dt tensor.Dtype, weights []*tensor.Dense, by
 		train.rows, train.tokens, train.padded = c.Batch*c.SeqLen, c.Batch*c.SeqLen, padded
 	}
 	eval = train
-	eval.train, eval.rng, eval.batch, eval.rows = false, nil, evalBatch, evalBatch
+	eval.train, eval.rng, eval.batch, eval.rows, eval.xent = false, nil, evalBatch, evalBatch, nn.Xent{}
+	if c.MaxTokens > 0 && r.src.corpus != nil {
+		// sentences: evaluated in token budgets like the training batches
+		// (budgetBatches), on a graph of the same MaxTokens positions
+		eval.batch, eval.rows = train.batch, train.rows
+		return train, eval
+	}
 	eval.layout, eval.padded = false, padded
 	if r.src.images == nil {
 		eval.tokens = evalBatch * c.SeqLen
@@ -346,10 +354,23 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
+	// A summed loss's parameter gradients are divided by the real tokens
+	// after the backward (fairseq's multiply_grads): folded into the
+	// optimizer's gradient scale, so no pass over the gradients is added.
+	// The taps (g_*) keep the sum's scale; gw_norm, clipping and the update
+	// see the divided gradients, the same as with the mean loss.
+	div := 1.0
+	if r.cfg.lossSum() && loss.Real > 0 {
+		div = 1 / float64(loss.Real)
+	}
 	gnorm, finite := nn.GradNorm(grads)
-	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
+	gnorm *= div
+	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss.NLL, Taps: v.taps, GradsFinite: finite}
 	if mask&normspec.TapGrad != 0 {
 		gwNorms(v.gw, v.feeds, grads)
+		for i := range v.gw {
+			v.gw[i] *= div
+		}
 		ts.WeightGrads = v.gw
 	}
 	d := v.coll.Step(ts)
@@ -360,6 +381,6 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	if err != nil {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
-	v.opt.Step(params, grads, nn.LearningRate(v.lr, r.cfg.Warmup, step), nn.ClipScale(gnorm, r.cfg.Clip))
+	v.opt.Step(params, grads, nn.LearningRate(v.lr, r.cfg.Warmup, step), div*nn.ClipScale(gnorm, r.cfg.Clip))
 	return d, nil
 }

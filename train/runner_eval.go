@@ -54,6 +54,9 @@ func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, spli
 			v.eval.setImages(b.images)
 			copy(v.eval.b.targets, b.targets)
 		} else {
+			if b.layout.Rows > 0 {
+				v.eval.setLayout(b.layout)
+			}
 			v.eval.setTokens(b.tokens, b.targets, b.mask)
 		}
 		for _, l := range v.layers {
@@ -64,7 +67,7 @@ func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, spli
 			v.eval.reset()
 			return probes.Eval{}, fmt.Errorf("%s evaluation: %w", split, err)
 		}
-		sum += loss * float64(b.real)
+		sum += loss.NLL * float64(b.real)
 		real += b.real
 		hits += v.eval.correct()
 		v.eval.reset()

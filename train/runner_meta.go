@@ -52,11 +52,22 @@ func (r *Runner) buildMeta() probes.RunMeta {
 		"log_every":   strconv.Itoa(c.LogEvery),
 		"probe_stats": strconv.Itoa(c.Probes.Stats), "probe_grad": strconv.Itoa(c.Probes.Grad),
 		"probe_params": strconv.Itoa(c.Probes.Params), "probe_spectrum": strconv.Itoa(c.Probes.Spectrum),
-		"loss":       "cross-entropy, mean over real tokens (nats)",
+		"loss":       r.lossDesc(),
 		"dtype":      c.Dtype,
 		"classes":    strconv.Itoa(r.src.classes),
 		"params":     strconv.Itoa(params),
 		"norm_sites": strconv.Itoa(len(m.Layers)),
+	}
+	if c.Model.OnTokens() {
+		kv["label_smoothing"] = fmtF(c.LabelSmoothing)
+	}
+	kv["weight_decay"] = fmtF(c.WeightDecay)
+	if r.src.corpus != nil {
+		kv["sentence_limit"] = strconv.Itoa(c.SeqLen - 1)
+		kv["length_filter"] = "sentences longer than sentence_limit left out whole (fairseq's filter), never cut"
+		if f := r.src.corpus.Filtered.Summary(); f != "" {
+			kv["length_filter"] = f
+		}
 	}
 	if r.src.corpus != nil || r.src.labelled != nil {
 		kv["vocab"] = strconv.Itoa(r.src.vocab)
@@ -95,7 +106,16 @@ func (r *Runner) modelConfig(kv map[string]string) {
 		kv["batching"] = fmt.Sprintf("%d sequences per batch", c.Batch)
 		if c.MaxTokens > 0 {
 			kv["max_tokens"] = strconv.Itoa(c.MaxTokens)
-			kv["batching"] = fmt.Sprintf("token budget: grouped by length, at most %d positions (padding included) per batch, batch order shuffled per epoch", c.MaxTokens)
+			ties := "a fixed permutation"
+			if c.TiesBySeed {
+				ties = "a permutation drawn from the seed"
+			}
+			rounding := ""
+			if c.RowMultiple > 1 {
+				rounding = fmt.Sprintf(", rows rounded down to a multiple of %d", c.RowMultiple)
+			}
+			kv["batching"] = fmt.Sprintf("token budget: grouped by length (ties in %s), at most %d positions (padding included) per batch%s, batch order shuffled per epoch; evaluation in the same budgets", ties, c.MaxTokens, rounding)
+			kv["tie_break"], kv["row_multiple"] = TieBreakName(c.TiesBySeed), strconv.Itoa(c.RowMultiple)
 		}
 	} else if c.Model == ModelMLP {
 		kv["sizes"] = fmt.Sprintf("%d-256-256-%d", r.src.pixels, r.src.classes)
@@ -104,6 +124,34 @@ func (r *Runner) modelConfig(kv map[string]string) {
 	} else {
 		kv["sizes"] = fmt.Sprintf("conv1 1->20 5x5, pool 2, conv2 20->50 5x5, pool 2, fc1 500, out %d", r.src.classes)
 	}
+}
+
+// lossDesc says what the training loss is and at which scale the
+// gradients inside the graph (the g_* probes) are taken.
+func (r *Runner) lossDesc() string {
+	c := r.cfg
+	unit := "real tokens"
+	if !c.Model.OnTokens() {
+		unit = "examples"
+	} else if c.Model == ModelClassifier {
+		unit = "documents"
+	}
+	smooth := ""
+	if c.LabelSmoothing > 0 {
+		smooth = fmt.Sprintf(", label smoothing %g in training", c.LabelSmoothing)
+	}
+	if c.lossSum() {
+		return fmt.Sprintf("cross-entropy summed over %s%s; parameter gradients divided by their count after the backward (fairseq); g_* probes at the sum's scale; reported losses are the plain NLL, mean over %s (nats)", unit, smooth, unit)
+	}
+	return fmt.Sprintf("cross-entropy, mean over %s%s; reported losses the plain NLL (nats)", unit, smooth)
+}
+
+// TieBreakName is how the run header and --tie-break name TiesBySeed.
+func TieBreakName(bySeed bool) string {
+	if bySeed {
+		return "seed"
+	}
+	return "fixed"
 }
 
 // metric names the evaluation metric: accuracy for the classifiers, bits

@@ -45,8 +45,8 @@ var configGroups = []struct {
 	keys  []string
 }{
 	{"model", []string{"model", "params", "layers", "d_model", "heads", "seq_len", "post_ln", "sizes", "norm_sites", "dtype"}},
-	{"data", []string{"data", "data_desc", "data_path", "steps_per_epoch", "eval_size", "test_size", "vocab", "classes", "padding"}},
-	{"training", []string{"steps", "epochs", "batch", "lr", "warmup", "schedule", "optimizer", "clip", "dropout", "loss"}},
+	{"data", []string{"data", "data_desc", "data_path", "steps_per_epoch", "eval_size", "test_size", "vocab", "classes", "padding", "sentence_limit", "length_filter", "batching", "max_tokens", "tie_break", "row_multiple"}},
+	{"training", []string{"steps", "epochs", "batch", "lr", "warmup", "schedule", "optimizer", "clip", "dropout", "loss", "label_smoothing", "weight_decay"}},
 	{"seeds", []string{"seed", "seeds", "weight_seed", "batch_seed", "dropout_seed"}},
 	{"probes", []string{"eval_every", "log_every", "probe_stats", "probe_grad", "probe_params", "probe_spectrum"}},
 	{"build and host", []string{"version", "build", "go", "host", "os", "arch", "cpus", "gemm"}},

@@ -32,6 +32,15 @@ type trainOptions struct {
 	logFormat  string
 	logLayout  string
 	noColor    bool
+	tieBreak   string
+}
+
+// lossOr is the loss a preset trains on: its own, or the mean.
+func lossOr(l string) string {
+	if l == "" {
+		return train.LossMean
+	}
+	return l
 }
 
 // baseConfig is the configuration flags start from: for the transformer
@@ -116,7 +125,12 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.BoolVar(&o.postLN, "post-ln", false, "transformer, classifier: the same as --placement post")
 	fs.StringVar(&c.Input, "input", c.Input, "transformer: fairseq (embeddings N(0,1/d)·√d plus sinusoids, Xavier-uniform layers) | learned (GPT-2's learned positions, N(0,0.02²))")
 	fs.BoolVar(&c.TieEmbeddings, "tie-embeddings", c.TieEmbeddings, "language model: the output layer is the token embedding (--tie-embeddings=false unties it)")
-	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate")
+	fs.Float64Var(&c.Dropout, "dropout", c.Dropout, "dropout rate: the embedded input and every residual branch (fairseq's --dropout)")
+	fs.StringVar(&c.Loss, "loss", lossOr(c.Loss), "token models: mean (over real tokens) | sum (fairseq's: summed, the parameter gradients divided by the token count after the backward; the g_* probes at the sum's scale)")
+	fs.Float64Var(&c.LabelSmoothing, "label-smoothing", c.LabelSmoothing, "token models: ε of label-smoothed cross-entropy in training (every reported loss is the plain NLL)")
+	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "Adam's decoupled weight decay (fairseq's): each step shrinks every parameter by lr·N")
+	fs.StringVar(&o.tieBreak, "tie-break", train.TieBreakName(c.TiesBySeed), "--max-tokens: sentences of equal length ordered by a fixed permutation (fixed) or one drawn from the seed (seed, fairseq's)")
+	fs.IntVar(&c.RowMultiple, "row-multiple", c.RowMultiple, "--max-tokens: a batch's rows rounded down to a multiple of N (fairseq's --required-batch-size-multiple; 0 or 1 = off)")
 	fs.IntVar(&c.EvalSize, "eval-size", c.EvalSize, "validation subset: images, or sequences for transformer")
 	fs.StringVar(&c.Dtype, "dtype", c.Dtype, "float32 | float64")
 	fs.StringVar(&o.record, "record", "", "run file to write (default runs/<time>-<model>.ntr, linked from runs/latest)")
@@ -198,6 +212,23 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 			return usageErrorf(trainHelpHint, "--batch %d and --max-tokens %d: give one of them (fixed sentence counts or a token budget)", c.Batch, c.MaxTokens)
 		}
 		c.MaxTokens = 0 // --batch: fixed sentence counts
+	}
+	if set["loss"] && !c.Model.OnTokens() {
+		return usageErrorf(trainHelpHint, "--loss %s: model %s has no tokens; --loss is for transformer, classifier and lstm", c.Loss, c.Model)
+	}
+	switch o.tieBreak {
+	case "seed", "fixed":
+		c.TiesBySeed = o.tieBreak == "seed"
+	default:
+		return usageErrorf(trainHelpHint, "--tie-break %q: want fixed or seed", o.tieBreak)
+	}
+	if c.MaxTokens == 0 {
+		if set["tie-break"] || set["row-multiple"] {
+			return usageErrorf(trainHelpHint, "--tie-break and --row-multiple shape token-budget batches; they need --max-tokens N")
+		}
+		// fixed sentence counts (--batch): the preset's token-budget
+		// shaping does not apply
+		c.TiesBySeed, c.RowMultiple = false, 0
 	}
 	if set["epochs"] && !set["steps"] {
 		c.Steps = 0 // --epochs alone means: train for that many epochs
