@@ -347,7 +347,7 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 		return probes.Draft{}, fmt.Errorf("step %d: %w", step, err)
 	}
 	gnorm, finite := nn.GradNorm(grads)
-	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite}
+	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss, Taps: v.taps, GradsFinite: finite, Batch: v.batches.shape}
 	if mask&normspec.TapGrad != 0 {
 		gwNorms(v.gw, v.feeds, grads)
 		ts.WeightGrads = v.gw

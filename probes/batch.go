@@ -1,0 +1,71 @@
+package probes
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// BatchShape is what one training step's batch was: the fact that tells a
+// spike of the statistics from a degenerate batch (a token-budget batch of
+// 400 copies of "<s> ." is 400 rows 2 wide). The trainer computes it where
+// it takes the batch; the run file, the stream, the exports, the dashboard
+// and the report carry it unchanged. The zero value means "not recorded"
+// (older run files, a stream line without "batch").
+type BatchShape struct {
+	// Rows: sentences, documents or images in the batch.
+	Rows int
+	// Width: the padded row width in positions (1 for image models).
+	Width int
+	// Tokens: the real (unmasked) positions of the batch, rows × width
+	// without padding; for images the batch size.
+	Tokens int
+}
+
+// Known reports whether the shape was recorded.
+func (b BatchShape) Known() bool { return b != BatchShape{} }
+
+// Valid reports whether every field is a count (≥ 0; 0 is "unknown") and
+// the tokens fit the rows × width the batch has room for. Readers refuse
+// other shapes.
+func (b BatchShape) Valid() bool {
+	if b.Rows < 0 || b.Width < 0 || b.Tokens < 0 {
+		return false
+	}
+	// More real tokens than positions (when both are known; a product
+	// too large for an int holds any count).
+	if b.Rows > 0 && b.Width > 0 && b.Rows <= math.MaxInt/b.Width && b.Tokens > b.Rows*b.Width {
+		return false
+	}
+	return true
+}
+
+// String is the dashboard's and the report's short form: "412×5 (1,802
+// tok)", "" when not recorded.
+func (b BatchShape) String() string {
+	if !b.Known() {
+		return ""
+	}
+	return fmt.Sprintf("%s×%s (%s tok)", groupThousands(b.Rows), groupThousands(b.Width), groupThousands(b.Tokens))
+}
+
+// groupThousands writes n with commas between groups of three digits:
+// 1802 → "1,802".
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		out = append(out, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
