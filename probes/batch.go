@@ -3,6 +3,7 @@ package probes
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -68,4 +69,41 @@ func groupThousands(n int) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// NarrowShare is the share of a run's batches that the report calls the
+// narrowest (docs/report.md, "Outliers and their batches").
+const NarrowShare = 0.01
+
+// NarrowCut is the width at or below which a batch counts as one of the
+// narrowest NarrowShare of widths (the recorded widths of a run's steps, in
+// any order; widths ≤ 0, unknown, are left out): the width of the
+// ⌈NarrowShare·n⌉-th narrowest batch. Ties at the cut-off are included, so
+// narrow, the batches at or below it, can exceed that share when many
+// batches share the cut-off width; it is reported beside the cut. n is the
+// number of known widths. ok is false when no width is known or every batch
+// has one width (an image run's are all 1): there is then no narrowest
+// share to speak of.
+func NarrowCut(widths []int) (cut, narrow, n int, ok bool) {
+	known := make([]int, 0, len(widths))
+	for _, w := range widths {
+		if w > 0 {
+			known = append(known, w)
+		}
+	}
+	n = len(known)
+	if n == 0 {
+		return 0, 0, 0, false
+	}
+	slices.Sort(known)
+	if known[0] == known[n-1] {
+		return 0, 0, n, false
+	}
+	k := int(math.Ceil(NarrowShare * float64(n)))
+	cut = known[k-1]
+	narrow = k
+	for narrow < n && known[narrow] == cut {
+		narrow++
+	}
+	return cut, narrow, n, true
 }

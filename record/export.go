@@ -43,6 +43,9 @@ func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 //	layernorm,12,0.5,,train_loss,2.31,
 //	layernorm,12,0.5,,elapsed_s,1.5,
 //	layernorm,12,0.5,,steps_per_sec,40,
+//	layernorm,12,0.5,,batch_rows,412,               (the batch shape, when recorded)
+//	layernorm,12,0.5,,batch_width,5,
+//	layernorm,12,0.5,,batch_tokens,1802,
 //	layernorm,12,0.5,,status,,done                  (only when not running)
 //	layernorm,12,0.5,,val_loss,2.40,
 //	layernorm,12,0.5,,val_accuracy,97.42,           (accuracy in percent)
@@ -85,6 +88,11 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		num("", "train_loss", f.TrainLoss)
 		num("", "elapsed_s", f.Elapsed.Seconds())
 		num("", "steps_per_sec", f.StepsPerSec)
+		if b := f.Batch; b.Known() {
+			row("", "batch_rows", strconv.Itoa(b.Rows), "")
+			row("", "batch_width", strconv.Itoa(b.Width), "")
+			row("", "batch_tokens", strconv.Itoa(b.Tokens), "")
+		}
 		if f.Status != probes.Running {
 			row("", "status", "", f.Status.String())
 		}
