@@ -47,12 +47,12 @@ func (b BatchShape) String() string {
 	if !b.Known() {
 		return ""
 	}
-	return fmt.Sprintf("%s×%s (%s tok)", groupThousands(b.Rows), groupThousands(b.Width), groupThousands(b.Tokens))
+	return fmt.Sprintf("%s×%s (%s tok)", GroupThousands(b.Rows), GroupThousands(b.Width), GroupThousands(b.Tokens))
 }
 
-// groupThousands writes n with commas between groups of three digits:
+// GroupThousands writes n with commas between groups of three digits:
 // 1802 → "1,802".
-func groupThousands(n int) string {
+func GroupThousands(n int) string {
 	s := strconv.Itoa(n)
 	neg := n < 0
 	if neg {
