@@ -10,14 +10,14 @@ import (
 type runSeries uint8
 
 const (
-	seriesTrainLoss runSeries = iota // Frame.TrainLoss at every step
-	seriesValLoss                    // "val" Eval.Loss
-	seriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
-	seriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
-	seriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
-	seriesBatchRows                  // Frame.Batch.Rows, where recorded
-	seriesBatchWidth                 // Frame.Batch.Width
-	seriesBatchTokens                // Frame.Batch.Tokens
+	seriesTrainLoss   runSeries = iota // Frame.TrainLoss at every step
+	seriesValLoss                      // "val" Eval.Loss
+	seriesValMetric                    // "val" Eval.Metric (accuracy or bpc)
+	seriesGap                          // "val" Eval.Gap(): val loss − smoothed train loss
+	seriesEffRank                      // Spectrum.EffRank, at the spectrum's own step
+	seriesBatchRows                    // Frame.Batch.Rows, where recorded
+	seriesBatchWidth                   // Frame.Batch.Width
+	seriesBatchTokens                  // Frame.Batch.Tokens
 	numRunSeries
 )
 
