@@ -23,7 +23,7 @@ func (m *common) batchNote(step int) string {
 	var vals [3]float64
 	var at int
 	var width bucket
-	for i, r := range []runSeries{seriesBatchRows, seriesBatchWidth, seriesBatchTokens} {
+	for i, r := range []runSeries{seriesRows, seriesWidth, seriesTokens} {
 		h := vd.series(r)
 		if h == nil {
 			return ""
@@ -34,7 +34,7 @@ func (m *common) batchNote(step int) string {
 			return ""
 		}
 		vals[i], at = x, a
-		if r == seriesBatchWidth {
+		if r == seriesWidth {
 			width = bucketAt(bs, a)
 		}
 	}

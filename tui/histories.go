@@ -10,14 +10,14 @@ import (
 type runSeries uint8
 
 const (
-	seriesTrainLoss   runSeries = iota // Frame.TrainLoss at every step
-	seriesValLoss                      // "val" Eval.Loss
-	seriesValMetric                    // "val" Eval.Metric (accuracy or bpc)
-	seriesGap                          // "val" Eval.Gap(): val loss − smoothed train loss
-	seriesEffRank                      // Spectrum.EffRank, at the spectrum's own step
-	seriesBatchRows                    // Frame.Batch.Rows, where recorded
-	seriesBatchWidth                   // Frame.Batch.Width
-	seriesBatchTokens                  // Frame.Batch.Tokens
+	seriesTrainLoss runSeries = iota // Frame.TrainLoss at every step
+	seriesValLoss                    // "val" Eval.Loss
+	seriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
+	seriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
+	seriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
+	seriesRows                       // Frame.Batch.Rows, where the batch shape is recorded
+	seriesWidth                      // Frame.Batch.Width
+	seriesTokens                     // Frame.Batch.Tokens
 	numRunSeries
 )
 
@@ -102,9 +102,9 @@ func (h *histories) Add(f probes.Frame) {
 		h.add(&vh.run[seriesEffRank], f.Spectrum.Step, f.Spectrum.EffRank)
 	}
 	if b := f.Batch; b.Known() {
-		h.add(&vh.run[seriesBatchRows], f.Step, float64(b.Rows))
-		h.add(&vh.run[seriesBatchWidth], f.Step, float64(b.Width))
-		h.add(&vh.run[seriesBatchTokens], f.Step, float64(b.Tokens))
+		h.add(&vh.run[seriesRows], f.Step, float64(b.Rows))
+		h.add(&vh.run[seriesWidth], f.Step, float64(b.Width))
+		h.add(&vh.run[seriesTokens], f.Step, float64(b.Tokens))
 	}
 }
 
