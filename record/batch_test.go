@@ -185,3 +185,53 @@ func writeFramesFile(t testing.TB, meta probes.RunMeta, frames []probes.Frame) s
 	}
 	return path
 }
+
+// TestExportMarkdownBatches: the Markdown summary says what the batches
+// were (once when every variant saw the same ones), and nothing of them for
+// a run that recorded none.
+func TestExportMarkdownBatches(t *testing.T) {
+	meta := testMeta(2, 1)
+	shape := func(s int) probes.BatchShape {
+		if s%50 == 0 {
+			return probes.BatchShape{Rows: 300, Width: 2, Tokens: 600}
+		}
+		return probes.BatchShape{Rows: 60, Width: 30, Tokens: 1600 + s}
+	}
+	frames := func(batch func(v, s int) probes.BatchShape) []probes.Frame {
+		var out []probes.Frame
+		for s := 1; s <= 200; s++ {
+			for v := range 2 {
+				out = append(out, probes.Frame{Variant: v, Step: s, TrainLoss: 1, Batch: batch(v, s)})
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		batch func(v, s int) probes.BatchShape
+		want  string
+	}{
+		{"alike", func(_, s int) probes.BatchShape { return shape(s) },
+			"\nBatches (rows × width positions, real tokens), over the steps that recorded them: every variant alike: 200 steps, rows 60–300, width 2–30, tokens 600–1,799; the narrowest 1%: width ≤ 2 (4 batches).\n"},
+		{"one recorded", func(v, s int) probes.BatchShape {
+			if v == 1 {
+				return probes.BatchShape{}
+			}
+			return shape(s)
+		}, ": layernorm:eps=1e-05: 200 steps, rows 60–300, width 2–30, tokens 600–1,799; the narrowest 1%: width ≤ 2 (4 batches); powernorm:eps=1e-05: not recorded.\n"},
+		{"none", func(int, int) probes.BatchShape { return probes.BatchShape{} }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := string(exportFile(t, writeFramesFile(t, meta, frames(tc.batch)), ExportMarkdown))
+			if tc.want == "" {
+				if strings.Contains(md, "Batches") {
+					t.Errorf("a run without batch shapes:\n%s", md)
+				}
+				return
+			}
+			if !strings.HasSuffix(md, tc.want) {
+				t.Errorf("markdown ends\n%s\nwant the suffix %q", md, tc.want)
+			}
+		})
+	}
+}

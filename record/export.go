@@ -151,10 +151,16 @@ func jsonStr(b []byte, s string) []byte {
 
 // ExportMarkdown writes a summary table in the papers' style: the final
 // validation metric per variant ("Diverge" where the variant diverged) and
-// the test metric when the run evaluated on the test split.
+// the test metric when the run evaluated on the test split, then a line on
+// the batches when the run recorded their shapes.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	standings, err := ReadStandings(r)
+	sums := make([]batchSummary, len(m.Variants))
+	standings, err := readStandingsWith(r, func(f *probes.Frame) {
+		if f.Batch.Known() && f.Variant >= 0 && f.Variant < len(sums) {
+			sums[f.Variant].add(f.Batch)
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -214,6 +220,7 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		}
 		bw.WriteString("\n")
 	}
+	writeBatchLine(bw, m, sums)
 	return bw.Flush()
 }
 
