@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -77,6 +78,28 @@ func TestOutlierBatches(t *testing.T) {
 	wantHead := head + "rdist_var " + itoa(rdistNarrow) + "/" + itoa(rdist) + ", g_mu 30/30, g_var 30/30"
 	if !strings.Contains(text, wantHead) {
 		t.Errorf("(ii) lacks %q:\n%s", wantHead, text)
+	}
+
+	// Text, Markdown and HTML carry the listing, the seeds' lines nested
+	// under the headline.
+	var txt, md, html bytes.Buffer
+	if err := r.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ format, out, want string }{
+		{"text", txt.String(), "\n    " + wantHead + "\n      seed 1: narrowest 1% of 200 batches"},
+		{"md", md.String(), "\n- " + strings.ReplaceAll(wantHead, "_", `\_`) + "\n  - seed 1: narrowest 1% of 200 batches"},
+		{"html", html.String(), "<li>" + wantHead + "\n<ul>\n<li>seed 1: narrowest 1% of 200 batches"},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("%s output lacks %q", c.format, c.want)
+		}
 	}
 
 	// The same runs without batch shapes.
