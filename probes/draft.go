@@ -21,6 +21,8 @@ type TrainStep struct {
 	// weight matrices the layer's output feeds (NaN for a layer that feeds
 	// none); the trainer fills it when the Grad group is due, else nil.
 	WeightGrads []float64
+	// Batch is the shape of the step's batch, as the trainer took it.
+	Batch BatchShape
 }
 
 // Draft is the Frame of one step while its Collector builds it: Step starts
@@ -42,6 +44,7 @@ func (d *Draft) Diverged() bool { return d.diverged }
 // step), before the bad update reaches the weights.
 func (c *Collector) Step(ts TrainStep) Draft {
 	d := Draft{f: c.measure(ts.Step, ts.Epoch, ts.Loss, ts.Taps)}
+	d.f.Batch = ts.Batch
 	c.addWeightGrads(&d.f, ts.WeightGrads)
 	if why := c.nonFinite(ts); why != "" {
 		c.diverge(&d.f, why)

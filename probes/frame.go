@@ -173,6 +173,9 @@ type Frame struct {
 	Spectrum  *Spectrum     // a spectrum finished since the previous Frame, or nil
 	Alerts    []Alert
 	Status    Status
+	// Batch is the shape of the step's training batch (zero: not
+	// recorded).
+	Batch BatchShape
 	// Timing: wall-clock facts. They are recorded and replayed but are not part
 	// of the run's determinism (tests compare Frames with these zeroed).
 	Elapsed     time.Duration // since the run started

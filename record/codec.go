@@ -15,6 +15,7 @@ const (
 	flagEval                 // Frame.Eval != nil
 	flagSpectrum             // Frame.Spectrum != nil
 	flagAlerts               // Frame.Alerts != nil
+	flagBatch                // Frame.Batch is known: it follows the bit part (codec_batch.go)
 )
 
 // Per-variant scalar series coded with the XOR predictor.
@@ -126,7 +127,11 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	for l := range f.Layers {
 		n += c.encodeLayer(&w, v, l, &f.Layers[l])
 	}
-	return w.finish(), n
+	e.b = w.finish()
+	if f.Batch.Known() {
+		e.batch(f.Batch)
+	}
+	return e.b, n
 }
 
 // frameFlags is the first byte of f's payload: which optional parts follow.
@@ -146,6 +151,9 @@ func frameFlags(f *probes.Frame, keyframe bool) byte {
 	}
 	if f.Alerts != nil {
 		flags |= flagAlerts
+	}
+	if f.Batch.Known() {
+		flags |= flagBatch
 	}
 	return flags
 }
@@ -261,6 +269,13 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	}
 	if r.bad {
 		return f, errUndecodable
+	}
+	if flags&flagBatch != 0 {
+		// The bit part ends with the byte its last bit is in.
+		t := dec{b: r.buf[r.pos:]}
+		if f.Batch = t.batch(); t.bad {
+			return f, errUndecodable
+		}
 	}
 	return f, nil
 }

@@ -43,6 +43,9 @@ func forEachFrame(r *Reader, fn func(f *probes.Frame) error) error {
 //	layernorm,12,0.5,,train_loss,2.31,
 //	layernorm,12,0.5,,elapsed_s,1.5,
 //	layernorm,12,0.5,,steps_per_sec,40,
+//	layernorm,12,0.5,,batch_rows,412,               (the batch shape, when recorded)
+//	layernorm,12,0.5,,batch_width,5,
+//	layernorm,12,0.5,,batch_tokens,1802,
 //	layernorm,12,0.5,,status,,done                  (only when not running)
 //	layernorm,12,0.5,,val_loss,2.40,
 //	layernorm,12,0.5,,val_accuracy,97.42,           (accuracy in percent)
@@ -85,6 +88,11 @@ func ExportCSV(w io.Writer, r *Reader) error {
 		num("", "train_loss", f.TrainLoss)
 		num("", "elapsed_s", f.Elapsed.Seconds())
 		num("", "steps_per_sec", f.StepsPerSec)
+		if b := f.Batch; b.Known() {
+			row("", "batch_rows", strconv.Itoa(b.Rows), "")
+			row("", "batch_width", strconv.Itoa(b.Width), "")
+			row("", "batch_tokens", strconv.Itoa(b.Tokens), "")
+		}
 		if f.Status != probes.Running {
 			row("", "status", "", f.Status.String())
 		}
@@ -143,10 +151,16 @@ func jsonStr(b []byte, s string) []byte {
 
 // ExportMarkdown writes a summary table in the papers' style: the final
 // validation metric per variant ("Diverge" where the variant diverged) and
-// the test metric when the run evaluated on the test split.
+// the test metric when the run evaluated on the test split, then a line on
+// the batches when the run recorded their shapes.
 func ExportMarkdown(w io.Writer, r *Reader) error {
 	m := r.Meta()
-	standings, err := ReadStandings(r)
+	sums := make([]batchSummary, len(m.Variants))
+	standings, err := readStandingsWith(r, func(f *probes.Frame) {
+		if f.Batch.Known() && f.Variant >= 0 && f.Variant < len(sums) {
+			sums[f.Variant].add(f.Batch)
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -206,6 +220,7 @@ func ExportMarkdown(w io.Writer, r *Reader) error {
 		}
 		bw.WriteString("\n")
 	}
+	writeBatchLine(bw, m, sums)
 	return bw.Flush()
 }
 

@@ -12,6 +12,7 @@ import (
 //
 //	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
 //	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
+//	 "batch":{"rows":412,"width":5,"tokens":1802},
 //	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
 //	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],
 //	 (an accuracy is a percentage and says so: "metric":97.42,"unit":"%")
@@ -20,7 +21,8 @@ import (
 //	            "value":3,"threshold":0.3,"msg":"..."}]}
 //
 // Probe names are those of docs/math.md §5; unmeasured probes are left
-// out; layers, eval, spectrum and alerts appear only when the Frame has them.
+// out; batch, layers, eval, spectrum and alerts appear only when the Frame
+// has them.
 func ExportJSONL(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)
 	m := r.Meta()
@@ -54,6 +56,7 @@ func appendJSONFrame(b []byte, m probes.RunMeta, f *probes.Frame) []byte {
 	b = probes.AppendJSONFloat(b, f.Elapsed.Seconds())
 	b = append(b, `,"steps_per_sec":`...)
 	b = probes.AppendJSONFloat(b, f.StepsPerSec)
+	b = appendJSONBatch(b, f.Batch)
 	if f.Layers != nil {
 		b = appendJSONLayers(b, m, f.Layers)
 	}

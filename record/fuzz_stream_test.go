@@ -48,6 +48,10 @@ func streamSeeds() []string {
 		`{"variant":"ln","step":1}` + "\n",
 		`{"normtop_stream":1,"alerts":"written","meta":{"Variants":[{"Name":"a"}],"Layers":["x"]}}` + "\n" +
 			`{"step":1,"layers":{"x":{"in_std":1,"ada_frac":0.5}}}` + "\n" + `{"step":2,"layers":{"x":{"in_std":90}}}` + "\n",
+		twoLayerHead + line("ln", 1, `,"batch":{"rows":412,"width":5,"tokens":1802}`) + line("bn", 1, `,"batch":{"rows":32,"width":1,"tokens":null}`) +
+			line("ln", 2, `,"batch":{"rows":2,"width":3}`) + line("bn", 2, `,"batch":null`),
+		twoLayerHead + line("ln", 1, `,"batch":{"rows":-1,"width":5,"tokens":3}`) + line("ln", 2, `,"batch":{"rows":4,"width":2.5}`) +
+			line("ln", 3, `,"batch":{"rows":2,"width":3,"tokens":7}`) + line("ln", 4, `,"batch":"412x5"`),
 	}
 }
 

@@ -95,6 +95,9 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		for v := 0; v < 2; v++ {
 			lv[probes.DistMu], lv[probes.InStd] = 0.5/float64(s), float64(v+s)
 			f := probes.Frame{Variant: v, Step: s, Epoch: float64(s) / 3, TrainLoss: 2 / float64(s), Layers: []probes.LayerValues{lv}}
+			if s < 3 {
+				f.Batch = probes.BatchShape{Rows: 395 * s, Width: 2 + v, Tokens: 700 * s}
+			}
 			switch {
 			case s == 2 && v == 0:
 				f.Eval = []probes.Eval{{Split: "val", Loss: 1, Metric: 0.5}}

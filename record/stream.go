@@ -93,7 +93,8 @@ type streamLine struct {
 		Sigma   []probes.JSONFloat `json:"sigma"`
 		EffRank probes.JSONFloat   `json:"eff_rank"`
 	} `json:"spectrum"`
-	Alerts []streamAlert `json:"alerts"`
+	Alerts []streamAlert   `json:"alerts"`
+	Batch  json.RawMessage `json:"batch"` // stream_batch.go
 	System *struct {
 		WallS        probes.JSONFloat `json:"wall_s"`
 		RSSBytes     probes.JSONFloat `json:"rss_bytes"`
@@ -201,6 +202,11 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 	}
 	if f.Status, err = parseFrameStatus(l.Status); err != nil {
 		return f, e, 0, err
+	}
+	if l.Batch != nil && !bytes.Equal(l.Batch, []byte("null")) {
+		if f.Batch, err = parseStreamBatch(l.Batch); err != nil {
+			return f, e, 0, err
+		}
 	}
 	if l.Layers != nil {
 		f.Layers = s.layerValues(l.Layers)

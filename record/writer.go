@@ -193,6 +193,9 @@ func (w *Writer) Write(f probes.Frame) error {
 	if len(f.Layers) > w.reg.layers {
 		return fmt.Errorf("run file %s: frame has %d layers, the run has %d: %w", w.path, len(f.Layers), w.reg.layers, errFrameInvalid)
 	}
+	if !f.Batch.Valid() {
+		return fmt.Errorf("run file %s: frame of step %d has batch %d×%d with %d tokens, not a batch: %w", w.path, f.Step, f.Batch.Rows, f.Batch.Width, f.Batch.Tokens, errFrameInvalid)
+	}
 	pending := int64(len(w.batch))
 	key := w.sinceKey < 0 || w.sinceKey+pending >= keyframeEvery ||
 		keyframeRecords > 0 && pending == 0 && w.recsSince >= keyframeRecords

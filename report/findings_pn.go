@@ -283,6 +283,8 @@ func findingTails(groups []*Group) Finding {
 	f.Numbers = append(f.Numbers, "steps skipped (start-up window, mean over seeds): "+windowsLine(t, judged...)+"; "+windowsLine(c, judged...))
 	f.Numbers = append(f.Numbers, besideLines(t, judged...)...)
 	f.Numbers = append(f.Numbers, besideLines(c, judged...)...)
+	f.Numbers = append(f.Numbers, outlierBatchLines(t, probes.RdistVar, probes.GMu, probes.GVar)...)
+	f.Numbers = append(f.Numbers, outlierBatchLines(c, probes.RdistVar, probes.GMu, probes.GVar)...)
 	f.Verdict, f.Reason = verdictOf(a, b)
 	if t.seeds() < MinSeeds || c.seeds() < MinSeeds {
 		f.Verdict, f.Reason = NotMeasurable, fewSeedsReason
@@ -365,6 +367,8 @@ func findingPsi2(groups []*Group, models []string) Finding {
 		f.Numbers = append(f.Numbers, "steps skipped (start-up window, mean over seeds): "+windowsLine(bn, probes.RdistVar, probes.GVar)+"; "+windowsLine(pn, probes.RdistPsi2, probes.GPsi2))
 		f.Numbers = append(f.Numbers, besideLines(bn, probes.RdistVar, probes.GVar)...)
 		f.Numbers = append(f.Numbers, besideLines(pn, probes.RdistPsi2, probes.GPsi2)...)
+		f.Numbers = append(f.Numbers, outlierBatchLines(bn, probes.RdistVar, probes.GVar)...)
+		f.Numbers = append(f.Numbers, outlierBatchLines(pn, probes.RdistPsi2, probes.GPsi2)...)
 		f.Verdict, f.Reason = verdictOf(a, b)
 		if rl := rateLine(bg, pg); !strings.HasSuffix(rl, "same rate") {
 			f.Reason += "; the rdist comparison is not at one EMA rate (see the rates above)"

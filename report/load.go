@@ -58,6 +58,10 @@ type Replicate struct {
 	// fewer than two spectra there.
 	RankMove float64
 
+	// Batches is each training step's batch shape, in step order, for the
+	// steps whose frame recorded one (none in older run files).
+	Batches []StepBatch
+
 	// Step1 is every layer's probe values at training step 1 (at the
 	// initial weights: finding vi-a); nil when the file has no step 1.
 	Step1 []probes.LayerValues
@@ -101,6 +105,9 @@ type ProbeStats struct {
 	// Persistence is OutLast/OutFirst (the quarters have one length): NaN
 	// when neither has an outlier, +Inf when only the last has.
 	Persistence float64
+	// OutlierSteps are the outliers' steps (batches.go lists them with
+	// their batches).
+	OutlierSteps []int
 }
 
 // P99Med is p99/median, the tail heaviness PowerNorm's Figures 2-4 show;
@@ -147,6 +154,8 @@ type repAcc struct {
 	vals   []evalPoint
 	step1  []probes.LayerValues // the layers of the step-1 Frame
 	ranks  []rankPoint          // every spectrum's effective rank, in step order
+	// batches are the recorded batch shapes, in step order
+	batches []StepBatch
 
 	// trainSteps are the steps of train (the figures' x).
 	trainSteps stepSeq
@@ -177,6 +186,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	rep.ValEvals = len(a.vals)
 	rep.Step1 = a.step1
+	rep.Batches = a.batches
 	// The final and best val evaluations are where the variant stands
 	// (probes.VariantStanding), as every other summary prints them.
 	rep.BestVal = rep.Standing.Best
@@ -243,7 +253,7 @@ func summarise(s *seriesAcc, window int, p probes.Probe, last int) ProbeStats {
 	ps.Trend = stepTrend(s.vals, &s.steps, from, q) // before the selections reorder judged
 	if p.Magnitude() && ps.N > 0 {
 		out := outlierSteps(s.vals, &s.steps, from)
-		ps.Outliers = len(out)
+		ps.Outliers, ps.OutlierSteps = len(out), out
 		if span := last - ps.Window; span > 0 {
 			ps.OutliersPer1k = 1000 * float64(len(out)) / float64(span)
 		}

@@ -292,6 +292,9 @@ func (p *part) add(f *probes.Frame) {
 	if f.Step == 1 && f.Layers != nil {
 		a.step1 = append([]probes.LayerValues(nil), f.Layers...)
 	}
+	if f.Batch.Known() {
+		a.batches = append(a.batches, StepBatch{Step: f.Step, Shape: f.Batch})
+	}
 	for l := range f.Layers {
 		if l >= nl {
 			break
@@ -360,6 +363,7 @@ func joinVariant(ps []*part, v, nl int) *repAcc {
 		out.trainSteps.appendSeq(&p.accs[v].trainSteps)
 		out.vals = append(out.vals, p.accs[v].vals...)
 		out.ranks = append(out.ranks, p.accs[v].ranks...)
+		out.batches = append(out.batches, p.accs[v].batches...)
 		p.accs[v] = repAcc{}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/probes"
 )
 
 // source is the loaded data of a run: train batches, and the fixed
@@ -308,6 +309,10 @@ type batcher struct {
 	in      []int32
 	tgt     []int32
 	mask    []bool // padding mask of the current batch (sentence and document batches)
+	// rows × width is a fixed-size batch's shape (Config.Batch, SeqLen; 1
+	// wide for images); shape is the current batch's, set by next.
+	rows, width int
+	shape       probes.BatchShape
 }
 
 func (s *source) newBatcher(c Config) (*batcher, error) {
@@ -332,11 +337,15 @@ func (s *source) newBatcher(c Config) (*batcher, error) {
 	if err != nil {
 		return nil, dataError{err}
 	}
+	b.rows, b.width = c.Batch, c.SeqLen
+	if b.img != nil {
+		b.width = 1
+	}
 	return b, nil
 }
 
-// next loads the next training batch into n and returns its padding mask
-// (nil: no padding).
+// next loads the next training batch into n, records its shape in
+// b.shape and returns its padding mask (nil: no padding).
 func (b *batcher) next(n *net) []bool {
 	switch {
 	case b.tok != nil:
@@ -345,6 +354,7 @@ func (b *batcher) next(n *net) []bool {
 		b.img.Next(b.x, b.y)
 		n.setImages(b.x)
 		n.setLabels(b.y)
+		b.shape = probes.BatchShape{Rows: b.rows, Width: 1, Tokens: b.rows}
 		return nil
 	case b.sent != nil:
 		b.sent.Next(b.in, b.tgt, b.mask)
@@ -353,10 +363,23 @@ func (b *batcher) next(n *net) []bool {
 	default:
 		b.txt.Next(b.in, b.tgt)
 		n.setTokens(b.in, b.tgt, nil)
+		b.shape = probes.BatchShape{Rows: b.rows, Width: b.width, Tokens: b.rows * b.width}
 		return nil
 	}
 	n.setTokens(b.in, b.tgt, b.mask)
+	b.shape = probes.BatchShape{Rows: b.rows, Width: b.width, Tokens: realCount(b.mask)}
 	return b.mask
+}
+
+// realCount is the number of real (unmasked) positions of a batch's mask.
+func realCount(mask []bool) int {
+	n := 0
+	for _, r := range mask {
+		if r {
+			n++
+		}
+	}
+	return n
 }
 
 func (b *batcher) epoch() float64 {

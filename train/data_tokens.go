@@ -3,6 +3,7 @@ package train
 import (
 	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/probes"
 )
 
 // Token-budget batches (Config.MaxTokens, fairseq's --max-tokens): every
@@ -45,5 +46,6 @@ func (b *batcher) nextTokens(n *net) []bool {
 	}
 	n.setLayout(nn.Layout{Rows: rows, T: width})
 	n.setTokens(b.in, b.tgt, b.mask)
+	b.shape = probes.BatchShape{Rows: rows, Width: width, Tokens: realCount(b.mask)}
 	return b.mask
 }

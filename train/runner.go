@@ -365,7 +365,7 @@ func (r *Runner) step(v *variant, step int) (probes.Draft, error) {
 	}
 	gnorm, finite := nn.GradNorm(grads)
 	gnorm *= div
-	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss.NLL, Taps: v.taps, GradsFinite: finite}
+	ts := probes.TrainStep{Step: step, Epoch: v.batches.epoch(), Loss: loss.NLL, Taps: v.taps, GradsFinite: finite, Batch: v.batches.shape}
 	if mask&normspec.TapGrad != 0 {
 		gwNorms(v.gw, v.feeds, grads)
 		for i := range v.gw {

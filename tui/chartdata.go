@@ -70,7 +70,8 @@ func (m *common) cursorStep() int {
 	return clamp(m.st.Cursor, lo, hi)
 }
 
-// windowNote says what the charts show: the zoom and the cursor.
+// windowNote says what the charts show: the zoom and the cursor (with
+// the selected variant's batch there).
 func (m *common) windowNote() string {
 	lo, hi := m.xRange()
 	note := ""
@@ -82,6 +83,9 @@ func (m *common) windowNote() string {
 			note += " · "
 		}
 		note += fmt.Sprintf("cursor %d", c)
+		if bn := m.batchNote(c); bn != "" {
+			note += " · " + bn
+		}
 	}
 	return note
 }

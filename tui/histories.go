@@ -15,10 +15,13 @@ const (
 	seriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
 	seriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
 	seriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
+	seriesRows                       // Frame.Batch.Rows, where the batch shape is recorded
+	seriesWidth                      // Frame.Batch.Width
+	seriesTokens                     // Frame.Batch.Tokens
 	numRunSeries
 )
 
-var runSeriesNames = [numRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "eff_rank"}
+var runSeriesNames = [numRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "eff_rank", "batch_rows", "batch_width", "batch_tokens"}
 
 func (s runSeries) String() string {
 	if s < numRunSeries {
@@ -71,8 +74,8 @@ func (h *histories) add(slot **history, step int, x float64) {
 }
 
 // Add records every value f carries: the train loss, each measured probe of
-// each layer, the "val" evaluations (loss, metric, gap) and the spectrum's
-// effective rank. A negative Variant is ignored.
+// each layer, the "val" evaluations (loss, metric, gap), the spectrum's
+// effective rank and the batch shape. A negative Variant is ignored.
 func (h *histories) Add(f probes.Frame) {
 	if f.Variant < 0 {
 		return
@@ -97,6 +100,11 @@ func (h *histories) Add(f probes.Frame) {
 	}
 	if f.Spectrum != nil {
 		h.add(&vh.run[seriesEffRank], f.Spectrum.Step, f.Spectrum.EffRank)
+	}
+	if b := f.Batch; b.Known() {
+		h.add(&vh.run[seriesRows], f.Step, float64(b.Rows))
+		h.add(&vh.run[seriesWidth], f.Step, float64(b.Width))
+		h.add(&vh.run[seriesTokens], f.Step, float64(b.Tokens))
 	}
 }
 
