@@ -1,7 +1,7 @@
 package sshserve
 
 import (
-		"encoding/json"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
