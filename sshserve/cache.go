@@ -47,21 +47,39 @@ type cacheEntry struct {
 
 	mu      sync.RWMutex
 	frames  []probes.Frame
-	readErr error // a read error after frames[:len]: the sessions' rows say it
-	ended   bool  // end record read, or the writer gone: nothing more will come
+	readErr error  // a read error after frames[:len]: the sessions' rows say it
+	ended   bool   // end record read, or the writer gone: nothing more will come
+	endFile fileID // the file when it ended
 	crashed bool
 	note    string
 }
 
 // fileID tells a file replaced under the same name (a new run file moved
-// into place) from the one cached.
-type fileID struct{ dev, ino uint64 }
+// into place, maybe on a reused inode) from the one cached: a finished
+// run's file does not change, so a different size or time means another
+// file; a run being followed only grows, so its inode is enough.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
 
 func idOf(st os.FileInfo) fileID {
+	id := fileID{size: st.Size(), mtime: st.ModTime()}
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return fileID{uint64(s.Dev), uint64(s.Ino)}
+		id.dev, id.ino = uint64(s.Dev), uint64(s.Ino)
 	}
-	return fileID{}
+	return id
+}
+
+// stale reports whether the entry is not the file now at its name.
+func (e *cacheEntry) stale(now fileID) bool {
+	if e.file.dev != now.dev || e.file.ino != now.ino {
+		return true
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.ended && (e.endFile.size != now.size || !e.endFile.mtime.Equal(now.mtime))
 }
 
 func newRunCache(ctx context.Context, dir string, note NoteFunc, poll time.Duration) *runCache {
@@ -82,7 +100,7 @@ func (c *runCache) Open(name string) (tui.ReplaySource, func(), error) {
 	id := idOf(st)
 	c.mu.Lock()
 	e := c.entries[name]
-	if e == nil || e.file != id {
+	if e == nil || e.stale(id) {
 		e = &cacheEntry{name: name, file: id}
 		c.entries[name] = e
 	}
@@ -112,17 +130,17 @@ func (c *runCache) load(e *cacheEntry, path string) error {
 		return err
 	}
 	e.meta = r.Meta()
-	if e.drain(r, c.note) {
+	if e.drain(r, c.note, path) {
 		r.Close()
 		return nil
 	}
-	go c.follow(e, r)
+	go c.follow(e, r, path)
 	return nil
 }
 
 // drain appends what r has now; it reports true, the run's facts set, when
 // nothing more will come.
-func (e *cacheEntry) drain(r *record.Reader, note NoteFunc) bool {
+func (e *cacheEntry) drain(r *record.Reader, note NoteFunc, path string) bool {
 	var got []probes.Frame
 	var err error
 	for {
@@ -136,21 +154,31 @@ func (e *cacheEntry) drain(r *record.Reader, note NoteFunc) bool {
 	defer e.mu.Unlock()
 	e.frames = append(e.frames, got...)
 	if !errors.Is(err, io.EOF) {
-		e.readErr, e.ended = err, true
+		e.readErr = err
+		e.end(path)
 		return true
 	}
 	if !r.Ended() {
 		return false
 	}
-	e.ended, e.crashed = true, r.Crashed()
+	e.crashed = r.Crashed()
+	e.end(path)
 	if note != nil {
 		e.note = note(e.name, r)
 	}
 	return true
 }
 
+// end marks the run ended, as its file is now (e.mu held).
+func (e *cacheEntry) end(path string) {
+	e.ended = true
+	if st, err := os.Lstat(path); err == nil {
+		e.endFile = idOf(st)
+	}
+}
+
 // follow polls a run being written until it ends or the server stops.
-func (c *runCache) follow(e *cacheEntry, r *record.Reader) {
+func (c *runCache) follow(e *cacheEntry, r *record.Reader, path string) {
 	defer r.Close()
 	t := time.NewTicker(c.poll)
 	defer t.Stop()
@@ -159,7 +187,7 @@ func (c *runCache) follow(e *cacheEntry, r *record.Reader) {
 		case <-c.ctx.Done():
 			return
 		case <-t.C:
-			if e.drain(r, c.note) {
+			if e.drain(r, c.note, path) {
 				return
 			}
 		}
