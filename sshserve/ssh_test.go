@@ -405,6 +405,13 @@ func TestServeLimits(t *testing.T) {
 		t.Fatalf("the session over the limit: exit %d, want 1", code)
 	}
 	extra.WaitFor(time.Second, "the server's limit")
+	for range 5 { // keys keep it open past the idle timeout
+		time.Sleep(time.Second)
+		tm.Keys("Down")
+	}
+	if s := tm.Screen(); !strings.Contains(s, "workspace · 1 run files") {
+		t.Fatalf("a session with keys pressed every second was closed:\n%s", s)
+	}
 	tm.WaitFor(10*time.Second, "no key pressed for 3s")
 	if code := tm.WaitExit(10 * time.Second); code != 0 {
 		t.Fatalf("idle session: exit %d", code)
@@ -511,5 +518,36 @@ func TestServeGarbageAndUnauthenticatedFlood(t *testing.T) {
 	tm2.WaitFor(20*time.Second, "workspace · 2 run files")
 	if !strings.Contains(f.log.String(), "refused connection from") {
 		t.Fatalf("no refusal logged:\n%s", f.log.String())
+	}
+}
+
+// Each session draws in its own colour profile, from its own environment:
+// 256 colours for TERM=xterm-256color, 24-bit with COLORTERM=truecolor too
+// (sent with ssh -o SetEnv), and none with NO_COLOR.
+func TestServeColourProfiles(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "a.ntr", 30)
+	f := serve(t, dir, nil)
+	open := func(env ...string) *sshtest.Term {
+		opts := []string{"-tt"}
+		for _, e := range env {
+			opts = append(opts, "-o", "SetEnv="+e)
+		}
+		// ssh sends its TERM; tmux's own (tmux-256color) would cap the
+		// profile at 256 colours whatever COLORTERM says.
+		tm := sshtest.OpenTerm(t, 120, 30, append([]string{"env", "TERM=xterm-256color"}, f.client.Args(f.good, opts)...))
+		tm.WaitFor(20*time.Second, "workspace · 1 run files", "30/200")
+		return tm
+	}
+	plain, truecolor, none := open(), open("COLORTERM=truecolor"), open("NO_COLOR=1")
+	time.Sleep(500 * time.Millisecond)
+	if s := plain.Styled(); !strings.Contains(s, "38;5;") || strings.Contains(s, "38;2;") {
+		t.Errorf("TERM=xterm-256color: want 256-colour cells only:\n%q", s)
+	}
+	if s := truecolor.Styled(); !strings.Contains(s, "38;2;") {
+		t.Errorf("COLORTERM=truecolor: want 24-bit cells:\n%q", s)
+	}
+	if s := none.Styled(); strings.Contains(s, "38;5;") || strings.Contains(s, "38;2;") {
+		t.Errorf("NO_COLOR=1: want no colour:\n%q", s)
 	}
 }

@@ -146,6 +146,11 @@ func (tm *Term) tmux(args ...string) string {
 // Screen is what the terminal shows now, one line per row.
 func (tm *Term) Screen() string { return tm.tmux("capture-pane", "-p") }
 
+// Styled is the screen with its colours and attributes as escape
+// sequences (tmux writes a 256-colour cell as 38;5;N, a 24-bit one as
+// 38;2;R;G;B).
+func (tm *Term) Styled() string { return tm.tmux("capture-pane", "-p", "-e") }
+
 // WaitFor waits up to d for the screen to hold every one of want and
 // returns it; the test fails with the last screen otherwise.
 func (tm *Term) WaitFor(d time.Duration, want ...string) string {
