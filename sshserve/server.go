@@ -361,9 +361,13 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		note = "no run files (*.ntr) or streams (*.jsonl) in the served folder yet: reconnect once a run has started"
 	}
 	model := tui.NewWorkspace(names, s.cache.Open, tui.Options{NoColor: noColor(sess.Environ())}, note)
+	pty, _, _ := sess.Pty()
+	w, h := clampSize(pty.Window.Width, pty.Window.Height)
 	opts := append(bubbletea.MakeOptions(sess),
 		tea.WithInput(keyInput{r: sess, last: &st.lastKey}),
-		tea.WithoutSignalHandler())
+		tea.WithoutSignalHandler(),
+		tea.WithWindowSize(w, h),
+		tea.WithFilter(sessionFilter))
 	p := tea.NewProgram(model, opts...)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -372,6 +376,28 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	st.program = p
 	return p
+}
+
+// A session's screen is drawn at most maxCols × maxRows cells, whatever
+// size its client asks for: the screen buffers grow with the area, and one
+// client asking for 100,000 × 100,000 must not take the server's memory.
+// 512 × 256 is more than a 4K display shows in a small font.
+const maxCols, maxRows = 512, 256
+
+func clampSize(w, h int) (int, int) { return min(w, maxCols), min(h, maxRows) }
+
+// sessionFilter keeps every window size within the clamp, and turns a
+// suspend (ctrl+z) into a resume as wish's own filter does: there is no
+// shell to suspend to.
+func sessionFilter(_ tea.Model, msg tea.Msg) tea.Msg {
+	switch m := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.Width, m.Height = clampSize(m.Width, m.Height)
+		return m
+	case tea.SuspendMsg:
+		return tea.ResumeMsg{}
+	}
+	return msg
 }
 
 // noColor: the client sent NO_COLOR (ssh -o SendEnv=NO_COLOR).

@@ -551,3 +551,22 @@ func TestServeColourProfiles(t *testing.T) {
 		t.Errorf("NO_COLOR=1: want no colour:\n%q", s)
 	}
 }
+
+// A client asking for a huge window gets a screen drawn at most
+// maxCols × maxRows: the list's right edge (the workspace tab) ends by
+// column maxCols.
+func TestServeClampsWindowSize(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "a.ntr", 10)
+	f := serve(t, dir, nil)
+	tm := f.open(t, 900, 300)
+	s := tm.WaitFor(20*time.Second, "workspace · 1 run files")
+	first := strings.SplitN(s, "\n", 2)[0]
+	end := strings.LastIndex(first, "workspace") + len("workspace")
+	if n := len([]rune(first[:end])); n > maxCols || n < maxCols-20 {
+		t.Fatalf("the first line's tab ends at column %d, want near the clamp %d:\n%q", n, maxCols, first)
+	}
+	if !strings.Contains(f.log.String(), "900×300") {
+		t.Fatalf("the log does not give the size asked for:\n%s", f.log.String())
+	}
+}

@@ -68,7 +68,8 @@ its fingerprint is printed at every start, for clients to check.
 
 Limits: --max-sessions dashboards at once (default 16); a session with no key
 pressed for --idle-timeout is closed; at most 64 connections may be in their
-SSH handshake at once, each for at most 10 s (garbage or silence is dropped).
+SSH handshake at once, each for at most 10 s (garbage or silence is dropped);
+a screen is drawn at most 512×256 cells.
 One log line on stderr per connect, disconnect (key fingerprint, user,
 address, duration) and refusal. SIGTERM (or Ctrl-C) ends every session with a
 goodbye line; the exit status is then 143 (130).
