@@ -117,6 +117,24 @@ func (c *runCache) Open(name string) (tui.ReplaySource, func(), error) {
 	return &cursor{e: e, target: -1}, func() {}, nil
 }
 
+// keepOnly forgets the files not in names (the folder's listing when a
+// session starts): a run file deleted from the folder does not stay in
+// memory for the server's life. A session still showing it keeps its
+// cursor, and its frames, until it lets go.
+func (c *runCache) keepOnly(names []string) {
+	keep := make(map[string]bool, len(names))
+	for _, n := range names {
+		keep[n] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for n := range c.entries {
+		if !keep[n] {
+			delete(c.entries, n)
+		}
+	}
+}
+
 // load opens the file and reads every frame there; a run still being
 // written is then followed in the background.
 func (c *runCache) load(e *cacheEntry, path string) error {

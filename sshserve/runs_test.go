@@ -132,6 +132,14 @@ func TestCacheSharedCursors(t *testing.T) {
 	if len(rest) != 12 || rest[0].Step != 25 {
 		t.Fatalf("after Seek(25): %d frames from step %d, want 12 from 25", len(rest), rest[0].Step)
 	}
+	// A file gone from the listing is forgotten.
+	c.keepOnly([]string{"b.ntr"})
+	if len(c.entries) != 0 {
+		t.Fatalf("keepOnly left %d entries", len(c.entries))
+	}
+	if n := len(readAll(t, s2)); n != 0 { // a cursor held keeps working
+		t.Fatalf("a held cursor read %d more frames at its end", n)
+	}
 	// The file replaced under its name (a new inode) is read again.
 	os.Remove(filepath.Join(dir, "a.ntr"))
 	writeRun(t, dir, "a.ntr", 5)

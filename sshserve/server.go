@@ -360,6 +360,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	case len(names) == 0:
 		note = "no run files (*.ntr) or streams (*.jsonl) in the served folder yet: reconnect once a run has started"
 	}
+	if err == nil {
+		s.cache.keepOnly(names)
+	}
 	model := tui.NewWorkspace(names, s.cache.Open, tui.Options{NoColor: noColor(sess.Environ())}, note)
 	pty, _, _ := sess.Pty()
 	w, h := clampSize(pty.Window.Width, pty.Window.Height)
