@@ -5,10 +5,13 @@
 //
 // It owns:
 //   - the server (server.go): charm.land/wish/v2 with its Bubble Tea
-//     middleware, public-key authentication only, no shell, exec, subsystem or
-//     forwarding; the limits (sessions at once, idle timeout, handshakes in
-//     flight) and the connect/disconnect log lines; the shutdown that says
+//     middleware, public-key authentication only, no subsystem or
+//     forwarding, the handshakes in flight bounded; the shutdown that says
 //     goodbye to every session;
+//   - a session (session.go): the gate that refuses a command, no terminal,
+//     one session over the limit; its own workspace program, window size
+//     (clamped) and colour profile; the idle timeout;
+//   - the log (log.go): one line per connect, disconnect and refusal;
 //   - the keys (hostkey.go, authkeys.go): a host key generated once (0600)
 //     and reused, and the authorized-keys file read once at start;
 //   - the run folder (runs.go): which files of DIR are served (regular *.ntr
