@@ -54,7 +54,7 @@ type Server struct {
 	log   *logger
 
 	mu       sync.Mutex
-	sessions map[*session]struct{}
+	sessions map[ssh.Session]*session
 	stopping string // why the server is stopping ("" while serving)
 
 	pending atomic.Int64 // connections accepted and not yet authenticated
@@ -76,7 +76,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, cache: newRunCache(ctx, cfg.Dir, cfg.Note, cfg.FollowPoll), stop: stop,
-		log: &logger{w: cfg.Log}, sessions: map[*session]struct{}{}}
+		log: &logger{w: cfg.Log}, sessions: map[ssh.Session]*session{}}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey.Signer); return nil },
 		wish.WithVersion("normtop"),
@@ -133,7 +133,7 @@ func (s *Server) Shutdown(why string, wait time.Duration) int {
 	s.mu.Lock()
 	s.stopping = why
 	n := len(s.sessions)
-	for st := range s.sessions {
+	for _, st := range s.sessions {
 		st.end("shutdown")
 	}
 	s.mu.Unlock()

@@ -44,9 +44,6 @@ func (st *session) why() string {
 	return st.reason
 }
 
-// sessionKey finds a session's state from its ssh.Session context.
-var sessionKey = &struct{ name string }{"normtop-session"}
-
 // gate admits a session to the dashboard, or refuses it with one line:
 // a command (ssh host cmd), no terminal, the session limit reached, the
 // server stopping. It logs the connect and the disconnect.
@@ -81,12 +78,14 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 				fmt.Sprintf("%d sessions open, the server's limit (--max-sessions): try later", s.cfg.MaxSessions))
 			return
 		}
-		s.sessions[st] = struct{}{}
+		// Keyed by the ssh.Session, not stored in its context: the
+		// context is the connection's, which several sessions can share
+		// (ssh -o ControlMaster).
+		s.sessions[sess] = st
 		n := len(s.sessions)
 		s.mu.Unlock()
 		start := time.Now()
 		s.log.printf("connect %s, %d×%d %s (%d session(s) open)", who, pty.Window.Width, pty.Window.Height, pty.Term, n)
-		sess.Context().SetValue(sessionKey, st)
 		if s.cfg.IdleTimeout > 0 {
 			go s.watchIdle(sess, st)
 		}
@@ -95,7 +94,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 
 		close(st.finished)
 		s.mu.Lock()
-		delete(s.sessions, st)
+		delete(s.sessions, sess)
 		s.mu.Unlock()
 		reason := st.why()
 		switch {
@@ -151,7 +150,9 @@ func (s *Server) watchIdle(sess ssh.Session, st *session) {
 // files as they are now, reading through the shared cache, in the
 // session's own window size and colour profile (from its TERM).
 func (s *Server) program(sess ssh.Session) *tea.Program {
-	st, _ := sess.Context().Value(sessionKey).(*session)
+	s.mu.Lock()
+	st := s.sessions[sess]
+	s.mu.Unlock()
 	if st == nil {
 		return nil
 	}

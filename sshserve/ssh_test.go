@@ -570,3 +570,51 @@ func TestServeClampsWindowSize(t *testing.T) {
 		t.Fatalf("the log does not give the size asked for:\n%s", f.log.String())
 	}
 }
+
+// Two sessions on one connection (what ssh -o ControlMaster does) are two
+// dashboards, each its own.
+func TestServeTwoSessionsOneConnection(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "a.ntr", 10)
+	f := serve(t, dir, nil)
+	b, err := os.ReadFile(f.good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.ParsePrivateKey(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gossh.Dial("tcp", f.srv.Addr().String(), &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.FixedHostKey(f.srv.cfg.HostKey.Signer.PublicKey())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	outs := make([]*syncBuffer, 2)
+	for i, w := range []int{100, 140} {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		outs[i] = &syncBuffer{}
+		s.Stdout = outs[i]
+		if err := s.RequestPty("xterm", 30, w, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Shell(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range outs {
+		waitLog(t, o, "workspace · 1 run files", 20*time.Second)
+	}
+	if n := f.srv.Sessions(); n != 2 {
+		t.Fatalf("Sessions() = %d, want 2", n)
+	}
+	log := f.log.String()
+	if !strings.Contains(log, "100×30") || !strings.Contains(log, "140×30") {
+		t.Fatalf("log:\n%s", log)
+	}
+}
