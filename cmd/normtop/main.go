@@ -39,6 +39,7 @@ Usage:
   normtop report FILE... [flags] per-variant summaries over seeds and the papers' findings
   normtop plot FILE... [flags]   one chart (SVG, PNG, PDF) of a probe, loss or spectrum, runs overlaid
   normtop findings [flags]       train every run docs/findings.md's claims need, then their report
+  normtop serve [DIR] [flags]    the workspace of DIR's runs over SSH, to the keys of an authorized-keys file
   normtop variants               the normalization variants and their options
   normtop version                version and build (also: normtop --version)
 
@@ -65,6 +66,7 @@ var commands = []struct {
 	{"report", runReport},
 	{"plot", runPlot},
 	{"findings", runFindings},
+	{"serve", runServe},
 	{"variants", runVariants},
 	{"version", runVersion},
 }
