@@ -7,6 +7,7 @@ import torch
 
 from . import finish as F
 from . import probes as P
+from .feeds import Feeds
 from .layer_state import _NATIVE_NODES, _LayerState
 from .measure import _Measure, _saved
 from .sites import BATCHNORM, RMSNORM, find_sites
@@ -15,9 +16,10 @@ from .sites import BATCHNORM, RMSNORM, find_sites
 class _Variant(_Measure):
     """One model of the run: its sites, hooks, probe buffer and pending frame."""
 
-    def __init__(self, run, index, name, model, modules):
+    def __init__(self, run, index, name, model, modules, kinds=None):
         self.run, self.index, self.name, self.model = run, index, name, model
-        self.sites = find_sites(model, modules)
+        self.sites = find_sites(model, modules, kinds)
+        self.feeds = Feeds(model, self.sites)
         self.states = []
         self.handles = []
         self.due = False
@@ -32,6 +34,7 @@ class _Variant(_Measure):
         self.mask_used = False  # a mask was set in an earlier step (log() clears it)
         self.last_given = self.last_recorded = self.step_offset = 0  # steps as given and as recorded
         self.step_warned = False
+        self.batch = None  # this step's batch shape ({"rows", "width", "tokens"}), set by take()
 
     def attach(self, layer_index):
         for s in self.sites:
@@ -54,10 +57,12 @@ class _Variant(_Measure):
                 if st.site.has_running:  # only BatchNorm's running stats need a look before the forward
                     self.handles.append(m.register_forward_pre_hook(self._pre_hook(st)))
                 self.handles.append(m.register_forward_hook(self._fwd_hook(st)))
+            self.feeds.attach()
         elif not due:
             for h in self.handles:
                 h.remove()
             self.handles = []
+            self.feeds.detach()
         self.due = due
         for st in self.states:
             want = due and not st.native
@@ -67,12 +72,22 @@ class _Variant(_Measure):
                 st.full_hook.remove()
                 st.full_hook = None
 
-    def _active(self, module):
-        return self.due and module.training and torch.is_grad_enabled()
+    def _mode(self, st, module):
+        """How this forward of st's module is measured: "train" (a training
+        forward with gradients on), "frozen" (a BatchNorm in eval mode, with
+        running statistics, inside a model in training mode: fine-tuning's
+        frozen BN) or None (not measured: not due, an evaluation pass)."""
+        if not self.due or not torch.is_grad_enabled():
+            return None
+        if module.training:
+            return "train"
+        if st.site.has_running and self.model.training:
+            return "frozen"
+        return None
 
     def _pre_hook(self, st):
         def hook(module, inputs):
-            if not self._active(module) or not st.site.has_running:
+            if self._mode(st, module) is None or not st.site.has_running:
                 return
             # The running statistics before this batch's update (§5).
             s = st.site
@@ -82,25 +97,44 @@ class _Variant(_Measure):
 
     def _fwd_hook(self, st):
         def hook(module, inputs, output):
-            if not self._active(module) or not inputs or not isinstance(inputs[0], torch.Tensor):
+            mode = self._mode(st, module)
+            if mode is None or not inputs or not isinstance(inputs[0], torch.Tensor):
                 return
-            x = st.site.batched(inputs[0].detach())
+            s = st.site
+            x = s.batched(inputs[0].detach())
+            if s.layout_of(x, output) is None:
+                st.warn_once(("layout", tuple(x.shape)),
+                             f"cannot tell which axis of its input {list(x.shape)} it normalizes (normalized_shape "
+                             f"{list(s.norm_shape or ())}); it is not measured for inputs of this shape. Give the "
+                             "module a data_format attribute, \"channels_first\" or \"channels_last\"")
+                return
             fn = getattr(output, "grad_fn", None)
             node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
             with torch.no_grad():
-                call = self._forward(st, x, node)
+                call = self._forward(st, x, node, mode == "frozen")
             if call is None:  # the layer is skipped this step (a mask that does not fit)
                 return
+            self.feeds.output(st, output)
             if node is not None:
-                mean = None if st.site.kind == BATCHNORM else _saved(node, "_saved_result1", self._acc(x))
+                mean = None if s.kind == BATCHNORM else _saved(node, "_saved_result1", self._acc(x))
                 node.register_hook(self._node_hook(st, call, x, mean))
             elif st.native:
-                # Not one native node after all (a subclass, autocast, ...):
-                # from the next due step on, a full backward hook.
-                st.native = False
-                st.calls.remove(call)
+                # Not one native node after all (autocast, a torch that
+                # wraps it, ...): this run is heard through its output's
+                # gradient (no dx), and from the next due step on through a
+                # full backward hook.
+                if isinstance(output, torch.Tensor) and output.requires_grad:
+                    st.native = False
+                    output.register_hook(self._out_hook(st, call, x))
             else:
                 call.x = x  # the full backward hook reads it
+        return hook
+
+    def _out_hook(self, st, call, x):
+        def hook(g):
+            if g.shape == x.shape:
+                with torch.no_grad():
+                    self._backward(st, call, x, g.detach(), None)
         return hook
 
     def _node_hook(self, st, call, x, mean):
@@ -140,6 +174,11 @@ class _Variant(_Measure):
         for st in self.states:
             call = st.reported()
             st.fwd, st.bwd = (call.fwd, call.bwd) if call is not None else (None, None)
+            st.frozen_now = call is not None and call.frozen
+            if call is not None:
+                self._gw(st, copy, out)
+                if self.batch is None:
+                    self.batch = _batch_of(st.site, call, copy)
             if call is not None and self.mask_used and not call.masked:
                 st.warn_once("nomask", "a step without a mask after steps with one: set_mask() holds for one "
                                        "step (log() clears it); call it before each step's forward")
@@ -147,11 +186,28 @@ class _Variant(_Measure):
         bw = [st for st in self.states if st.bwd is not None]
         for group in _groups(fw, lambda st: (st.fwd[0].shape, st.fwd[0].device, st.fwd[0].dtype)):
             F.stats(group, self.run.momentum, self.consts, copy, out)
-        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.bwd[0].shape,
-                                             st.bwd[0].device, st.bwd[2] is None, st.bwd[3], st.bwd[4])):
+        for group in _groups(bw, lambda st: (st.site.kind == BATCHNORM, st.site.kind == RMSNORM, st.frozen_now,
+                                             st.bwd[0].shape, st.bwd[0].device, st.bwd[2] is None, st.bwd[3],
+                                             st.bwd[4])):
             F.grads(group, self.consts, copy, out)
         for st in fw + bw:
             st.fwd = st.bwd = None
+        self.feeds.end_step(self.states)
+
+    def _gw(self, st, copy, out):
+        """gw_norm of st's reported run: √Σ of its fed weights' squared
+        gradient norms (feeds.py), in the step's copy."""
+        sq = self.feeds.take(st)
+        if sq is None:
+            return
+        by_dev = {}
+        for t in sq:
+            by_dev.setdefault(t.device, []).append(t)
+        parts = [torch.stack([_f64(t) for t in ts]).sum() for ts in by_dev.values()]
+
+        def then(vals):
+            out[st.row][P.GW_NORM] = math.sqrt(sum(v[0] for v in vals))
+        copy.add(parts, then)
 
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
@@ -159,13 +215,16 @@ class _Variant(_Measure):
         in the same copy (the train loss)."""
         out = None
         copy = F.Copy()
+        self.batch = None
         if self.touched:  # some run of a layer had its backward: a training step was measured
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
             self.finish(copy, out)
             self.touched = False
         else:
             for st in self.states:  # forwards without a backward: not a training step
-                st.calls = []
+                st.calls, st.forwards, st.shared = [], 0, 0
+        if self.batch is None and self.mask is not None:
+            self.batch = _batch_of_mask(self.mask, copy)
         return out, copy.run(extra)
 
 
@@ -175,3 +234,43 @@ def _groups(items, key):
     for it in items:
         d.setdefault(key(it), []).append(it)
     return list(d.values())
+
+
+def _f64(t):
+    return t if t.dtype == torch.float64 else t.double()
+
+
+def _batch_of(site, call, copy):
+    """The step's batch shape as the reported run's input shows it: a dict
+    {"rows", "width", "tokens"} filled once the copy is done. Positions of
+    two dims ([batch, seq]) are sequences: rows × width padded tokens, the
+    real ones counted by the mask; one dim ([N] rows) or more than two (an
+    image's [N, H, W]) are samples, width 1, tokens the real samples."""
+    pos = call.positions
+    if not pos:
+        return None
+    rows = int(pos[0])
+    seq = len(pos) == 2
+    width = int(pos[1]) if seq else 1
+    b = {"rows": rows, "width": width, "tokens": rows * width}
+    w = call.w_feat
+    if w is not None:
+        per = 1 if seq else max(1, int(math.prod(pos[1:])))
+
+        def then(vals):
+            b["tokens"] = int(round(vals[0][0] / per))
+        copy.add([w.sum().double()], then)
+    return b
+
+
+def _batch_of_mask(mask, copy):
+    """The batch shape from the mask alone (a step whose probes are not
+    measured): [batch, seq] or one flag per sample; None for other shapes."""
+    if mask.dim() not in (1, 2):
+        return None
+    b = {"rows": int(mask.shape[0]), "width": int(mask.shape[1]) if mask.dim() == 2 else 1, "tokens": mask.numel()}
+
+    def then(vals):
+        b["tokens"] = int(round(vals[0][0]))
+    copy.add([mask.sum().double()], then)
+    return b
