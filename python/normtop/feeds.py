@@ -4,11 +4,13 @@ Post-LN.
 
 A PyTorch model does not say which weights multiply a layer's output, so
 it is seen in a due step's forward: a Linear, a Conv or a
-MultiheadAttention whose input is the norm layer's output tensor itself
-(a pre-LN block's q, k, v projections or FFN's first matrix; the output
-layer after the final norm) is fed by it. An op between them (a ReLU that
-is not in place, a dropout, a reshape) hides the link, and such a layer
-gets no gw_norm. Each fed weight's gradient is heard by a hook on the
+MultiheadAttention whose input is the norm layer's output (a pre-LN
+block's q, k, v projections or FFN's first matrix; the output layer after
+the final norm) is fed by it. "Its output" is the tensor itself or one
+that shares its memory and size: a view (reshape, transpose) or the
+result of an in-place op (a ReLU(inplace=True)). An op that makes a new
+tensor (a ReLU not in place, a dropout in training) hides the link, and
+such a layer gets no gw_norm. Each fed weight's gradient is heard by a hook on the
 parameter, which sees the gradient of one backward before it is added to
 .grad: with gradient accumulation, the last micro-batch's (as every other
 probe, docs/python.md), and for a tied weight the whole gradient of that
@@ -34,6 +36,11 @@ def _weights(module):
     return [w for w in ws if isinstance(w, torch.Tensor) and w.requires_grad]
 
 
+def _key(t):
+    """What a tensor shares with the views of it and its in-place results."""
+    return (t.data_ptr(), t.numel(), t.dtype, t.device)
+
+
 class Feeds:
     """One variant's map from its sites to the weights their outputs feed,
     found again on each due step, and the squared norms of those weights'
@@ -42,7 +49,7 @@ class Feeds:
     def __init__(self, model, sites):
         own = {id(s.module) for s in sites}
         self.fed = [m for m in model.modules() if isinstance(m, _FED) and id(m) not in own]
-        self.outputs = {}  # id(output) → (weakref to it, layer state)
+        self.outputs = {}  # _key(output) → (weakref to it, layer state)
         self.sq = {}  # id(weight) → Σ ∂L/∂W² of its last backward, on its device
         self.handles, self.param_hooks = [], {}
 
@@ -62,15 +69,17 @@ class Feeds:
             return
         if len(self.outputs) >= _SWEEP:
             self.outputs = {k: v for k, v in self.outputs.items() if v[0]() is not None}
-        self.outputs[id(y)] = (weakref.ref(y), st)
+        self.outputs[_key(y)] = (weakref.ref(y), st)
 
     def _pre_hook(self, module):
         def hook(mod, inputs):
             if not self.outputs or not inputs:
                 return
             x = inputs[0]
-            hit = self.outputs.get(id(x))
-            if hit is None or hit[0]() is not x:
+            if not isinstance(x, torch.Tensor):
+                return
+            hit = self.outputs.get(_key(x))
+            if hit is None or hit[0]() is None:  # a dead output's memory may hold another tensor now
                 return
             st = hit[1]
             for w in _weights(mod):

@@ -113,19 +113,21 @@ def layer_facts(variants, embeddings):
     out = {}
     for v in variants:
         for s in v.sites:
+            # A layer of several variants: each fact from the first variant
+            # that has it (the kind from the first; the BatchNorm variant's
+            # momentum even when a LayerNorm variant comes before it).
             key = f"layer.{s.name}."
-            if key + "kind" in out:
-                continue
-            out[key + "kind"] = s.kind
+            facts = {"kind": s.kind, "eps": repr(s.eps)}
             d = s.features()
             if d:
-                out[key + "d"] = str(d)
-            out[key + "eps"] = repr(s.eps)
+                facts["d"] = str(d)
             if s.has_running:
                 m = getattr(s.module, "momentum", None)
-                out[key + "momentum"] = "cumulative" if m is None else repr(float(m))
+                facts["momentum"] = "cumulative" if m is None else repr(float(m))
                 if not s.module.training and v.model.training:  # fine-tuning's frozen BatchNorm
-                    out[key + "frozen"] = "true"
+                    facts["frozen"] = "true"
+            for k, val in facts.items():
+                out.setdefault(key + k, val)
     emb = next((e for e in embeddings if e is not None), None)
     if emb is not None and emb.dim() == 2:
         out["embedding_rows"], out["embedding_d"] = str(emb.shape[0]), str(emb.shape[1])

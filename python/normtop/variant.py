@@ -112,8 +112,12 @@ class _Variant(_Measure):
                 return
             fn = getattr(output, "grad_fn", None)
             node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
+            # A frozen BatchNorm, or a layer that says its backward is not
+            # BatchNorm's (PowerNorm: normtop_stats_only), is measured on its
+            # forward statistics and Theorem-1 moments only.
+            stats_only = mode == "frozen" or getattr(module, "normtop_stats_only", False) is True
             with torch.no_grad():
-                call = self._forward(st, x, node, mode == "frozen")
+                call = self._forward(st, x, node, stats_only)
             if call is None:  # the layer is skipped this step (a mask that does not fit)
                 return
             self.feeds.output(st, output)
@@ -179,7 +183,7 @@ class _Variant(_Measure):
             st.frozen_now = call is not None and call.frozen
             if call is not None:
                 self._gw(st, copy, out)
-                if self.batch is None:
+                if self.batch is None and (self.mask is None or self.mask.dim() > 2):  # else: the mask's shape
                     self.batch = _batch_of(st.site, call, copy)
             if call is not None and self.mask_used and not call.masked:
                 st.warn_once("nomask", "a step without a mask after steps with one: set_mask() holds for one "

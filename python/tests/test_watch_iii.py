@@ -465,3 +465,28 @@ def test_batch_shape_in_each_line(tmp_path):
     got = [f.get("batch") for f in read_stream(path)[1]]
     assert got == [{"rows": 5, "width": 1, "tokens": 5}, {"rows": 7, "width": 1, "tokens": 7},
                    {"rows": 5, "width": 1, "tokens": 3}], got
+
+
+def test_gw_norm_follows_a_view_of_the_output(tmp_path):
+    """A BatchNorm over [B·T, d] rows whose output is reshaped back to
+    [B, T, d] before a Linear feeds that Linear (a view shares its memory)."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn, self.fc = nn.BatchNorm1d(4), nn.Linear(4, 3)
+
+        def forward(self, x):
+            b, t, d = x.shape
+            return self.fc(self.bn(x.reshape(b * t, d)).reshape(b, t, d))
+
+    torch.manual_seed(0)
+    net = Net().double()
+    path = tmp_path / "view.jsonl"
+    run = normtop.watch(net, str(path), spectrum_every=0)
+    loss = net(torch.randn(2, 5, 4, dtype=DT)).square().sum()
+    (gw,) = torch.autograd.grad(loss, [net.fc.weight], retain_graph=True)
+    loss.backward()
+    run.log(1)
+    run.close()
+    got = read_stream(path)[1][0]["layers"]["bn"]["gw_norm"]
+    assert close(got, gw.norm().item(), 1e-12), (got, gw.norm().item())
