@@ -191,7 +191,7 @@ class Site:
         if ns is None:
             fits = {CHANNELS_LAST: True, CHANNELS_FIRST: x.dim() >= 3}
         else:
-            fits = {CHANNELS_LAST: x.dim() > len(ns) and tuple(x.shape[-len(ns):]) == ns,
+            fits = {CHANNELS_LAST: x.dim() >= len(ns) and tuple(x.shape[-len(ns):]) == ns,
                     CHANNELS_FIRST: len(ns) == 1 and x.dim() >= 3 and x.shape[1] == ns[0]}
         if self.layout is not None:
             lay = self.layout if fits[self.layout] else None
@@ -203,6 +203,8 @@ class Site:
             lay = good[0] if len(good) == 1 else None
         else:
             lay = None
+        if len(self._layouts) >= 4096:  # token budgets make many shapes; a look-up is cheap to redo
+            self._layouts.clear()
         self._layouts[key] = lay
         return lay
 
