@@ -7,6 +7,7 @@ import torch
 
 from . import finish as F
 from . import probes as P
+from .batch import batch_of_call, batch_of_mask
 from .feeds import Feeds
 from .layer_state import _NATIVE_NODES, _LayerState
 from .measure import _Measure, _saved
@@ -184,7 +185,7 @@ class _Variant(_Measure):
             if call is not None:
                 self._gw(st, copy, out)
                 if self.batch is None and (self.mask is None or self.mask.dim() > 2):  # else: the mask's shape
-                    self.batch = _batch_of(st.site, call, copy)
+                    self.batch = batch_of_call(call, copy)
             if call is not None and self.mask_used and not call.masked:
                 st.warn_once("nomask", "a step without a mask after steps with one: set_mask() holds for one "
                                        "step (log() clears it); call it before each step's forward")
@@ -230,7 +231,7 @@ class _Variant(_Measure):
             for st in self.states:  # forwards without a backward: not a training step
                 st.calls, st.forwards, st.shared = [], 0, 0
         if self.batch is None and self.mask is not None:
-            self.batch = _batch_of_mask(self.mask, copy)
+            self.batch = batch_of_mask(self.mask, copy)
         return out, copy.run(extra)
 
 
@@ -245,38 +246,3 @@ def _groups(items, key):
 def _f64(t):
     return t if t.dtype == torch.float64 else t.double()
 
-
-def _batch_of(site, call, copy):
-    """The step's batch shape as the reported run's input shows it: a dict
-    {"rows", "width", "tokens"} filled once the copy is done. Positions of
-    two dims ([batch, seq]) are sequences: rows × width padded tokens, the
-    real ones counted by the mask; one dim ([N] rows) or more than two (an
-    image's [N, H, W]) are samples, width 1, tokens the real samples."""
-    pos = call.positions
-    if not pos:
-        return None
-    rows = int(pos[0])
-    seq = len(pos) == 2
-    width = int(pos[1]) if seq else 1
-    b = {"rows": rows, "width": width, "tokens": rows * width}
-    w = call.w_feat
-    if w is not None:
-        per = 1 if seq else max(1, int(math.prod(pos[1:])))
-
-        def then(vals):
-            b["tokens"] = int(round(vals[0][0] / per))
-        copy.add([w.sum().double()], then)
-    return b
-
-
-def _batch_of_mask(mask, copy):
-    """The batch shape from the mask alone (a step whose probes are not
-    measured): [batch, seq] or one flag per sample; None for other shapes."""
-    if mask.dim() not in (1, 2):
-        return None
-    b = {"rows": int(mask.shape[0]), "width": int(mask.shape[1]) if mask.dim() == 2 else 1, "tokens": mask.numel()}
-
-    def then(vals):
-        b["tokens"] = int(round(vals[0][0]))
-    copy.add([mask.sum().double()], then)
-    return b
