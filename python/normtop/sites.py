@@ -89,7 +89,7 @@ def _class_kind(module, kinds):
 
 
 # Normalizations of another family: named ...Norm, but no layer of the kinds.
-_NOT_NORMS = (nn.LocalResponseNorm, nn.CrossMapLRN2d)
+_NOT_NORMS = tuple(c for c in (getattr(nn, "LocalResponseNorm", None), getattr(nn, "CrossMapLRN2d", None)) if c)
 
 
 def norm_like(module):
