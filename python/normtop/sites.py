@@ -74,7 +74,8 @@ def class_kinds(kinds, models):
             raise ValueError(f"normtop: kinds= key {cls!r} is not a class; give the class itself, e.g. "
                              f"{{{type(cls).__name__}: {kind!r}}}")
         if kind not in KINDS:
-            raise ValueError(f"normtop: kinds={{{cls.__name__}: {kind!r}}}: no kind {kind!r}; valid: {', '.join(KINDS)}")
+            raise ValueError(f"normtop: kinds={{{cls.__name__}: {kind!r}}}: no kind {kind!r}; "
+                             f"valid: {', '.join(KINDS)}")
         if not any(isinstance(m, cls) for m in mods):
             raise ValueError(f"normtop: kinds= names class {cls.__name__}, of which the model has no module")
     return dict(kinds)

@@ -106,10 +106,11 @@ class _Variant(_Measure):
                 return
             x = s.batched(inputs[0].detach())
             if s.layout_of(x, output) is None:
-                st.warn_once(("layout", tuple(x.shape)),
+                st.warn_once("layout",
                              f"cannot tell which axis of its input {list(x.shape)} it normalizes (normalized_shape "
-                             f"{list(s.norm_shape or ())}); it is not measured for inputs of this shape. Give the "
-                             "module a data_format attribute, \"channels_first\" or \"channels_last\"")
+                             f"{list(s.norm_shape or ())}); it is not measured for inputs whose layout cannot be "
+                             "known (this warning is not repeated). Give the module a data_format attribute, "
+                             "\"channels_first\" or \"channels_last\"")
                 return
             fn = getattr(output, "grad_fn", None)
             node = fn if st.native and fn is not None and type(fn).__name__ in _NATIVE_NODES else None
