@@ -48,8 +48,9 @@ class _Call:
         self.epoch, self.frozen, self.positions = epoch, frozen, positions
 
     def done(self):
-        """Complete: its backward ran, or it is a frozen BatchNorm's, whose
-        probes are all of the forward (a frozen backbone may have none)."""
+        """Complete: its backward ran, or it is measured on its forward only
+        (frozen: a frozen BatchNorm's, whose backbone may have no backward,
+        or a normtop_stats_only layer's), its backward adding moments if it comes."""
         return self.bwd is not None or self.frozen
 
 

@@ -65,7 +65,8 @@ class _Measure:
         """The forward vectors of one run of the module, as a _Call added to
         this step's runs; None when the layer is skipped this step. frozen:
         a BatchNorm in eval mode inside a training model (its batch
-        statistics against the running ones it normalizes with)."""
+        statistics against the running ones it normalizes with), or a
+        normtop_stats_only layer: no batch-statistic gradient probes."""
         # Only the passes over the activation happen here; the per-layer
         # arithmetic on the resulting vectors runs batched over all layers
         # in finish() (a handful of ops per step instead of dozens per layer).
