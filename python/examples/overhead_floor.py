@@ -32,7 +32,10 @@ import sys
 import tempfile
 import time
 
-import torch
+# One OpenBLAS thread, as bench_overhead.py (which says why): before torch loads it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
