@@ -124,7 +124,7 @@ def layer_facts(variants, embeddings):
             if s.has_running:
                 m = getattr(s.module, "momentum", None)
                 facts["momentum"] = "cumulative" if m is None else repr(float(m))
-                if not s.module.training and v.model.training:  # fine-tuning's frozen BatchNorm
+                if s.name in v.frozen_at_watch:  # fine-tuning's frozen BatchNorm
                     facts["frozen"] = "true"
             for k, val in facts.items():
                 out.setdefault(key + k, val)

@@ -20,6 +20,10 @@ class _Variant(_Measure):
     def __init__(self, run, index, name, model, modules, kinds=None):
         self.run, self.index, self.name, self.model = run, index, name, model
         self.sites = find_sites(model, modules, kinds)
+        # BatchNorms frozen at watch() (eval mode in a model in training
+        # mode): the header marks them; one frozen later is warned of once.
+        self.frozen_at_watch = {s.name for s in self.sites
+                                if s.has_running and not s.module.training and model.training}
         self.feeds = Feeds(model, self.sites)
         self.states = []
         self.handles = []
@@ -117,6 +121,9 @@ class _Variant(_Measure):
             # A frozen BatchNorm, or a layer that says its backward is not
             # BatchNorm's (PowerNorm: normtop_stats_only), is measured on its
             # forward statistics and Theorem-1 moments only.
+            if mode == "frozen" and s.name not in self.frozen_at_watch:
+                st.warn_once("frozen", "runs frozen (eval mode in a model in training mode) but was not at watch(), "
+                                       "so the stream's header does not mark it; freeze it before watch()")
             stats_only = mode == "frozen" or getattr(module, "normtop_stats_only", False) is True
             with torch.no_grad():
                 call = self._forward(st, x, node, stats_only)

@@ -492,3 +492,23 @@ def test_gw_norm_follows_a_view_of_the_output(tmp_path):
     run.close()
     got = read_stream(path)[1][0]["layers"]["bn"]["gw_norm"]
     assert close(got, gw.norm().item(), 1e-12), (got, gw.norm().item())
+
+
+def test_batchnorm_frozen_after_watch_measured_and_warned_once(tmp_path):
+    net = nn.Sequential(nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4)).double()
+    path = tmp_path / "late.jsonl"
+    run = normtop.watch(net, str(path), spectrum_every=0)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for step in (1, 2, 3):
+            if step == 2:
+                net[1].eval()  # frozen after watch()
+            net(torch.randn(5, 3, 2, 2, dtype=DT)).sum().backward()
+            run.log(step)
+    run.close()
+    msgs = [str(x.message) for x in w]
+    assert len(msgs) == 1 and "was not at watch()" in msgs[0] and w[0].filename == __file__, msgs
+    head, frames, _ = read_stream(path)
+    assert "layer.1.frozen" not in head["meta"]["Config"]
+    assert "g_var" in frames[0]["layers"]["1"] and "g_var" not in frames[2]["layers"]["1"]
+    assert "rdist_var" in frames[2]["layers"]["1"]
