@@ -204,8 +204,9 @@ class Site:
             lay = good[0] if len(good) == 1 else None
         else:
             lay = None
-        if len(self._layouts) >= 4096:  # token budgets make many shapes; a look-up is cheap to redo
-            self._layouts.clear()
+        # Never cleared: a run's backward reads its forward's entry (first),
+        # and a model meets few shapes (token budgets: rows × length, some
+        # thousands at most, a hundred bytes each).
         self._layouts[key] = lay
         return lay
 
