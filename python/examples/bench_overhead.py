@@ -22,18 +22,42 @@ this version's step against the other's.
 import argparse
 import importlib.util
 import os
+import re
 import statistics
 import sys
 import tempfile
 import time
 
-import torch
+# Debian's torch calls the system BLAS, OpenBLAS's pthread build, which runs
+# its own threads whatever torch.set_num_threads says: on a loaded 2-core
+# machine its matrix-vector products then took 2-4 ms instead of 30 µs and
+# the timings were noise. The step is timed on one BLAS thread unless the
+# caller says otherwise (read when the library loads: before torch).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import normtop  # noqa: E402
 from tiny_transformer import bench_step  # noqa: E402
+
+
+def blas():
+    """The BLAS library torch runs on (as this process mapped it) and its
+    thread setting, for the report's first line."""
+    a = torch.ones(64, 64)
+    torch.mv(a, a[0])  # load it
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({os.path.basename(l.split()[-1]) for l in f
+                           if re.search(r"blas|mkl|lapack|blis", l.split()[-1], re.I)})
+    except OSError:
+        libs = []
+    env = ", ".join(f"{k}={os.environ[k]}" for k in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+                    if k in os.environ)
+    return f"BLAS {' + '.join(libs) or 'built into torch'}" + (f" ({env})" if env else "")
 
 
 def main():
@@ -91,7 +115,7 @@ def main():
             if run is not None:
                 run.close()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {a.norm}, d {a.d_model}, "
-          f"{a.rounds} rounds × {a.steps} steps per mode, precision {a.precision}")
+          f"{a.rounds} rounds × {a.steps} steps per mode, precision {a.precision}; {blas()}")
     print("overhead over 'none' of the same round: median [quartiles] of the rounds")
     for name in modes:
         print(f"{name:9s} step {statistics.median(wall[name]) * 1e3:6.2f} ms wall {_spread(wall[name], wall['none'])}, "

@@ -32,13 +32,17 @@ import sys
 import tempfile
 import time
 
-import torch
+# One OpenBLAS thread, as bench_overhead.py (which says why): before torch loads it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import normtop  # noqa: E402
 from tiny_transformer import bench_step  # noqa: E402
+from normtop.probes import NUM_PROBES  # noqa: E402
 
 W = importlib.import_module("normtop.variant")
 _Call = importlib.import_module("normtop.layer_state")._Call
@@ -53,12 +57,12 @@ SHIPPED = {n: getattr(W._Variant, n) for n in ("_forward", "_backward", "take")}
 
 
 def _run(st, fwd):
-    call = _Call(fwd, None, None, None, False)
+    call = _Call(fwd, None, None, None, False, st.backwards, False, ())
     st.calls.append(call)
     return call
 
 
-def _empty_forward(self, st, x, node):
+def _empty_forward(self, st, x, node, frozen=False):
     return _run(st, ())
 
 
@@ -67,7 +71,7 @@ def _empty_backward(self, st, call, x, g, dx, mean=None):
     self.touched = True
 
 
-def _one_forward(self, st, x, node):
+def _one_forward(self, st, x, node, frozen=False):
     return _run(st, (x.sum(),))
 
 
@@ -76,7 +80,7 @@ def _one_backward(self, st, call, x, g, dx, mean=None):
     self.touched = True
 
 
-def _pass_forward(self, st, x, node):
+def _pass_forward(self, st, x, node, frozen=False):
     n = float(x.shape[0])
     s = x.sum(0)
     q = torch.sub(x, s, alpha=1 / n).square_().sum(0)
@@ -117,7 +121,7 @@ def _raw_take(self, extra=None):
     for st in self.states:
         st.calls = []
     self.touched = False
-    return [[math.nan] * 18 for _ in self.run.layers], (vals[-1] if extra is not None else None)
+    return [[math.nan] * NUM_PROBES for _ in self.run.layers], (vals[-1] if extra is not None else None)
 
 
 MODES = {

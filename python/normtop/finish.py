@@ -246,8 +246,11 @@ def grads(group, consts, copy, out):
     kind = first.site.kind
     _, _, w0, d, has_dx = first.bwd
     v = torch.stack([st.bwd[0] for st in group])  # [S, k, R]
+    frozen = first.frozen_now
     blocks, cols, scale = [], [], []
-    if kind == BATCHNORM:
+    if frozen:
+        k = 0  # a frozen BatchNorm: dy's (and dx's) moments only
+    elif kind == BATCHNORM:
         k = 1
         blocks.append(v[:, :1])
         cols.append(P.G_VAR)
@@ -278,7 +281,7 @@ def grads(group, consts, copy, out):
     else:
         w = torch.stack([st.bwd[2] for st in group]).to(v.dtype)  # [S, R]
         tensors = [torch.bmm(r, w[:, :, None]), w.sum(1)]
-    if kind == BATCHNORM:  # ‖g_μ‖: one value per layer, not per row
+    if kind == BATCHNORM and not frozen:  # ‖g_μ‖: one value per layer, not per row
         tensors.append(torch.stack([st.bwd[1] for st in group]))
     m = len(cols)
 
@@ -290,7 +293,7 @@ def grads(group, consts, copy, out):
             for q, (col, f) in enumerate(zip(cols, scale)):
                 x = per[m * i + q]
                 row[col] = f * (x if wsum is None else _div(x, wsum))
-            if kind == BATCHNORM:
+            if kind == BATCHNORM and not frozen:
                 row[P.G_MU] = vals[-1][i]
 
     copy.add(tensors, then)

@@ -76,6 +76,8 @@ def line(layers, v, p, status="running"):
         o["spectrum"] = p["spectrum"]
     if p.get("system") is not None:
         o["system"] = p["system"]
+    if p.get("batch") is not None:
+        o["batch"] = p["batch"]
     return o
 
 

@@ -6,7 +6,9 @@ import uuid
 
 import torch
 
+from .sites import unwatched
 from .stream import rfc3339
+from .warn import warn
 
 # precision= → the dtype statistics are taken in (None: the input's own, float32 at least)
 ACCS = {"float64": torch.float64, "float32": torch.float32, "input": None}
@@ -48,9 +50,42 @@ def layer_names(variants):
             if s.name not in layers:
                 layers.append(s.name)
     if not layers:
+        like = {c: n for v in variants for c, n in unwatched(v.model, v.sites).items()}
+        hint = f" ({_named(like)}: say their kind with {_kinds_hint(like)})" if like else ""
         raise ValueError("normtop: found no normalization module (LayerNorm, BatchNorm, GroupNorm, "
-                         "InstanceNorm, RMSNorm); name yours with modules=[...]")
+                         f"InstanceNorm, RMSNorm){hint}; name yours with modules=[...] or kinds={{Class: kind}}")
     return layers
+
+
+def _named(like, most=6):
+    """Module names of {class: [names]}, at most `most` of them."""
+    names = [n for ns in like.values() for n in ns]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _kinds_hint(like):
+    return "kinds={" + ", ".join(f"{c}: KIND" for c in like) + "}"
+
+
+def warn_unwatched(variants):
+    """One warning at watch() naming the norm-like modules that are not
+    watched (sites.norm_like) and how to watch them, and one naming the
+    watched ones that can never be measured (Site.unmeasurable): never one
+    per step."""
+    like, never = {}, []
+    for v in variants:
+        for c, names in unwatched(v.model, v.sites).items():
+            like.setdefault(c, [])
+            like[c] += [n for n in names if n not in like[c]]
+        never += [f"{s.name} ({s.unmeasurable()})" for s in v.sites if s.unmeasurable()]
+    if like:
+        warn(f"normtop: {sum(len(n) for n in like.values())} modules look like normalization layers but are not "
+             f"watched: {_named(like)} (class {', '.join(like)}); to watch them, "
+             f"normtop.watch(model, path, {_kinds_hint(like)}) with KIND the normalization each computes: "
+             "layernorm, rmsnorm, batchnorm, groupnorm or instancenorm")
+    if never:
+        warn(f"normtop: {len(never)} watched layers cannot be measured and get no values: {'; '.join(never)}")
 
 
 def find_embedding(model, embedding):
@@ -78,17 +113,21 @@ def layer_facts(variants, embeddings):
     out = {}
     for v in variants:
         for s in v.sites:
+            # A layer of several variants: each fact from the first variant
+            # that has it (the kind from the first; the BatchNorm variant's
+            # momentum even when a LayerNorm variant comes before it).
             key = f"layer.{s.name}."
-            if key + "kind" in out:
-                continue
-            out[key + "kind"] = s.kind
+            facts = {"kind": s.kind, "eps": repr(s.eps)}
             d = s.features()
             if d:
-                out[key + "d"] = str(d)
-            out[key + "eps"] = repr(s.eps)
+                facts["d"] = str(d)
             if s.has_running:
                 m = getattr(s.module, "momentum", None)
-                out[key + "momentum"] = "cumulative" if m is None else repr(float(m))
+                facts["momentum"] = "cumulative" if m is None else repr(float(m))
+                if s.name in v.frozen_at_watch:  # fine-tuning's frozen BatchNorm
+                    facts["frozen"] = "true"
+            for k, val in facts.items():
+                out.setdefault(key + k, val)
     emb = next((e for e in embeddings if e is not None), None)
     if emb is not None and emb.dim() == 2:
         out["embedding_rows"], out["embedding_d"] = str(emb.shape[0]), str(emb.shape[1])

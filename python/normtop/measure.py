@@ -61,9 +61,12 @@ class _Measure:
             return self.run.acc
         return x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
 
-    def _forward(self, st, x, node):
+    def _forward(self, st, x, node, frozen=False):
         """The forward vectors of one run of the module, as a _Call added to
-        this step's runs; None when the layer is skipped this step."""
+        this step's runs; None when the layer is skipped this step. frozen:
+        a BatchNorm in eval mode inside a training model (its batch
+        statistics against the running ones it normalizes with), or a
+        normtop_stats_only layer: no batch-statistic gradient probes."""
         # Only the passes over the activation happen here; the per-layer
         # arithmetic on the resulting vectors runs batched over all layers
         # in finish() (a handful of ops per step instead of dozens per layer).
@@ -99,8 +102,10 @@ class _Measure:
         own = st.own
         st.own = None
         call = _Call((sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats), None, w_feat, w_row,
-                     self.mask is not None)
-        st.calls.append(call)
+                     self.mask is not None, st.backwards, frozen, s.positions(x))
+        st.add(call)
+        if frozen:
+            self.touched = True
         return call
 
     def _backward(self, st, call, x, g, dx, mean=None):
@@ -108,7 +113,14 @@ class _Measure:
         was x. mean: the rows' μ the layer saved for its own backward, or None."""
         s = st.site
         acc = self._acc(x)
-        if s.kind == BATCHNORM:
+        if call.frozen:
+            # Normalized with its running statistics: no gradient flows
+            # through batch statistics (no g_μ, g_σ²); the Theorem-1 moments hold.
+            gr = _as(s.feature_view(g), acc)
+            dxr = None if dx is None else _as(s.feature_view(dx), acc)
+            ones = self._ones(gr.shape[1], acc, gr.device)
+            vecs, gmu, w = P.moment_sums(gr, ones), None, call.w_feat
+        elif s.kind == BATCHNORM:
             xf, gr = _as(s.feature_view(x), acc), _as(s.feature_view(g), acc)
             dxr = None if dx is None else _as(s.feature_view(dx), acc)
             sums, sq, _, n, _, _, own_stats = call.fwd
@@ -135,6 +147,7 @@ class _Measure:
         if dxr is not None:
             vecs += P.moment_sums(dxr, ones)
         call.bwd = (torch.stack(vecs), gmu, w, gr.shape[1], dxr is not None)
+        st.backward_done(call)
         self.touched = True
 
 

@@ -5,15 +5,16 @@ import atexit
 import datetime
 import math
 import time
-import warnings
 
 import torch
 
 from . import frame
 from . import header as H
 from . import probes as P
+from . import sites as S
 from .stream import StreamWriter, num
 from .variant import _Variant
+from .warn import flush, warn
 
 DEFAULT_MOMENTUM = 0.05  # spec §5: every shadow EMA uses this one rate
 
@@ -25,13 +26,16 @@ class Run:
 
     def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
                  momentum=DEFAULT_MOMENTUM, precision="input", run_id=None, model_name=None,
-                 data="", metric="", config=None, streams=None, rank=None, if_exists="error", system=False):
+                 data="", metric="", config=None, streams=None, rank=None, if_exists="error", system=False,
+                 kinds=None):
         self.acc = H.check_options(every, spectrum_every, momentum, precision)
         self.every, self.momentum = every, float(momentum)
         self.spectrum_every = spectrum_every
         models = H.check_models(models)
-        self.variants = [_Variant(self, i, str(k), m, modules) for i, (k, m) in enumerate(models.items())]
+        kinds = S.class_kinds(kinds, models.values())
+        self.variants = [_Variant(self, i, str(k), m, modules, kinds) for i, (k, m) in enumerate(models.items())]
         self.layers = H.layer_names(self.variants)
+        H.warn_unwatched(self.variants)
         self.embeddings = [H.find_embedding(v.model, embedding) for v in self.variants]
         self.start = time.time()
         start = datetime.datetime.now(datetime.timezone.utc)
@@ -109,6 +113,8 @@ class Run:
                 v.losses_since_eval.append(tl)
         if layers is not None:
             p["layers"] = layers
+        if v.batch is not None:
+            p["batch"] = v.batch
         frame.add_evals(v, p, val_loss, val_metric, test_loss, test_metric)
         emb = self.embeddings[v.index]
         if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
@@ -117,6 +123,7 @@ class Run:
         if v.mask is not None:  # a mask holds for one step: never for another batch
             v.mask, v.mask_on, v.mask_used = None, {}, True
         v.set_due(self._due(step + 1))
+        flush()
 
     def _recorded_step(self, v, step):
         """The step the stream records for the step the script gives. Steps
@@ -127,9 +134,9 @@ class Run:
         if step < v.last_given:
             if not v.step_warned:
                 v.step_warned = True
-                warnings.warn(f"normtop: variant {v.name}: step {step} after step {v.last_given}: steps must "
-                              f"grow (a counter that restarts each epoch?); normtop numbers them on from "
-                              f"{v.last_recorded}: pass a global step to silence this", RuntimeWarning, stacklevel=3)
+                warn(f"normtop: variant {v.name}: step {step} after step {v.last_given}: steps must "
+                     f"grow (a counter that restarts each epoch?); normtop numbers them on from "
+                     f"{v.last_recorded}: pass a global step to silence this")
             v.step_offset = v.last_recorded
         v.last_given = step
         v.last_recorded = max(v.last_recorded, step + v.step_offset)

@@ -15,6 +15,7 @@ from torch import nn
 
 LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM = "layernorm", "rmsnorm", "batchnorm", "groupnorm"
 INSTANCENORM = "instancenorm"
+CHANNELS_LAST, CHANNELS_FIRST = "channels_last", "channels_first"
 KINDS = (LAYERNORM, RMSNORM, BATCHNORM, GROUPNORM, INSTANCENORM)
 # The kinds whose normalization rows are (sample, group of channels) over
 # all the sample's positions: InstanceNorm is GroupNorm with one group per
@@ -35,6 +36,74 @@ def kind_of(module):
     if type(module).__name__ == "RMSNorm":  # torch ≥ 2.4's nn.RMSNorm, and most hand-written ones
         return RMSNORM
     return None
+
+
+def _own_forward(module):
+    """The layout a module's class is known to normalize in: channels last
+    for torch's own LayerNorm (and RMSNorm), whose forward is
+    F.layer_norm over the last dims; None for a subclass that overrides
+    forward (timm's and torchvision's LayerNorm2d permute NCHW inside it)
+    and for any other class."""
+    for cls in (nn.LayerNorm, getattr(nn, "RMSNorm", None)):
+        if cls is not None and isinstance(module, cls) and type(module).forward is cls.forward:
+            return CHANNELS_LAST
+    return None
+
+
+def declared_layout(module):
+    """The layout a module says it normalizes in (ConvNeXt's LayerNorm:
+    data_format="channels_first" | "channels_last"), else its class's own
+    (_own_forward), else None: to be read from the input."""
+    f = getattr(module, "data_format", None)
+    if isinstance(f, str) and f.lower() in (CHANNELS_LAST, CHANNELS_FIRST):
+        return f.lower()
+    return _own_forward(module)
+
+
+def class_kinds(kinds, models):
+    """watch(kinds=) checked: {class: kind}; ValueError naming an entry
+    that is not a class, a kind that does not exist, or a class no module
+    of any watched model is an instance of."""
+    if not kinds:
+        return {}
+    if not isinstance(kinds, dict):
+        raise ValueError(f"normtop: kinds={kinds!r}: want a dict {{class: kind}}, e.g. {{LlamaRMSNorm: 'rmsnorm'}}")
+    mods = [m for model in models for m in model.modules()]
+    for cls, kind in kinds.items():
+        if not isinstance(cls, type):
+            raise ValueError(f"normtop: kinds= key {cls!r} is not a class; give the class itself, e.g. "
+                             f"{{{type(cls).__name__}: {kind!r}}}")
+        if kind not in KINDS:
+            raise ValueError(f"normtop: kinds={{{cls.__name__}: {kind!r}}}: no kind {kind!r}; "
+                             f"valid: {', '.join(KINDS)}")
+        if not any(isinstance(m, cls) for m in mods):
+            raise ValueError(f"normtop: kinds= names class {cls.__name__}, of which the model has no module")
+    return dict(kinds)
+
+
+def _class_kind(module, kinds):
+    """The kind kinds= gives module's class (the most derived class named)."""
+    for cls in type(module).__mro__:
+        if cls in kinds:
+            return kinds[cls]
+    return None
+
+
+# Normalizations of another family: named ...Norm, but no layer of the kinds.
+_NOT_NORMS = tuple(c for c in (getattr(nn, "LocalResponseNorm", None), getattr(nn, "CrossMapLRN2d", None)) if c)
+
+
+def norm_like(module):
+    """A module that looks like a normalization layer: no submodules, and a
+    class named ...Norm, or an ε and a one-dimensional weight (nanoGPT's
+    LayerNorm, LlamaRMSNorm, T5LayerNorm)."""
+    if isinstance(module, _NOT_NORMS) or next(module.children(), None) is not None:
+        return False
+    if type(module).__name__.lower().endswith("norm"):
+        return True
+    w = getattr(module, "weight", None)
+    return (isinstance(_attr(module, ("eps", "variance_epsilon", "epsilon")), float)
+            and isinstance(w, torch.Tensor) and w.dim() == 1)
 
 
 def _attr(module, names, default=None):
@@ -67,6 +136,10 @@ class Site:
             elif isinstance(ns, int):
                 ns = (ns,)
             self.norm_shape = tuple(ns) if ns is not None else None
+        # LayerNorm/RMSNorm: the layout it normalizes in, declared or from
+        # its class; else read from each new input shape (layout_of).
+        self.layout = declared_layout(module) if kind in (LAYERNORM, RMSNORM) else CHANNELS_LAST
+        self._layouts = {}  # input shape → layout (None: cannot be known)
         self.groups = int(getattr(module, "num_groups", 1)) if kind == GROUPNORM else 1
         # InstanceNorm{1,2,3}d: the dims of one sample ([C, L] is 2); a
         # module declared "instancenorm" by hand is taken as batched.
@@ -93,6 +166,74 @@ class Site:
             self._flat[key] = (ptr, f)
         return f
 
+    def unmeasurable(self):
+        """Why the module cannot be measured whatever its input, or None: a
+        LayerNorm/RMSNorm that says neither its width (no normalized_shape,
+        no weight) nor its layout."""
+        if self.kind in (LAYERNORM, RMSNORM) and self.norm_shape is None and self.layout is None:
+            return "it says neither its width (normalized_shape or a weight) nor its layout (data_format)"
+        return None
+
+    def layout_of(self, x, y):
+        """The layout of x that the module normalizes (CHANNELS_LAST: the
+        last dims are normalized_shape; CHANNELS_FIRST: dim 1 is the one
+        normalized dim of an [N, C, ...] input), or None when it cannot be
+        known. A module that does not declare it (a subclass that permutes
+        inside forward) is read from x: the one layout whose dims fit; where
+        both fit (an NCHW input with W = C), from its output y, once per
+        shape: the layout along which (y−β)/γ has rows of mean 0 (LayerNorm)
+        and mean square 1."""
+        if self.kind not in (LAYERNORM, RMSNORM):
+            return CHANNELS_LAST
+        key = tuple(x.shape)
+        if key in self._layouts:
+            return self._layouts[key]
+        ns = self.norm_shape
+        if ns is None:
+            fits = {CHANNELS_LAST: True, CHANNELS_FIRST: x.dim() >= 3}
+        else:
+            fits = {CHANNELS_LAST: x.dim() >= len(ns) and tuple(x.shape[-len(ns):]) == ns,
+                    CHANNELS_FIRST: len(ns) == 1 and x.dim() >= 3 and x.shape[1] == ns[0]}
+        if self.layout is not None:
+            lay = self.layout if fits[self.layout] else None
+        elif fits[CHANNELS_LAST] != fits[CHANNELS_FIRST]:
+            lay = CHANNELS_LAST if fits[CHANNELS_LAST] else CHANNELS_FIRST
+        elif fits[CHANNELS_LAST] and isinstance(y, torch.Tensor) and y.shape == x.shape:
+            err = {k: self._normalized_error(y, k) for k in fits}
+            good = [k for k, e in err.items() if e < 0.05]
+            lay = good[0] if len(good) == 1 else None
+        else:
+            lay = None
+        # Never cleared: a run's backward reads its forward's entry (first),
+        # and a model meets few shapes (token budgets: rows × length, some
+        # thousands at most, a hundred bytes each).
+        self._layouts[key] = lay
+        return lay
+
+    def _normalized_error(self, y, layout):
+        """How far (y−β)/γ laid out in layout is from normalized rows: the
+        largest of |mean| (LayerNorm) and |mean square − 1| over the rows."""
+        c = y.shape[1] if layout == CHANNELS_FIRST else y.shape[-1]
+        r = (y.detach().movedim(1, -1) if layout == CHANNELS_FIRST else y.detach()).reshape(-1, c).double()
+        if self.bias is not None and self.bias.numel() == c:
+            r = r - self.bias.detach().reshape(-1).double()
+        if self.weight is not None and self.weight.numel() == c:
+            w = self.weight.detach().reshape(-1).double()
+            keep = w != 0
+            r = r[:, keep] / w[keep]
+        if r.numel() == 0:
+            return float("inf")
+        ms = (r.square().mean(1) - 1).abs().max()
+        if self.kind == LAYERNORM:
+            ms = torch.maximum(ms, r.mean(1).abs().max())
+        return float(ms)
+
+    def first(self, x):
+        """x is laid out channels first (its layout was read by layout_of)."""
+        if self.layout == CHANNELS_LAST:  # nn.LayerNorm, every kind but LayerNorm/RMSNorm: no look-up
+            return False
+        return self.kind in (LAYERNORM, RMSNORM) and self._layouts.get(tuple(x.shape)) == CHANNELS_FIRST
+
     def batched(self, x):
         """x with its batch dimension: InstanceNorm also takes one sample
         without it ([C, L] for InstanceNorm1d), which is a batch of one."""
@@ -108,6 +249,8 @@ class Site:
     def width(self, x):
         """d of the normalization rows (features normalized together)."""
         if self.kind in (LAYERNORM, RMSNORM):
+            if self.first(x):
+                return x.shape[1]
             if self.norm_shape is None:
                 return x.shape[-1]
             return math.prod(self.norm_shape)
@@ -132,6 +275,8 @@ class Site:
         """The shape of the input's positions, the leading dims a mask
         marks: x's dims before the normalized ones for LayerNorm/RMSNorm,
         (N, *spatial) for BatchNorm, (N,) for GroupNorm and InstanceNorm."""
+        if self.first(x):
+            return (x.shape[0],) + tuple(x.shape[2:])
         if self.kind in (LAYERNORM, RMSNORM):
             k = len(self.norm_shape) if self.norm_shape is not None else 1
             return tuple(x.shape[:x.dim() - k])
@@ -142,8 +287,8 @@ class Site:
     def feature_view(self, x):
         """The input as [positions, features]: channels last for BatchNorm,
         GroupNorm and InstanceNorm, the normalized dims flattened for
-        LayerNorm/RMSNorm."""
-        if self.kind in (LAYERNORM, RMSNORM):
+        LayerNorm/RMSNorm (its channels last, when it normalizes dim 1)."""
+        if self.kind in (LAYERNORM, RMSNORM) and not self.first(x):
             d = self.width(x)
             return x if x.dim() == 2 and x.shape[1] == d else x.reshape(-1, d)
         if x.dim() == 2:
@@ -175,8 +320,11 @@ class Site:
         return None if w is None else self.flat("weight", w)
 
 
-def find_sites(model, modules=None):
+def find_sites(model, modules=None, kinds=None):
     """The watched sites of model, in module order.
+
+    kinds: {class: kind} (checked by class_kinds): every module of the class
+    (or of a subclass) is a site of that kind.
 
     modules, when given, adds modules the automatic search does not know:
     a list of module names (qualified, as model.named_modules() gives them)
@@ -206,7 +354,18 @@ def find_sites(model, modules=None):
             by_obj[id(mod)] = kind
     sites = []
     for name, mod in model.named_modules():
-        kind = by_obj.get(id(mod)) or kind_of(mod)
+        kind = by_obj.get(id(mod)) or _class_kind(mod, kinds or {}) or kind_of(mod)
         if kind is not None:
             sites.append(Site(name or type(mod).__name__, mod, kind))
     return sites
+
+
+def unwatched(model, sites):
+    """{class name: [module names]} of model's norm-like modules (norm_like)
+    that are not sites."""
+    seen = {id(s.module) for s in sites}
+    out = {}
+    for name, mod in model.named_modules():
+        if id(mod) not in seen and norm_like(mod):
+            out.setdefault(type(mod).__name__, []).append(name or type(mod).__name__)
+    return out

@@ -24,7 +24,7 @@ PROBES = (
     "dist_mu", "dist_var", "dist_psi2", "g_mu", "g_var", "g_psi2",
     "dx_mean", "dx_var", "dy_mean", "dy_var",
     "in_mean", "in_std", "in_maxabs", "ada_frac", "pn_gamma", "pn_nu",
-    "gamma_drift", "beta_norm", "rdist_mu", "rdist_var", "rdist_psi2",
+    "gamma_drift", "beta_norm", "rdist_mu", "rdist_var", "rdist_psi2", "gw_norm",
 )
 
 

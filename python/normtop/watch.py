@@ -48,6 +48,8 @@ def watch(model, path, every=1, modules=None, ranks=0, **kw):
 
     every: probes are measured at steps every, 2·every, ... (1 = each step).
     modules: extra modules to watch (names or objects, or {name: kind}).
+    kinds: {class: kind}: every module of that class is watched as that
+    kind, e.g. {LlamaRMSNorm: "rmsnorm", T5LayerNorm: "rmsnorm"}.
     ranks: under torch.distributed, 0 (default) writes from rank 0 only and
     the other ranks get a NullRun; "all" makes every rank write its own
     stream (path with ".rank<r>" before the extension) and rank 0's stream

@@ -57,7 +57,7 @@ def test_module_run_twice_reports_its_last_run_with_that_runs_backward(tmp_path,
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         shared = _probes(tmp_path, "shared", make, twice)
-    assert any("ran 2 times in one step" in str(x.message) for x in w)
+    assert any("ran 2 times in one forward" in str(x.message) for x in w)
     alone = _probes(tmp_path, "alone", make, last_only)
     compared = 0
     for step, (a, b) in enumerate(zip(shared, alone), 1):
