@@ -37,19 +37,44 @@ func (rep *Replicate) batchAt(step int) (probes.BatchShape, bool) {
 	return rep.Batches[i].Shape, true
 }
 
-// narrowCut is probes.NarrowCut over the replicate's recorded widths.
-func (rep *Replicate) narrowCut() (cut, narrow, n int, ok bool) {
-	widths := make([]int, len(rep.Batches))
+// smallBatches is one way of calling a batch small: the narrowest 1% by
+// width (what the degenerate batches were: hundreds of rows of
+// "<s> .", 2 wide), or the 1% with the fewest real tokens (a length group's
+// leftover, one sentence alone, is 12 wide and holds 12 tokens: narrow by
+// no measure of width, and as degenerate for a batch statistic).
+type smallBatches struct {
+	name  string // "the narrowest 1%"
+	field func(probes.BatchShape) int
+	// what a seed's cut-off says: "width ≤ 4", "≤ 12 tokens"
+	bound func(cut int) string
+}
+
+var smallBy = []smallBatches{
+	{"the narrowest 1%", func(b probes.BatchShape) int { return b.Width }, func(c int) string { return fmt.Sprintf("width ≤ %d", c) }},
+	{"the fewest-token 1%", func(b probes.BatchShape) int { return b.Tokens }, func(c int) string { return fmt.Sprintf("≤ %s tokens", probes.GroupThousands(c)) }},
+}
+
+// seedCut is one seed's cut-off by one measure (probes.NarrowCut).
+type seedCut struct {
+	cut, small, n int
+	ok            bool
+}
+
+func (rep *Replicate) cutBy(by smallBatches) seedCut {
+	vals := make([]int, len(rep.Batches))
 	for i, b := range rep.Batches {
-		widths[i] = b.Shape.Width
+		vals[i] = by.field(b.Shape)
 	}
-	return probes.NarrowCut(widths)
+	var c seedCut
+	c.cut, c.small, c.n, c.ok = probes.NarrowCut(vals)
+	return c
 }
 
 // outlierBatchLines lists the outliers of probes ps on side s, seed by
 // seed, with their batches: a headline with the share on the narrowest 1%
-// of batches, then (indented: nested under it) one line per seed with its
-// cut-off and one per seed and probe with the outliers.
+// of batches by width (and on the 1% with the fewest tokens), then
+// (indented: nested under it) one line per seed with its cut-offs and one
+// per seed and probe with the outliers.
 func outlierBatchLines(s side, ps ...probes.Probe) []string {
 	head := "outliers and their batches, " + s.label() + " " + s.layerName() + ": "
 	recorded := false
@@ -60,20 +85,35 @@ func outlierBatchLines(s side, ps ...probes.Probe) []string {
 		return []string{head + "batch shapes not recorded (a run file from before they were, or a stream without \"batch\")"}
 	}
 	var lines []string
-	onNarrow, judged := make([]int, len(ps)), make([]int, len(ps))
-	cutKnown := false
+	// onSmall[k][i]: outliers of ps[i] on the small batches by smallBy[k],
+	// judged[k][i] all outliers of the seeds where that measure has a cut.
+	onSmall, judged := [2][]int{make([]int, len(ps)), make([]int, len(ps))}, [2][]int{make([]int, len(ps)), make([]int, len(ps))}
+	var anyCut [2]bool
 	for _, rep := range s.g.Reps {
 		seed := "seed " + strconv.FormatInt(rep.Seed, 10)
-		cut, narrow, n, ok := rep.narrowCut()
+		var cuts [2]seedCut
+		var what []string
+		for k, by := range smallBy {
+			c := rep.cutBy(by)
+			cuts[k] = c
+			switch {
+			case c.n == 0:
+			case !c.ok:
+				what = append(what, fmt.Sprintf("%s: none (every batch alike)", by.name))
+			default:
+				anyCut[k] = true
+				what = append(what, fmt.Sprintf("%s: %s (%s batches, %s%%; ties at the cut-off included)",
+					by.name, by.bound(c.cut), probes.GroupThousands(c.small), fmtNum(100*float64(c.small)/float64(c.n))))
+			}
+		}
 		switch {
 		case len(rep.Batches) == 0:
 			lines = append(lines, "  "+seed+": batch shapes not recorded")
-		case !ok:
-			lines = append(lines, fmt.Sprintf("  %s: every one of the %s recorded batches is %d wide: no narrowest 1%%", seed, probes.GroupThousands(n), rep.Batches[0].Shape.Width))
+		case !cuts[0].ok && !cuts[1].ok:
+			b := rep.Batches[0].Shape
+			lines = append(lines, fmt.Sprintf("  %s: every one of the %s recorded batches is %d wide with %s tokens: no smallest 1%%", seed, probes.GroupThousands(len(rep.Batches)), b.Width, probes.GroupThousands(b.Tokens)))
 		default:
-			cutKnown = true
-			lines = append(lines, fmt.Sprintf("  %s: narrowest 1%% of %s batches: width ≤ %d (%s batches, %s%%; ties at width %d included)",
-				seed, probes.GroupThousands(n), cut, probes.GroupThousands(narrow), fmtNum(100*float64(narrow)/float64(n)), cut))
+			lines = append(lines, fmt.Sprintf("  %s, %s batches: %s", seed, probes.GroupThousands(len(rep.Batches)), strings.Join(what, "; ")))
 		}
 		if s.layer >= len(rep.Layers) {
 			continue
@@ -84,13 +124,15 @@ func outlierBatchLines(s side, ps ...probes.Probe) []string {
 				continue
 			}
 			items := make([]string, 0, min(len(steps), maxListed))
-			nNarrow := 0
-			for k, st := range steps {
+			var nSmall [2]int
+			for j, st := range steps {
 				b, has := rep.batchAt(st)
-				if has && ok && b.Width > 0 && b.Width <= cut {
-					nNarrow++
+				for k, by := range smallBy {
+					if v := by.field(b); has && cuts[k].ok && v > 0 && v <= cuts[k].cut {
+						nSmall[k]++
+					}
 				}
-				if k >= maxListed {
+				if j >= maxListed {
 					continue
 				}
 				if has {
@@ -102,21 +144,35 @@ func outlierBatchLines(s side, ps ...probes.Probe) []string {
 			if len(steps) > maxListed {
 				items = append(items, fmt.Sprintf("and %d more", len(steps)-maxListed))
 			}
+			var shares []string
+			for k, by := range smallBy {
+				if cuts[k].ok {
+					onSmall[k][i] += nSmall[k]
+					judged[k][i] += len(steps)
+					shares = append(shares, fmt.Sprintf("%d of %d on %s", nSmall[k], len(steps), by.name))
+				}
+			}
 			share := ""
-			if ok {
-				onNarrow[i] += nNarrow
-				judged[i] += len(steps)
-				share = fmt.Sprintf(", %d of %d on the narrowest 1%%", nNarrow, len(steps))
+			if len(shares) > 0 {
+				share = " (" + strings.Join(shares, ", ") + ")"
 			}
 			lines = append(lines, fmt.Sprintf("  %s %s: %d outliers%s: %s", seed, p, len(steps), share, strings.Join(items, ", ")))
 		}
 	}
-	if !cutKnown {
-		return append([]string{head + "no narrowest 1% of batches (every batch has one width)"}, lines...)
+	if !anyCut[0] && !anyCut[1] {
+		return append([]string{head + "no smallest 1% of batches (every batch has one width and one token count)"}, lines...)
 	}
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprintf("%s %d/%d", p, onNarrow[i], judged[i])
+	var heads []string
+	for k, by := range smallBy {
+		if !anyCut[k] {
+			heads = append(heads, "every batch has one "+map[int]string{0: "width", 1: "token count"}[k])
+			continue
+		}
+		parts := make([]string, len(ps))
+		for i, p := range ps {
+			parts[i] = fmt.Sprintf("%s %d/%d", p, onSmall[k][i], judged[k][i])
+		}
+		heads = append(heads, "on "+by.name+" of batches: "+strings.Join(parts, ", "))
 	}
-	return append([]string{head + "outliers on the narrowest 1% of batches (by width; all seeds): " + strings.Join(parts, ", ")}, lines...)
+	return append([]string{head + "outliers (all seeds) " + strings.Join(heads, "; ")}, lines...)
 }

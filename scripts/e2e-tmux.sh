@@ -202,7 +202,7 @@ check_screens
 
 log "cursor, zoom, filter, help, quit question"
 key c
-wait_for 'cursor [0-9]+' 10 "the chart cursor (c) in the overview's title"
+wait_for 'cursor [0-9]+ . batch 32.1 \(32 tok\)' 10 "the chart cursor (c) and its step's batch (32 images, 1 wide) in the overview's title"
 key Left
 key z
 wait_for 'steps [0-9]+–[0-9]+ \(0: all\)' 10 "the zoomed window (z)"
