@@ -91,11 +91,12 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 }
 
 // actOverhead scales the activation count above to what the runs hold at
-// their peak: gorgonia's symbolic backward pass keeps more nodes than one
-// gradient per forward value (the products of every chain-rule step), and
-// Go's collector lets the heap grow past what is live. Measured by
-// scripts/memory-check.sh (docs/models.md "Memory"): peak RSS over the
-// count above without this factor, on the word LM with 4 variants.
+// their peak. 1: the count as it stands came to 1.01, 0.89 and 0.88 of the
+// peak RSS of the word LM with its four variants at d 64, 256 and 512
+// (scripts/memory-check.sh, docs/models.md "Memory and CPU time"); what
+// it leaves out (gorgonia's intermediate products of the backward pass,
+// the heap's slack between collections, the corpus) is about what its
+// per-node counts over-count.
 const actOverhead = 1.0
 
 // weightCount is the number of weights of m.

@@ -39,7 +39,7 @@ func announceScale(w io.Writer, scale string, c train.Config) error {
 	if err != nil {
 		return loadError(err)
 	}
-	fmt.Fprintf(w, "normtop: --scale %s: %s, estimated on 2 cores before the data is loaded\n", scale, est)
+	fmt.Fprintf(w, "normtop: --scale %s: %s, estimated before the data is loaded\n", scale, est)
 	if err := est.CheckFits(); err != nil {
 		return loadError(err)
 	}
