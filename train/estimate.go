@@ -135,5 +135,5 @@ func transformerFLOPs(m *transformer) float64 {
 // 1.58·10¹² FLOPs; scripts/memory-check.sh) on the 2-core development
 // machine (AMD EPYC, shared). Smaller models run at less of it (the
 // element-wise work the model leaves out weighs more): the same script
-// measured 0.74 of the estimate's rate at d 256, 0.4 at d 64.
+// measured 0.74-0.78 of the estimate's rate at d 256, 0.41-0.44 at d 64.
 const flopsPerCPUSecond = 1.95e10

@@ -91,8 +91,8 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 }
 
 // actOverhead scales the activation count above to what the runs hold at
-// their peak. 1: the count as it stands came to 1.01, 0.89 and 0.88 of the
-// peak RSS of the word LM with its four variants at d 64, 256 and 512
+// their peak. 1: the count as it stands came to 1.01-1.10, 0.89-0.90 and
+// 0.88 of the peak RSS of the word LM with its four variants at d 64, 256 and 512
 // (scripts/memory-check.sh, docs/models.md "Memory and CPU time"); what
 // it leaves out (gorgonia's intermediate products of the backward pass,
 // the heap's slack between collections, the corpus) is about what its
