@@ -32,10 +32,13 @@ func (e memEstimate) total() float64 {
 
 // estimateMemory sizes the runs of c on model m. Activations are counted per
 // node of the forward pass (a value, and in the training graph a gradient
-// of the same size), times actOverhead for what the graph library keeps
-// beside them; scripts/memory-check.sh holds the figure against the peak
-// RSS of real runs (within 2× at d 64, 256 and 512). Everything is float64
-// so that no size can overflow. src gives the image models' eval batch;
+// of the same size). What that leaves out (gorgonia's intermediate products
+// of the backward pass, the heap's slack between collections, the corpus)
+// is about what its per-node counts over-count: scripts/memory-check.sh
+// found the total at 1.01-1.10, 0.89-0.90 and 0.88 of the peak RSS of the
+// word LM with its four variants at d 64, 256 and 512 (docs/models.md
+// "Memory and CPU time"). Everything is float64 so that no size can
+// overflow. src gives the image models' eval batch;
 // the token models' batches follow from c alone (NewRunner's netSpecs), so
 // src may be nil for them.
 func estimateMemory(c Config, m model, src *source) memEstimate {
@@ -86,18 +89,9 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 	if c.MaxTokens > 0 { // one training graph of MaxTokens positions
 		batch = float64(c.MaxTokens)
 	}
-	e.actBytes = actOverhead * b * perRow * (2*batch + evalBatch)
+	e.actBytes = b * perRow * (2*batch + evalBatch)
 	return e
 }
-
-// actOverhead scales the activation count above to what the runs hold at
-// their peak. 1: the count as it stands came to 1.01-1.10, 0.89-0.90 and
-// 0.88 of the peak RSS of the word LM with its four variants at d 64, 256 and 512
-// (scripts/memory-check.sh, docs/models.md "Memory and CPU time"); what
-// it leaves out (gorgonia's intermediate products of the backward pass,
-// the heap's slack between collections, the corpus) is about what its
-// per-node counts over-count.
-const actOverhead = 1.0
 
 // weightCount is the number of weights of m.
 func weightCount(m model) float64 {

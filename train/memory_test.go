@@ -67,8 +67,10 @@ func TestEstimateMemoryTransformer(t *testing.T) {
 		train, eval float64
 	}{{0, 12, 12}, {20, 20, 12}} {
 		c.MaxTokens = tc.maxTokens
-		e := estimateMemory(c, m, nil)
-		if want := actOverhead * 4 * 284 * (2*tc.train + tc.eval); e.actBytes != want {
+		// the loaded data's eval batch: 3 rows of 4 positions, a target each
+		src := &source{val: []evalBatch{{tokens: make([]int32, 12), targets: make([]int32, 12)}}}
+		e := estimateMemory(c, m, src)
+		if want := 4.0 * 284 * (2*tc.train + tc.eval); e.actBytes != want {
 			t.Errorf("max-tokens %d: actBytes %v, want %v", tc.maxTokens, e.actBytes, want)
 		}
 		// tied: tok_emb 50·8; qkv 8·24+24, proj 8·8+8, fc 8·32+32, proj 32·8+8
