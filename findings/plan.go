@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/normtop/normtop/train"
 )
 
 // Run is one training run of the plan: a name (its run file is named after
@@ -178,3 +180,35 @@ func RunsOf(claims []Claim) ([]Run, error) {
 
 // Command is the `normtop train` command line of a run.
 func (r Run) Command() string { return "normtop train " + strings.Join(r.Args, " ") }
+
+// PaperPlan is `normtop findings --scale paper`: claims (ii)-(iv) on the
+// word LM at the PowerNorm authors' size (train.PaperConfig: d 512, 6
+// blocks, FFN 1,024, 4,096-token batches, dropout 0.3, warm-up 8,000, no
+// clipping, 20,000 steps), three seeds, with the CNN side of (ii) as in
+// Plan. Its cost is the trainer's cost model (train.EstimateRun), not a
+// measurement: weeks of CPU time on 2 cores, for a machine that has them.
+var PaperPlan = paperPlan()
+
+// paperWordLMVariants are the paper runs' variants: Plan's word LM's.
+var paperWordLMVariants = []string{"batchnorm:groups=1", "pn-v:groups=1,alpha=0.95", "layernorm", "powernorm"}
+
+func paperPlan() []Claim {
+	c := train.PaperConfig("sotu")
+	c.Variants = paperWordLMVariants
+	seeds := []int{1, 2, 3}
+	cpuMin := 0.0
+	if est, err := train.EstimateRun(c); err == nil { // one seed's run
+		cpuMin = est.CPUSeconds / 60 * float64(len(seeds))
+	}
+	runs := perSeed("paper-wordlm", cpuMin, []string{"--scale", "paper", "--data", "sotu",
+		"--variants", strings.Join(paperWordLMVariants, ",")}, seeds...)
+	title := func(id string) string {
+		i := slices.IndexFunc(Plan, func(c Claim) bool { return c.ID == id })
+		return Plan[i].Title
+	}
+	return []Claim{
+		{ID: "ii", Title: title("ii"), Runs: append(slices.Clone(runs), runResNet), Reads: append(names(runs), "resnet")},
+		{ID: "iii", Title: title("iii"), Runs: runs, Reads: names(runs)},
+		{ID: "iv", Title: title("iv"), Runs: runs, Reads: names(runs)},
+	}
+}

@@ -70,6 +70,8 @@ type Config struct {
 
 	// transformer (and classifier) sizes
 	Layers, DModel, Heads, SeqLen int
+	// FFN is the Transformer FFN's hidden width; 0 is 4·DModel.
+	FFN int
 	// Vocab caps the word vocabulary of word-level data (the rarest
 	// training words become <unk>); 0 keeps every word seen twice.
 	Vocab int
@@ -172,6 +174,23 @@ func WordConfig(data string) Config {
 // length past which the PowerNorm authors' IWSLT14 preparation
 // (prepare-iwslt14.sh, clean-corpus-n.perl 1 175) leaves a sentence out.
 const WordSeqLen = 176
+
+// PaperConfig is the word preset at the PowerNorm authors' size (--scale
+// paper): fairseq's transformer_iwslt_de_en_v2 as their IWSLT14 script
+// trains it (sIncerass/powernorm, trans-scripts/train/train-iwslt14.sh):
+// d 512, 6 blocks of 4 heads, FFN 1,024, batches of up to 4,096 tokens,
+// dropout 0.3, lr 1.5·10⁻³ after 8,000 warm-up steps, no clipping; the
+// decoder's side only, as a language model on WordConfig's data. 20,000
+// steps: the warm-up and as long again of decay. On 2 cores this is days
+// of CPU time (EstimateRun; cmd prints it before it starts).
+func PaperConfig(data string) Config {
+	c := WordConfig(data)
+	c.Layers, c.DModel, c.Heads, c.FFN = 6, 512, 4, 1024
+	c.MaxTokens, c.Dropout = 4096, 0.3
+	c.Steps, c.LR, c.Warmup, c.Clip = 20000, 1.5e-3, 8000, 0
+	c.EvalEvery = 500
+	return c
+}
 
 // ClassifierConfig is the preset for the text classifier (--model
 // classifier, --data spam): Xu et al.'s classification rows, where the gain

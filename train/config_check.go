@@ -68,6 +68,8 @@ func (c Config) checkTokenModel(add func(string, ...any)) {
 		add("seq-len %d: want ≤ %d", c.SeqLen, MaxSeqLen)
 	} else if c.DModel%c.Heads != 0 {
 		add("d-model %d is not divisible by heads %d", c.DModel, c.Heads)
+	} else if c.FFN < 0 || c.FFN > 4*MaxDModel {
+		add("ffn %d: want 0 (4 × d-model) to %d", c.FFN, 4*MaxDModel)
 	}
 	if datasets.IsWordSet(c.Data) && c.SeqLen < 2 {
 		add("seq-len %d: sentence and document batches need at least 2 positions", c.SeqLen)

@@ -32,36 +32,35 @@ func (e memEstimate) total() float64 {
 
 // estimateMemory sizes the runs of c on model m. Activations are counted per
 // node of the forward pass (a value, and in the training graph a gradient
-// of the same size); the figure is a floor, not an exact account of the
-// graph library's scratch space, so the check below only refuses what can
-// certainly not fit. Everything is float64 so that no size can overflow.
+// of the same size). What that leaves out (gorgonia's intermediate products
+// of the backward pass, the heap's slack between collections, the corpus)
+// is about what its per-node counts over-count: scripts/memory-check.sh
+// found the total at 1.01-1.10, 0.89-0.90 and 0.88 of the peak RSS of the
+// word LM with its four variants at d 64, 256 and 512 (docs/models.md
+// "Memory and CPU time"). Everything is float64 so that no size can
+// overflow. src gives the image models' eval batch;
+// the token models' batches follow from c alone (NewRunner's netSpecs), so
+// src may be nil for them.
 func estimateMemory(c Config, m model, src *source) memEstimate {
 	b := 4.0
 	if c.Dtype == "float64" {
 		b = 8
 	}
-	var p float64
-	for _, w := range m.Weights() {
-		n := 1.0
-		for _, d := range w.Shape {
-			n *= float64(d)
-		}
-		p += n
-	}
+	p := weightCount(m)
 	seeds := float64(len(c.RunSeeds()))
 	e := memEstimate{variants: len(c.Variants) * len(c.RunSeeds()), params: p,
 		paramBytes:  p * (2*b + 16), // weight, gradient (dtype); Adam m, v (float64)
 		sharedBytes: p * 8 * seeds,  // one float64 init per seed
 	}
+	// batch and evalBatch are the rows of activations perRow counts: images,
+	// or token positions. A token model's eval batch is c.Batch rows of
+	// SeqLen positions (netSpecs), except sentences in token budgets, which
+	// are evaluated in the training graph's MaxTokens positions
+	// (budgetBatches).
 	batch := float64(c.Batch)
 	evalBatch := batch
-	if len(src.val) > 0 {
-		// rows of the eval graph: images, or token positions (already
-		// batch × seq-len, or a token budget's MaxTokens)
+	if src != nil && len(src.val) > 0 && !c.Model.OnTokens() {
 		evalBatch = float64(len(src.val[0].targets))
-		if src.val[0].tokens != nil {
-			evalBatch = float64(len(src.val[0].tokens))
-		}
 	}
 	var perRow float64 // activation values per example (image) or per token (text)
 	switch mm := m.(type) {
@@ -78,21 +77,38 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 		perRow = mm.activations()
 	case *transformer:
 		perRow = transformerRow(mm)
-		batch *= float64(mm.seq)
 	case *classifier:
 		perRow = transformerRow(mm.transformer)
-		batch *= float64(mm.seq)
 	case *lstm:
 		// per layer: x·W_x and N_x, the op's 24·H of state and gradients,
 		// its output; then the logits with their softmax
 		perRow = float64(mm.d) + float64(mm.layers)*(8+24+1)*float64(mm.d) + 2*float64(mm.vocab)
-		batch *= float64(mm.seq)
+	}
+	if c.Model.OnTokens() { // rows of SeqLen positions, counted once
+		batch *= float64(c.SeqLen)
+		evalBatch *= float64(c.SeqLen)
 	}
 	if c.MaxTokens > 0 { // one training graph of MaxTokens positions
 		batch = float64(c.MaxTokens)
+		if c.Model == ModelTransformer {
+			evalBatch = float64(c.MaxTokens)
+		}
 	}
 	e.actBytes = b * perRow * (2*batch + evalBatch)
 	return e
+}
+
+// weightCount is the number of weights of m.
+func weightCount(m model) float64 {
+	var p float64
+	for _, w := range m.Weights() {
+		n := 1.0
+		for _, d := range w.Shape {
+			n *= float64(d)
+		}
+		p += n
+	}
+	return p
 }
 
 // transformerRow is the activation values per token position: per block
@@ -100,8 +116,8 @@ func estimateMemory(c Config, m model, src *source) memEstimate {
 // projection, FFN up, ReLU and down, two residual sums; then the final norm
 // and the logits with their softmax.
 func transformerRow(m *transformer) float64 {
-	d, s, hd := float64(m.d), float64(m.seq), float64(m.heads)
-	block := 18*d + 2*hd*s
+	d, s, hd, f := float64(m.d), float64(m.seq), float64(m.heads), float64(m.ffnWidth())
+	block := 10*d + 2*f + 2*hd*s
 	out := float64(m.out)
 	if out == 0 {
 		out = float64(m.vocab)

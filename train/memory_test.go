@@ -51,6 +51,47 @@ func TestEstimateMemoryMLP(t *testing.T) {
 	}
 }
 
+// TestEstimateMemoryTransformer: the word LM by hand. V 50, d 8, one
+// block, FFN 32, 2 heads, rows of 4 positions: per position 2·8 (input) +
+// 10·8 + 2·32 + 2·2·4 (the block) + 8 (final norm) + 2·50 (logits) = 284
+// values. A batch of 3 rows is 12 positions, and so is the eval batch (3
+// rows of 4: the positions are counted once, not rows × SeqLen × SeqLen);
+// a token budget of 20 sets the training positions only.
+func TestEstimateMemoryTransformer(t *testing.T) {
+	c := WordConfig("sotu")
+	c.Variants = []string{"layernorm"}
+	c.DModel, c.Layers, c.Heads, c.SeqLen, c.FFN, c.Batch, c.MaxTokens = 8, 1, 2, 4, 32, 3, 0
+	m := c.languageModel(50)
+	for _, tc := range []struct {
+		maxTokens   int
+		train, eval float64
+	}{{0, 12, 12}, {20, 20, 12}} {
+		c.MaxTokens = tc.maxTokens
+		// the loaded data's eval batch: 3 rows of 4 positions, a target each
+		src := &source{val: []evalBatch{{tokens: make([]int32, 12), targets: make([]int32, 12)}}}
+		e := estimateMemory(c, m, src)
+		if want := 4.0 * 284 * (2*tc.train + tc.eval); e.actBytes != want {
+			t.Errorf("max-tokens %d: actBytes %v, want %v", tc.maxTokens, e.actBytes, want)
+		}
+		// tied: tok_emb 50·8; qkv 8·24+24, proj 8·8+8, fc 8·32+32, proj 32·8+8
+		if want := 400.0 + 216 + 72 + 288 + 264; e.params != want {
+			t.Errorf("params %v, want %v", e.params, want)
+		}
+	}
+	// The authors' size (issue 32): d 512, 6 blocks, 4,096 tokens, the
+	// preset's four variants; refused as 133 GiB when the eval batch was
+	// multiplied by SeqLen twice. Its peak RSS is a few GB.
+	p := PaperConfig("sotu")
+	p.Steps = 1
+	est, err := EstimateRun(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.MemBytes > 16<<30 || est.MemBytes < 1<<30 {
+		t.Errorf("paper size: estimate %s, want between 1 and 16 GiB", bytesString(est.MemBytes))
+	}
+}
+
 // TestMemoryRefusals: models that cannot fit are refused with one line that
 // says how much they would need, before any weight is allocated (were they
 // not, this test would run out of memory); the defaults are accepted.

@@ -54,8 +54,8 @@ func (m *transformer) fairseqWeights() []weightSpec {
 		p := fmt.Sprintf("block%d.", i)
 		w = append(w, xav(p+"attn.qkv", 1, m.d, 3*m.d)...)
 		w = append(w, xav(p+"attn.proj", beta, m.d, m.d)...)
-		w = append(w, xav(p+"ffn.fc", beta, m.d, 4*m.d)...)
-		w = append(w, xav(p+"ffn.proj", beta, 4*m.d, m.d)...)
+		w = append(w, xav(p+"ffn.fc", beta, m.d, m.ffnWidth())...)
+		w = append(w, xav(p+"ffn.proj", beta, m.ffnWidth(), m.d)...)
 	}
 	switch {
 	case m.tie:

@@ -25,9 +25,9 @@ import (
 //	deepnorm  h = norm "block<i>.ln1"(α·h + Attention(h))                  no final norm
 //
 // (and the same around the FFN with ln2, ln2b). Attention is multi-head
-// causal self-attention (one fused op); the FFN is Linear(d, 4d) → ReLU →
-// Linear(4d, d). Activations are [B·T, d] matrices throughout, so every
-// norm site sees one row per token (docs/math.md §0). tok_emb is the V×d
+// causal self-attention (one fused op); the FFN is Linear(d, f) → ReLU →
+// Linear(f, d), f = 4d unless Config.FFN says otherwise. Activations are
+// [B·T, d] matrices throughout, so every norm site sees one row per token (docs/math.md §0). tok_emb is the V×d
 // embedding matrix the spectrum probe reads.
 //
 // This file is the forward pass, in the order it runs; the ops are
@@ -47,6 +47,18 @@ type transformer struct {
 	// the output layer is the token embedding, logits = h·tok_embᵀ.
 	input string
 	tie   bool
+	// ffnHidden is the FFN's hidden width (Config.FFN); 0 is 4·d.
+	ffnHidden int
+}
+
+// ffnWidth is the FFN's hidden width: Config.FFN, or 4·d by default
+// (fairseq's IWSLT Transformer, the PowerNorm authors', uses 2·d: 1,024 at
+// d 512).
+func (m *transformer) ffnWidth() int {
+	if m.ffnHidden > 0 {
+		return m.ffnHidden
+	}
+	return 4 * m.d
 }
 
 func newTransformer(vocab, d, layers, heads, seq int, placement Placement) *transformer {
@@ -181,8 +193,8 @@ func (m *transformer) attention(b *builder, p string) func(*G.Node) (*G.Node, er
 	}
 }
 
-// ffn is the feed-forward sublayer without its residual: Linear(d, 4d) →
-// ReLU → Linear(4d, d), dropout.
+// ffn is the feed-forward sublayer without its residual: Linear(d, f) →
+// ReLU → Linear(f, d) (f = ffnWidth), dropout.
 func (m *transformer) ffn(b *builder, p string) func(*G.Node) (*G.Node, error) {
 	return func(x *G.Node) (*G.Node, error) {
 		return chain(x,

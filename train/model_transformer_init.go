@@ -23,7 +23,7 @@ func (m *transformer) Weights() []weightSpec {
 	proj, fc, fcProj := res, std, res
 	if m.placement == PlaceDeepNorm {
 		beta := deepNormBeta(m.layers)
-		proj, fc, fcProj = xavierStd(beta, m.d, m.d), xavierStd(beta, m.d, 4*m.d), xavierStd(beta, 4*m.d, m.d)
+		proj, fc, fcProj = xavierStd(beta, m.d, m.d), xavierStd(beta, m.d, m.ffnWidth()), xavierStd(beta, m.ffnWidth(), m.d)
 	}
 	w := []weightSpec{
 		{"tok_emb", []int{m.vocab, m.d}, std},
@@ -33,8 +33,8 @@ func (m *transformer) Weights() []weightSpec {
 		p := fmt.Sprintf("block%d.", i)
 		w = append(w, linearSpecs(p+"attn.qkv", m.d, 3*m.d, std)...)
 		w = append(w, linearSpecs(p+"attn.proj", m.d, m.d, proj)...)
-		w = append(w, linearSpecs(p+"ffn.fc", m.d, 4*m.d, fc)...)
-		w = append(w, linearSpecs(p+"ffn.proj", 4*m.d, m.d, fcProj)...)
+		w = append(w, linearSpecs(p+"ffn.fc", m.d, m.ffnWidth(), fc)...)
+		w = append(w, linearSpecs(p+"ffn.proj", m.ffnWidth(), m.d, fcProj)...)
 	}
 	if !m.tie {
 		w = append(w, linearSpecs("out", m.d, m.out, std)...)

@@ -73,13 +73,12 @@ func NewRunnerContext(ctx context.Context, cfg Config) (*Runner, error) {
 	case ModelResNet:
 		r.model = newResNet(src.images.H, src.images.W, src.classes)
 	case ModelTransformer:
-		t := newTransformer(src.vocab, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
+		t := cfg.languageModel(src.vocab)
 		t.padded = src.corpus != nil
-		t.input, t.tie = cfg.Input, cfg.TieEmbeddings
 		r.model = t
 	case ModelClassifier:
 		cl := newClassifier(src.vocab, src.classes, cfg.DModel, cfg.Layers, cfg.Heads, cfg.SeqLen, cfg.Placement)
-		cl.input = cfg.Input
+		cl.input, cl.ffnHidden = cfg.Input, cfg.FFN
 		r.model = cl
 	case ModelLSTM:
 		r.model = newLSTM(src.vocab, cfg.DModel, cfg.Layers, cfg.SeqLen)

@@ -99,6 +99,9 @@ func (r *Runner) modelConfig(kv map[string]string) {
 	} else if c.Model.OnTokens() {
 		kv["layers"], kv["d_model"], kv["heads"], kv["seq_len"] = strconv.Itoa(c.Layers), strconv.Itoa(c.DModel), strconv.Itoa(c.Heads), strconv.Itoa(c.SeqLen)
 		kv["placement"] = string(c.Placement.Or())
+		if c.FFN > 0 {
+			kv["ffn"] = strconv.Itoa(c.FFN)
+		}
 		kv["input"], kv["tie_embeddings"] = c.Input, strconv.FormatBool(c.TieEmbeddings)
 		if c.Input == "" {
 			kv["input"] = InputLearned

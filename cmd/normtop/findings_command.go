@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/normtop/normtop/findings"
@@ -55,8 +56,21 @@ func printPlan(w io.Writer, o *findingsOptions) error {
 	fmt.Fprintln(w)
 	for _, r := range runs {
 		total += r.CPUMin
-		fmt.Fprintf(w, "%s (planned %g CPU-min; %s)\n    %s\n", r.Name, r.CPUMin, findings.StateLine(r.Path(o.out)), r.Command())
+		fmt.Fprintf(w, "%s (planned %s CPU-min; %s)\n    %s\n", r.Name, cpuMinutes(r.CPUMin), findings.StateLine(r.Path(o.out)), r.Command())
 	}
-	fmt.Fprintf(w, "\nplanned: %g CPU-minutes on 2 cores\n", total)
+	fmt.Fprintf(w, "\nplanned: %s CPU-minutes on 2 cores", cpuMinutes(total))
+	if total > 120 { // the paper scale: in units one can picture
+		fmt.Fprintf(w, " (%.0f CPU-hours: %.1f days on 2 cores)", total/60, total/60/2/24)
+	}
+	fmt.Fprintln(w)
 	return nil
+}
+
+// cpuMinutes is a planned cost in CPU-minutes: whole minutes from 100 on
+// (the paper scale's 10⁵), else four significant digits.
+func cpuMinutes(m float64) string {
+	if m >= 100 {
+		return strconv.FormatFloat(m, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(m, 'g', 4, 64)
 }

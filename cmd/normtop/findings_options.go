@@ -13,6 +13,7 @@ type findingsOptions struct {
 	out    string
 	only   string
 	plan   bool
+	scale  string // "" or scalePaper: findings.PaperPlan
 	claims []findings.Claim
 }
 
@@ -22,6 +23,7 @@ func newFindingsFlags() (*flag.FlagSet, *findingsOptions) {
 	fs.StringVar(&o.out, "out", o.out, "directory for the run files (DIR/runs) and the reports")
 	fs.StringVar(&o.only, "only", "", "claims to judge, e.g. ii,iii (default: all)")
 	fs.BoolVar(&o.plan, "plan", false, "print the runs the claims need (and which are complete) without training")
+	fs.StringVar(&o.scale, "scale", "", "paper: claims ii-iv on the word LM at the PowerNorm authors' size (normtop train --scale paper); weeks of CPU time, see --plan")
 	return fs, o
 }
 
@@ -31,6 +33,9 @@ var (
 	findingsPlan                     = findings.Plan
 	findingsTrainer findings.Trainer = trainForFindings
 )
+
+// findingsPaperPlan is the plan of --scale paper.
+var findingsPaperPlan = findings.PaperPlan
 
 func parseFindings(args []string) (*findingsOptions, error) {
 	fs, o := newFindingsFlags()
@@ -44,13 +49,20 @@ func parseFindings(args []string) (*findingsOptions, error) {
 	if o.out == "" {
 		return nil, usageErrorf(findingsHelpHint, "--out is empty")
 	}
-	if o.claims, err = findings.Select(findingsPlan, o.only); err != nil {
+	if err := checkScale(o.scale, "", ""); err != nil {
+		return nil, usageError(findingsHelpHint, err)
+	}
+	plan := findingsPlan
+	if o.scale == scalePaper {
+		plan = findingsPaperPlan
+	}
+	if o.claims, err = findings.Select(plan, o.only); err != nil {
 		return nil, usageError(findingsHelpHint, err)
 	}
 	return o, nil
 }
 
-const findingsHelp = `Usage: normtop findings [--out DIR] [--only ii,iii] [--plan]
+const findingsHelp = `Usage: normtop findings [--out DIR] [--only ii,iii] [--scale paper] [--plan]
 
 Trains every run that the claims of docs/findings.md need (≥ 3 seeds each; see
 --plan for the exact normtop train commands), one after another, with a
@@ -62,12 +74,15 @@ Resumable: a run whose run file in DIR/runs is complete is not trained
 again. Stopped (Ctrl-C) and started again, the interrupted run is trained
 again from scratch; its interrupted run file is kept beside it
 (NAME.interrupted-K.ntr), so nothing recorded is lost. The whole plan is
-about 26 CPU-minutes on 2 cores (budget: 60).
+about 26 CPU-minutes on 2 cores (budget: 60). --scale paper plans claims
+ii-iv at the PowerNorm authors' size instead (normtop train --scale paper);
+--plan shows its runs and its estimated CPU time.
 
 Examples:
   normtop findings                       # every claim, into runs/findings
   normtop findings --only ii,iii --out pn
   normtop findings --plan                # the runs, their commands, what is complete
+  normtop findings --scale paper --plan  # the authors' size: its runs and cost
 
 Flags:
 `

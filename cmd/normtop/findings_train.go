@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/normtop/normtop/findings"
@@ -20,6 +21,9 @@ func trainForFindings(ctx context.Context, args []string, path string, progress 
 	full := append(append([]string(nil), args...), "--record", path, "--headless")
 	o, _, err := parseTrain(full)
 	if err != nil {
+		return err
+	}
+	if err := announceScale(io.Discard, o.scale, o.cfg); err != nil { // refused before the data loads
 		return err
 	}
 	runner, err := train.NewRunnerContext(ctx, o.cfg)

@@ -38,6 +38,9 @@ func runTrain(args []string, st streams) error {
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 
+	if err := announceScale(st.err, o.scale, o.cfg); err != nil {
+		return err
+	}
 	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {

@@ -33,6 +33,7 @@ type trainOptions struct {
 	logLayout  string
 	noColor    bool
 	tieBreak   string
+	scale      string // --scale: "" or scalePaper (scale.go)
 }
 
 // lossOr is the loss a preset trains on: its own, or the mean.
@@ -48,12 +49,15 @@ func lossOr(l string) string {
 // sentences unless --data names a character text (text or a file); the
 // MNIST preset for --model mlp and cnn; the classifier preset for --model
 // classifier; the LSTM preset for --model lstm (on sotu sentences, or the
-// characters of --data text or a file).
-func baseConfig(model train.ModelKind, data string) train.Config {
+// characters of --data text or a file). --scale paper (scale) makes the
+// word preset PaperConfig.
+func baseConfig(model train.ModelKind, data, scale string) train.Config {
 	if data == "" {
 		data = defaultWordSet
 	}
 	switch {
+	case scale == scalePaper && (model == "" || model == train.ModelTransformer) && datasets.WordSet(data) != "":
+		return train.PaperConfig(datasets.WordSet(data))
 	case model == train.ModelResNet:
 		return train.ResNetConfig()
 	case model.OnImages():
@@ -88,8 +92,8 @@ func dataReader(model train.ModelKind) datasets.Reader {
 	return datasets.ImageReader
 }
 
-func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOptions) {
-	o := &trainOptions{cfg: baseConfig(model, data), logFormat: "text", logLayout: "auto"}
+func newTrainFlags(model train.ModelKind, data, scale string) (*flag.FlagSet, *trainOptions) {
+	o := &trainOptions{cfg: baseConfig(model, data, scale), logFormat: "text", logLayout: "auto", scale: scale}
 	c := &o.cfg
 	o.data = c.Data
 	if c.DataPath != "" {
@@ -119,6 +123,8 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer: blocks; lstm: stacked LSTM layers")
 	fs.IntVar(&c.DModel, "d-model", c.DModel, "transformer: model width; lstm: embedding and hidden width H")
 	fs.IntVar(&c.Heads, "heads", c.Heads, "transformer: attention heads")
+	fs.IntVar(&c.FFN, "ffn", c.FFN, "transformer, classifier: the FFN's hidden width (0 = 4 × --d-model)")
+	fs.StringVar(&o.scale, "scale", o.scale, "word LM: paper = the PowerNorm authors' size (d 512, 6 blocks, FFN 1024, 4096 tokens, dropout 0.3, warm-up 8000, no clipping, 20000 steps); prints its estimated memory and CPU time before it starts")
 	fs.IntVar(&c.SeqLen, "seq-len", c.SeqLen, "transformer: context length in characters, or tokens per sentence/document row; lstm: time steps unrolled (1 to 1024)")
 	fs.IntVar(&c.Vocab, "vocab", c.Vocab, "word-level data: vocabulary size, rarer words become <unk> (0 = every word seen twice)")
 	fs.StringVar(&o.placement, "placement", string(train.PlacePre), "transformer, classifier: where the norms sit in a block: pre | post | sandwich | deepnorm")
@@ -146,11 +152,14 @@ func newTrainFlags(model train.ModelKind, data string) (*flag.FlagSet, *trainOpt
 // model's preset, so --model mlp brings MNIST's batch size and learning rate
 // unless they are given.
 func parseTrain(args []string) (*trainOptions, *flag.FlagSet, error) {
-	fs, o := newTrainFlags("", "")
+	fs, o := newTrainFlags("", "", "")
 	if _, err := parseArgs(fs, args, trainHelpHint); err != nil && !errors.Is(err, errHelp) {
 		return nil, fs, err
 	}
-	fs, o = newTrainFlags(o.cfg.Model, o.data)
+	if err := checkScale(o.scale, o.cfg.Model, o.data); err != nil {
+		return nil, fs, usageError(trainHelpHint, err)
+	}
+	fs, o = newTrainFlags(o.cfg.Model, o.data, o.scale)
 	pos, err := parseArgs(fs, args, trainHelpHint)
 	if err != nil {
 		return nil, fs, err
