@@ -165,6 +165,7 @@ func TestOutputIntoAFullDevice(t *testing.T) {
 	writeRun(t, run, 20, false)
 	for _, args := range [][]string{
 		{"variants"}, {"version"}, {"--help"}, {"replay", "--help"},
+		{"train", "--help"}, {"train", "-h"}, {"train", "-help"}, {"export", "-h"}, {"report", "--help"},
 		{"replay", run, "--headless"}, {"export", run, "--format", "csv"}, {"report", run},
 	} {
 		cmd := exec.Command(buildNormtop(t), args...)

@@ -128,6 +128,7 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 	layout, _ := headless.ParseLayout(o.logLayout)
 	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery, Layout: layout})
 	defer pr.Close() // its error, if any, is st.out's, which run checks
+	saidLost := false
 	for {
 		f, err := r.Next()
 		if err == nil {
@@ -141,6 +142,10 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 		}
 		if !o.follow || r.Ended() { // end record read, or the writer gone without one
 			return nil
+		}
+		if why := r.PathLost(); why != "" && !saidLost {
+			saidLost = true
+			fmt.Fprintf(st.err, "normtop: warning: %s no longer names the run file followed (%s); still following the file as opened\n", o.path, why)
 		}
 		select {
 		case <-ctx.Done():
@@ -180,6 +185,9 @@ func runFileNote(path string, r *record.Reader, followed bool, followHint string
 	}
 	if at, ok := r.SecondRun(); ok {
 		parts = append(parts, fmt.Sprintf("another run file begins at byte %d (two files concatenated?): only the first run was read; `tail -c +%d %s` is the second", at, at+1, path))
+	}
+	if why := r.PathLost(); why != "" {
+		parts = append(parts, "the path no longer names the file that was read ("+why+")")
 	}
 	switch r.State() {
 	case record.Writing:

@@ -27,7 +27,9 @@ func runTrain(args []string, st streams) error {
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(st.out, trainHelp)
 		printFlags(st.out, flags)
-		return nil
+		// Help is the product here, unlike train's log lines (run leaves
+		// train's stdout unchecked): help that could not be written fails.
+		return st.out.check(nil)
 	}
 	if err != nil {
 		return err
@@ -59,13 +61,20 @@ func runTrain(args []string, st streams) error {
 
 	end := rec.end()
 	closeErr := w.Close(end)
-	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, path)
-
+	var lost *record.LostError
 	switch {
+	case errors.As(closeErr, &lost):
+		// No "run completed; run file X": X is not the recording.
+		return closeErr
 	case rec.err != nil:
+		// The error is the line to read; no status line before it.
 		return fmt.Errorf("writing %s: %w (the run was stopped; what was written before is readable)", path, rec.err)
 	case closeErr != nil:
 		return fmt.Errorf("closing %s: %w", path, closeErr)
+	}
+	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, path)
+
+	switch {
 	case runErr != nil && !errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("training stopped: %w", runErr)
 	case sig.signal() != nil:
