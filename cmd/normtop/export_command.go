@@ -19,7 +19,7 @@ func runExport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+	if err := checkOut(o.out, exportHelpHint, o.force, o.path); err != nil {
 		return err
 	}
 	r, err := record.Open(o.path)

@@ -91,3 +91,67 @@ func TestExportOutModeAndDirectory(t *testing.T) {
 		t.Errorf("the error names the temporary file: %s", res.stderr)
 	}
 }
+
+// TestOutRefusesAnotherRecording (issue 34, case 2): export, report and plot
+// --out naming another run file, a stream, or a link to one (runs/latest)
+// is refused with exit 2 and the recording left as it was; --force
+// replaces it; an ordinary file is replaced without --force.
+func TestOutRefusesAnotherRecording(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ntr")
+	writeRun(t, in, 20, false)
+	other := filepath.Join(dir, "other.ntr")
+	writeRun(t, other, 5, false)
+	stream := filepath.Join(dir, "s.jsonl")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(stream, []byte(`{"normtop_stream":1,"meta":{"variants":[{"name":"a"}],"layers":["l"]}}`+"\n"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
+	must(os.Symlink("../other.ntr", filepath.Join(dir, "runs", "latest")))
+	for _, out := range []string{other, stream, filepath.Join("runs", "latest")} {
+		before, err := os.ReadFile(filepath.Join(dir, out))
+		if filepath.IsAbs(out) {
+			before, err = os.ReadFile(out)
+		}
+		must(err)
+		for _, args := range [][]string{
+			{"export", in, "--format", "csv", "--out", out},
+			{"report", in, "--format", "md", "--out", out},
+			{"plot", in, "--probe", "train_loss", "--out", out},
+		} {
+			res := normtop(t, dir, args...)
+			if args[0] == "plot" {
+				// plot wants an .svg name: the recording check must come
+				// before the extension check for a link named latest.
+				if res.code == 0 {
+					t.Errorf("%v: exit 0", args)
+				}
+				continue
+			}
+			checkOneLine(t, strings.Join(args, " "), res, exitUsage, "--out "+out, "--force")
+		}
+		after, err := os.ReadFile(filepath.Join(dir, out))
+		if filepath.IsAbs(out) {
+			after, err = os.ReadFile(out)
+		}
+		if err != nil || string(after) != string(before) {
+			t.Fatalf("--out %s: the recording changed (%v)", out, err)
+		}
+	}
+	svg := filepath.Join(dir, "fig.svg")
+	must(os.WriteFile(svg, []byte("\x89NTRUN\r\n not really"), 0o644))
+	res := normtop(t, dir, "plot", in, "--probe", "train_loss", "--out", svg)
+	checkOneLine(t, "plot --out a run file named .svg", res, exitUsage, "--out "+svg, "--force")
+	if res := normtop(t, dir, "export", in, "--format", "csv", "--out", other, "--force"); res.code != 0 {
+		t.Fatalf("export --force: exit %d, %s", res.code, res.stderr)
+	}
+	plain := filepath.Join(dir, "plain.csv")
+	must(os.WriteFile(plain, []byte("old,csv\n"), 0o644))
+	if res := normtop(t, dir, "export", in, "--format", "csv", "--out", plain); res.code != 0 {
+		t.Fatalf("export over a plain file: exit %d, %s", res.code, res.stderr)
+	}
+}

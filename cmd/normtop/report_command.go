@@ -21,7 +21,7 @@ func runReport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
+	if err := checkOut(o.out, reportHelpHint, o.force, o.paths...); err != nil {
 		return err
 	}
 	// The report keeps every probe value (float32, pointer-free) while the
