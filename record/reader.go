@@ -207,7 +207,7 @@ func (r *Reader) readHead() error {
 	if h.FormatVersion > FormatVersion {
 		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, h.FormatVersion, FormatVersion)
 	}
-	r.meta = h.Meta
+	r.meta = h.Meta.Safe() // every output shows these strings: sanitised once, here
 	at := preludeSize + recordHeaderSize + int64(len(hp))
 	rp, err := r.readHeadRecord(at, recRegistry, "registry")
 	if err != nil {
@@ -257,14 +257,25 @@ func (r *Reader) End() (End, bool) {
 	if r.end == nil {
 		return End{}, false
 	}
-	return *r.end, true
+	return r.end.safe(), true
 }
 
 // Next returns the next Frame. At the current end of the file it returns
 // io.EOF; a later call returns Frames appended since (follow by polling).
 // A record only partly written is left for a later call and is not damage.
 // Damaged bytes are skipped and reported through Damage.
+//
+// The Frame's strings (alert messages, evaluation splits) come sanitised
+// (probes.SafeText), as do Meta's and End's.
 func (r *Reader) Next() (probes.Frame, error) {
+	f, err := r.next()
+	if err == nil {
+		f.SafeStrings()
+	}
+	return f, err
+}
+
+func (r *Reader) next() (probes.Frame, error) {
 	if r.js != nil {
 		return r.streamNext()
 	}
