@@ -207,6 +207,13 @@ func (r *Reader) readHead() error {
 	if h.FormatVersion > FormatVersion {
 		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, h.FormatVersion, FormatVersion)
 	}
+	// Bounded before anything is built per layer or series. What reads the
+	// frames (standings, a report) keeps state for each of this build's
+	// probes, whatever the file's registry lists, so this build's count is
+	// the one that bounds the work.
+	if np := int(probes.NumProbes); seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), np) {
+		return fmt.Errorf("run file %s: %w", r.path, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), np))
+	}
 	r.meta = h.Meta.Safe() // every output shows these strings: sanitised once, here
 	at := preludeSize + recordHeaderSize + int64(len(hp))
 	rp, err := r.readHeadRecord(at, recRegistry, "registry")

@@ -147,6 +147,8 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 		return h, fmt.Errorf("its header has \"alerts\":%q (valid: %q, %q)", h.Alerts, alertsDerived, alertsWritten)
 	case len(h.Meta.Variants) > maxStreamVariants || len(h.Meta.Layers) > maxStreamLayers:
 		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
+	case seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes)):
+		return h, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes))
 	}
 	for _, p := range h.Streams {
 		// Confined to the stream's directory: a header is untrusted input,

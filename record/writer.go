@@ -85,8 +85,8 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	if len(meta.Variants) == 0 {
 		return nil, fmt.Errorf("run file %s: the run has no variants", path)
 	}
-	if n := len(meta.Variants) * len(meta.Layers) * int(probes.NumProbes); n > MaxSeries {
-		return nil, fmt.Errorf("run file %s: %d variants × %d layers × %d probes is over the %d-series limit", path, len(meta.Variants), len(meta.Layers), probes.NumProbes, MaxSeries)
+	if seriesOver(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)) {
+		return nil, fmt.Errorf("run file %s: %w", path, seriesError(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("run file %s: %w", path, err)
