@@ -190,7 +190,7 @@ func TestSignalDuringExportLeavesNoTemporaryFile(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "big.ntr")
 	writeRun(t, run, 20000, false)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT} {
 		out := filepath.Join(dir, "big.csv")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, buildNormtop(t), "export", run, "--format", "csv", "--out", out)

@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// tempGuard removes a temporary --out file when SIGINT, SIGTERM or SIGHUP
+// tempGuard removes a temporary --out file when SIGINT, SIGTERM, SIGQUIT or SIGHUP
 // arrives while it is being written, then exits 128+signal as the default
 // action would. Without it the signal's default action kills the process
 // and leaves the hidden temporary file behind (130 MB of a large export).
@@ -22,7 +22,8 @@ type tempGuard struct {
 
 func removeOnSignal(tmp, out string) *tempGuard {
 	g := &tempGuard{ch: make(chan os.Signal, 1), quit: make(chan struct{}), done: make(chan struct{})}
-	signal.Notify(g.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(g.ch, append(stopSignalList(), syscall.SIGHUP)...)
+	quitWatchers.Add(1)
 	go func() {
 		defer close(g.done)
 		select {
@@ -54,6 +55,7 @@ func (g *tempGuard) rename(tmp, target string) error {
 // release stops watching: signals take their default action again.
 func (g *tempGuard) release() {
 	signal.Stop(g.ch)
+	quitWatchers.Add(-1)
 	close(g.quit)
 	<-g.done
 }
