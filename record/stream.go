@@ -193,6 +193,11 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 	if l.Step == nil {
 		return f, e, 0, fmt.Errorf(`frame line has no "step"`)
 	}
+	if *l.Step < 0 {
+		// Steps count up from 0 or 1; a negative one would sort before
+		// every real frame and seek nowhere.
+		return f, e, 0, fmt.Errorf(`frame line has "step":%d; a step is never negative`, *l.Step)
+	}
 	f.Step = *l.Step
 	if f.Variant, err = s.frameVariant(&l); err != nil {
 		return f, e, 0, err

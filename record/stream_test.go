@@ -135,7 +135,7 @@ func TestStreamTornTailAndFollow(t *testing.T) {
 
 func TestStreamDamagedLines(t *testing.T) {
 	b := twoLayerHead + line("ln", 1, "") + "{not json\n" + line("xx", 2, "") +
-		`{"variant":"ln"}` + "\n" + `{"step":3}` + "\n" + line("ln", 4, `,"status":"sleeping"`) + "\n" + line("bn", 5, "")
+		`{"variant":"ln"}` + "\n" + `{"step":3}` + "\n" + line("ln", 4, `,"status":"sleeping"`) + "\n" + line("ln", -5, "") + line("bn", 5, "")
 	r, err := Open(writeStream(t, []byte(b)))
 	if err != nil {
 		t.Fatal(err)
@@ -146,10 +146,10 @@ func TestStreamDamagedLines(t *testing.T) {
 		t.Fatalf("frames %+v", fs)
 	}
 	d := r.Damage()
-	if len(d) != 5 {
-		t.Fatalf("damage %v, want 5 regions", d)
+	if len(d) != 6 {
+		t.Fatalf("damage %v, want 6 regions", d)
 	}
-	for _, want := range []string{"not a JSON object", `variant "xx"`, `no "step"`, "names no variant", `status "sleeping"`} {
+	for _, want := range []string{"not a JSON object", `variant "xx"`, `no "step"`, "names no variant", `status "sleeping"`, "never negative"} {
 		found := false
 		for _, x := range d {
 			found = found || strings.Contains(x.Reason, want)

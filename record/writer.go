@@ -122,8 +122,10 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
+	regb := reg.encode()
 	buf = appendRecord(buf, recHeader, hdr)
-	buf = appendRecord(buf, recRegistry, reg.encode())
+	buf = appendRecord(buf, recRegistry, regb)
+	buf = appendRecord(buf, recHeadCopy, appendHeadCopy(nil, hdr, regb))
 	w.put(buf)
 	if err := w.flushLocked(); err != nil {
 		return fail(err)
