@@ -39,8 +39,14 @@ func TestWatcherMemory(t *testing.T) {
 		steps = v
 	}
 	bin := buildNormtop(t)
-	dir := t.TempDir()
+	dir := os.Getenv("NORMTOP_MEMCHECK_DIR") // kept, to look at the files afterwards
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	seed := filepath.Join(dir, "seed.ntr")
+	os.Remove(seed)
+	os.Remove(filepath.Join(dir, "big.ntr"))
+	os.Remove(filepath.Join(dir, "live.ntr"))
 	if res := normtop(t, dir, "train", "--model", "mlp", "--steps", "30", "--eval-every", "10", "--headless", "--record", seed); res.code != 0 {
 		t.Fatalf("seed run: %d %s", res.code, res.stderr)
 	}
