@@ -31,6 +31,7 @@ func TestHeadFlipRecovered(t *testing.T) {
 	copyAt, _ := headSpan(t, b)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.ntr")
+	t.Logf("one bit flipped in each of the head's %d bytes (prelude, header, registry): every frame read each time", copyAt)
 	for at := 0; at < copyAt; at++ {
 		c := bytes.Clone(b)
 		c[at] ^= 1 << (at % 8)
