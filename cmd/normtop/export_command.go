@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 )
 
@@ -33,7 +34,7 @@ func runExport(args []string, st streams) error {
 		return err
 	}
 	if note := runFileNote(o.path, r, false, ""); note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/normtop/normtop/record"
 )
 
 // TestExportOutNeverOverwritesInput: --out naming the run file itself, a
@@ -153,5 +155,31 @@ func TestOutRefusesAnotherRecording(t *testing.T) {
 	must(os.WriteFile(plain, []byte("old,csv\n"), 0o644))
 	if res := normtop(t, dir, "export", in, "--format", "csv", "--out", plain); res.code != 0 {
 		t.Fatalf("export over a plain file: exit %d, %s", res.code, res.stderr)
+	}
+}
+
+// TestEscapesInPathsAreShownEscaped (issue 34, case 3): a run file whose
+// name holds terminal escapes is named escaped in the notes and errors on
+// stderr and in the report's text.
+func TestEscapesInPathsAreShownEscaped(t *testing.T) {
+	dir := t.TempDir()
+	name := "run\x1b]0;pwned\x07.ntr"
+	w := writeRun(t, filepath.Join(dir, name), 20, true)
+	defer w.Close(record.End{})
+	for _, args := range [][]string{
+		{"replay", name, "--headless"},
+		{"report", name},
+		{"export", name, "--format", "md"},
+		{"export", name + ".missing"},
+	} {
+		res := normtop(t, dir, args...)
+		for what, out := range map[string]string{"stderr": res.stderr, "stdout": res.stdout} {
+			if strings.ContainsAny(out, "\x1b\x07") {
+				t.Errorf("%v: %s holds a raw escape: %q", args[0], what, out)
+			}
+		}
+		if !strings.Contains(res.stderr+res.stdout, `run\x1b]0;pwned\x07`) {
+			t.Errorf("%v: the name is not shown escaped: %q", args[0], res.stderr)
+		}
 	}
 }

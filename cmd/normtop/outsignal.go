@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // tempGuard removes a temporary --out file when SIGINT, SIGTERM, SIGQUIT or SIGHUP
@@ -33,7 +35,7 @@ func removeOnSignal(tmp, out string) *tempGuard {
 				os.Remove(tmp)
 				// stderr directly: the handler runs beside the command,
 				// which may hold st.err's messages in no order with it.
-				fmt.Fprintf(os.Stderr, "normtop: stopped by %s; --out %s was not written\n", signalName(sig), out)
+				fmt.Fprintf(os.Stderr, "normtop: stopped by %s; --out %s was not written\n", signalName(sig), probes.SafeText(out))
 			}
 			os.Exit(signalExitCode(sig))
 		case <-g.quit:

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/report"
 )
 
@@ -49,7 +50,7 @@ func runReport(args []string, st streams) error {
 		return err
 	}
 	if notes := rep.Notes(); len(notes) > 0 {
-		fmt.Fprintln(st.err, "normtop: "+strings.Join(notes, "; "))
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(strings.Join(notes, "; ")))
 	}
 	return nil
 }

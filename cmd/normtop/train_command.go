@@ -40,7 +40,7 @@ func runTrain(args []string, st streams) error {
 	sig := watchSignals(context.Background(), headlessMode)
 	defer sig.stop()
 
-	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
+	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+probes.SafeText(msg)) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
 		return loadError(err)
@@ -72,7 +72,7 @@ func runTrain(args []string, st streams) error {
 	case closeErr != nil:
 		return fmt.Errorf("closing %s: %w", path, closeErr)
 	}
-	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, path)
+	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, probes.SafeText(path))
 
 	switch {
 	case runErr != nil && !errors.Is(runErr, context.Canceled):
@@ -139,9 +139,9 @@ func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Wr
 		return nil, "", fmt.Errorf("cannot create the run file: %w", err)
 	}
 	if err := linkLatest(path); err != nil {
-		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %v\n", runsDir, err)
+		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %s\n", probes.SafeText(runsDir), probes.SafeText(err.Error()))
 	}
-	fmt.Fprintf(st.err, "normtop: recording to %s\n", path)
+	fmt.Fprintf(st.err, "normtop: recording to %s\n", probes.SafeText(path))
 	return w, path, nil
 }
 
@@ -171,7 +171,7 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
 	input, note := dashboardInput(st.in)
 	if note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
