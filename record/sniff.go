@@ -17,6 +17,11 @@ const sniffSize = 4 << 10
 // write an output file use it so that a typo or a link (runs/latest)
 // cannot replace a recording.
 func RecordingKind(path string) string {
+	// Stat first: opening a FIFO (a valid --out) for reading would block
+	// until a writer came.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
