@@ -54,8 +54,8 @@ func forgeWide(t testing.TB, path string, variants, layers, np int) {
 
 // TestHugeValidHeaderIsBounded (issue 34, case 4): a header of 8 variants ×
 // 30,000 layers with a one-probe registry (under the header-size limit,
-// 5.8 M series for this build's 24 probes) is refused at Open in a
-// fraction of a second and a few MB; one at the bound opens.
+// 5.8 M series for this build's 24 probes) is refused at Open having
+// allocated a few MB; one at the bound opens.
 func TestHugeValidHeaderIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -81,7 +81,8 @@ func TestHugeValidHeaderIsBounded(t *testing.T) {
 		if c.ok != (err == nil) || !c.ok && !strings.Contains(err.Error(), "series limit") {
 			t.Errorf("%d × %d: Open = %v, want ok=%v", c.variants, c.layers, err, c.ok)
 		}
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 || took > 5*time.Second {
+		// Allocation is the bound checked here; time is BenchmarkOpenWideHeader's.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 			t.Errorf("%d × %d: Open took %v and %d MB", c.variants, c.layers, took, alloc>>20)
 		}
 		os.Remove(path)
