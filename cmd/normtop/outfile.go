@@ -122,12 +122,12 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 // SIGINT, SIGTERM or SIGHUP while it writes remove the temporary file
 // before the process exits.
 func writeAtomic(path, target string, fi os.FileInfo, write func(io.Writer) error) error {
-	tmp, err := createBeside(target)
+	guard := removeOnSignal(path)
+	defer guard.release()
+	tmp, err := guard.createBeside(target)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
 	}
-	guard := removeOnSignal(tmp.Name(), path)
-	defer guard.release()
 	defer os.Remove(tmp.Name())
 	if fi != nil {
 		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {

@@ -16,13 +16,18 @@ import (
 // and leaves the hidden temporary file behind (130 MB of a large export).
 type tempGuard struct {
 	mu      sync.Mutex // held by rename and by the handler: the file is either renamed or removed
+	tmp     string     // the temporary file, once created (set under mu)
 	renamed bool
 	ch      chan os.Signal
 	quit    chan struct{}
 	done    chan struct{}
 }
 
-func removeOnSignal(tmp, out string) *tempGuard {
+// removeOnSignal starts watching before the temporary file exists (the
+// guard's createBeside makes it), so no signal can come between its
+// creation and the handler: that window left .NAME.123 files behind under
+// load.
+func removeOnSignal(out string) *tempGuard {
 	g := &tempGuard{ch: make(chan os.Signal, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	signal.Notify(g.ch, append(stopSignalList(), syscall.SIGHUP)...)
 	quitWatchers.Add(1)
@@ -32,7 +37,9 @@ func removeOnSignal(tmp, out string) *tempGuard {
 		case sig := <-g.ch:
 			g.mu.Lock() // never released: the process ends here
 			if !g.renamed {
-				os.Remove(tmp)
+				if g.tmp != "" {
+					os.Remove(g.tmp)
+				}
 				// stderr directly: the handler runs beside the command,
 				// which may hold st.err's messages in no order with it.
 				fmt.Fprintf(os.Stderr, "normtop: stopped by %s; --out %s was not written\n", signalName(sig), probes.SafeText(out))
@@ -42,6 +49,19 @@ func removeOnSignal(tmp, out string) *tempGuard {
 		}
 	}()
 	return g
+}
+
+// createBeside creates the temporary file beside target (outfile.go's
+// createBeside) holding mu, so a signal handled meanwhile waits for its
+// name and removes it.
+func (g *tempGuard) createBeside(target string) (*os.File, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, err := createBeside(target)
+	if err == nil {
+		g.tmp = f.Name()
+	}
+	return f, err
 }
 
 // rename renames the temporary file over target unless a signal got there
