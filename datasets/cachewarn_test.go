@@ -36,3 +36,27 @@ func TestUnwritableCacheWarnsOnce(t *testing.T) {
 		t.Errorf("warnings %q, want one about the cache", got)
 	}
 }
+
+// TestHomeNowhereNotCreated (issue 34, case 9): with HOME naming a
+// directory that does not exist, storing the cache creates nothing there
+// and warns once.
+func TestHomeNowhereNotCreated(t *testing.T) {
+	cacheWarnOnce = sync.Once{}
+	var got []string
+	Warn = func(m string) { got = append(got, m) }
+	defer func() { Warn = nil }()
+	home := filepath.Join(t.TempDir(), "nobody")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	dir := filepath.Join(cacheRoot(), "gomnist-test")
+	if !strings.HasPrefix(dir, home) {
+		t.Skipf("the user cache %s is not under HOME here", dir)
+	}
+	storeCache(dir, "the MNIST copy", map[string][]byte{"x": []byte("y")})
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("HOME %s was created (%v)", home, err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], home+" does not exist") {
+		t.Errorf("warnings %q", got)
+	}
+}

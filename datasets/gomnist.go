@@ -144,6 +144,9 @@ func loadCachedMNIST(cacheDir string) (*Images, error) {
 // writeCache stores each file through a temporary name and a rename, so a
 // concurrent reader sees either nothing or a whole file.
 func writeCache(dir string, raws map[string][]byte) error {
+	if err := cacheParentExists(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -164,6 +167,26 @@ func writeCache(dir string, raws map[string][]byte) error {
 			os.Remove(tmp.Name())
 			return werr
 		}
+	}
+	return nil
+}
+
+// cacheParentExists refuses to create the directory that holds the user
+// cache (HOME for ~/.cache, or XDG_CACHE_HOME's parent): with HOME
+// pointing nowhere (a service account, a typo), MkdirAll would create that
+// home directory. ~/.cache itself and normtop's directories in it are
+// created as usual.
+func cacheParentExists(dir string) error {
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		return nil
+	}
+	if rel, err := filepath.Rel(base, dir); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return nil // not under the user cache: the caller chose it
+	}
+	parent := filepath.Dir(base)
+	if _, err := os.Stat(parent); err != nil {
+		return fmt.Errorf("%s does not exist (is HOME or XDG_CACHE_HOME right?); normtop does not create it", parent)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -209,8 +210,42 @@ func handHelp(p *npmPackage, cached string) string {
 	return s
 }
 
-// download GETs url with the context and the client's time limit.
+// stallTimeout bounds how long a download may receive nothing (no
+// response headers, no body bytes): a registry that accepts the connection
+// and then hangs is one line after this, not after fetchTimeout's 5
+// minutes of silence. A variable so that tests can shorten it.
+var stallTimeout = 30 * time.Second
+
+// stallReader restarts its timer on every read that brings bytes.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+}
+
+func (s stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.timer.Reset(stallTimeout)
+	}
+	return n, err
+}
+
+// download GETs url with the context and the client's time limit, and
+// gives up when nothing arrives for stallTimeout.
 func (f npmFetcher) download(ctx context.Context, url string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stalled atomic.Bool
+	timer := time.AfterFunc(stallTimeout, func() { stalled.Store(true); cancel() })
+	defer timer.Stop()
+	b, err := f.get(ctx, url, timer)
+	if err != nil && stalled.Load() {
+		return nil, fmt.Errorf("the registry sent nothing for %v (it hangs?)", stallTimeout)
+	}
+	return b, err
+}
+
+func (f npmFetcher) get(ctx context.Context, url string, timer *time.Timer) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -234,7 +269,8 @@ func (f npmFetcher) download(ctx context.Context, url string) ([]byte, error) {
 	if resp.ContentLength > maxTarballBytes {
 		return nil, fmt.Errorf("%d bytes, more than the %d MiB allowed", resp.ContentLength, maxTarballBytes>>20)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxTarballBytes+1))
+	timer.Reset(stallTimeout) // the headers came
+	b, err := io.ReadAll(io.LimitReader(stallReader{resp.Body, timer}, maxTarballBytes+1))
 	if err != nil {
 		return nil, err
 	}

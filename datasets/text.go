@@ -155,7 +155,14 @@ func checkText(name string, b []byte) error {
 		return fmt.Errorf("%s: not UTF-8 at byte %d", name, off)
 	}
 	if off := bytes.IndexByte(b, 0); off >= 0 {
-		return fmt.Errorf("%s: NUL byte at offset %d: not UTF-8 text (UTF-16, or a binary file?); convert it, e.g. iconv -f UTF-16LE -t UTF-8", name, off)
+		// ASCII in UTF-16 puts its NUL after the character in
+		// little-endian order (odd offsets) and before it in big-endian
+		// order (even offsets): the hint names the one this file looks like.
+		enc := "UTF-16LE"
+		if off%2 == 0 {
+			enc = "UTF-16BE"
+		}
+		return fmt.Errorf("%s: NUL byte at offset %d: not UTF-8 text (%s, or a binary file?); convert it, e.g. iconv -f %s -t UTF-8", name, off, enc, enc)
 	}
 	return nil
 }

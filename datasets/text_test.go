@@ -58,8 +58,9 @@ func TestLoadTextBadInput(t *testing.T) {
 		"empty.txt":     "",
 		"short.txt":     strings.Repeat("é", 39),
 		// issue 25 case 11: valid UTF-8, but not text.
-		"utf16.txt": utf16LE(long),
-		"nul.txt":   strings.Repeat("\x00", 4096),
+		"utf16.txt":   utf16LE(long),
+		"utf16be.txt": "\x00" + utf16LE(long)[:2*len(long)-1],
+		"nul.txt":     strings.Repeat("\x00", 4096),
 	}
 	for name, body := range files {
 		writeFile(t, filepath.Join(dir, name), []byte(body))
@@ -79,7 +80,8 @@ func TestLoadTextBadInput(t *testing.T) {
 		{"missing.txt", "missing.txt: no such file"},
 		{"adir", "adir: is a directory"},
 		{"huge.txt", "huge.txt: 268435457 bytes, more than the 256 MiB"},
-		{"utf16.txt", "utf16.txt: NUL byte at offset 1: not UTF-8 text (UTF-16"},
+		{"utf16.txt", "utf16.txt: NUL byte at offset 1: not UTF-8 text (UTF-16LE, or a binary file?); convert it, e.g. iconv -f UTF-16LE"},
+		{"utf16be.txt", "utf16be.txt: NUL byte at offset 0: not UTF-8 text (UTF-16BE, or a binary file?); convert it, e.g. iconv -f UTF-16BE"},
 		{"nul.txt", "nul.txt: NUL byte at offset 0"},
 	} {
 		_, err := LoadText(filepath.Join(dir, c.file))

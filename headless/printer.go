@@ -72,6 +72,7 @@ func New(w io.Writer, meta probes.RunMeta, opt Options) *Printer {
 	if opt.Every < 1 {
 		opt.Every = 1
 	}
+	meta = meta.Safe() // names from a run file, a stream or a flag: nothing raw reaches the terminal
 	p := &Printer{
 		w:         bufio.NewWriter(w),
 		meta:      meta,

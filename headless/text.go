@@ -161,7 +161,7 @@ func (p *Printer) outlierName(a probes.Alert) string {
 
 func (p *Printer) alertText(a probes.Alert) string {
 	if a.Msg != "" {
-		return a.Kind.String() + ": " + a.Msg
+		return a.Kind.String() + ": " + probes.SafeText(a.Msg)
 	}
 	s := a.Kind.String()
 	if a.Kind == probes.AlertOutlier && a.Probe < probes.NumProbes {

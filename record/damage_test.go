@@ -229,8 +229,17 @@ func TestOpenErrors(t *testing.T) {
 	future := bytes.Clone(b)
 	binary.LittleEndian.PutUint32(future[8:], FormatVersion+6)
 	binary.LittleEndian.PutUint32(future[12:], crc32c(future[:12]))
+	// Both heads damaged: the header and its copy (found as the record
+	// after the registry).
 	badHeader := bytes.Clone(b)
 	badHeader[preludeSize+recordHeaderSize+3] ^= 0xFF
+	hl := int(binary.LittleEndian.Uint32(b[preludeSize+5:]))
+	regAt := preludeSize + recordHeaderSize + hl
+	copyAt := regAt + recordHeaderSize + int(binary.LittleEndian.Uint32(b[regAt+5:]))
+	if b[copyAt+4] != recHeadCopy {
+		t.Fatalf("record after the registry is of type %d, want the head copy", b[copyAt+4])
+	}
+	badHeader[copyAt+recordHeaderSize+3] ^= 0xFF
 	for _, tc := range []struct {
 		name     string
 		data     []byte
@@ -244,7 +253,7 @@ func TestOpenErrors(t *testing.T) {
 		{"no registry", b[:preludeSize+recordHeaderSize+int(binary.LittleEndian.Uint32(b[preludeSize+5:]))+5], "registry record is truncated", true},
 		{"not a run file", []byte("step,loss\n1,2.5\n"), "not a normtop run file", false},
 		{"future version", future, "is format version 7; this normtop reads up to 1", false},
-		{"damaged header", badHeader, "header record is damaged", false},
+		{"damaged header and copy", badHeader, "header record is damaged", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := openBytes(t, tc.data)

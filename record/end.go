@@ -80,3 +80,21 @@ func sortedKeys[V any](m map[int]V) []int {
 	sort.Ints(ks)
 	return ks
 }
+
+// safe is e with its strings (status, evaluation splits) passed through
+// probes.SafeText: a copy, so the Reader's own End is left as read.
+func (e End) safe() End {
+	e.Status = probes.SafeText(e.Status)
+	if e.Final != nil {
+		final := make(map[int][]probes.Eval, len(e.Final))
+		for v, evs := range e.Final {
+			c := append([]probes.Eval(nil), evs...)
+			for i := range c {
+				c[i].Split = probes.SafeText(c[i].Split)
+			}
+			final[v] = c
+		}
+		e.Final = final
+	}
+	return e
+}

@@ -46,6 +46,7 @@ const (
 	recEnd      byte = 5 // run status at Close
 	recTrailer  byte = 6 // offset of the last index record; the file's last record
 	recStats    byte = 7 // per-series count/min/max since the previous index record
+	recHeadCopy byte = 8 // the header and registry payloads again (headcopy.go)
 )
 
 // trailerPayload is the trailer's fixed payload: offset of the last index

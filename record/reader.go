@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 
 	"github.com/normtop/normtop/probes"
@@ -182,23 +183,22 @@ func (r *Reader) readHead() error {
 		return fmt.Errorf("run file %s is empty: %w (the writer may not have started)", r.path, ErrIncompleteHeader)
 	case len(p) < len(fileMagic) && bytes.HasPrefix(fileMagic[:], p) || len(p) >= len(fileMagic) && len(p) < preludeSize && [8]byte(p[:8]) == fileMagic:
 		return fmt.Errorf("run file %s is truncated at %d bytes: %w", r.path, len(p), ErrIncompleteHeader)
-	case len(p) < len(fileMagic) || [8]byte(p[:8]) != fileMagic:
+	case len(p) < len(fileMagic) || !nearMagic(p[:8]):
 		return fmt.Errorf("%s is not a normtop run file (bad magic)", r.path)
 	}
-	if crc32c(p[:12]) != binary.LittleEndian.Uint32(p[12:16]) {
-		return fmt.Errorf("run file %s: damaged prelude (checksum mismatch)", r.path)
-	}
-	if v := binary.LittleEndian.Uint32(p[8:12]); v > FormatVersion {
+	if [8]byte(p[:8]) != fileMagic || crc32c(p[:12]) != binary.LittleEndian.Uint32(p[12:16]) {
+		// A flipped bit in the magic, the version or the checksum: the
+		// records that follow (or the head's copy) say whether this is a
+		// run file of this version; if none verifies, Open fails there.
+		r.damage = append(r.damage, Damage{Offset: 0, Length: preludeSize, Reason: "damaged prelude (checksum mismatch); read as format version 1"})
+	} else if v := binary.LittleEndian.Uint32(p[8:12]); v > FormatVersion {
 		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, v, FormatVersion)
 	} else if v == 0 {
 		return fmt.Errorf("run file %s: invalid format version 0", r.path)
 	}
-	hp, err := r.readHeadRecord(preludeSize, recHeader, "header")
+	hp, rp, dataStart, err := r.headRecords()
 	if err != nil {
 		return err
-	}
-	if len(hp) > MaxHeaderSize {
-		return fmt.Errorf("run file %s: header record is %d bytes, over the %d-byte limit (damaged or not written by normtop)", r.path, len(hp), MaxHeaderSize)
 	}
 	var h headerJSON
 	if err := json.Unmarshal(hp, &h); err != nil {
@@ -207,21 +207,33 @@ func (r *Reader) readHead() error {
 	if h.FormatVersion > FormatVersion {
 		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, h.FormatVersion, FormatVersion)
 	}
-	r.meta = h.Meta
-	at := preludeSize + recordHeaderSize + int64(len(hp))
-	rp, err := r.readHeadRecord(at, recRegistry, "registry")
-	if err != nil {
-		return err
+	// Bounded before anything is built per layer or series. What reads the
+	// frames (standings, a report) keeps state for each of this build's
+	// probes, whatever the file's registry lists, so this build's count is
+	// the one that bounds the work.
+	if np := int(probes.NumProbes); seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), np) {
+		return fmt.Errorf("run file %s: %w", r.path, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), np))
 	}
+	r.meta = h.Meta.Safe() // every output shows these strings: sanitised once, here
 	reg, err := decodeRegistry(rp, r.meta)
 	if err != nil {
 		return fmt.Errorf("run file %s: %v", r.path, err)
 	}
 	r.reg, r.codec = reg, newCodec(reg)
-	r.dataStart = at + recordHeaderSize + int64(len(rp))
+	r.dataStart = dataStart
 	r.pos = r.dataStart
 	r.needKey = true
 	return nil
+}
+
+// nearMagic reports whether b is the file magic with at most two bits
+// flipped: damage to a run file, not another kind of file.
+func nearMagic(b []byte) bool {
+	d := 0
+	for i, c := range fileMagic {
+		d += bits.OnesCount8(c ^ b[i])
+	}
+	return d <= 2
 }
 
 // Meta returns the run's configuration from the header.
@@ -257,14 +269,25 @@ func (r *Reader) End() (End, bool) {
 	if r.end == nil {
 		return End{}, false
 	}
-	return *r.end, true
+	return r.end.safe(), true
 }
 
 // Next returns the next Frame. At the current end of the file it returns
 // io.EOF; a later call returns Frames appended since (follow by polling).
 // A record only partly written is left for a later call and is not damage.
 // Damaged bytes are skipped and reported through Damage.
+//
+// The Frame's strings (alert messages, evaluation splits) come sanitised
+// (probes.SafeText), as do Meta's and End's.
 func (r *Reader) Next() (probes.Frame, error) {
+	f, err := r.next()
+	if err == nil {
+		f.SafeStrings()
+	}
+	return f, err
+}
+
+func (r *Reader) next() (probes.Frame, error) {
 	if r.js != nil {
 		return r.streamNext()
 	}

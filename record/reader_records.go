@@ -115,9 +115,17 @@ func (r *Reader) readHeadRecord(at int64, want byte, what string) ([]byte, error
 	case st == recIncomplete:
 		return nil, fmt.Errorf("run file %s: %s record is truncated: %w", r.path, what, ErrIncompleteHeader)
 	case st != recOK || typ != want:
-		return nil, fmt.Errorf("run file %s: %s record is damaged", r.path, what)
+		return nil, &headDamaged{path: r.path, what: what}
 	}
 	return p, nil
+}
+
+// headDamaged is readHeadRecord's error for a head record that fails its
+// checksums or is not of its type: the one case the head copy can mend.
+type headDamaged struct{ path, what string }
+
+func (e *headDamaged) Error() string {
+	return fmt.Sprintf("run file %s: %s record is damaged", e.path, e.what)
 }
 
 // stopped is what reading frames returns where the record (or line) at

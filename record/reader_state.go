@@ -40,3 +40,9 @@ func (r *Reader) fileState() State {
 	}
 	return Unterminated
 }
+
+// PathLost says why the path given to Open no longer names the file being
+// read ("" while it does): deleted, moved away, or another file put in its
+// place. The Reader keeps reading the file it opened (its writer, if alive,
+// still appends there), so a follower says this rather than going quiet.
+func (r *Reader) PathLost() string { return pathLost(r.path, r.f) }

@@ -29,9 +29,30 @@ type seriesKey struct {
 const maxRegistryProbes = 64
 
 // MaxSeries bounds variants × layers × probes, so that a forged header
-// cannot make a reader allocate predictor state without limit (24 bytes a
-// series: 6 MiB at the bound; a 11-variant, 100-layer run has 19,800).
-const MaxSeries = 1 << 18
+// cannot make a reader, or what consumes its frames (a report keeps a
+// summary per series), allocate without limit: predictor state is 24 bytes
+// a series, 6 MiB at the bound. A real run is far below it: 11 variants ×
+// 100 layers × 24 probes is 26,400. The writer refuses a larger run, and
+// the reader refuses a header over it before building anything per series
+// (run files and streams alike; docs/formats.md "Limits").
+const MaxSeries = 1 << 16
+
+// seriesOver reports whether variants × layers × probes is over MaxSeries,
+// without overflowing on forged counts.
+func seriesOver(variants, layers, probes int) bool {
+	if variants < 0 || layers < 0 || probes < 1 {
+		return true
+	}
+	if variants == 0 || layers == 0 {
+		return false
+	}
+	return variants > MaxSeries || layers > MaxSeries/variants || variants*layers > MaxSeries/probes
+}
+
+// seriesError is the one message for a run over MaxSeries.
+func seriesError(variants, layers, probes int) error {
+	return fmt.Errorf("%d variants × %d layers × %d probes is over the %d-series limit (docs/formats.md)", variants, layers, probes, MaxSeries)
+}
 
 func newRegistry(meta probes.RunMeta) *registry {
 	r := &registry{variants: len(meta.Variants), layers: len(meta.Layers)}
@@ -86,7 +107,10 @@ func decodeRegistry(b []byte, meta probes.RunMeta) (*registry, error) {
 		}
 		r.toProbe = append(r.toProbe, p)
 	}
-	if d.bad || r.variants != len(meta.Variants) || r.layers != len(meta.Layers) || r.variants*r.layers > MaxSeries {
+	if !d.bad && seriesOver(r.variants, r.layers, np) {
+		return nil, seriesError(r.variants, r.layers, np)
+	}
+	if d.bad || r.variants != len(meta.Variants) || r.layers != len(meta.Layers) {
 		return nil, fmt.Errorf("registry: %d variants × %d layers does not match the header's %d × %d",
 			r.variants, r.layers, len(meta.Variants), len(meta.Layers))
 	}

@@ -148,6 +148,8 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 		return h, fmt.Errorf("its header has \"alerts\":%q (valid: %q, %q)", h.Alerts, alertsDerived, alertsWritten)
 	case len(h.Meta.Variants) > maxStreamVariants || len(h.Meta.Layers) > maxStreamLayers:
 		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
+	case seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes)):
+		return h, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes))
 	}
 	for _, p := range h.Streams {
 		// Confined to the stream's directory: a header is untrusted input,
@@ -191,6 +193,11 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 	}
 	if l.Step == nil {
 		return f, e, 0, fmt.Errorf(`frame line has no "step"`)
+	}
+	if *l.Step < 0 {
+		// Steps count up from 0 or 1; a negative one would sort before
+		// every real frame and seek nowhere.
+		return f, e, 0, fmt.Errorf(`frame line has "step":%d; a step is never negative`, *l.Step)
 	}
 	f.Step = *l.Step
 	if f.Variant, err = s.frameVariant(&l); err != nil {

@@ -19,6 +19,7 @@ import (
 // mapped by variant and layer name, and what rank 0 does not name is
 // dropped.
 type rankMerge struct {
+	dir   string // the first stream's directory: every rank's stream must lie in it
 	meta  probes.RunMeta
 	nVar  int // variants per rank
 	own   *probes.Frame
@@ -64,6 +65,7 @@ func newRankMerge(path string, m probes.RunMeta, streams []string) *rankMerge {
 		}
 	}
 	dir := filepath.Dir(path)
+	rm.dir = dir
 	for k, s := range streams {
 		// parseStreamHeader let only local names through.
 		rm.ranks = append(rm.ranks, &rankStream{rank: k + 1, path: filepath.Join(dir, s)})
@@ -88,6 +90,10 @@ func (rm *rankMerge) open(rs *rankStream) {
 		return
 	}
 	rm.opens++
+	if err := staysInDir(rm.dir, rs.path); err != nil {
+		rs.failed = err
+		return
+	}
 	r, err := openStream(rs.path)
 	if err != nil {
 		if errors.Is(err, ErrIncompleteHeader) || errors.Is(err, os.ErrNotExist) || !fileExists(rs.path) {
@@ -304,4 +310,25 @@ func (rm *rankMerge) close() {
 			rs.r.Close()
 		}
 	}
+}
+
+// staysInDir refuses a rank stream that a symbolic link (the name itself
+// or a directory on its way) leads out of the stream's directory: the
+// header's names are checked to be local (parseStreamHeader), but a link
+// inside the directory could still point at /etc/shadow or a device. A
+// name that does not resolve yet (the rank has not started) passes: it is
+// checked again when it appears.
+func staysInDir(streamDir, path string) error {
+	real, err := filepath.EvalSymlinks(path) // each element Lstat-ed, links followed
+	if err != nil {
+		return nil
+	}
+	dir, err := filepath.EvalSymlinks(streamDir)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(dir, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("a symbolic link leads it out of the stream's directory (to %s); refused", real)
+	}
+	return nil
 }

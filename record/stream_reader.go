@@ -118,10 +118,10 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 			r.js.start, r.js.scanned = off, off
 			r.js.writerPID, r.js.writerHost = h.WriterPID, h.WriterHost
 			r.pos = off
-			r.meta = h.Meta
+			r.meta = h.Meta.Safe()
 			if listRanks && len(h.Streams) > 0 {
 				r.js.ranks = newRankMerge(r.path, h.Meta, h.Streams)
-				r.meta = r.js.ranks.meta
+				r.meta = r.js.ranks.meta.Safe()
 			}
 			r.js.sm = newStreamMap(h.Meta)
 			r.js.tally = probes.NewStandings(r.meta)
@@ -300,7 +300,7 @@ func (r *Reader) streamEnd() (End, bool) {
 	for v, evs := range r.js.tally.FinalEvals() {
 		e.Final[v] = evs
 	}
-	return e, true
+	return e.safe(), true
 }
 
 func (r *Reader) streamState() State {

@@ -135,7 +135,7 @@ func TestStreamTornTailAndFollow(t *testing.T) {
 
 func TestStreamDamagedLines(t *testing.T) {
 	b := twoLayerHead + line("ln", 1, "") + "{not json\n" + line("xx", 2, "") +
-		`{"variant":"ln"}` + "\n" + `{"step":3}` + "\n" + line("ln", 4, `,"status":"sleeping"`) + "\n" + line("bn", 5, "")
+		`{"variant":"ln"}` + "\n" + `{"step":3}` + "\n" + line("ln", 4, `,"status":"sleeping"`) + "\n" + line("ln", -5, "") + line("bn", 5, "")
 	r, err := Open(writeStream(t, []byte(b)))
 	if err != nil {
 		t.Fatal(err)
@@ -146,10 +146,10 @@ func TestStreamDamagedLines(t *testing.T) {
 		t.Fatalf("frames %+v", fs)
 	}
 	d := r.Damage()
-	if len(d) != 5 {
-		t.Fatalf("damage %v, want 5 regions", d)
+	if len(d) != 6 {
+		t.Fatalf("damage %v, want 6 regions", d)
 	}
-	for _, want := range []string{"not a JSON object", `variant "xx"`, `no "step"`, "names no variant", `status "sleeping"`} {
+	for _, want := range []string{"not a JSON object", `variant "xx"`, `no "step"`, "names no variant", `status "sleeping"`, "never negative"} {
 		found := false
 		for _, x := range d {
 			found = found || strings.Contains(x.Reason, want)
@@ -294,5 +294,64 @@ func TestStreamRanks(t *testing.T) {
 	}
 	if n := len(readAllFrames(t, r)); n != 3 {
 		t.Errorf("after Seek(2): %d frames, want 3", n)
+	}
+}
+
+// TestStreamRankSymlinkOut (issue 34, case 9): a rank stream whose name is
+// local but is a symbolic link out of the directory (or runs through a
+// linked subdirectory) is not read; the damage says why. A link that stays
+// inside is followed.
+func TestStreamRankSymlinkOut(t *testing.T) {
+	root := t.TempDir()
+	dir, outside := filepath.Join(root, "run"), filepath.Join(root, "elsewhere")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rank := `{"normtop_stream":1,"meta":{"Variants":[{"Name":"ln"}],"Layers":["a"]}}` + "\n" + line("ln", 1, "") + `{"end":{"status":"completed"}}` + "\n"
+	for _, p := range []string{filepath.Join(outside, "r1.jsonl"), filepath.Join(dir, "inside.jsonl")} {
+		if err := os.WriteFile(p, []byte(rank), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, link, target string
+		refused            bool
+	}{
+		{"link out", "r1.jsonl", "../elsewhere/r1.jsonl", true},
+		{"directory link out", "sub", "../elsewhere", true},
+		{"link inside", "r1.jsonl", "inside.jsonl", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := "r1.jsonl"
+			if c.link == "sub" {
+				name = "sub/r1.jsonl"
+			}
+			os.Remove(filepath.Join(dir, "r1.jsonl"))
+			os.Remove(filepath.Join(dir, "sub"))
+			if err := os.Symlink(c.target, filepath.Join(dir, c.link)); err != nil {
+				t.Fatal(err)
+			}
+			head := `{"normtop_stream":1,"meta":{"Variants":[{"Name":"ln"}],"Layers":["a"]},"streams":["` + name + `"]}` + "\n"
+			p0 := filepath.Join(dir, "run.jsonl")
+			if err := os.WriteFile(p0, []byte(head+line("ln", 1, "")+`{"end":{"status":"completed"}}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(p0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			n := len(readAllFrames(t, r))
+			var reasons []string
+			for _, d := range r.Damage() {
+				reasons = append(reasons, d.Reason)
+			}
+			said := strings.Contains(strings.Join(reasons, "; "), "out of the stream's directory")
+			if c.refused && (n != 1 || !said) || !c.refused && (n != 2 || said) {
+				t.Errorf("%d frames, damage %q", n, reasons)
+			}
+		})
 	}
 }

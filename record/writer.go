@@ -85,13 +85,13 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	if len(meta.Variants) == 0 {
 		return nil, fmt.Errorf("run file %s: the run has no variants", path)
 	}
-	if n := len(meta.Variants) * len(meta.Layers) * int(probes.NumProbes); n > MaxSeries {
-		return nil, fmt.Errorf("run file %s: %d variants × %d layers × %d probes is over the %d-series limit", path, len(meta.Variants), len(meta.Layers), probes.NumProbes, MaxSeries)
+	if seriesOver(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)) {
+		return nil, fmt.Errorf("run file %s: %w", path, seriesError(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644) // read back by saveLost
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, existsError(path)
@@ -122,8 +122,10 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
+	regb := reg.encode()
 	buf = appendRecord(buf, recHeader, hdr)
-	buf = appendRecord(buf, recRegistry, reg.encode())
+	buf = appendRecord(buf, recRegistry, regb)
+	buf = appendRecord(buf, recHeadCopy, appendHeadCopy(nil, hdr, regb))
 	w.put(buf)
 	if err := w.flushLocked(); err != nil {
 		return fail(err)
@@ -303,8 +305,11 @@ func (w *Writer) Stats() (values, bytes int64) {
 func (w *Writer) Standings() *probes.Standings { return w.standings }
 
 // Close writes the end record, a last index record and the trailer, syncs
-// and closes the file. Diverged and Final are filled from the written
-// Frames when nil; an empty Status means StatusCompleted.
+// and closes the file. When the path no longer names the file written
+// (deleted, its directory removed, another file renamed over it), the
+// recording is copied to a recovery file and Close returns a *LostError.
+// Diverged and Final are filled from the written Frames when nil; an empty
+// Status means StatusCompleted.
 func (w *Writer) Close(end End) error {
 	w.mu.Lock()
 	if w.closed {
@@ -343,6 +348,13 @@ func (w *Writer) Close(end End) error {
 		if serr := w.f.Sync(); serr != nil {
 			err = fmt.Errorf("run file %s: %w", w.path, serr)
 		}
+	}
+	if why := pathLost(w.path, w.f); why != "" {
+		// The name shows nothing or another file: saying "run file X"
+		// would point at a recording that is not there.
+		lost := saveLost(w.path, why, w.f, w.off)
+		w.f.Close()
+		return lost
 	}
 	if cerr := w.f.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("run file %s: %w", w.path, cerr)

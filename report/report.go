@@ -53,7 +53,7 @@ func (r *Report) Notes() []string {
 	var out []string
 	for _, run := range r.Runs {
 		if n := run.note(); n != "" {
-			out = append(out, run.Path+": "+n)
+			out = append(out, probes.SafeText(run.Path)+": "+n)
 		}
 	}
 	return out
@@ -202,7 +202,7 @@ func (r *Report) sections() []section {
 	var out []section
 	files := section{title: "Run files"}
 	for _, run := range r.Runs {
-		files.lines = append(files.lines, run.Path+": "+run.describe())
+		files.lines = append(files.lines, probes.SafeText(run.Path)+": "+run.describe())
 		if n := run.note(); n != "" {
 			files.lines = append(files.lines, "  note: "+n)
 		}

@@ -250,7 +250,7 @@ func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
 		vname = m.data.variants[r.variant].label
 	}
 	step := fmt.Sprint(r.Step)
-	msg := r.Msg
+	msg := probes.SafeText(r.Msg)
 	if r.count > 1 {
 		step = fmt.Sprintf("%d–%d", r.first, r.Step)
 		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))

@@ -55,6 +55,8 @@ type Model struct {
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
+	meta = meta.Safe() // a newline or ESC in a name would break the header and the config panel
+	opt.RunPath = probes.SafeText(opt.RunPath)
 	noColor := opt.NoColor || os.Getenv("NO_COLOR") != ""
 	opt.NoColor = noColor
 	dark := true

@@ -82,7 +82,7 @@ func headerCmd(open Opener, i int, path string) tea.Cmd {
 			return wsHeaderMsg{i: i, err: err}
 		}
 		defer closer()
-		return wsHeaderMsg{i: i, meta: src.Meta()}
+		return wsHeaderMsg{i: i, meta: src.Meta().Safe()}
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // Exit codes, documented in docs/usage.md and in `normtop --help`.
@@ -50,10 +53,28 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
+// maxErrorLine bounds an error line's message: a flag value or a name from
+// a file of any length is echoed in part, its start and its end kept.
+const maxErrorLine = 1000
+
 // errorLine renders err as the single line printed on stderr: "normtop: "
-// plus the message, newlines folded, and the help hint for usage errors.
+// plus the message, newlines folded, control characters escaped
+// (probes.SafeText: a flag value or a name from a run file may hold any
+// byte), cut in the middle past maxErrorLine bytes, and the help hint for
+// usage errors.
 func errorLine(err error) string {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")), " ")
+	if len(msg) > maxErrorLine {
+		head, tail := msg[:maxErrorLine*3/4], msg[len(msg)-maxErrorLine/4:]
+		for len(head) > 0 && !utf8.RuneStart(msg[len(head)]) {
+			head = head[:len(head)-1]
+		}
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+		msg = fmt.Sprintf("%s … (%d bytes cut) … %s", head, len(msg)-len(head)-len(tail), tail)
+	}
+	msg = probes.SafeText(msg)
 	var ce *cliError
 	if errors.As(err, &ce) && ce.hint != "" {
 		msg += " (see " + ce.hint + ")"

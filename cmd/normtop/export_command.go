@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 )
 
@@ -19,7 +20,7 @@ func runExport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out, exportHelpHint, o.path); err != nil {
+	if err := checkOut(o.out, exportHelpHint, o.force, o.path); err != nil {
 		return err
 	}
 	r, err := record.Open(o.path)
@@ -33,7 +34,7 @@ func runExport(args []string, st streams) error {
 		return err
 	}
 	if note := runFileNote(o.path, r, false, ""); note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	return nil
 }

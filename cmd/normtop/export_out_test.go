@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/normtop/normtop/record"
 )
 
 // TestExportOutNeverOverwritesInput: --out naming the run file itself, a
@@ -89,5 +91,95 @@ func TestExportOutModeAndDirectory(t *testing.T) {
 	checkOneLine(t, "--out in a missing directory", res, exitFailure, "nope/x.csv")
 	if strings.Contains(res.stderr, ".x.csv.") {
 		t.Errorf("the error names the temporary file: %s", res.stderr)
+	}
+}
+
+// TestOutRefusesAnotherRecording (issue 34, case 2): export, report and plot
+// --out naming another run file, a stream, or a link to one (runs/latest)
+// is refused with exit 2 and the recording left as it was; --force
+// replaces it; an ordinary file is replaced without --force.
+func TestOutRefusesAnotherRecording(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ntr")
+	writeRun(t, in, 20, false)
+	other := filepath.Join(dir, "other.ntr")
+	writeRun(t, other, 5, false)
+	stream := filepath.Join(dir, "s.jsonl")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(stream, []byte(`{"normtop_stream":1,"meta":{"variants":[{"name":"a"}],"layers":["l"]}}`+"\n"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
+	must(os.Symlink("../other.ntr", filepath.Join(dir, "runs", "latest")))
+	for _, out := range []string{other, stream, filepath.Join("runs", "latest")} {
+		before, err := os.ReadFile(filepath.Join(dir, out))
+		if filepath.IsAbs(out) {
+			before, err = os.ReadFile(out)
+		}
+		must(err)
+		for _, args := range [][]string{
+			{"export", in, "--format", "csv", "--out", out},
+			{"report", in, "--format", "md", "--out", out},
+			{"plot", in, "--probe", "train_loss", "--out", out},
+		} {
+			res := normtop(t, dir, args...)
+			if args[0] == "plot" {
+				// plot wants an .svg name: the recording check must come
+				// before the extension check for a link named latest.
+				if res.code == 0 {
+					t.Errorf("%v: exit 0", args)
+				}
+				continue
+			}
+			checkOneLine(t, strings.Join(args, " "), res, exitUsage, "--out "+out, "--force")
+		}
+		after, err := os.ReadFile(filepath.Join(dir, out))
+		if filepath.IsAbs(out) {
+			after, err = os.ReadFile(out)
+		}
+		if err != nil || string(after) != string(before) {
+			t.Fatalf("--out %s: the recording changed (%v)", out, err)
+		}
+	}
+	svg := filepath.Join(dir, "fig.svg")
+	must(os.WriteFile(svg, []byte("\x89NTRUN\r\n not really"), 0o644))
+	res := normtop(t, dir, "plot", in, "--probe", "train_loss", "--out", svg)
+	checkOneLine(t, "plot --out a run file named .svg", res, exitUsage, "--out "+svg, "--force")
+	if res := normtop(t, dir, "export", in, "--format", "csv", "--out", other, "--force"); res.code != 0 {
+		t.Fatalf("export --force: exit %d, %s", res.code, res.stderr)
+	}
+	plain := filepath.Join(dir, "plain.csv")
+	must(os.WriteFile(plain, []byte("old,csv\n"), 0o644))
+	if res := normtop(t, dir, "export", in, "--format", "csv", "--out", plain); res.code != 0 {
+		t.Fatalf("export over a plain file: exit %d, %s", res.code, res.stderr)
+	}
+}
+
+// TestEscapesInPathsAreShownEscaped (issue 34, case 3): a run file whose
+// name holds terminal escapes is named escaped in the notes and errors on
+// stderr and in the report's text.
+func TestEscapesInPathsAreShownEscaped(t *testing.T) {
+	dir := t.TempDir()
+	name := "run\x1b]0;pwned\x07.ntr"
+	w := writeRun(t, filepath.Join(dir, name), 20, true)
+	defer w.Close(record.End{})
+	for _, args := range [][]string{
+		{"replay", name, "--headless"},
+		{"report", name},
+		{"export", name, "--format", "md"},
+		{"export", name + ".missing"},
+	} {
+		res := normtop(t, dir, args...)
+		for what, out := range map[string]string{"stderr": res.stderr, "stdout": res.stdout} {
+			if strings.ContainsAny(out, "\x1b\x07") {
+				t.Errorf("%v: %s holds a raw escape: %q", args[0], what, out)
+			}
+		}
+		if !strings.Contains(res.stderr+res.stdout, `run\x1b]0;pwned\x07`) {
+			t.Errorf("%v: the name is not shown escaped: %q", args[0], res.stderr)
+		}
 	}
 }

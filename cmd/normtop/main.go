@@ -15,6 +15,7 @@ type streams struct {
 }
 
 func main() {
+	quitFallback()
 	st := streams{in: os.Stdin, out: &outStream{File: os.Stdout}, err: os.Stderr}
 	err := run(os.Args[1:], st)
 	if err != nil && !errors.Is(err, errQuiet) {

@@ -165,6 +165,7 @@ func TestOutputIntoAFullDevice(t *testing.T) {
 	writeRun(t, run, 20, false)
 	for _, args := range [][]string{
 		{"variants"}, {"version"}, {"--help"}, {"replay", "--help"},
+		{"train", "--help"}, {"train", "-h"}, {"train", "-help"}, {"export", "-h"}, {"report", "--help"},
 		{"replay", run, "--headless"}, {"export", run, "--format", "csv"}, {"report", run},
 	} {
 		cmd := exec.Command(buildNormtop(t), args...)
@@ -189,7 +190,7 @@ func TestSignalDuringExportLeavesNoTemporaryFile(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "big.ntr")
 	writeRun(t, run, 20000, false)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT} {
 		out := filepath.Join(dir, "big.csv")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, buildNormtop(t), "export", run, "--format", "csv", "--out", out)

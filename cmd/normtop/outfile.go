@@ -10,13 +10,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/normtop/normtop/record"
 )
 
 // checkOut refuses an --out that would replace one of the command's inputs
 // (the same file by os.SameFile, so a symlink or hard link to it counts),
 // that names a directory, or that names a socket (which cannot be opened for
-// writing), before anything is read or written.
-func checkOut(out, hint string, inputs ...string) error {
+// writing), before anything is read or written. Unless force, it also
+// refuses one that holds a recording (a run file or a stream, through any
+// symlink such as runs/latest): --record promises that a run file is never
+// overwritten, and an export must not break that promise by a typo.
+func checkOut(out, hint string, force bool, inputs ...string) error {
 	ofi, err := os.Stat(out)
 	if err != nil {
 		return nil // a new file cannot be an input; other errors are the create's to report
@@ -31,6 +36,9 @@ func checkOut(out, hint string, inputs ...string) error {
 		if ifi, err := os.Stat(in); err == nil && os.SameFile(ifi, ofi) {
 			return usageErrorf(hint, "--out %s is the same file as the run file %s; writing there would destroy the recording", out, in)
 		}
+	}
+	if kind := record.RecordingKind(out); kind != "" && !force {
+		return usageErrorf(hint, "--out %s is a %s; writing there would destroy that recording (give another name, or --force to replace it)", out, kind)
 	}
 	return nil
 }
@@ -114,12 +122,12 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 // SIGINT, SIGTERM or SIGHUP while it writes remove the temporary file
 // before the process exits.
 func writeAtomic(path, target string, fi os.FileInfo, write func(io.Writer) error) error {
-	tmp, err := createBeside(target)
+	guard := removeOnSignal(path)
+	defer guard.release()
+	tmp, err := guard.createBeside(target)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
 	}
-	guard := removeOnSignal(tmp.Name(), path)
-	defer guard.release()
 	defer os.Remove(tmp.Name())
 	if fi != nil {
 		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {

@@ -122,6 +122,20 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 }
 
+// TestErrorLineLongFlag (issue 34, case 7): a 100,000-character --variants
+// is not echoed whole, and an ESC in it reaches stderr escaped.
+func TestErrorLineLongFlag(t *testing.T) {
+	long := strings.Repeat("x", 100000) + "\x1b[2J"
+	_, _, err := parseTrain([]string{"--variants", long})
+	if err == nil || exitCode(err) != exitUsage {
+		t.Fatalf("parseTrain: %v, want a usage error", err)
+	}
+	line := errorLine(err)
+	if len(line) > maxErrorLine+200 || strings.ContainsRune(line, 0x1b) || !strings.Contains(line, "bytes cut") || !strings.Contains(line, "--variants") {
+		t.Errorf("errorLine is %d bytes: %.300q", len(line), line)
+	}
+}
+
 func TestErrorLine(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
@@ -132,6 +146,7 @@ func TestErrorLine(t *testing.T) {
 		{dataError(errors.New("a.txt: not UTF-8 at byte 3\n")), "normtop: a.txt: not UTF-8 at byte 3", exitData},
 		{usageErrorf("normtop train --help", "bad\nthing"), "normtop: bad; thing (see normtop train --help)", exitUsage},
 		{&cliError{code: exitDiverged, err: errors.New("every variant diverged")}, "normtop: every variant diverged", exitDiverged},
+		{errors.New("unknown variant \x1b]0;pwned\x07x\u009b2J"), `normtop: unknown variant \x1b]0;pwned\x07x\u009b2J`, exitFailure},
 	} {
 		if got := errorLine(tc.err); got != tc.want {
 			t.Errorf("errorLine = %q, want %q", got, tc.want)

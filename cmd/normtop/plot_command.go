@@ -19,7 +19,7 @@ func runPlot(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out, plotHelpHint, o.paths...); err != nil {
+	if err := checkOut(o.out, plotHelpHint, o.force, o.paths...); err != nil {
 		return err
 	}
 	fig, err := report.PlotFigure(o.paths, report.PlotRequest{Series: o.probe, Layer: o.layer,

@@ -19,6 +19,7 @@ type plotOptions struct {
 	log      bool
 	smooth   int
 	out      string
+	force    bool   // --out may replace a recording (checkOut)
 	format   string // from --out's extension
 }
 
@@ -31,6 +32,7 @@ func newPlotFlags() (*flag.FlagSet, *plotOptions) {
 	fs.BoolVar(&o.log, "log", false, "logarithmic y axis (values ≤ 0 are left out and counted on the x label)")
 	fs.IntVar(&o.smooth, "smooth", 0, "draw the centred moving mean over this many values, the raw series faint under it and ± sd over seeds as a band")
 	fs.StringVar(&o.out, "out", "", "the file to write: .svg, .png or .pdf (required)")
+	fs.BoolVar(&o.force, "force", false, "let --out replace a file that holds a run file or a stream")
 	return fs, o
 }
 

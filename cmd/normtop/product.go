@@ -11,6 +11,7 @@ import (
 type productFlags struct {
 	format string
 	out    string
+	force  bool // --out may replace a recording (checkOut)
 }
 
 // define adds --format (defaulting to format) and --out to fs.
@@ -18,6 +19,7 @@ func (p *productFlags) define(fs *flag.FlagSet, format, formatUsage string) {
 	p.format = format
 	fs.StringVar(&p.format, "format", p.format, formatUsage)
 	fs.StringVar(&p.out, "out", "", "file to write (default: stdout)")
+	fs.BoolVar(&p.force, "force", false, "let --out replace a file that holds a run file or a stream")
 }
 
 // write hands write standard output, or --out through writeOut (which

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/normtop/normtop/headless"
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 	"github.com/normtop/normtop/tui"
 )
@@ -69,7 +70,7 @@ func runReplay(args []string, st streams) error {
 		return err
 	}
 	if note := runFileNote(o.path, r, o.follow, " (watch it live with --follow)"); note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	return nil
 }
@@ -111,7 +112,7 @@ func waitForRunFile(path string, wait time.Duration, errOut io.Writer) {
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) || wait <= 0 {
 		return
 	}
-	fmt.Fprintf(errOut, "normtop: %s does not exist yet: waiting up to %s for it to appear (--wait)\n", path, wait)
+	fmt.Fprintf(errOut, "normtop: %s does not exist yet: waiting up to %s for it to appear (--wait)\n", probes.SafeText(path), wait)
 	for end := time.Now().Add(wait); time.Now().Before(end); {
 		time.Sleep(followPoll)
 		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
@@ -128,6 +129,7 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 	layout, _ := headless.ParseLayout(o.logLayout)
 	pr := headless.New(st.out, r.Meta(), headless.Options{Format: format, Every: o.logEvery, Layout: layout})
 	defer pr.Close() // its error, if any, is st.out's, which run checks
+	saidLost := false
 	for {
 		f, err := r.Next()
 		if err == nil {
@@ -142,6 +144,10 @@ func replayHeadless(ctx context.Context, r *record.Reader, o *replayOptions, st 
 		if !o.follow || r.Ended() { // end record read, or the writer gone without one
 			return nil
 		}
+		if why := r.PathLost(); why != "" && !saidLost {
+			saidLost = true
+			fmt.Fprintf(st.err, "normtop: warning: %s no longer names the run file followed (%s); still following the file as opened\n", probes.SafeText(o.path), why)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -154,7 +160,7 @@ func replayDashboard(ctx context.Context, r *record.Reader, o *replayOptions, st
 	model := tui.NewReplay(r, tui.Options{RunPath: o.path, Speed: o.speed, From: o.from, Follow: o.follow, NoColor: o.noColor})
 	input, note := dashboardInput(st.in)
 	if note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
@@ -180,6 +186,9 @@ func runFileNote(path string, r *record.Reader, followed bool, followHint string
 	}
 	if at, ok := r.SecondRun(); ok {
 		parts = append(parts, fmt.Sprintf("another run file begins at byte %d (two files concatenated?): only the first run was read; `tail -c +%d %s` is the second", at, at+1, path))
+	}
+	if why := r.PathLost(); why != "" {
+		parts = append(parts, "the path no longer names the file that was read ("+why+")")
 	}
 	switch r.State() {
 	case record.Writing:

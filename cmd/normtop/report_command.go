@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/report"
 )
 
@@ -21,7 +22,7 @@ func runReport(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out, reportHelpHint, o.paths...); err != nil {
+	if err := checkOut(o.out, reportHelpHint, o.force, o.paths...); err != nil {
 		return err
 	}
 	// The report keeps every probe value (float32, pointer-free) while the
@@ -49,7 +50,7 @@ func runReport(args []string, st streams) error {
 		return err
 	}
 	if notes := rep.Notes(); len(notes) > 0 {
-		fmt.Fprintln(st.err, "normtop: "+strings.Join(notes, "; "))
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(strings.Join(notes, "; ")))
 	}
 	return nil
 }

@@ -5,10 +5,49 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
-// stopSignals turns SIGINT and SIGTERM (and, for the dashboard, SIGHUP: its
+// stopSignalList is the signals that stop a run or an output cleanly:
+// SIGINT and SIGTERM, and SIGQUIT (Ctrl-\) unless GOTRACEBACK is set: Go's
+// default for SIGQUIT is a goroutine dump and exit 2 (this tool's usage
+// error), which a user who did not ask for a dump only reads as a crash,
+// and which left the temporary file beside --out. With GOTRACEBACK set
+// (a developer asking for the dump), SIGQUIT keeps Go's default.
+func stopSignalList() []os.Signal {
+	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	if quitStops() {
+		sigs = append(sigs, syscall.SIGQUIT)
+	}
+	return sigs
+}
+
+func quitStops() bool { return os.Getenv("GOTRACEBACK") == "" }
+
+// quitWatchers counts the handlers (stopSignals, tempGuard) that take
+// SIGQUIT now; with none, quitFallback ends the process as SIGTERM's
+// default would (exit 131, no dump, nothing printed).
+var quitWatchers atomic.Int32
+
+// quitFallback makes SIGQUIT end the process with 131 and no dump while
+// no handler above watches it (see stopSignalList).
+func quitFallback() {
+	if !quitStops() {
+		return
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGQUIT)
+	go func() {
+		for range ch {
+			if quitWatchers.Load() == 0 {
+				os.Exit(128 + int(syscall.SIGQUIT))
+			}
+		}
+	}()
+}
+
+// stopSignals turns SIGINT, SIGTERM, SIGQUIT (stopSignalList) (and, for the dashboard, SIGHUP: its
 // terminal is gone) into a cancelled context, so that the run stops through
 // the same path as a normal end: frames flushed, end record written, run file
 // path printed. Headless runs ignore SIGHUP, so an SSH disconnect does not
@@ -25,7 +64,7 @@ type stopSignals struct {
 func watchSignals(parent context.Context, headlessMode bool) *stopSignals {
 	s := &stopSignals{ch: make(chan os.Signal, 2), done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(parent)
-	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	sigs := stopSignalList()
 	if headlessMode {
 		signal.Ignore(syscall.SIGHUP)
 	} else {
@@ -36,6 +75,7 @@ func watchSignals(parent context.Context, headlessMode bool) *stopSignals {
 	// closed.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	signal.Notify(s.ch, sigs...)
+	quitWatchers.Add(1)
 	go func() {
 		defer close(s.done)
 		select {
@@ -61,6 +101,7 @@ func (s *stopSignals) signal() os.Signal {
 // the default way).
 func (s *stopSignals) stop() {
 	signal.Stop(s.ch)
+	quitWatchers.Add(-1)
 	s.cancel()
 	<-s.done
 }
@@ -82,6 +123,8 @@ func signalName(sig os.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
 	return sig.String()
 }

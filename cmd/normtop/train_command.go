@@ -27,7 +27,9 @@ func runTrain(args []string, st streams) error {
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(st.out, trainHelp)
 		printFlags(st.out, flags)
-		return nil
+		// Help is the product here, unlike train's log lines (run leaves
+		// train's stdout unchecked): help that could not be written fails.
+		return st.out.check(nil)
 	}
 	if err != nil {
 		return err
@@ -41,7 +43,7 @@ func runTrain(args []string, st streams) error {
 	if err := announceScale(st.err, o.scale, o.cfg); err != nil {
 		return err
 	}
-	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+msg) }
+	datasets.Warn = func(msg string) { fmt.Fprintln(st.err, "normtop: warning: "+probes.SafeText(msg)) }
 	runner, err := loadRunner(sig, o.cfg)
 	if err != nil {
 		return loadError(err)
@@ -62,13 +64,20 @@ func runTrain(args []string, st streams) error {
 
 	end := rec.end()
 	closeErr := w.Close(end)
-	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, path)
-
+	var lost *record.LostError
 	switch {
+	case errors.As(closeErr, &lost):
+		// No "run completed; run file X": X is not the recording.
+		return closeErr
 	case rec.err != nil:
+		// The error is the line to read; no status line before it.
 		return fmt.Errorf("writing %s: %w (the run was stopped; what was written before is readable)", path, rec.err)
 	case closeErr != nil:
 		return fmt.Errorf("closing %s: %w", path, closeErr)
+	}
+	fmt.Fprintf(st.err, "normtop: run %s; run file %s\n", end.Status, probes.SafeText(path))
+
+	switch {
 	case runErr != nil && !errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("training stopped: %w", runErr)
 	case sig.signal() != nil:
@@ -133,9 +142,9 @@ func createRunFile(o *trainOptions, meta probes.RunMeta, st streams) (*record.Wr
 		return nil, "", fmt.Errorf("cannot create the run file: %w", err)
 	}
 	if err := linkLatest(path); err != nil {
-		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %v\n", runsDir, err)
+		fmt.Fprintf(st.err, "normtop: warning: %s/latest not updated: %s\n", probes.SafeText(runsDir), probes.SafeText(err.Error()))
 	}
-	fmt.Fprintf(st.err, "normtop: recording to %s\n", path)
+	fmt.Fprintf(st.err, "normtop: recording to %s\n", probes.SafeText(path))
 	return w, path, nil
 }
 
@@ -165,7 +174,7 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 	model := tui.NewLive(meta, feed, tui.Options{RunPath: path, NoColor: o.noColor})
 	input, note := dashboardInput(st.in)
 	if note != "" {
-		fmt.Fprintln(st.err, "normtop: "+note)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(note))
 	}
 	prog := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())

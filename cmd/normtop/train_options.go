@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -216,6 +217,9 @@ func (o *trainOptions) finish(fs *flag.FlagSet) error {
 	if err := o.setPlacement(set); err != nil {
 		return usageError(trainHelpHint, err)
 	}
+	if err := checkModelFlags(c.Model, set); err != nil {
+		return usageError(trainHelpHint, err)
+	}
 	if set["batch"] && c.Model.OnTokens() {
 		if set["max-tokens"] && c.MaxTokens > 0 {
 			return usageErrorf(trainHelpHint, "--batch %d and --max-tokens %d: give one of them (fixed sentence counts or a token budget)", c.Batch, c.MaxTokens)
@@ -352,3 +356,32 @@ Examples:
 
 Flags:
 `
+
+// sizeFlags are the flags that size a token model, with the models each
+// applies to. Another model has nothing they could change, and a run given
+// one (--model mlp --d-model 0 --layers 1000) would train as if it were not
+// there: refused, as --placement is for a model without blocks. (--input,
+// --tie-embeddings and --max-tokens are checked by train.Config.Validate.)
+var sizeFlags = []struct {
+	name   string
+	models []train.ModelKind
+}{
+	{"layers", []train.ModelKind{train.ModelTransformer, train.ModelClassifier, train.ModelLSTM}},
+	{"d-model", []train.ModelKind{train.ModelTransformer, train.ModelClassifier, train.ModelLSTM}},
+	{"heads", []train.ModelKind{train.ModelTransformer, train.ModelClassifier}},
+	{"seq-len", []train.ModelKind{train.ModelTransformer, train.ModelClassifier, train.ModelLSTM}},
+	{"vocab", []train.ModelKind{train.ModelTransformer, train.ModelClassifier, train.ModelLSTM}},
+}
+
+func checkModelFlags(model train.ModelKind, set map[string]bool) error {
+	for _, f := range sizeFlags {
+		if set[f.name] && !slices.Contains(f.models, model) {
+			names := make([]string, len(f.models))
+			for i, m := range f.models {
+				names[i] = string(m)
+			}
+			return fmt.Errorf("--%s: model %s has no such size; it applies to %s", f.name, model, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}

@@ -293,6 +293,18 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	r.stop(syscall.SIGINT, filepath.Join(dir, "int.ntr"))
 }
 
+// TestSIGQUITStopsCleanly (issue 34, case 6): SIGQUIT (Ctrl-\) stops a run
+// as SIGTERM does: exit 131, a complete run file, no goroutine dump.
+func TestSIGQUITStopsCleanly(t *testing.T) {
+	if os.Getenv("GOTRACEBACK") != "" {
+		t.Skip("GOTRACEBACK is set: SIGQUIT keeps Go's dump")
+	}
+	dir := t.TempDir()
+	r := startRun(t, dir, "quit.ntr")
+	r.waitSteps(1, "before SIGQUIT")
+	r.stop(syscall.SIGQUIT, filepath.Join(dir, "quit.ntr"))
+}
+
 // The README's run command: no arguments, stdout not a terminal, so the
 // default run goes headless and is recorded under runs/.
 func TestNoArgumentsTrainsHeadlessWhenPiped(t *testing.T) {

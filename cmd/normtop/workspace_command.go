@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/normtop/normtop/probes"
 	"github.com/normtop/normtop/record"
 	"github.com/normtop/normtop/tui"
 )
@@ -33,7 +34,7 @@ func runWorkspace(o *replayOptions, st streams) error {
 	model := tui.NewWorkspace(paths, openForWorkspace, tui.Options{Speed: o.speed, NoColor: o.noColor}, note)
 	input, inNote := dashboardInput(st.in) // stdin at /dev/null or closed: display-only, never a crash
 	if inNote != "" {
-		fmt.Fprintln(st.err, "normtop: "+inNote)
+		fmt.Fprintln(st.err, "normtop: "+probes.SafeText(inNote))
 	}
 	prog := tea.NewProgram(model, tea.WithContext(sig.ctx), tea.WithInput(input), tea.WithOutput(st.out),
 		tea.WithoutSignalHandler())
