@@ -19,6 +19,8 @@
 #   - Both sides build the same model: the peer takes the vocabulary and
 #     classes normtop reports for its data, and both parameter counts are
 #     printed (a difference is flagged).
+#   - On a loaded machine (see passive below) its threads wait passively
+#     (OMP_WAIT_POLICY=PASSIVE, OPENBLAS_THREAD_TIMEOUT=4).
 #   - Both time the same work: a whole training step including making its
 #     batch (normtop's step also runs its default probes, which PyTorch has
 #     not).
@@ -51,6 +53,14 @@ if ! "$py" -c 'import torch' 2>/dev/null; then
 	exit 0
 fi
 
+# On a machine busier than its CPUs (load average above the CPU count at
+# the start, or PEER_PASSIVE=1), the peer's worker threads wait passively:
+# OpenMP's and OpenBLAS's default is to spin for a while at every barrier,
+# which is fastest on an idle machine, but when a spinning thread holds the
+# CPU its partner needs, a 2-thread PyTorch step took 30-700× its 1-thread
+# CPU time (mlp 124 ms against 2.7 ms at load average 14 on 2 CPUs).
+passive=${PEER_PASSIVE:-$(awk -v n="$(nproc)" '{ print ($1 > n) ? 1 : 0 }' /proc/loadavg)}
+
 # peer_env THREADS: the environment the peer (and the OpenBLAS column) runs in.
 ldpath=
 peer_env() {
@@ -58,6 +68,7 @@ peer_env() {
 		"OPENBLAS_NUM_THREADS=$1" "OMP_NUM_THREADS=$1"
 		MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824)
 	[[ -n $ldpath ]] && e+=("LD_LIBRARY_PATH=$ldpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+	[[ $passive == 1 ]] && e+=(OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=4)
 	printf '%s\n' "${e[@]}"
 }
 
