@@ -95,12 +95,12 @@ type shortcutOp struct {
 	g shortcutGeom
 }
 
-func (o *shortcutOp) Arity() int    { return 1 }
+func (o *shortcutOp) Arity() int { return 1 }
 func (o *shortcutOp) Type() hm.Type {
 	return hm.NewFnType(TensorType(o.g.dims()), TensorType(o.g.dims()))
 }
 func (o *shortcutOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.g.outShape(), nil }
-func (o *shortcutOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+func (o *shortcutOp) Do(in ...G.Value) (G.Value, error)              { return o.Reuse(o.do, in) }
 
 func (o *shortcutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	x, err := oneOf(o.OpBase, in, o.g.b*o.g.c*o.g.h*o.g.w)
@@ -137,12 +137,12 @@ type shortcutGradOp struct {
 	g shortcutGeom
 }
 
-func (o *shortcutGradOp) Arity() int    { return 1 }
+func (o *shortcutGradOp) Arity() int { return 1 }
 func (o *shortcutGradOp) Type() hm.Type {
 	return hm.NewFnType(TensorType(o.g.dims()), TensorType(o.g.dims()))
 }
 func (o *shortcutGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.g.inShape(), nil }
-func (o *shortcutGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+func (o *shortcutGradOp) Do(in ...G.Value) (G.Value, error)              { return o.Reuse(o.do, in) }
 
 func (o *shortcutGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	dy, err := oneOf(o.OpBase, in, o.g.b*o.g.oc*o.g.oh*o.g.ow)
