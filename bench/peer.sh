@@ -30,7 +30,8 @@
 # normtop's side is BenchmarkPeer in ./train at GOMAXPROCS = threads.
 #
 # Usage: bash bench/peer.sh [pairs (3)] [steps per run (30)]
-# $PEER_MODELS: model:norm list, default all: the transformer, the mlp,
+# $PEER_MODELS: model:norm list (a model NAME-bare is normtop with every
+#   probe off, against the same peer), default all: the transformer, the mlp,
 #   the word LM at d 64 (words) and the sweep words-d128/256/512, the
 #   classifier, the resnet (batchnorm) and the LSTM (none, PyTorch's
 #   nn.LSTM); words and classifier need the sotu and spam data normtop

@@ -220,7 +220,8 @@ def main():
     models = ["transformer", "words", "words-batch32", "mlp", "resnet", "lstm", "classifier"]
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="transformer",
-                    help="one of " + ", ".join(models) + ", or words-dN (the word model at width N)")
+                    help="one of " + ", ".join(models) + ", words-dN (the word model at width N), "
+                    "or any of them with -bare (normtop's name for the run without probes)")
     ap.add_argument("--norm", default="layernorm")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
@@ -229,7 +230,7 @@ def main():
     ap.add_argument("--classes", type=int, default=0, help="the data's classes (0: the preset's own guess)")
     a = ap.parse_args()
     d = 64
-    name = a.model
+    name = a.model.removesuffix("-bare")  # normtop without probes; the same model here
     if name.startswith("words-d"):
         d, name = int(name[len("words-d"):]), "words"
     if name not in models:

@@ -71,51 +71,64 @@ func unpermuteFilters[T Float](g convGeom, dwp, dw []T) {
 	}
 }
 
-// rowRuns calls f for every filter row i of every output row r in [r0,
-// r1): the patch values at cols[at:at+n] come from pixels px to px+n−1 of
-// x (a run of whole pixels, C values each; n = kw·C when the filter row
-// lies inside the image, fewer at its left and right borders). The patch
-// values outside every run are the zero border: zero(at, n) is called for
-// them.
-func (g convGeom) rowRuns(r0, r1 int, f func(at, px, n int), zero func(at, n int)) {
-	p, k, rowLen := g.p(), g.k(), g.kw*g.c
+// patchRows calls f for every output row r in [r0, r1) with the offset
+// in x of pixel (b, y·s − pad, x·s − pad), the top-left corner of its
+// window (it may lie outside the image), the window's first row iy0, and
+// the filter columns [j0, j1) that lie inside the image. The output rows
+// are walked in order, so no division per row.
+func (g convGeom) patchRows(r0, r1 int, f func(r, corner, iy0, j0, j1 int)) {
+	p := g.p()
+	b, pos := r0/p, r0%p
+	oy, ox := pos/g.ow, pos%g.ow
 	for r := r0; r < r1; r++ {
-		b, pos := r/p, r%p
-		oy, ox := pos/g.ow, pos%g.ow
-		ix0 := ox*g.s - g.pad
-		j0, j1 := max(0, -ix0), min(g.kw, g.w-ix0) // filter columns inside the image
-		base := (r - r0) * k
-		for i := 0; i < g.kh; i++ {
-			at := base + i*rowLen
-			iy := oy*g.s - g.pad + i
-			if iy < 0 || iy >= g.h || j1 <= j0 {
-				zero(at, rowLen)
-				continue
-			}
-			if j0 > 0 {
-				zero(at, j0*g.c)
-			}
-			f(at+j0*g.c, ((b*g.h+iy)*g.w+ix0+j0)*g.c, (j1-j0)*g.c)
-			if j1 < g.kw {
-				zero(at+j1*g.c, (g.kw-j1)*g.c)
+		iy0, ix0 := oy*g.s-g.pad, ox*g.s-g.pad
+		f(r, ((b*g.h+iy0)*g.w+ix0)*g.c, iy0, max(0, -ix0), min(g.kw, g.w-ix0))
+		if ox++; ox == g.ow {
+			ox = 0
+			if oy++; oy == g.oh {
+				oy = 0
+				b++
 			}
 		}
 	}
 }
 
-// im2colRows writes the patch rows of output rows [r0, r1) into cols.
+// im2colRows writes the patch rows of output rows [r0, r1) into cols: row
+// r − r0 holds, per filter row i, the kw pixels it covers, C values each,
+// zero where the window leaves the image.
 func im2colRows[T Float](g convGeom, x, cols []T, r0, r1 int) {
-	g.rowRuns(r0, r1,
-		func(at, px, n int) { copy(cols[at:at+n], x[px:px+n]) },
-		func(at, n int) { clear(cols[at : at+n]) })
+	k, rowLen, c := g.k(), g.kw*g.c, g.c
+	g.patchRows(r0, r1, func(r, corner, iy0, j0, j1 int) {
+		dst := cols[(r-r0)*k : (r-r0+1)*k]
+		for i := 0; i < g.kh; i++ {
+			seg := dst[i*rowLen : (i+1)*rowLen]
+			if iy := iy0 + i; iy < 0 || iy >= g.h || j1 <= j0 {
+				clear(seg)
+				continue
+			}
+			px := corner + i*g.w*c
+			clear(seg[:j0*c])
+			copy(seg[j0*c:j1*c], x[px+j0*c:px+j1*c])
+			clear(seg[j1*c:])
+		}
+	})
 }
 
 // col2imRows adds the patch gradient rows of output rows [r0, r1) back
 // onto the pixels they were read from (the border's gradient goes nowhere).
 func col2imRows[T Float](g convGeom, dcols, dx []T, r0, r1 int) {
-	g.rowRuns(r0, r1,
-		func(at, px, n int) { addRow(dcols[at:at+n], dx[px:px+n], dx[px:px+n]) },
-		func(int, int) {})
+	k, rowLen, c := g.k(), g.kw*g.c, g.c
+	g.patchRows(r0, r1, func(r, corner, iy0, j0, j1 int) {
+		src := dcols[(r-r0)*k : (r-r0+1)*k]
+		for i := 0; i < g.kh; i++ {
+			if iy := iy0 + i; iy < 0 || iy >= g.h || j1 <= j0 {
+				continue
+			}
+			px := corner + i*g.w*c
+			d := dx[px+j0*c : px+j1*c]
+			addRow(src[i*rowLen+j0*c:i*rowLen+j1*c], d, d)
+		}
+	})
 }
 
 type convRowsOp struct {

@@ -4,6 +4,7 @@ package train
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func peerConfigs() map[string]Config {
 }
 
 // BenchmarkPeer is normtop's side of bench/peer.sh: one variant of one
-// model, default probes on, each step timed whole as the Runner's loop
+// model, default probes on (every probe off for a model named NAME-bare), each step timed whole as the Runner's loop
 // runs it (the batch's creation included; the peer times its batch's
 // creation too). It reports the median step's wall time, the process's
 // CPU time per step (user + system over the timed steps, garbage
@@ -37,10 +38,17 @@ func peerConfigs() map[string]Config {
 // classes (output width) of the data.
 func BenchmarkPeer(b *testing.B) {
 	models := []string{"transformer", "mlp", "words", "words-d128", "words-d256", "words-d512",
-		"words-batch32", "classifier", "resnet", "lstm"}
+		"words-batch32", "classifier", "resnet", "lstm", "transformer-bare", "resnet-bare"}
 	for _, name := range models {
+		// "-bare": the model with every probe off, its own cost without
+		// normtop's measurements (PyTorch has none)
+		base, bare := strings.CutSuffix(name, "-bare")
+		iv := probes.DefaultIntervals()
+		if bare {
+			iv = probes.Intervals{}
+		}
 		variants := []string{"layernorm", "batchnorm"}
-		switch name {
+		switch base {
 		case "resnet": // image sites: per-channel variants only
 			variants = []string{"batchnorm", "none"}
 		case "lstm": // per-row variants only
@@ -48,7 +56,7 @@ func BenchmarkPeer(b *testing.B) {
 		}
 		for _, variant := range variants {
 			b.Run(name+"/"+variant, func(b *testing.B) {
-				r := benchRunner(b, peerConfigs()[name], variant, probes.DefaultIntervals())
+				r := benchRunner(b, peerConfigs()[base], variant, iv)
 				peerSteps(b, r)
 			})
 		}
