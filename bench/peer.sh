@@ -178,7 +178,10 @@ for mn in $models; do
 		continue
 	fi
 	read -r _ _ nparams vocab classes _ <<<"$first"
-	tparams=$(torch_run "$model" "$norm" 1 "$vocab" "$classes" | col 3)
+	if ! tparams=$(torch_run "$model" "$norm" 1 "$vocab" "$classes" | col 3) || [[ -z $tparams ]]; then
+		echo "peer: bench/torch_models.py has no peer for $model/$norm; skipped"
+		continue
+	fi
 	flag=
 	[[ $nparams != "$tparams" ]] && flag="  DIFFERENT: the ratios compare different models"
 	echo "# $model: parameters normtop $nparams, pytorch $tparams (vocab $vocab, classes $classes)$flag"
