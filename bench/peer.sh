@@ -147,7 +147,7 @@ normtop_run() {
 		mapfile -t e < <(peer_env "$3")
 		cmd=("${e[@]}" "${cmd[@]}")
 	fi
-	(cd train && "${cmd[@]}" -test.run '^$' -test.bench "^BenchmarkPeer/$1/$2\$" \
+	(cd train && "${cmd[@]}" -test.run '^$' -test.bench "^BenchmarkPeer\$/^$1\$/^$2\$" \
 		-test.benchtime "${steps}x" -test.cpu "$3" -test.benchmem) |
 		awk '/median-ms\/step/ {
 			for (i = 1; i < NF; i++) v[$(i+1)] = $i
