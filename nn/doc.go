@@ -1,7 +1,8 @@
 // Package nn is the small neural-network library normtop's models stand
 // on: the gorgonia ops gorgonia itself gets wrong or makes slow (the
-// matrix product, bias add, ReLU, convolution and its padded/strided form,
-// the ResNet shortcut and the NCHW↔rows relayout, dropout, embedding
+// matrix product, bias add, ReLU, convolution and its padded/strided form
+// in NCHW and on channels-last rows (ConvRows, the resnet's), the ResNet
+// shortcut in both layouts and the NCHW↔rows relayout, dropout, embedding
 // lookup, sinusoidal positions, causal and bidirectional self-attention,
 // mean pooling, fused softmax cross-entropy), the executor that runs a
 // graph, Adam with warmup and inverse-sqrt decay, and the elementwise

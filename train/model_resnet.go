@@ -27,10 +27,12 @@ import (
 //	                          x = ReLU(y + shortcut(x))
 //	  → global average pool → fc → logits
 //
-// A norm site sees the convolution's output laid out as [B·H·W, C] rows
-// (ToRows), so the per-feature norms take their statistics per channel
-// over B·H·W values, as BatchNorm2d does; the first site, "conv1", is the
-// layer docs/findings.md (ii) judges.
+// The images stay in one layout throughout, [B·H·W, C] rows (channels
+// last, nn.ConvRows): a norm site sees the convolution's output as it is,
+// so the per-feature norms take their statistics per channel over B·H·W
+// values, as BatchNorm2d does, and nothing is transposed between a
+// convolution and its norm. The first site, "conv1", is the layer
+// docs/findings.md (ii) judges.
 type resnet struct {
 	h, w, classes int
 	widths        [3]int // channels of the three stages
@@ -59,6 +61,7 @@ type resConv struct {
 	name            string // weight prefix and, for the first, the site
 	site            string
 	in, out, stride int
+	ih, iw          int // input size
 	oh, ow          int // output size
 }
 
@@ -66,19 +69,20 @@ type resConv struct {
 // residual block.
 func (m *resnet) convs() []resConv {
 	h, w := m.h, m.w
-	cs := []resConv{{name: "conv1", site: "conv1", in: 1, out: m.widths[0], stride: 1, oh: h, ow: w}}
+	cs := []resConv{{name: "conv1", site: "conv1", in: 1, out: m.widths[0], stride: 1, ih: h, iw: w, oh: h, ow: w}}
 	in := m.widths[0]
 	for s, width := range m.widths {
 		for k := 0; k < m.blocks; k++ {
 			stride := 1
+			ih, iw := h, w
 			if s > 0 && k == 0 {
 				stride = 2
 				h, w = (h-1)/2+1, (w-1)/2+1
 			}
 			blk := fmt.Sprintf("stage%d.block%d", s+1, k)
 			cs = append(cs,
-				resConv{name: blk + ".conv1", site: blk + ".bn1", in: in, out: width, stride: stride, oh: h, ow: w},
-				resConv{name: blk + ".conv2", site: blk + ".bn2", in: width, out: width, stride: 1, oh: h, ow: w})
+				resConv{name: blk + ".conv1", site: blk + ".bn1", in: in, out: width, stride: stride, ih: ih, iw: iw, oh: h, ow: w},
+				resConv{name: blk + ".conv2", site: blk + ".bn2", in: width, out: width, stride: 1, ih: h, iw: w, oh: h, ow: w})
 			in = width
 		}
 	}
@@ -104,25 +108,19 @@ func (m *resnet) Sites() []site {
 	return ss
 }
 
-// convNorm is a padded 3×3 convolution and the norm at its site, in the
-// site's row layout and back.
+// convNorm is a padded 3×3 convolution and the norm at its site, both on
+// rows [B·H·W, C].
 func (m *resnet) convNorm(b *builder, c resConv, x *G.Node) (*G.Node, error) {
 	w, err := b.weight(c.name + ".w")
 	if err != nil {
 		return nil, err
 	}
 	// x without an op is the model's input data (the images)
-	y, err := nn.Conv2DPadded(x, w, c.stride, 1, x.Op() == nil)
+	y, err := nn.ConvRows(x, w, b.batch, c.ih, c.iw, c.stride, 1, x.Op() == nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
-	if y, err = nn.ToRows(y); err != nil {
-		return nil, err
-	}
-	if y, err = b.norm(c.site, y); err != nil {
-		return nil, err
-	}
-	return nn.FromRows(y, b.batch, c.out, c.oh, c.ow)
+	return b.norm(c.site, y)
 }
 
 // block is one residual block: ReLU(bn2(conv2(ReLU(bn1(conv1(x))))) +
@@ -138,7 +136,7 @@ func (m *resnet) block(b *builder, c1, c2 resConv, x *G.Node) (*G.Node, error) {
 	}
 	sc := x
 	if c1.stride != 1 || c1.in != c1.out {
-		if sc, err = nn.Shortcut(x, c1.out, c1.stride); err != nil {
+		if sc, err = nn.ShortcutRows(x, b.batch, c1.ih, c1.iw, c1.out, c1.stride); err != nil {
 			return nil, err
 		}
 	}
@@ -149,9 +147,10 @@ func (m *resnet) block(b *builder, c1, c2 resConv, x *G.Node) (*G.Node, error) {
 }
 
 func (m *resnet) Forward(b *builder) (*G.Node, error) {
-	// a 4-D view of the same backing, so rewriting b.images feeds this graph
-	img := tensor.New(tensor.WithShape(b.batch, 1, m.h, m.w), tensor.WithBacking(b.images.Data()))
-	x := G.NewTensor(b.g, b.dt, 4, G.WithShape(b.batch, 1, m.h, m.w), G.WithValue(img), G.WithName("images"))
+	// rows [B·H·W, 1] over the same backing (one channel: the images'
+	// own layout), so rewriting b.images feeds this graph
+	img := tensor.New(tensor.WithShape(b.batch*m.h*m.w, 1), tensor.WithBacking(b.images.Data()))
+	x := G.NewMatrix(b.g, b.dt, G.WithShape(b.batch*m.h*m.w, 1), G.WithValue(img), G.WithName("images"))
 	cs := m.convs()
 	x, err := chain(x, func(x *G.Node) (*G.Node, error) { return m.convNorm(b, cs[0], x) }, nn.ReLU)
 	if err != nil {
@@ -164,7 +163,6 @@ func (m *resnet) Forward(b *builder) (*G.Node, error) {
 	}
 	last := cs[len(cs)-1]
 	return chain(x,
-		nn.ToRows,
 		// the global average pool: the mean of each image's H·W rows
 		func(x *G.Node) (*G.Node, error) { return nn.MeanPool(x, b.batch, last.oh*last.ow, nil) },
 		b.dropout,
@@ -180,15 +178,16 @@ func (m *resnet) sizes() string {
 
 // activations counts the values of one image's forward pass, each of
 // which the training graph holds twice (a value and its gradient; the
-// estimate of memory.go doubles them): per convolution its output, rows,
-// norm output and image layout, and half its patch matrix (kept once, for
-// the filters' gradient); a ReLU after every first norm of a block and
-// after conv1; per block the residual sum and its ReLU; the pooled rows.
+// estimate of memory.go doubles them): per convolution its output rows
+// and the norm's output (the patches are written a block of rows at a
+// time, into a buffer of fixed size, not kept); a ReLU after every first
+// norm of a block and after conv1; per block the residual sum and its
+// ReLU; the pooled rows.
 func (m *resnet) activations() float64 {
 	v := float64(m.h * m.w)
 	for _, c := range m.convs() {
 		p, o := float64(c.oh*c.ow), float64(c.out)
-		v += 9*float64(c.in)*p/2 + 4*o*p
+		v += 2 * o * p
 		if strings.HasSuffix(c.site, ".bn2") {
 			v += 2 * o * p
 		} else {

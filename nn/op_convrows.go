@@ -1,0 +1,297 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ConvRows is Conv2DPadded on images kept in the row layout of an image
+// norm site (channels last, NHWC): x is [B·H·W, C], one row per pixel in
+// image, row, column order; the output is [B·OH·OW, O] in the same
+// layout, which the norm, ReLU, the residual sum and the next convolution
+// read as it is. So the resnet needs no transposes between its
+// convolutions and its norms (ToRows/FromRows), and the product per block
+// of output rows is rows × (C·kh·kw) patches times the filters, a tall
+// product whose large operand the GEMM reads in place, not per image
+// (C·kh·kw) × (H·W) patches it had to pack. w is [O, C, kh, kw], as for
+// Conv2D; xIsData says x is the model's input, whose gradient is not built.
+//
+// The patches are written for one block of output rows at a time (a few
+// tens of KB, so they stay in cache between im2col and the product), and
+// the filters' gradient writes them again from x rather than keeping the
+// whole patch matrix: copying 3·C pixels costs less than writing and
+// re-reading 9× the activations through memory.
+func ConvRows(x, w *G.Node, b, h, wd, stride, pad int, xIsData bool) (*G.Node, error) {
+	xs, ws := x.Shape(), w.Shape()
+	if xs.Dims() != 2 || ws.Dims() != 4 || xs[0] != b*h*wd || xs[1] != ws[1] || ws[2] > h+2*pad || ws[3] > wd+2*pad {
+		return nil, fmt.Errorf("ConvRows: rows %v of %d images %d×%d and filters %v do not match (pad %d)", xs, b, h, wd, ws, pad)
+	}
+	if stride < 1 || pad < 0 || pad >= ws[2] || pad >= ws[3] {
+		return nil, fmt.Errorf("ConvRows: stride %d, pad %d with filters %v: want stride ≥ 1 and 0 ≤ pad < filter size", stride, pad, ws)
+	}
+	g := convGeom{b: b, c: xs[1], h: h, w: wd, o: ws[0], kh: ws[2], kw: ws[3], s: stride, pad: pad}
+	g.oh, g.ow = (g.h+2*pad-g.kh)/stride+1, (g.w+2*pad-g.kw)/stride+1
+	return G.ApplyOp(&convRowsOp{OpBase: NewOpBase("ConvRows"), g: g, xIsData: xIsData}, x, w)
+}
+
+// blockRows is how many output rows one patch block holds: about 24K
+// values (96 KB in float32), at least 16 rows.
+func (g convGeom) blockRows() int { return max(16, (24<<10)/g.k()) }
+
+// outRows are the output rows of the batch, B·OH·OW.
+func (g convGeom) outRows() int { return g.b * g.p() }
+
+// permuteFilters writes w [O, C, kh, kw] as wp [K, O] with K in (i, j, c)
+// order, the order of a patch row in the row layout.
+func permuteFilters[T Float](g convGeom, w, wp []T) {
+	for o := 0; o < g.o; o++ {
+		for c := 0; c < g.c; c++ {
+			for i := 0; i < g.kh; i++ {
+				for j := 0; j < g.kw; j++ {
+					wp[((i*g.kw+j)*g.c+c)*g.o+o] = w[((o*g.c+c)*g.kh+i)*g.kw+j]
+				}
+			}
+		}
+	}
+}
+
+// unpermuteFilters is permuteFilters' inverse: dwp [K, O] into dw [O, C, kh, kw].
+func unpermuteFilters[T Float](g convGeom, dwp, dw []T) {
+	for o := 0; o < g.o; o++ {
+		for c := 0; c < g.c; c++ {
+			for i := 0; i < g.kh; i++ {
+				for j := 0; j < g.kw; j++ {
+					dw[((o*g.c+c)*g.kh+i)*g.kw+j] = dwp[((i*g.kw+j)*g.c+c)*g.o+o]
+				}
+			}
+		}
+	}
+}
+
+// patchRows calls f for every output row r in [r0, r1) with the offset
+// in x of pixel (b, y·s − pad, x·s − pad), the top-left corner of its
+// window (it may lie outside the image), the window's first row iy0, and
+// the filter columns [j0, j1) that lie inside the image. The output rows
+// are walked in order, so no division per row.
+func (g convGeom) patchRows(r0, r1 int, f func(r, corner, iy0, j0, j1 int)) {
+	p := g.p()
+	b, pos := r0/p, r0%p
+	oy, ox := pos/g.ow, pos%g.ow
+	for r := r0; r < r1; r++ {
+		iy0, ix0 := oy*g.s-g.pad, ox*g.s-g.pad
+		f(r, ((b*g.h+iy0)*g.w+ix0)*g.c, iy0, max(0, -ix0), min(g.kw, g.w-ix0))
+		if ox++; ox == g.ow {
+			ox = 0
+			if oy++; oy == g.oh {
+				oy = 0
+				b++
+			}
+		}
+	}
+}
+
+// im2colRows writes the patch rows of output rows [r0, r1) into cols: row
+// r − r0 holds, per filter row i, the kw pixels it covers, C values each,
+// zero where the window leaves the image.
+func im2colRows[T Float](g convGeom, x, cols []T, r0, r1 int) {
+	k, rowLen, c := g.k(), g.kw*g.c, g.c
+	g.patchRows(r0, r1, func(r, corner, iy0, j0, j1 int) {
+		dst := cols[(r-r0)*k : (r-r0+1)*k]
+		for i := 0; i < g.kh; i++ {
+			seg := dst[i*rowLen : (i+1)*rowLen]
+			if iy := iy0 + i; iy < 0 || iy >= g.h || j1 <= j0 {
+				clear(seg)
+				continue
+			}
+			px := corner + i*g.w*c
+			clear(seg[:j0*c])
+			copy(seg[j0*c:j1*c], x[px+j0*c:px+j1*c])
+			clear(seg[j1*c:])
+		}
+	})
+}
+
+// col2imRows adds the patch gradient rows of output rows [r0, r1) back
+// onto the pixels they were read from (the border's gradient goes nowhere).
+func col2imRows[T Float](g convGeom, dcols, dx []T, r0, r1 int) {
+	k, rowLen, c := g.k(), g.kw*g.c, g.c
+	g.patchRows(r0, r1, func(r, corner, iy0, j0, j1 int) {
+		src := dcols[(r-r0)*k : (r-r0+1)*k]
+		for i := 0; i < g.kh; i++ {
+			if iy := iy0 + i; iy < 0 || iy >= g.h || j1 <= j0 {
+				continue
+			}
+			px := corner + i*g.w*c
+			d := dx[px+j0*c : px+j1*c]
+			addRow(src[i*rowLen+j0*c:i*rowLen+j1*c], d, d)
+		}
+	})
+}
+
+type convRowsOp struct {
+	OpBase
+	g       convGeom
+	xIsData bool
+	wp      any // []T: the filters as [K, O]
+	cols    any // []T: one block of patch rows
+}
+
+func (o *convRowsOp) Arity() int { return 2 }
+func (o *convRowsOp) Type() hm.Type {
+	return hm.NewFnType(TensorType(2), TensorType(4), TensorType(2))
+}
+func (o *convRowsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{o.g.outRows(), o.g.o}, nil
+}
+func (o *convRowsOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+
+func (o *convRowsOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	x, w, err := twoDense(o.name, in)
+	if err != nil {
+		return nil, err
+	}
+	g := o.g
+	out := OutBufFull(pre, in, x.Dtype(), g.outRows(), g.o)
+	switch x.Dtype() {
+	case tensor.Float32:
+		convRowsFwd(g, x.Float32s(), w.Float32s(), out.Float32s(),
+			scratch[float32](&o.wp, g.k()*g.o), scratch[float32](&o.cols, g.blockRows()*g.k()))
+	case tensor.Float64:
+		convRowsFwd(g, x.Float64s(), w.Float64s(), out.Float64s(),
+			scratch[float64](&o.wp, g.k()*g.o), scratch[float64](&o.cols, g.blockRows()*g.k()))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
+	}
+	return out, nil
+}
+
+func convRowsFwd[T Float](g convGeom, x, w, out, wp, cols []T) {
+	permuteFilters(g, w, wp)
+	k, n, rb := g.k(), g.outRows(), g.blockRows()
+	for r0 := 0; r0 < n; r0 += rb {
+		m := min(rb, n-r0)
+		im2colRows(g, x, cols, r0, r0+m)
+		Mul(false, false, 1, Mat[T]{cols, m, k, k}, Mat[T]{wp, k, g.o, g.o}, 0, Mat[T]{out[r0*g.o:], m, g.o, g.o})
+	}
+}
+
+func (o *convRowsOp) DiffWRT(int) []bool { return []bool{!o.xIsData, true} }
+func (o *convRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dw, err := G.ApplyOp(&convRowsGradWOp{OpBase: NewOpBase("ConvRowsGradW"), g: o.g}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	if o.xIsData {
+		return G.Nodes{nil, dw}, nil
+	}
+	dx, err := G.ApplyOp(&convRowsGradXOp{OpBase: NewOpBase("ConvRowsGradX"), g: o.g}, inputs[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+// convRowsGradWOp is the filters' gradient from the input rows and the
+// upstream gradient: Σ over blocks of patchesᵀ·dy, as [K, O], then laid
+// out as the filters.
+type convRowsGradWOp struct {
+	OpBase
+	g    convGeom
+	dwp  any // []T: [K, O]
+	cols any // []T: one block of patch rows
+}
+
+func (o *convRowsGradWOp) Arity() int { return 2 }
+func (o *convRowsGradWOp) Type() hm.Type {
+	return hm.NewFnType(TensorType(2), TensorType(2), TensorType(4))
+}
+func (o *convRowsGradWOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	g := o.g
+	return tensor.Shape{g.o, g.c, g.kh, g.kw}, nil
+}
+func (o *convRowsGradWOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+
+func (o *convRowsGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	x, dy, err := twoDense(o.name, in)
+	if err != nil {
+		return nil, err
+	}
+	g := o.g
+	out := OutBufFull(pre, in, dy.Dtype(), g.o, g.c, g.kh, g.kw)
+	switch dy.Dtype() {
+	case tensor.Float32:
+		convRowsGradW(g, x.Float32s(), dy.Float32s(), out.Float32s(),
+			scratch[float32](&o.dwp, g.k()*g.o), scratch[float32](&o.cols, g.blockRows()*g.k()))
+	case tensor.Float64:
+		convRowsGradW(g, x.Float64s(), dy.Float64s(), out.Float64s(),
+			scratch[float64](&o.dwp, g.k()*g.o), scratch[float64](&o.cols, g.blockRows()*g.k()))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
+	}
+	return out, nil
+}
+
+func convRowsGradW[T Float](g convGeom, x, dy, dw, dwp, cols []T) {
+	k, n, rb := g.k(), g.outRows(), g.blockRows()
+	for r0 := 0; r0 < n; r0 += rb {
+		m := min(rb, n-r0)
+		im2colRows(g, x, cols, r0, r0+m)
+		beta := 1.0
+		if r0 == 0 {
+			beta = 0 // overwrite what the buffer held
+		}
+		Mul(true, false, 1, Mat[T]{cols, m, k, k}, Mat[T]{dy[r0*g.o:], m, g.o, g.o}, beta, Mat[T]{dwp, k, g.o, g.o})
+	}
+	unpermuteFilters(g, dwp, dw)
+}
+
+// convRowsGradXOp is the input rows' gradient: per block dy·Wᵀ, added back
+// onto the pixels (col2im).
+type convRowsGradXOp struct {
+	OpBase
+	g     convGeom
+	wp    any // []T: the filters as [K, O]
+	dcols any // []T: one block of patch-gradient rows
+}
+
+func (o *convRowsGradXOp) Arity() int { return 2 }
+func (o *convRowsGradXOp) Type() hm.Type {
+	return hm.NewFnType(TensorType(4), TensorType(2), TensorType(2))
+}
+func (o *convRowsGradXOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{o.g.b * o.g.h * o.g.w, o.g.c}, nil
+}
+func (o *convRowsGradXOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
+
+func (o *convRowsGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
+	w, dy, err := twoDense(o.name, in)
+	if err != nil {
+		return nil, err
+	}
+	g := o.g
+	out := outBuf(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // zeroed: col2im adds
+	switch dy.Dtype() {
+	case tensor.Float32:
+		convRowsGradX(g, w.Float32s(), dy.Float32s(), out.Float32s(),
+			scratch[float32](&o.wp, g.k()*g.o), scratch[float32](&o.dcols, g.blockRows()*g.k()))
+	case tensor.Float64:
+		convRowsGradX(g, w.Float64s(), dy.Float64s(), out.Float64s(),
+			scratch[float64](&o.wp, g.k()*g.o), scratch[float64](&o.dcols, g.blockRows()*g.k()))
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
+	}
+	return out, nil
+}
+
+func convRowsGradX[T Float](g convGeom, w, dy, dx, wp, dcols []T) {
+	permuteFilters(g, w, wp)
+	k, n, rb := g.k(), g.outRows(), g.blockRows()
+	for r0 := 0; r0 < n; r0 += rb {
+		m := min(rb, n-r0)
+		Mul(false, true, 1, Mat[T]{dy[r0*g.o:], m, g.o, g.o}, Mat[T]{wp, k, g.o, g.o}, 0, Mat[T]{dcols, m, k, k})
+		col2imRows(g, dcols, dx, r0, r0+m)
+	}
+}

@@ -1,0 +1,203 @@
+package nn
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/normtop/normtop/nn/nntest"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// convRowsCase is one convolution in both layouts: x [B, C, H, W] in
+// images, filters [O, C, kh, kw].
+type convRowsCase struct {
+	name                  string
+	b, c, h, w, o, kh, kw int
+	stride, pad           int
+}
+
+var convRowsCases = []convRowsCase{
+	{"pad 1", 2, 2, 5, 4, 3, 3, 3, 1, 1},
+	{"pad 1 stride 2, odd size", 2, 2, 5, 7, 3, 3, 3, 2, 1},
+	{"stride 2 unpadded, 3×2 filters", 1, 2, 6, 5, 2, 3, 2, 2, 0},
+	{"pad 2 stride 3, filter wider than the image", 1, 1, 4, 2, 2, 3, 4, 3, 2},
+	{"one channel, as the first layer", 2, 1, 6, 6, 4, 3, 3, 1, 1},
+}
+
+// TestGradConvRows: finite-difference checks of ConvRows (both inputs) and
+// ShortcutRows, and of a residual block's wiring in the row layout, where
+// x reaches the sum through the convolution and the shortcut.
+func TestGradConvRows(t *testing.T) {
+	for _, c := range convRowsCases {
+		t.Run("ConvRows/"+c.name, func(t *testing.T) {
+			nntest.GradCheck(t, [][]int{{c.b * c.h * c.w, c.c}, {c.o, c.c, c.kh, c.kw}}, nntest.Normal,
+				func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+					return ConvRows(in[0], in[1], c.b, c.h, c.w, c.stride, c.pad, false)
+				})
+		})
+	}
+	cases := []struct {
+		name   string
+		shapes [][]int
+		f      func(g *G.ExprGraph, in []*G.Node) (*G.Node, error)
+	}{
+		{"ShortcutRows/stride 2, channels padded", [][]int{{2 * 5 * 4, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return ShortcutRows(in[0], 2, 5, 4, 3, 2)
+		}},
+		{"ShortcutRows/identity", [][]int{{3 * 3, 2}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			return ShortcutRows(in[0], 1, 3, 3, 2, 1)
+		}},
+		{"ConvRows→Add(ShortcutRows)→MeanPool", [][]int{{2 * 5 * 4, 2}, {3, 2, 3, 3}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+			y, err := ConvRows(in[0], in[1], 2, 5, 4, 2, 1, false)
+			if err != nil {
+				return nil, err
+			}
+			sc, err := ShortcutRows(in[0], 2, 5, 4, 3, 2)
+			if err != nil {
+				return nil, err
+			}
+			if y, err = G.Add(y, sc); err != nil {
+				return nil, err
+			}
+			return MeanPool(y, 2, 6, nil)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { nntest.GradCheck(t, c.shapes, nntest.Normal, c.f) })
+	}
+}
+
+// TestConvRowsMatchesConv2DPadded: ConvRows on rows gives Conv2DPadded's
+// output in the row layout, and the same gradients (the images' in the row
+// layout), to float64 rounding: on the cases above and on a batch of
+// 28×28 images large enough to take several blocks of patch rows.
+func TestConvRowsMatchesConv2DPadded(t *testing.T) {
+	cases := append(convRowsCases[:len(convRowsCases):len(convRowsCases)],
+		convRowsCase{"several blocks", 3, 2, 28, 28, 5, 3, 3, 1, 1},
+		convRowsCase{"several blocks, stride 2", 4, 3, 28, 28, 4, 3, 3, 2, 1})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewSource(7))
+			rnd := func(shape ...int) *tensor.Dense {
+				d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
+				for i, v := 0, d.Float64s(); i < len(v); i++ {
+					v[i] = r.NormFloat64()
+				}
+				return d
+			}
+			xv, wv := rnd(c.b*c.h*c.w, c.c), rnd(c.o, c.c, c.kh, c.kw)
+			run := func(conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
+				g := G.NewGraph()
+				x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
+				w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
+				out, err := conv(x, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var yv G.Value
+				G.Read(out, &yv)
+				sq, err := G.Square(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				loss, err := G.Sum(sq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gs, err := G.Grad(loss, x, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm := G.NewTapeMachine(g)
+				defer vm.Close()
+				if err := vm.RunAll(); err != nil {
+					t.Fatal(err)
+				}
+				return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
+			}
+			wy, wdx, wdw := run(func(x, w *G.Node) (*G.Node, error) {
+				img, err := FromRows(x, c.b, c.c, c.h, c.w)
+				if err != nil {
+					return nil, err
+				}
+				y, err := Conv2DPadded(img, w, c.stride, c.pad, false)
+				if err != nil {
+					return nil, err
+				}
+				return ToRows(y)
+			})
+			y, dx, dw := run(func(x, w *G.Node) (*G.Node, error) {
+				return ConvRows(x, w, c.b, c.h, c.w, c.stride, c.pad, false)
+			})
+			for _, v := range []struct {
+				name      string
+				got, want []float64
+			}{{"y", y, wy}, {"dx", dx, wdx}, {"dw", dw, wdw}} {
+				if len(v.got) != len(v.want) {
+					t.Fatalf("%s: %d values, Conv2DPadded %d", v.name, len(v.got), len(v.want))
+				}
+				for i := range v.got {
+					if math.Abs(v.got[i]-v.want[i]) > 1e-10*(1+math.Abs(v.want[i])) {
+						t.Fatalf("%s[%d] = %v, Conv2DPadded %v", v.name, i, v.got[i], v.want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestShortcutRowsMatchesShortcut: ShortcutRows is Shortcut in the row
+// layout.
+func TestShortcutRowsMatchesShortcut(t *testing.T) {
+	const b, c, h, w, oc, s = 2, 3, 5, 4, 5, 2
+	x := tensor.New(tensor.WithShape(b*h*w, c), tensor.Of(tensor.Float64))
+	for i, d := 0, x.Float64s(); i < len(d); i++ {
+		d[i] = float64(i + 1)
+	}
+	got := runOne(t, x.Clone().(*tensor.Dense), func(x *G.Node) (*G.Node, error) { return ShortcutRows(x, b, h, w, oc, s) })
+	want := runOne(t, x.Clone().(*tensor.Dense), func(x *G.Node) (*G.Node, error) {
+		img, err := FromRows(x, b, c, h, w)
+		if err != nil {
+			return nil, err
+		}
+		y, err := Shortcut(img, oc, s)
+		if err != nil {
+			return nil, err
+		}
+		return ToRows(y)
+	})
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestConvRowsRefusesMisfits: shapes that do not fit are one error each.
+func TestConvRowsRefusesMisfits(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2*5*5, 3), G.WithName("x"))
+	w := G.NewTensor(g, tensor.Float64, 4, G.WithShape(4, 3, 3, 3), G.WithName("w"))
+	for _, c := range []struct {
+		name                 string
+		b, h, wd, stride, pd int
+		w                    *G.Node
+	}{
+		{"rows are not B·H·W", 2, 5, 4, 1, 1, w},
+		{"channels differ", 2, 5, 5, 1, 1, G.NewTensor(g, tensor.Float64, 4, G.WithShape(4, 2, 3, 3), G.WithName("w2"))},
+		{"stride 0", 2, 5, 5, 0, 1, w},
+		{"pad as large as the filter", 2, 5, 5, 1, 3, w},
+	} {
+		if _, err := ConvRows(x, c.w, c.b, c.h, c.wd, c.stride, c.pd, false); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	if _, err := ShortcutRows(x, 2, 5, 5, 2, 2); err == nil {
+		t.Error("ShortcutRows to fewer channels: no error")
+	}
+}
