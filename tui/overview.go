@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
@@ -28,8 +29,10 @@ func (m *overviewScreen) Guide() string {
 		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
 		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
 		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
-		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
-		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. In the ranking, " +
+		"train = the mean train loss of the steps up to the newest val eval since the one before (the legend's " +
+		"smoothed line is for reading the curve), gap = val loss − train, so a row subtracts; the line below the " +
+		"heading says so when the variants' newest vals are of different steps. Xu et al.: LayerNorm's bias and gain raise the risk of " +
 		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
 }
 
@@ -42,6 +45,9 @@ func (m *overviewScreen) overview(w, h int) []string {
 	order := rank(st, m.data.meta.Metric)
 	// The chart gets two thirds of the height; the ranking pages beyond.
 	tableRows := min(len(st), max(3, (h-4)/3))
+	if valStepsNote(st, order) != "" {
+		tableRows++ // the line that says at which steps the vals were taken
+	}
 	var c lossChart
 	if m.st.Diff {
 		c = m.diffChart(st)
@@ -238,7 +244,10 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		heads[i] = c.head
 	}
 	out := []string{s.Heading.Render(tableLine(cols, keep, heads))}
-	rows := max(h-1, 1)
+	if note := valStepsNote(st, order); note != "" {
+		out = append(out, s.Dim.Render(fit(note, w)))
+	}
+	rows := max(h-len(out), 1)
 	if rows < len(order) {
 		rows = max(rows-1, 1) // a line for "n of m"
 	}
@@ -279,6 +288,29 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		out = append(out, s.Dim.Render(hint))
 	}
 	return out
+}
+
+// valStepsNote says at which steps the ranked validations were taken when
+// they differ (a live run whose variants run at different speeds): each is
+// ranked on its newest. "" when every val is of one step.
+func valStepsNote(st []standing, order []int) string {
+	var parts []string
+	first, differ := -1, false
+	for _, j := range order {
+		x := &st[j]
+		if !x.haveVal {
+			continue
+		}
+		if first < 0 {
+			first = x.ValStep
+		}
+		differ = differ || x.ValStep != first
+		parts = append(parts, fmt.Sprintf("%s %d", x.label, x.ValStep))
+	}
+	if !differ {
+		return ""
+	}
+	return "val of different steps, each its newest: " + strings.Join(parts, " · ")
 }
 
 // rankColumns are the ranking's columns at width w; judged: with seeds

@@ -241,7 +241,8 @@ var summaryNotes = []struct{ head, note string }{
 	{"final", "final = the last val evaluation"},
 	{"best", "best = the best over the run"},
 	{"test", "test = the test split at the end"},
-	{"gap", "gap = val loss − train loss since the previous eval"},
+	{"train", "train = mean train loss of the steps up to the last val eval since the one before"},
+	{"gap", "gap = val loss − train"},
 	{"alerts", "alerts = outlier alerts per layer group"},
 }
 

@@ -3,6 +3,7 @@ package consistency
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,9 @@ func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	o.headless = log.String()
+	// A line too long for 80 columns goes on indented continuation lines:
+	// joined back here, so that a variant's values are on one line.
+	o.headless = regexp.MustCompile(`\n#?\s{5,}`).ReplaceAllString(log.String(), " ")
 	o.markdown = exportMarkdown(t, o.path)
 	o.report = reportText(t, o.path)
 	o.summary = dashboardSummary(t, meta, feed)
