@@ -153,10 +153,12 @@ func TestNoColorGlyphsOnLines(t *testing.T) {
 			}
 		}
 	}
+	// Lines are drawn by rank, the leader last: the last-ranked variant's
+	// (adanorm, diverged at 150) is drawn first, partly covered.
 	for i := range 4 {
 		g := variantGlyphs[i]
-		if n := strings.Count(plot, g); n < 7 {
-			t.Errorf("variant %d's glyph %q is on the chart %d times, want ≥ 7", i, g, n)
+		if n := strings.Count(plot, g); n < 4 {
+			t.Errorf("variant %d's glyph %q is on the chart %d times, want ≥ 4", i, g, n)
 		}
 	}
 }

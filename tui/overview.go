@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -142,6 +141,10 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
+	// The leader is drawn last; a line another covers says so.
+	lines = m.drawByRank(lines, st)
+	lo, hi := m.xRange()
+	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
 	fm := colFormat(vals)
 	for k, x := range st {
 		i := x.idx[0]
@@ -155,10 +158,12 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		if m.st.Cursor >= 0 {
 			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
 		}
+		if n := coverNote(covered, seedLabel(x)); n != "" {
+			value = joinNotes(value, n)
+		}
 		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), "─", value))
 	}
-	// The selected variant is drawn last: on top where lines cross.
-	c.series = append(faint, m.raiseSelected(lines, st)...)
+	c.series = append(faint, lines...)
 	return c
 }
 
@@ -202,35 +207,6 @@ func meanBuckets(bss [][]bucket) []bucket {
 		out[k] = b
 	}
 	return out
-}
-
-// raiseSelected draws the standing of the selected variant last, unless it
-// is hidden.
-func (m *common) raiseSelected(series []chartSeries, st []standing) []chartSeries {
-	sel := clamp(m.st.Variant, 0, len(m.data.variants)-1)
-	if m.hidden(sel) {
-		return series
-	}
-	for _, x := range st {
-		if slices.Contains(x.idx, sel) {
-			return raise(series, seedLabel(x))
-		}
-	}
-	return series
-}
-
-// raise moves the series of one label to the end (drawn last, on top).
-func raise(series []chartSeries, label string) []chartSeries {
-	out := make([]chartSeries, 0, len(series))
-	var top []chartSeries
-	for _, c := range series {
-		if c.label == label || c.label == label+" val" {
-			top = append(top, c)
-		} else {
-			out = append(out, c)
-		}
-	}
-	return append(out, top...)
 }
 
 // rankTable is the overview's ranking: rank, variant, val metric, val and

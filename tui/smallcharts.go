@@ -160,6 +160,7 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
 		warm = max(warm, v.warmup(p.layer, p.probe))
 	}
+	lines = m.drawByRank(lines, m.data.standings()) // the leader on top
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
 	if m.logShown {
 		name += " (log)"
