@@ -55,7 +55,7 @@ func TestScreenFacts(t *testing.T) {
 			"diverged at 150", // adanorm, ranked last
 			"done",
 			fmtVal(last(0).Eval[0].TrainLoss), // the train loss its gap used (probes.VariantStanding.Train)
-			"0.0400", // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
+			"0.0400",                          // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
 			"50.0",
 			"train ─ (ema 0.97, raw faint) and val •",
 		}},
