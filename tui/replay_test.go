@@ -261,3 +261,18 @@ func TestReplayHelpFits(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayGWhilePausedReadsToTheEnd (issue 35): G on a paused replay
+// reads every variant's last frame: the header's step is the run's last.
+func TestReplayGWhilePausedReadsToTheEnd(t *testing.T) {
+	m, src := newReplayFixture(200, Options{Speed: 1})
+	m.Update(keyPress("space"))
+	_, cmd := m.Update(keyPress("G"))
+	drive(t, m, cmd, 1000, nil)
+	if m.data.step != 200 || m.data.frames != len(src.frames) {
+		t.Fatalf("after G while paused: step %d, %d of %d frames; want step 200, every frame", m.data.step, m.data.frames, len(src.frames))
+	}
+	if out := m.View().Content; !strings.Contains(out, "step 200/200") {
+		t.Errorf("header does not say step 200/200:\n%s", out)
+	}
+}
