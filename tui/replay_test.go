@@ -146,6 +146,15 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 			t.Fatalf("variant %d at step %d, want 120", i, m.data.tally.Variants[i].Step)
 		}
 	}
+	// The header names the event's step and variant (issue 35: it showed
+	// the leading variant's step), until the replay plays on.
+	if out := m.View().Content; !strings.Contains(out, "step 120 (batchnorm's event)") {
+		t.Errorf("header after the jump:\n%s", out)
+	}
+	m.Update(keyPress("space"))
+	if out := m.View().Content; strings.Contains(out, "'s event)") {
+		t.Errorf("the header still names the event after the replay played on:\n%s", out)
+	}
 }
 
 func TestReplayFromStartsAtStep(t *testing.T) {
