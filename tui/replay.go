@@ -85,13 +85,13 @@ type replayDriver struct {
 	data   *store
 	follow bool // Options.Follow: poll at EOF instead of stopping
 
-	state   replayState
-	target  int  // replaySeeking, replayCatchingUp: the step sought
-	wait    int  // replaySeeking: the variant whose frame at target ends the seek, -1 any
+	state  replayState
+	target int // replaySeeking, replayCatchingUp: the step sought
+	wait   int // replaySeeking: the variant whose frame at target ends the seek, -1 any
 	// jumped is where the last jump to an event landed (its variant and
 	// step): the header shows that step, not the leading variant's, until
 	// the replay moves on. variant -1: none.
-	jumped struct{ variant, step int }
+	jumped  struct{ variant, step int }
 	queued  int  // a seek asked for while a read was in flight, -1 none
 	qwait   int  // the queued seek's wait
 	gen     int  // bumped by every seek; stale ticks, polls and batches are dropped
