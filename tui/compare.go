@@ -114,6 +114,10 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 		}
 	}
 	series = append(faint, series...)
+	if n := smoothNote(m.st.Smooth); n != "" {
+		// Two "latest" values of one probe on one screen: say which is which.
+		legend = append(legend, s.Dim.Render("values: "+n+"; the table below: the raw latest"))
+	}
 	warm = m.chartWarmup(l, p, shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))

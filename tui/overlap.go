@@ -40,10 +40,11 @@ func (m *common) drawByRank(series []chartSeries, st []standing) []chartSeries {
 // chart about 12 rows high, 4 braille dots a row.
 const coverDots = 48
 
-// coveredBy maps the label of each line drawn under a later line, within
-// one braille dot of it at nearly every shown step (steps lo..hi, the
-// y range fitted from yFrom), to the label of the last line that covers
-// it. Evaluation markers and faint context are not lines.
+// coveredBy maps the label of each line drawn under a later line to the
+// legend's note: "= X" when it lies within one braille dot of X at nearly
+// every shown step (steps lo..hi, the y range fitted from yFrom), "mostly
+// under X" at three quarters of them; X is the last line that covers it.
+// Evaluation markers and faint context are not lines.
 func coveredBy(series []chartSeries, lo, hi, yFrom int) map[string]string {
 	ylo, yhi, ok := yRange(series, max(lo, yFrom), hi)
 	if !ok {
@@ -61,18 +62,23 @@ func coveredBy(series []chartSeries, lo, hi, yFrom int) map[string]string {
 	}
 	out := map[string]string{}
 	for i := range lines {
+		best := 0.0
 		for j := i + 1; j < len(lines); j++ {
-			if sameCells(lines[i].bs, lines[j].bs, max(lo, yFrom), hi, dot) {
-				out[lines[i].label] = lines[j].label
+			f := sameCells(lines[i].bs, lines[j].bs, max(lo, yFrom), hi, dot)
+			switch {
+			case f >= 0.95 && f >= best:
+				out[lines[i].label], best = "= "+lines[j].label, f
+			case f >= 0.75 && f > best:
+				out[lines[i].label], best = "mostly under "+lines[j].label, f
 			}
 		}
 	}
 	return out
 }
 
-// sameCells reports whether two bucket series lie within dot of each
-// other at ≥ 95% of the steps both have in lo..hi (at least 5 of them).
-func sameCells(a, b []bucket, lo, hi int, dot float64) bool {
+// sameCells is the fraction of the steps both series have in lo..hi (at
+// least 5 of them, else 0) at which they lie within dot of each other.
+func sameCells(a, b []bucket, lo, hi int, dot float64) float64 {
 	at := make(map[int]float64, len(b))
 	for _, x := range b {
 		if x.Count > 0 && x.LastStep >= lo && x.LastStep <= hi {
@@ -90,13 +96,49 @@ func sameCells(a, b []bucket, lo, hi int, dot float64) bool {
 			near++
 		}
 	}
-	return n >= 5 && float64(near) >= 0.95*float64(n)
+	if n < 5 {
+		return 0
+	}
+	return float64(near) / float64(n)
 }
 
 // coverNote is the legend's note for a line another one covers.
 func coverNote(covered map[string]string, label string) string {
-	if top, ok := covered[label]; ok {
-		return "= " + top
+	return covered[label]
+}
+
+// widestFirst orders raw min–max series (the Grid's) by the height they
+// span over steps lo..hi, the widest first: a narrow series is drawn over a
+// wide one and stays visible, and the wide one's spikes still stand out
+// around it. (By rank, layernorm's shadow dist_mu would cover batchnorm's,
+// the variant PowerNorm's Fig. 2 is about.)
+func widestFirst(series []chartSeries, lo, hi int) []chartSeries {
+	span := make(map[int]float64, len(series)) // index → span
+	for k, s := range series {
+		mn, mx := math.Inf(1), math.Inf(-1)
+		for _, b := range s.bs {
+			if b.Count == 0 || b.LastStep < lo || b.FirstStep > hi {
+				continue
+			}
+			if !math.IsNaN(b.Min) && !math.IsInf(b.Min, 0) {
+				mn = math.Min(mn, b.Min)
+			}
+			if !math.IsNaN(b.Max) && !math.IsInf(b.Max, 0) {
+				mx = math.Max(mx, b.Max)
+			}
+		}
+		if mx >= mn {
+			span[k] = mx - mn
+		}
 	}
-	return ""
+	idx := make([]int, len(series))
+	for k := range idx {
+		idx[k] = k
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return span[idx[a]] > span[idx[b]] })
+	out := make([]chartSeries, len(series))
+	for k, i := range idx {
+		out[k] = series[i]
+	}
+	return out
 }

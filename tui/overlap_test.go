@@ -43,3 +43,14 @@ func TestCoveredLinesNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestWidestFirst: the Grid draws the series spanning the most first, so a
+// narrow one lies on top of a wide one instead of under it.
+func TestWidestFirst(t *testing.T) {
+	flat := []bucket{{FirstStep: 1, LastStep: 1, Min: 1, Max: 1.1, Last: 1, Count: 1}}
+	wide := []bucket{{FirstStep: 1, LastStep: 1, Min: 0, Max: 5, Last: 2, Count: 1}}
+	got := widestFirst([]chartSeries{{label: "narrow", bs: flat}, {label: "wide", bs: wide}}, 1, 10)
+	if got[0].label != "wide" || got[1].label != "narrow" {
+		t.Errorf("order %s, %s: want wide first", got[0].label, got[1].label)
+	}
+}
