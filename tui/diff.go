@@ -54,7 +54,7 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 		}
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
-			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	c.title = title
@@ -78,7 +78,11 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 		case m.hidden(i):
 			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(*x)+" hidden: v)"))
 		default:
-			c.legend = append(c.legend, m.legendEntry(i, seedLabel(*x), "─",
+			mark := "─"
+			if g := m.valGlyph(i); g != "" {
+				mark = m.glyph(i) + g
+			}
+			c.legend = append(c.legend, m.legendEntry(i, seedLabel(*x), mark,
 				joinNotes(signed(fm, vals[2*k])+" • "+signed(fm, vals[2*k+1]), coverNote(covered, seedLabel(*x)))))
 		}
 	}

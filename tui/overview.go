@@ -110,7 +110,11 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	if n := smoothNote(m.st.Smooth); n != "" {
 		line = "train ─ (" + n + ", raw faint)"
 	}
-	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and val • of every variant on one axis")}
+	val := "val •"
+	if s.NoColor {
+		val = "val points (the legend's number)"
+	}
+	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and "+val+" of every variant on one axis")}
 	var faint, lines []chartSeries
 	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
@@ -138,7 +142,7 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		}
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
-			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	// The leader is drawn last; a line another covers says so.
@@ -161,7 +165,11 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		if n := coverNote(covered, seedLabel(x)); n != "" {
 			value = joinNotes(value, n)
 		}
-		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), "─", value))
+		mark := "─"
+		if g := m.valGlyph(i); g != "" {
+			mark = m.glyph(i) + g // without colour: the line's glyph, then its val points' number
+		}
+		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), mark, value))
 	}
 	c.series = append(faint, lines...)
 	return c
@@ -268,13 +276,14 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 
 // valStepsNote says at which steps the ranked validations were taken when
 // they differ (a live run whose variants run at different speeds): each is
-// ranked on its newest. "" when every val is of one step.
+// ranked on its newest. "" when every val is of one step. A variant that
+// diverged or was stopped has no newer val to come: it is left out.
 func valStepsNote(st []standing, order []int) string {
 	var parts []string
 	first, differ := -1, false
 	for _, j := range order {
 		x := &st[j]
-		if !x.haveVal {
+		if !x.haveVal || x.status == probes.Diverged || x.status == probes.Stopped {
 			continue
 		}
 		if first < 0 {
