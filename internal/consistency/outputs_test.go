@@ -102,8 +102,12 @@ func dashboardSummary(t *testing.T, meta probes.RunMeta, feed *probes.Feed) stri
 		teatest.WithInitialTermSize(200, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	tm.Send(tea.KeyPressMsg{Code: '7', Text: "7"})
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("ranked by final val")) },
-		teatest.WithDuration(60*time.Second))
+	// The Summary's title shows before the feed is drained (every row
+	// "waiting"): wait for the rows too (the runs end "done"), not just
+	// the title, or a loaded machine quits on an empty table.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("ranked by final val")) && bytes.Contains(b, []byte(" done"))
+	}, teatest.WithDuration(60*time.Second))
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
