@@ -3,6 +3,9 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // TestHelpScrollsAt80x24 (issue 35): at 80×24 the full help is longer than
@@ -26,5 +29,25 @@ func TestHelpScrollsAt80x24(t *testing.T) {
 	m.Update(keyPress("esc"))
 	if m.st.Help {
 		t.Error("esc does not close the help")
+	}
+}
+
+// TestGoldenHelp: the full help at 80×24 (its top, and scrolled to the
+// end) and at 160×48, colour profile pinned.
+func TestGoldenHelp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w, h int
+		keys []string
+	}{
+		{"top_80x24", 80, 24, []string{"?"}},
+		{"end_80x24", 80, 24, []string{"?", "end"}},
+		{"top_160x48", 160, 48, []string{"?"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fixtureModel(4, 6, 200, Options{})
+			out := runScreen(t, m, tc.w, tc.h, tc.keys...)
+			golden.RequireEqual(t, pinned(t, out, colorprofile.ANSI256))
+		})
 	}
 }
