@@ -26,7 +26,10 @@ func ExampleNew() {
 			f := probes.Frame{Variant: v, Step: step, Epoch: float64(step) / 4, TrainLoss: losses[v][step-1],
 				Elapsed: time.Duration(step) * time.Second, StepsPerSec: 1}
 			if step%2 == 0 {
-				f.Eval = []probes.Eval{{Split: "val", Loss: losses[v][step-1] + 0.1, Metric: 0.5 + 0.1*float64(step)}}
+				// TrainLoss: the mean of the two steps since the previous
+				// evaluation, as the Collector fills it.
+				train := (losses[v][step-2] + losses[v][step-1]) / 2
+				f.Eval = []probes.Eval{{Split: "val", Loss: losses[v][step-1] + 0.1, Metric: 0.5 + 0.1*float64(step), TrainLoss: train}}
 			}
 			if step == 4 {
 				f.Status = probes.Done
@@ -38,9 +41,16 @@ func ExampleNew() {
 	}
 	p.Close()
 	// Output:
-	// # normtop run example: model mlp, data by hand, metric accuracy, variants layernorm rmsnorm, log every 2 steps
-	// step      2  ep 0.50  2.0s | layernorm loss 1.900 val 2.000 acc 70.00% 1.0/s | rmsnorm loss 1.700 val 1.800 acc 70.00% 1.0/s
-	// step      4  ep 1.00  4.0s | layernorm done loss 0.8000 val 0.9000 acc 90.00% 1.0/s | rmsnorm done loss 0.9000 val 1.000 acc 90.00% 1.0/s
-	// # end layernorm: done at step 4, train loss 0.8000, val loss 0.9000 acc 90.00%
-	// # end rmsnorm: done at step 4, train loss 0.9000, val loss 1.000 acc 90.00%
+	// # normtop run example: model mlp, data by hand, metric accuracy, variants
+	// #       layernorm rmsnorm, log every 2 steps, one line per variant
+	// step      2  ep 0.50     2.0s
+	//   layernorm batch 1.900 val 2.000 acc 70.00% 1.0/s
+	//   rmsnorm   batch 1.700 val 1.800 acc 70.00% 1.0/s
+	// step      4  ep 1.00     4.0s
+	//   layernorm done batch 0.8000 val 0.9000 acc 90.00% 1.0/s
+	//   rmsnorm   done batch 0.9000 val 1.000 acc 90.00% 1.0/s
+	// # end layernorm: done at step 4, train loss 1.000 (mean of steps 3–4), val loss
+	// #       0.9000 acc 90.00%, gap -0.1000
+	// # end rmsnorm: done at step 4, train loss 1.100 (mean of steps 3–4), val loss
+	// #       1.000 acc 90.00%, gap -0.1000
 }

@@ -112,7 +112,7 @@ func (p *Printer) jsonSummary() {
 		val, test := evalOrNone(v.Val), evalOrNone(v.Test)
 		out.Variants = append(out.Variants, jsonFinal{
 			Variant: p.labels[i], Status: v.Status.String(), Step: v.Step,
-			TrainLoss: probes.JSONFloat(v.TrainLoss), ValLoss: probes.JSONFloat(val.Loss), ValMetric: p.jsonMetric(val.Metric),
+			TrainLoss: probes.JSONFloat(v.Train), ValLoss: probes.JSONFloat(val.Loss), ValMetric: p.jsonMetric(val.Metric),
 			TestLoss: probes.JSONFloat(test.Loss), TestMetric: p.jsonMetric(test.Metric),
 			Alerts: p.jsonAlerts(p.variants[i].pending),
 		})

@@ -2,8 +2,11 @@ package headless
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -21,8 +24,11 @@ const (
 	LayoutRows
 )
 
-// maxLineWidth is the widest line LayoutAuto writes in columns.
-const maxLineWidth = 160
+// maxLineWidth is the widest line LayoutAuto writes: columns while a
+// step's line fits, else rows; a longer line (a header naming many
+// variants, a step's alerts) is broken between words onto indented
+// continuation lines, so that an 80-column terminal never wraps a number.
+const maxLineWidth = 80
 
 func (l Layout) String() string {
 	switch l {
@@ -59,7 +65,7 @@ func columnsWidth(labels []string, meta probes.RunMeta) int {
 	}
 	w := prefix
 	for _, l := range labels {
-		w += len(" | ") + len(l) + len(" loss 1.2345 val 1.2345") + metric + len(" 123.4/s")
+		w += len(" | ") + len(l) + len(" batch 1.2345 val 1.2345") + metric + len(" 123.4/s")
 	}
 	return w
 }
@@ -75,25 +81,28 @@ func (p *Printer) byRows() bool {
 	return columnsWidth(p.labels, p.meta) > maxLineWidth
 }
 
-// textRows writes a log step as one line per variant that has a cell:
+// textRows writes a log step as a step line and one indented line per
+// variant that has a cell, so that a default run's lines fit 80 columns:
 //
-//	step    200  ep 0.12    8.1s  layernorm   loss 0.3121 val 0.2950 acc 91.20% 24.6/s
-//	step    200  ep 0.12    8.1s  powernorm   loss 0.3302 val – 24.1/s ! outlier dist_mu at fc1.norm
-//
-// the labels padded alike so that the numbers line up.
+//	step    200  ep 0.12    8.1s
+//	  layernorm  batch 0.3121 val 0.2950 acc 91.20% 24.6/s
 func (p *Printer) textRows(step int, row []cell) {
 	lw := 0
 	for _, l := range p.labels {
 		lw = max(lw, len(l))
 	}
+	epoch, elapsed := 0.0, time.Duration(0)
+	for _, c := range row {
+		if c.has {
+			epoch, elapsed = math.Max(epoch, c.epoch), max(elapsed, c.elapsed)
+		}
+	}
+	p.write("step " + padLeft(itoa(step), 6) + "  ep " + num(epoch, 2) + "  " + padLeft(seconds(elapsed), 7) + "\n")
 	for i, c := range row {
 		if !c.has {
 			continue
 		}
 		var b strings.Builder
-		b.WriteString("step " + padLeft(itoa(step), 6))
-		b.WriteString("  ep " + num(c.epoch, 2))
-		b.WriteString("  " + padLeft(seconds(c.elapsed), 7))
 		b.WriteString("  " + p.labels[i] + strings.Repeat(" ", lw-len(p.labels[i])))
 		p.cellText(&b, c)
 		b.WriteByte('\n')
@@ -112,11 +121,48 @@ func (p *Printer) cellText(b *strings.Builder, c cell) {
 	case probes.Done:
 		b.WriteString(" done")
 	}
-	b.WriteString(" loss " + lossNum(c.trainLoss))
+	b.WriteString(" batch " + lossNum(c.trainLoss))
 	b.WriteString(" val " + probes.FormatLoss(c.val.Loss))
 	if m := p.metric(c.val.Metric); m != "" {
 		b.WriteString(" " + m)
 	}
 	b.WriteString(" " + strconv.FormatFloat(c.sps, 'f', 1, 64) + "/s")
 	b.WriteString(p.alertsText(c.alerts))
+}
+
+// fitWidth breaks line (ending in a newline) so that no piece is wider
+// than width columns: each alert (" ! ...") of a line too long starts a
+// continuation line, and a piece still too long is broken between words.
+// Continuation lines are indented (a comment line's keep its "#"). A word
+// wider than the width stays whole.
+func fitWidth(line string, width int) string {
+	body := strings.TrimSuffix(line, "\n")
+	if utf8.RuneCountInString(body) <= width {
+		return line
+	}
+	indent := "      "
+	if strings.HasPrefix(body, "#") {
+		indent = "#     "
+	}
+	var b strings.Builder
+	for k, piece := range strings.Split(body, " ! ") {
+		if k > 0 {
+			piece = indent + "! " + piece
+		}
+		cur, curW := "", 0
+		for j, w := range strings.Split(piece, " ") {
+			ww := utf8.RuneCountInString(w)
+			switch {
+			case j == 0:
+				cur, curW = w, ww
+			case curW+1+ww <= width:
+				cur, curW = cur+" "+w, curW+1+ww
+			default:
+				b.WriteString(cur + "\n")
+				cur, curW = indent+"  "+w, len(indent)+2+ww
+			}
+		}
+		b.WriteString(cur + "\n")
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -32,7 +33,8 @@ func TestLayoutAuto(t *testing.T) {
 		}
 		return fs
 	}
-	run := func(meta probes.RunMeta, n int, layout Layout) []string {
+	// run returns the step lines and the variant lines of the rows layout.
+	run := func(meta probes.RunMeta, n int, layout Layout) (steps, rows []string) {
 		var buf bytes.Buffer
 		p := New(&buf, meta, Options{Every: 2, Layout: layout})
 		for _, f := range frames(n) {
@@ -41,41 +43,31 @@ func TestLayoutAuto(t *testing.T) {
 			}
 		}
 		p.Close()
-		var steps []string
 		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-			if strings.HasPrefix(l, "step ") {
+			if layout != LayoutColumns && utf8.RuneCountInString(l) > maxLineWidth {
+				t.Errorf("%v: a line of %d columns: %s", layout, utf8.RuneCountInString(l), l)
+			}
+			switch {
+			case strings.HasPrefix(l, "step "):
 				steps = append(steps, l)
+			case strings.HasPrefix(l, "  "):
+				rows = append(rows, l)
 			}
 		}
-		return steps
+		return steps, rows
 	}
-	lines := run(wide, 4, LayoutAuto)
-	if len(lines) != 2*4 {
-		t.Fatalf("auto on a wide run: %d step lines, want 8 (rows):\n%s", len(lines), strings.Join(lines, "\n"))
+	if steps, rows := run(wide, 4, LayoutAuto); len(steps) != 2 || len(rows) != 2*4 {
+		t.Fatalf("auto on a wide run: %d step lines and %d variant lines, want 2 and 8 (rows):\n%s", len(steps), len(rows), strings.Join(rows, "\n"))
 	}
-	for _, l := range lines {
-		if len(l) > maxLineWidth {
-			t.Errorf("a rows line of %d characters: %s", len(l), l)
-		}
+	if steps, rows := run(wide, 4, LayoutColumns); len(steps) != 2 || len(rows) != 0 {
+		t.Errorf("columns on a wide run: %d step lines, %d variant lines, want 2 and 0", len(steps), len(rows))
 	}
-	if n := len(run(wide, 4, LayoutColumns)); n != 2 {
-		t.Errorf("columns on a wide run: %d step lines, want 2", n)
+	narrow := fixtureMeta()
+	narrow.Variants, narrow.Metric = narrow.Variants[:1], ""
+	if steps, rows := run(narrow, 1, LayoutAuto); len(steps) != 2 || len(rows) != 0 {
+		t.Errorf("auto on a narrow run: %d step lines, %d variant lines, want 2 and 0 (columns)", len(steps), len(rows))
 	}
-	if n := len(run(fixtureMeta(), 2, LayoutAuto)); n != 2 {
-		t.Errorf("auto on a narrow run: %d step lines, want 2 (columns)", n)
-	}
-	if n := len(run(fixtureMeta(), 2, LayoutRows)); n != 4 {
-		t.Errorf("rows on a narrow run: %d step lines, want 4", n)
-	}
-}
-
-func TestParseLayout(t *testing.T) {
-	for s, want := range map[string]Layout{"auto": LayoutAuto, "columns": LayoutColumns, "rows": LayoutRows} {
-		if got, err := ParseLayout(s); err != nil || got != want || got.String() != s {
-			t.Errorf("ParseLayout(%q) = %v, %v", s, got, err)
-		}
-	}
-	if _, err := ParseLayout("grid"); err == nil || !strings.Contains(err.Error(), "auto, columns, rows") {
-		t.Errorf("ParseLayout(grid): %v", err)
+	if steps, rows := run(fixtureMeta(), 2, LayoutRows); len(steps) != 2 || len(rows) != 4 {
+		t.Errorf("rows on a narrow run: %d step lines, %d variant lines, want 2 and 4", len(steps), len(rows))
 	}
 }

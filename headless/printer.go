@@ -225,6 +225,9 @@ func (p *Printer) write(s string) {
 	if p.err != nil {
 		return
 	}
+	if p.opt.Format != JSON && p.opt.Layout != LayoutColumns {
+		s = fitWidth(s, maxLineWidth)
+	}
 	if _, err := p.w.WriteString(s); err != nil {
 		p.err = err
 	}

@@ -12,7 +12,10 @@ import (
 
 // Text lines look like
 //
-//	step    200  ep 0.12  8.1s | layernorm loss 0.3121 val 0.2950 acc 91.20% 24.6/s | powernorm loss 0.3302 val – 24.1/s ! outlier dist_mu at fc1.norm
+//	step    200  ep 0.12  8.1s | layernorm batch 0.3121 val 0.2950 acc 91.20% 24.6/s | powernorm batch 0.3302 val – 24.1/s
+//
+// "batch" is the step's own batch loss; the end lines' "train loss" is
+// probes.VariantStanding.Train, the one the dashboard and report print.
 //
 // Numbers use fixed precision so that columns stay put between lines.
 
@@ -76,10 +79,16 @@ func (p *Printer) textSummary() {
 		val, test := evalOrNone(v.Val), evalOrNone(v.Test)
 		var b strings.Builder
 		b.WriteString("# end " + p.labels[i] + ": " + v.Status.String() + " at step " + itoa(v.Step))
-		b.WriteString(", train loss " + lossNum(v.TrainLoss))
+		b.WriteString(", train loss " + probes.FormatLoss(v.Train))
+		if w := v.TrainWindow(); w != "" {
+			b.WriteString(" (" + w + ")")
+		}
 		b.WriteString(", val loss " + probes.FormatLoss(val.Loss))
 		if m := p.metric(val.Metric); m != "" {
 			b.WriteString(" " + m)
+		}
+		if v.Val != nil {
+			b.WriteString(", gap " + probes.FormatLoss(v.Val.Gap()))
 		}
 		if !math.IsNaN(test.Loss) {
 			b.WriteString(", test loss " + probes.FormatLoss(test.Loss))

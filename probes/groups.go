@@ -18,9 +18,12 @@ type GroupStanding struct {
 	// Metric is the newest val metric, Best the best so far; ValLoss and
 	// Gap are of the newest val evaluation, Test the newest test metric.
 	Metric, Best, ValLoss, Gap, Test MeanSD
-	TrainLoss                        MeanSD // VariantStanding.LastTrainLoss
-	StepsPerSec                      MeanSD
-	Outliers                         []int // outlier alerts per layer, summed over seeds
+	TrainLoss                        MeanSD // VariantStanding.Train
+	// ValStep is the step of the newest val evaluation, the oldest over
+	// seeds: where a live ranking compares validations.
+	ValStep     int
+	StepsPerSec MeanSD
+	Outliers    []int // outlier alerts per layer, summed over seeds
 }
 
 // Groups groups the variants of run m by Group key in first-seen order
@@ -56,14 +59,17 @@ func (t *Standings) summarise(g *GroupStanding) {
 			g.Stopped = at
 		}
 		if v.Val != nil {
+			if !g.HaveVal || v.ValStep < g.ValStep {
+				g.ValStep = v.ValStep
+			}
 			g.HaveVal = true
 			metric = append(metric, v.Val.Metric)
 			best = append(best, v.Best)
 			val = append(val, v.Val.Loss)
 			gap = append(gap, v.Val.Gap())
 		}
-		if !math.IsNaN(v.LastTrainLoss) {
-			train = append(train, v.LastTrainLoss)
+		if !math.IsNaN(v.Train) {
+			train = append(train, v.Train)
 		}
 		sps = append(sps, v.StepsPerSec)
 		if v.Test != nil {

@@ -16,11 +16,14 @@ func TestGroups(t *testing.T) {
 		{Name: "batchnorm", Seed: 1},
 	}}
 	s := NewStandings(m)
-	val := func(metric, loss float64) []Eval { return []Eval{{Split: "val", Metric: metric, Loss: loss}} }
+	// train: the Collector's mean since the previous evaluation (Train).
+	val := func(metric, loss, train float64) []Eval {
+		return []Eval{{Split: "val", Metric: metric, Loss: loss, TrainLoss: train}}
+	}
 	for _, f := range []Frame{
-		{Variant: 0, Step: 10, TrainLoss: 1.0, StepsPerSec: 4, Eval: val(0.8, 0.5)},
-		{Variant: 0, Step: 20, TrainLoss: 0.8, StepsPerSec: 6, Eval: val(0.7, 0.6), Status: Done},
-		{Variant: 1, Step: 20, TrainLoss: 0.6, StepsPerSec: 5, Eval: val(0.9, 0.4), Status: Done,
+		{Variant: 0, Step: 10, TrainLoss: 1.0, StepsPerSec: 4, Eval: val(0.8, 0.5, 1.0)},
+		{Variant: 0, Step: 20, TrainLoss: 0.8, StepsPerSec: 6, Eval: val(0.7, 0.6, 0.8), Status: Done},
+		{Variant: 1, Step: 20, TrainLoss: 0.6, StepsPerSec: 5, Eval: val(0.9, 0.4, 0.6), Status: Done,
 			Alerts: []Alert{{Kind: AlertOutlier, Layer: 1}}},
 		{Variant: 2, Step: 5, TrainLoss: 3.0, StepsPerSec: 5},
 		{Variant: 2, Step: 6, TrainLoss: math.NaN(), Status: Diverged},

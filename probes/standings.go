@@ -1,6 +1,9 @@
 package probes
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Run end statuses, as the run file's end record and every summary word them.
 const (
@@ -19,10 +22,30 @@ type VariantStanding struct {
 	// LastTrainLoss is the newest train loss that is not NaN (a diverging
 	// variant's last measured loss stays visible); NaN before any.
 	LastTrainLoss float64
+	// Train is "the train loss" every output prints (the dashboard's
+	// ranking, legend and Summary, the headless log, the report): the mean
+	// of the finite per-step train losses over TrainFrom..TrainTo. From the
+	// first val evaluation on, those are the steps up to the newest val
+	// evaluation since the one before, and Train is the mean that
+	// evaluation's gap was taken against (Eval.TrainLoss): train, val loss
+	// and gap of a row are of one step, and val loss − Train = gap. Before
+	// the first val evaluation, the steps so far. NaN before any.
+	Train              float64
+	TrainFrom, TrainTo int
+	// The open window: the steps since the newest val evaluation; the
+	// newest closed one's sum and count, and how many were closed (Merge
+	// joins a part's first window to the open window before it).
+	openSum          float64
+	openN            int
+	openFrom, openTo int
+	closedSum        float64
+	closedN, closes  int
+	trainFromEval    bool // Train is the closing evaluation's mean
 	// Best is the best "val" metric so far, by the run's Metric (NaN
 	// values never count); NaN before any.
 	Best        float64
 	Val, Test   *Eval  // newest evaluation of each split, nil before the first
+	ValStep     int    // the step of Val (0 before the first)
 	Evals       []Eval // newest evaluation of every split, in the order the splits first came
 	StepsPerSec float64
 	Alerts      [NumAlertKinds]int // alerts seen, by kind
@@ -53,7 +76,7 @@ func NewStandingsSize(variants, layers int) *Standings {
 	t := &Standings{Variants: make([]VariantStanding, variants)}
 	for i := range t.Variants {
 		v := &t.Variants[i]
-		v.TrainLoss, v.LastTrainLoss, v.Best = math.NaN(), math.NaN(), math.NaN()
+		v.TrainLoss, v.LastTrainLoss, v.Best, v.Train = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		t.Variants[i].Outliers = make([]int, layers)
 	}
 	return t
@@ -71,13 +94,16 @@ func (t *Standings) Fold(f *Frame) {
 	if !math.IsNaN(f.TrainLoss) {
 		v.LastTrainLoss = f.TrainLoss
 	}
+	v.foldTrain(f.Step, f.TrainLoss)
 	if f.Status == Diverged && v.DivergedAt == 0 {
 		v.DivergedAt = f.Step
 	}
 	for i := range f.Eval {
 		v.addEval(f.Eval[i])
 		if Split(f.Eval[i].Split) == SplitVal {
+			v.ValStep = f.Step
 			v.Best = t.best(v.Best, f.Eval[i].Metric)
+			v.closeTrainWindow(f.Eval[i].TrainLoss)
 		}
 	}
 	for _, a := range f.Alerts {
@@ -88,6 +114,54 @@ func (t *Standings) Fold(f *Frame) {
 			v.Outliers[a.Layer]++
 		}
 	}
+}
+
+// foldTrain adds one step's train loss to the open window (a NaN or ±Inf
+// loss is not averaged: a diverging variant's mean stays readable). Until
+// the first val evaluation closes a window, Train follows the open one.
+func (v *VariantStanding) foldTrain(step int, loss float64) {
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return
+	}
+	if v.openN == 0 {
+		v.openFrom = step
+	}
+	v.openSum += loss
+	v.openN++
+	v.openTo = step
+	if v.closes == 0 {
+		v.Train, v.TrainFrom, v.TrainTo = v.openSum/float64(v.openN), v.openFrom, v.openTo
+	}
+}
+
+// closeTrainWindow ends the open window at a val evaluation: Train becomes
+// the mean the evaluation's gap used (the Collector's, over every step,
+// when fewer Frames were folded here), and the next step opens a new one.
+func (v *VariantStanding) closeTrainWindow(evalTrain float64) {
+	v.trainFromEval = !math.IsNaN(evalTrain) && !math.IsInf(evalTrain, 0)
+	switch {
+	case v.trainFromEval:
+		v.Train = evalTrain
+	case v.openN > 0:
+		v.Train = v.openSum / float64(v.openN)
+	}
+	if v.openN > 0 {
+		v.TrainFrom, v.TrainTo = v.openFrom, v.openTo
+	}
+	v.closedSum, v.closedN, v.closes = v.openSum, v.openN, v.closes+1
+	v.openSum, v.openN = 0, 0
+}
+
+// TrainWindow names the steps Train averages, as a legend or a footnote
+// prints it: "mean of steps 4251–4500" (one step: "step 7"); "" before any.
+func (v *VariantStanding) TrainWindow() string {
+	switch {
+	case math.IsNaN(v.Train):
+		return ""
+	case v.TrainFrom == v.TrainTo:
+		return fmt.Sprintf("step %d", v.TrainTo)
+	}
+	return fmt.Sprintf("mean of steps %d–%d", v.TrainFrom, v.TrainTo)
 }
 
 // best is the better of two metric values; NaN never wins.
@@ -199,9 +273,13 @@ func (t *Standings) Merge(later *Standings) {
 		if !math.IsNaN(l.LastTrainLoss) {
 			v.LastTrainLoss = l.LastTrainLoss
 		}
+		v.mergeTrain(l)
 		v.Best = t.best(v.Best, l.Best)
 		for _, e := range l.Evals {
 			v.addEval(e)
+		}
+		if l.Val != nil {
+			v.ValStep = l.ValStep
 		}
 		if v.DivergedAt == 0 {
 			v.DivergedAt = l.DivergedAt
@@ -214,5 +292,40 @@ func (t *Standings) Merge(later *Standings) {
 				v.Outliers[k] += l.Outliers[k]
 			}
 		}
+	}
+}
+
+// mergeTrain joins the train windows of two consecutive parts: a later
+// part that saw a val evaluation has the newest closed window; its open
+// window extends v's when it saw none.
+func (v *VariantStanding) mergeTrain(l *VariantStanding) {
+	if l.closes > 0 {
+		if l.closes == 1 && v.openN > 0 {
+			// l's one closed window began in v's open window.
+			v.closedSum, v.closedN = v.openSum+l.closedSum, v.openN+l.closedN
+			v.TrainFrom = v.openFrom
+			v.Train = l.Train
+			if !l.trainFromEval {
+				v.Train = v.closedSum / float64(v.closedN)
+			}
+		} else {
+			v.closedSum, v.closedN = l.closedSum, l.closedN
+			v.Train, v.TrainFrom = l.Train, l.TrainFrom
+		}
+		v.TrainTo, v.trainFromEval, v.closes = l.TrainTo, l.trainFromEval, v.closes+l.closes
+		v.openSum, v.openN, v.openFrom, v.openTo = l.openSum, l.openN, l.openFrom, l.openTo
+		return
+	}
+	if l.openN == 0 {
+		return
+	}
+	if v.openN == 0 {
+		v.openFrom = l.openFrom
+	}
+	v.openSum += l.openSum
+	v.openN += l.openN
+	v.openTo = l.openTo
+	if v.closes == 0 {
+		v.Train, v.TrainFrom, v.TrainTo = v.openSum/float64(v.openN), v.openFrom, v.openTo
 	}
 }

@@ -183,3 +183,65 @@ func TestStandingsFinalEvals(t *testing.T) {
 		t.Error("FinalEvals shares its slices with the tally")
 	}
 }
+
+// Train is the one "train loss" of every output: the mean over the window
+// up to the newest val evaluation (the one its gap used), so val loss −
+// Train = gap; the open window before the first evaluation; and a run read
+// in two parts (Merge) stands where the whole run folded at once does.
+func TestStandingsTrainWindow(t *testing.T) {
+	frame := func(step int, loss float64, val ...float64) Frame {
+		f := Frame{Step: step, TrainLoss: loss, Status: Running}
+		if len(val) == 2 {
+			f.Eval = []Eval{{Split: "val", Loss: val[0], TrainLoss: val[1]}}
+		}
+		return f
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name     string
+		frames   []Frame
+		train    float64
+		from, to int
+		window   string
+	}{
+		{"no frames", nil, nan, 0, 0, ""},
+		{"open window: mean so far", []Frame{frame(1, 4), frame(2, 2)}, 3, 1, 2, "mean of steps 1–2"},
+		{"NaN losses are not averaged", []Frame{frame(1, 4), frame(2, nan), frame(3, 2)}, 3, 1, 3, "mean of steps 1–3"},
+		{"one step", []Frame{frame(7, 5)}, 5, 7, 7, "step 7"},
+		{"a val evaluation closes the window with its own mean",
+			[]Frame{frame(1, 4), frame(2, 2, 3.5, 2.9)}, 2.9, 1, 2, "mean of steps 1–2"},
+		{"steps after the evaluation do not move it",
+			[]Frame{frame(1, 4), frame(2, 2, 3.5, 3), frame(3, 0.1), frame(4, 0.2)}, 3, 1, 2, "mean of steps 1–2"},
+		{"the next evaluation closes the next window",
+			[]Frame{frame(1, 4), frame(2, 2, 3.5, 3), frame(3, 1), frame(4, 2, 3.4, 1.5)}, 1.5, 3, 4, "mean of steps 3–4"},
+		{"an evaluation without a train mean takes the window's",
+			[]Frame{frame(1, 4), frame(2, 2, 3.5, nan)}, 3, 1, 2, "mean of steps 1–2"},
+	} {
+		whole := NewStandingsSize(1, 0)
+		for i := range tc.frames {
+			whole.Fold(&tc.frames[i])
+		}
+		v := &whole.Variants[0]
+		if !sameFloat(v.Train, tc.train) || (!math.IsNaN(tc.train) && (v.TrainFrom != tc.from || v.TrainTo != tc.to)) || v.TrainWindow() != tc.window {
+			t.Errorf("%s: Train %v over %d–%d (%q), want %v over %d–%d (%q)", tc.name, v.Train, v.TrainFrom, v.TrainTo, v.TrainWindow(), tc.train, tc.from, tc.to, tc.window)
+		}
+		if v.Val != nil && !math.IsNaN(v.Val.TrainLoss) && v.Val.Loss-v.Train != v.Val.Gap() {
+			t.Errorf("%s: val loss %v − train %v ≠ gap %v", tc.name, v.Val.Loss, v.Train, v.Val.Gap())
+		}
+		for cut := 0; cut <= len(tc.frames); cut++ {
+			a, b := NewStandingsSize(1, 0), NewStandingsSize(1, 0)
+			for i := range tc.frames {
+				if i < cut {
+					a.Fold(&tc.frames[i])
+				} else {
+					b.Fold(&tc.frames[i])
+				}
+			}
+			a.Merge(b)
+			m := &a.Variants[0]
+			if !sameFloat(m.Train, v.Train) || m.TrainFrom != v.TrainFrom || m.TrainTo != v.TrainTo {
+				t.Errorf("%s, merged at %d: Train %v over %d–%d, folded whole %v over %d–%d", tc.name, cut, m.Train, m.TrainFrom, m.TrainTo, v.Train, v.TrainFrom, v.TrainTo)
+			}
+		}
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -151,11 +154,13 @@ func textFont(size vg.Length) font.Font {
 // plot builds the panel's gonum plot.
 func (p *Panel) plot() (*plot.Plot, error) {
 	pl := plot.New()
-	pl.Title.Text = p.Title
+	// A title or note wider than the panel is broken onto lines: gonum
+	// centres one line, and cuts both its ends past the canvas.
+	pl.Title.Text = wrapText(p.Title, titleChars)
 	pl.Title.TextStyle.Font = textFont(10)
 	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
 	if p.Note != "" {
-		pl.X.Label.Text += " (" + p.Note + ")"
+		pl.X.Label.Text = wrapText(pl.X.Label.Text+" ("+p.Note+")", labelChars)
 	}
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		a.Label.TextStyle.Font = textFont(9)
@@ -166,9 +171,11 @@ func (p *Panel) plot() (*plot.Plot, error) {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicker{}
 	}
-	// Bands first, then faint lines, then lines and markers on top.
+	// Bands first, then faint lines, then lines and markers on top; within
+	// a kind the widest series first, so that a narrow one is drawn over a
+	// wide one instead of hidden under it.
 	for _, kind := range []SeriesKind{Band, Faint, Line, Markers} {
-		for _, s := range p.Series {
+		for _, s := range widestFirst(p.Series) {
 			if s.Kind != kind || len(s.Points) == 0 {
 				continue
 			}
@@ -259,24 +266,99 @@ func addSeries(pl *plot.Plot, s Series) error {
 	return nil
 }
 
-// logTicker labels powers of ten (LogTicks, one significant digit, so
-// 1e-4 does not print as 9.999999999999999e-05); a range inside one decade
-// has fewer than two such labels, and takes gonum's default ticks, which
-// the log scale then places.
+// logTicker labels 1, 2 and 5 times the powers of ten (three labelled
+// ticks a decade), with unlabelled ticks at the other integers; a range
+// too narrow for three labels labels every integer multiple, and one too
+// narrow for two takes gonum's default ticks, which the log scale places.
 type logTicker struct{}
 
 func (logTicker) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: 1}.Ticks(lo, hi)
-	labelled := 0
-	for _, t := range ticks {
-		if t.Label != "" {
-			labelled++
+	if !(lo > 0) || !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	for _, labelled := range [][]int{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		var ticks []plot.Tick
+		n := 0
+		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * math.Pow(10, e)
+				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if slices.Contains(labelled, m) {
+					t.Label = fmtLogTick(v)
+					n++
+				}
+				ticks = append(ticks, t)
+			}
+		}
+		if n >= 3 {
+			return ticks
 		}
 	}
-	if labelled >= 2 {
-		return ticks
-	}
 	return plot.DefaultTicks{}.Ticks(lo, hi)
+}
+
+// fmtLogTick writes a log axis label with one significant digit: "0.002",
+// "50", "2e-5", "3e+6" (strconv's "%g" without its exponent's padding).
+func fmtLogTick(v float64) string {
+	if v >= 1e-3 && v < 1e5 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'e', 0, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[:1]
+	exp = strings.TrimLeft(exp[1:], "0")
+	if sign == "+" {
+		sign = ""
+	}
+	return mant + "e" + sign + exp
+}
+
+// Characters of a line of the title (10 pt) and of an axis label (9 pt)
+// that fit a panel 4.2 inches wide.
+const titleChars, labelChars = 52, 60
+
+// wrapText breaks s between words into lines of at most n characters.
+func wrapText(s string, n int) string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = w
+		case len([]rune(cur))+1+len([]rune(w)) <= n:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// widestFirst orders series by the height their points span, the widest
+// first (a stable sort: series of one span keep their order).
+func widestFirst(series []Series) []Series {
+	span := func(s Series) float64 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range s.Points {
+			if !math.IsNaN(p.Y) && !math.IsInf(p.Y, 0) {
+				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+			}
+		}
+		if hi < lo {
+			return 0
+		}
+		return hi - lo
+	}
+	out := append([]Series(nil), series...)
+	sort.SliceStable(out, func(a, b int) bool { return span(out[a]) > span(out[b]) })
+	return out
 }
 
 // cycle is how many times the palette has come round for a colour index:

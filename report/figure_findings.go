@@ -19,6 +19,11 @@ import (
 
 // FindingFigure is the figure of finding f of the report.
 func (r *Report) FindingFigure(f Finding) *Figure {
+	if f.Verdict == NotMeasurable {
+		// A claim these runs cannot judge gets no figure: another claim's
+		// curves under its heading would read as its evidence.
+		return &Figure{Title: "(" + f.ID + ")", Empty: "these runs cannot judge this claim, so nothing is drawn for it"}
+	}
 	models := modelOrder(r.Groups)
 	switch f.ID {
 	case "i":

@@ -18,8 +18,8 @@ import (
 // beside it, not judged.
 //
 // (vii-b) steps to reach the plain LSTM's final training loss: the target
-// is the mean over none's seeds of its final train loss (the report's
-// smoothed train loss, the mean over the last 10% of the steps); a
+// is the mean over none's seeds of its final train loss over the last 10%
+// of the steps (Replicate.TrainTail); a
 // replicate's count is the first step whose trailing mean over the same
 // window (10% of the run's steps) is at or below the target. A replicate
 // that never gets there counts as its number of steps (censored: said
@@ -48,7 +48,7 @@ func findingLSTM(groups []*Group) Finding {
 		f.Verdict, f.Reason = NotMeasurable, "the lstm run has no lstm<i>.h site"
 		return f
 	}
-	target := none.FinalTrain.Mean
+	target := none.TrainTail.Mean
 	a := compare(fmt.Sprintf("(vii-a) h_norm_cv at %s, median over training", ln.Layers[site]), ln, none,
 		repProbe(ln, site, probes.HNormCV, psMedian), repProbe(none, site, probes.HNormCV, psMedian), false)
 	sl, cl := stepsToLoss(ln, target)

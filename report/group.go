@@ -25,6 +25,7 @@ type Group struct {
 	Diverged int // replicates stopped by the divergence guard
 
 	FinalVal, BestVal, FinalValLoss, FinalTrain, Gap, GapTrend probes.MeanSD
+	TrainTail                                                  probes.MeanSD // Replicate.TrainTail: finding (vii-b)'s target
 
 	EffRank, SigmaQuarter, SigmaHalf probes.MeanSD // σ_k/σ_1 at k = d/4 and d/2
 	SigmaThreeQuarter, SigmaMean     probes.MeanSD // σ_k/σ_1 at k = 3d/4, and its mean over all k
@@ -219,6 +220,7 @@ func (g *Group) aggregate() {
 	g.BestVal = each(func(r *Replicate) float64 { return r.BestVal })
 	g.FinalValLoss = each(func(r *Replicate) float64 { return r.FinalValLoss })
 	g.FinalTrain = each(func(r *Replicate) float64 { return r.FinalTrain })
+	g.TrainTail = each(func(r *Replicate) float64 { return r.TrainTail })
 	g.Gap = each(func(r *Replicate) float64 { return r.Gap })
 	g.GapTrend = each(func(r *Replicate) float64 { return r.GapTrend })
 	g.EffRank = each(func(r *Replicate) float64 {

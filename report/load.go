@@ -42,10 +42,14 @@ type Replicate struct {
 	FinalVal     float64 // metric of the last val evaluation
 	BestVal      float64 // best metric over the val evaluations
 	FinalValLoss float64 // loss of the last val evaluation
-	FinalTrain   float64 // mean train loss over the last 10% of the steps
-	Gap          float64 // the last val evaluation's generalization gap (probes.Eval.Gap)
-	GapTrend     float64 // least-squares slope of the gap over the second half of the val evaluations, per 1,000 steps
-	ValEvals     int
+	FinalTrain   float64 // the train loss every output prints (probes.VariantStanding.Train)
+	// TrainTail is the mean train loss over the last 10% of the steps:
+	// finding (vii-b)'s target, which its trailing means are compared with
+	// over the same window. Not printed as "the train loss".
+	TrainTail float64
+	Gap       float64 // the last val evaluation's generalization gap (probes.Eval.Gap)
+	GapTrend  float64 // least-squares slope of the gap over the second half of the val evaluations, per 1,000 steps
+	ValEvals  int
 
 	// TrainLoss holds the finite train losses in step order (finding
 	// vii's steps to a loss).
@@ -181,7 +185,7 @@ func parseSeed(s string) int64 {
 // layers' series are summarised in parallel: they are independent and the
 // selections are the report's main cost after decoding.
 func (a *repAcc) finish(rep *Replicate, nl int) {
-	rep.FinalTrain = lastTenthMean(a.train)
+	rep.FinalTrain, rep.TrainTail = rep.Standing.Train, lastTenthMean(a.train)
 	rep.TrainLoss = a.train
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	rep.ValEvals = len(a.vals)
@@ -204,7 +208,7 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	}
 	if rep.Standing.Diverged() {
 		// A diverged variant has no final metric worth averaging.
-		rep.FinalVal, rep.FinalValLoss, rep.Gap, rep.FinalTrain = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		rep.FinalVal, rep.FinalValLoss, rep.Gap, rep.FinalTrain, rep.TrainTail = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Standing.Step

@@ -29,7 +29,9 @@ func TestReadHandWorked(t *testing.T) {
 			f.Alerts = []probes.Alert{{Kind: probes.AlertOutlier, Step: f.Step, Layer: 0, Probe: probes.DistVar}}
 		}
 		if f.Step%40 == 0 {
-			f.Eval = []probes.Eval{{Split: "val", Loss: 3 - float64(f.Step)/100, Metric: 5 - float64(f.Step)/40, TrainLoss: 1}}
+			// TrainLoss: the mean of the steps since the previous
+			// evaluation, as the Collector fills it (1..40: 20.5; 41..80: 60.5).
+			f.Eval = []probes.Eval{{Split: "val", Loss: 3 - float64(f.Step)/100, Metric: 5 - float64(f.Step)/40, TrainLoss: float64(f.Step) - 19.5}}
 		}
 	}}
 	run, err := Read(fx.write(t, t.TempDir(), "h.ntr"))
@@ -73,12 +75,15 @@ func TestReadHandWorked(t *testing.T) {
 	if ln := run.Reps[1].Layers[0].Probes[probes.DistVar]; ln.N != 80 || ln.Skipped != 0 {
 		t.Errorf("layernorm dist_var: %+v", ln)
 	}
-	// Train loss 1..80: the last tenth is 73..80, mean 76.5. Val at 40 and
-	// 80: metric 4 then 3 (bpc, lower is better: best 3), gap = loss − 1.
-	near("final train", bn.FinalTrain, 76.5)
+	// Train loss 1..80: the train loss printed is the mean of 41..80, the
+	// steps the last evaluation's gap used (60.5); finding (vii-b)'s tail is
+	// the last tenth, 73..80, mean 76.5. Val at 40 and 80: metric 4 then 3
+	// (bpc, lower is better: best 3), gap = loss − train.
+	near("final train", bn.FinalTrain, 60.5)
+	near("train tail", bn.TrainTail, 76.5)
 	near("final val", bn.FinalVal, 3)
 	near("best val", bn.BestVal, 3)
-	near("gap", bn.Gap, 3-0.8-1)
+	near("gap", bn.Gap, 3-0.8-60.5)
 	// Second half of the two val evaluations is the last one: no slope.
 	if !math.IsNaN(bn.GapTrend) {
 		t.Errorf("gap trend from one evaluation: %v", bn.GapTrend)

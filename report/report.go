@@ -216,7 +216,7 @@ func (r *Report) sections() []section {
 
 func (r *Report) variantSection() section {
 	s := section{title: "Variants",
-		lines: []string{"Mean ± sd over seeds. train loss: mean over the last 10% of steps. gap: last validation loss − smoothed train loss (probes.Eval.Gap). gap trend: least-squares slope of the gap over the second half of the validation evaluations, per 1,000 steps (> 0: widening). Diverged seeds are left out of the means."}}
+		lines: []string{"Mean ± sd over seeds. train loss: the mean over the steps since the validation before the last (the train loss the gap is taken against, as the dashboard and the log print it). gap: last validation loss − smoothed train loss (probes.Eval.Gap). gap trend: least-squares slope of the gap over the second half of the validation evaluations, per 1,000 steps (> 0: widening). Diverged seeds are left out of the means."}}
 	// One metric name in the header when every run has the same metric
 	// (a cnn next to a transformer does not); each cell is formatted by
 	// its own run's metric either way.

@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // findingTitles are the claims of the five findings in a few words, for
 // places with one line per finding (the dashboard's Summary screen).
 var findingTitles = map[string]string{
@@ -17,6 +19,10 @@ func (f Finding) Line() string {
 	t, ok := findingTitles[f.ID]
 	if !ok {
 		t = f.Claim
+	}
+	if f.Verdict == NotMeasurable && f.Reason != "" {
+		// Say why: what the claim needs that these runs lack.
+		return "(" + f.ID + ") " + t + ": " + f.Verdict + " (" + strings.TrimSuffix(f.Reason, ".") + ")"
 	}
 	return "(" + f.ID + ") " + t + ": " + f.Verdict
 }

@@ -219,7 +219,7 @@ key f
 wait_for 'showing all kinds · all variants' 10 "the events filter back to all"
 key 1
 key ?
-wait_for 'Keys \(any key closes\)' 10 "the full help (?)"
+wait_for 'Keys · esc or \? closes' 10 "the full help (?)"
 key q
 wait_for 'loss( \(log axis\))? · train ─' 10 "q to close the help and show the overview"
 sleep 0.5

@@ -160,7 +160,7 @@ func BenchmarkWorkspaceView(b *testing.B) {
 				st.add(&f)
 			}
 		}
-		ws.runs = append(ws.runs, wsRun{path: meta.RunID + ".ntr", meta: meta, data: st, loaded: true, color0: r * nv})
+		ws.runs = append(ws.runs, wsRun{path: meta.RunID + ".ntr", meta: meta, data: st, loaded: true})
 		if r%4 == 0 {
 			ws.picked[r] = true
 		}

@@ -241,7 +241,20 @@ func plotSeries(cv *canvas, g *chartGeom, series []chartSeries, noColor bool) {
 	}
 	glyphEvery := max(8, 2*nLines) // cells between a line's NO_COLOR glyphs
 	li := -1
+	// Evaluation markers go on after every line: a later line never
+	// covers an earlier variant's val points.
+	ordered := make([]chartSeries, 0, len(series))
 	for _, s := range series {
+		if !s.points {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range series {
+		if s.points {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range ordered {
 		if s.faint && noColor {
 			continue
 		}

@@ -24,3 +24,14 @@ func (m *common) glyph(i int) string {
 	}
 	return variantGlyphs[i%len(variantGlyphs)]
 }
+
+// valGlyph is variant i's validation marker without colour: its number
+// (1-9, then letters), so that a val point is told from the train line's
+// glyph and from the other variants' points; "" in colour (a • then).
+func (m *common) valGlyph(i int) string {
+	if !m.styles.NoColor {
+		return ""
+	}
+	const marks = "123456789abcdefghijklmnopqrstuvwxyz"
+	return string(marks[i%len(marks)])
+}

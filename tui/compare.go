@@ -60,7 +60,7 @@ func (m *compareScreen) compare(w, h int) []string {
 }
 
 // compareSeries is the Compare chart's lines (probe p on layer l, one per
-// standing, the selected variant last) and their legend, and the warm-up
+// standing, the leader last) and their legend, and the warm-up
 // window shaded.
 func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeries, legend []string, warm int) {
 	s := m.styles
@@ -97,6 +97,10 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 		series = append(series, chartSeries{label: seedLabel(x), color: i, glyph: m.glyph(i), bs: bs})
 		vals[k] = m.readoutVal(bs, false)
 	}
+	// The leader is drawn last; a line another covers says so.
+	series = m.drawByRank(series, st)
+	lo, hi := m.xRange()
+	covered := coveredBy(series, lo, hi, transientEnd(series, lo, hi))
 	fm := colFormat(vals)
 	for k, x := range st {
 		i := x.idx[0]
@@ -106,11 +110,14 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 		case math.IsNaN(vals[k]) && m.data.variants[i].probe(l, p) == nil:
 			legend = append(legend, s.Dim.Render(seedLabel(x)+": not measured"))
 		default:
-			legend = append(legend, m.legendEntry(i, seedLabel(x), "─", fm(vals[k])))
+			legend = append(legend, m.legendEntry(i, seedLabel(x), "─", joinNotes(fm(vals[k]), coverNote(covered, seedLabel(x)))))
 		}
 	}
-	// The selected variant is drawn last: on top where lines cross.
-	series = append(faint, m.raiseSelected(series, st)...)
+	series = append(faint, series...)
+	if n := smoothNote(m.st.Smooth); n != "" {
+		// Two "latest" values of one probe on one screen: say which is which.
+		legend = append(legend, s.Dim.Render("values: "+n+"; the table below: the raw latest"))
+	}
 	warm = m.chartWarmup(l, p, shown...)
 	if warm > 0 {
 		legend = append(legend, s.Dim.Render(fmt.Sprintf("┄ warm-up ≤%d", warm)))

@@ -54,17 +54,23 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 		}
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
-			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	c.title = title
+	zero := zeroLine(train(&m.data.variants[base.idx[0]]))
+	lines = append([]chartSeries{{label: seedLabel(*base), color: base.idx[0], glyph: m.glyph(base.idx[0]), bs: zero}}, lines...)
+	// The leader is drawn last; a line another covers says so.
+	lines = m.drawByRank(lines, st)
+	lo, hi := m.xRange()
+	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
 	fm := colFormat(vals)
 	for k := range st {
 		x := &st[k]
 		i := x.idx[0]
 		switch {
 		case k == bi:
-			e := m.legendEntry(i, seedLabel(*x), "─", "baseline (0)")
+			e := m.legendEntry(i, seedLabel(*x), "─", joinNotes("baseline (0)", coverNote(covered, seedLabel(*x))))
 			if x.status == probes.Diverged {
 				e += s.Bad.Render(fmt.Sprintf(" diverged at %d: no difference after it", x.stopped))
 			}
@@ -72,15 +78,18 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 		case m.hidden(i):
 			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(*x)+" hidden: v)"))
 		default:
-			c.legend = append(c.legend, m.legendEntry(i, seedLabel(*x), "─", signed(fm, vals[2*k])+" • "+signed(fm, vals[2*k+1])))
+			mark := "─"
+			if g := m.valGlyph(i); g != "" {
+				mark = m.glyph(i) + g
+			}
+			c.legend = append(c.legend, m.legendEntry(i, seedLabel(*x), mark,
+				joinNotes(signed(fm, vals[2*k])+" • "+signed(fm, vals[2*k+1]), coverNote(covered, seedLabel(*x)))))
 		}
 	}
 	if seeds {
 		c.legend = append(c.legend, s.Dim.Render("band: ± sd over seeds"))
 	}
-	zero := zeroLine(train(&m.data.variants[base.idx[0]]))
-	lines = append([]chartSeries{{label: seedLabel(*base), color: base.idx[0], glyph: m.glyph(base.idx[0]), bs: zero}}, lines...)
-	c.series = append(faint, m.raiseSelected(lines, st)...)
+	c.series = append(faint, lines...)
 	return c
 }
 

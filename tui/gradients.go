@@ -81,12 +81,16 @@ func (m *gradientsScreen) gradients(w, h int) []string {
 		if s.NoColor {
 			gx, gy = "x", "y"
 		}
+		// ∂x and ∂y take the palette colours after the run's variants:
+		// the first two would paint the selected variant's lines in
+		// layernorm's and batchnorm's colours.
+		cx, cy := nv%len(s.SeriesStyle), (nv+1)%len(s.SeriesStyle)
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(0).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(1).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.logShown)))
-		series := append(m.faintRaw(hx, 0), m.faintRaw(hy, 1)...)
+			s.seriesStyle(cx).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(cy).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.logShown)))
+		series := append(m.faintRaw(hx, cx), m.faintRaw(hy, cy)...)
 		series = append(series,
-			chartSeries{label: "dx", color: 0, glyph: "x", bs: dx},
-			chartSeries{label: "dy", color: 1, glyph: "y", bs: dy})
+			chartSeries{label: "dx", color: cx, glyph: "x", bs: dx},
+			chartSeries{label: "dy", color: cy, glyph: "y", bs: dy})
 		out = append(out, m.drawChart(series, m.stepSpec(w, chartH, 0, len(out)))...) // gradients: no window
 	}
 	return out

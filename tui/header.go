@@ -66,6 +66,14 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	if m.data.total > 0 {
 		stepStr += fmt.Sprintf("/%d", m.data.total)
 	}
+	if r := m.replay; r != nil && r.jumped.variant >= 0 && r.jumped.variant < len(m.data.variants) {
+		// Jumped to an event: its step, whose the event is, and how far
+		// the variants that run ahead have got.
+		stepStr = fmt.Sprintf("step %d (%s's event) · newest %d", r.jumped.step, m.data.variants[r.jumped.variant].label, m.data.step)
+		if m.data.total > 0 {
+			stepStr += fmt.Sprintf("/%d", m.data.total)
+		}
+	}
 	facts := fmt.Sprintf("%s · epoch %.2f · elapsed %s", stepStr, m.data.epoch, fmtDuration(m.data.elapsed))
 	if m.replay != nil && m.replay.err != nil {
 		facts += " · " + s.Bad.Render("read error: "+m.replay.err.Error())

@@ -88,3 +88,20 @@ func (m *Model) helpBar() string {
 	}
 	return head + m.styles.Help.ShortSeparator.Render(" • ") + tail
 }
+
+// helpBody is the full help, keys then the screen's guide, scrolled to
+// HelpTop and cut to h lines; the first line says how to scroll and close
+// it, and whether more lies above or below.
+func (m *Model) helpBody(h int) []string {
+	lines := m.fullHelpLines()
+	lines = append(lines, "", m.styles.Heading.Render(m.st.Screen.Title()))
+	lines = append(lines, wrapWords(m.screens[m.st.Screen].Guide(), m.w)...)
+	rows := max(h-1, 1)
+	top := min(m.st.HelpTop, max(len(lines)-rows, 0))
+	end := min(top+rows, len(lines))
+	head := "Keys · esc or ? closes"
+	if len(lines) > rows {
+		head += fmt.Sprintf(" · ↑/↓ PgUp/PgDn scroll (lines %d–%d of %d)", top+1, end, len(lines))
+	}
+	return append([]string{m.styles.Heading.Render(head)}, lines[top:end]...)
+}

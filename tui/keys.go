@@ -8,9 +8,7 @@ func Navigate(s State, k string, b Bounds) State {
 	s.SeekTo, s.SeekVariant = -1, -1
 	kn := keyName(k)
 	if s.Help {
-		// Any key closes the full help and does nothing else (q included).
-		s.Help = false
-		return s
+		return helpKey(s, kn)
 	}
 	if s.Filtering {
 		return filterKey(s, kn)
@@ -227,7 +225,39 @@ func navigateEnds(s State, k keyName, b Bounds) State {
 	case key.Matches(k, km.start):
 		s.SeekTo = 0
 	case key.Matches(k, km.finish):
-		s.SeekTo = max(b.LastStep, b.Step)
+		// A seek reads the frames before its target: one past the last
+		// step reads every variant's last frame (else the header stops at
+		// 4499/4500).
+		s.SeekTo = max(b.LastStep, b.Step) + 1
 	}
 	return s
 }
+
+// helpKey is a key while the full help is shown: the arrows, j/k, PgUp/PgDn
+// and Home/End scroll it (at 80×24 it is longer than the screen); esc, ?,
+// h, F1, q and ctrl+c close it and do nothing else (q does not quit); any
+// other key does nothing, so a stray key does not close what is being read.
+func helpKey(s State, kn keyName) State {
+	const page = 10
+	switch kn {
+	case "up", "k":
+		s.HelpTop--
+	case "down", "j", "enter", "space":
+		s.HelpTop++
+	case "pgup":
+		s.HelpTop -= page
+	case "pgdown":
+		s.HelpTop += page
+	case "home", "g":
+		s.HelpTop = 0
+	case "end", "G":
+		s.HelpTop = maxHelpTop
+	case "esc", "?", "h", "f1", "q", "ctrl+c":
+		s.Help, s.HelpTop = false, 0
+	}
+	s.HelpTop = min(max(s.HelpTop, 0), maxHelpTop)
+	return s
+}
+
+// maxHelpTop bounds HelpTop; the view clamps it to the help's length.
+const maxHelpTop = 1000

@@ -38,7 +38,10 @@ func TestNavigate(t *testing.T) {
 		{"pause", live, "space", with(live, func(s *State) { s.Paused = true })},
 		{"unpause", with(live, func(s *State) { s.Paused = true }), "space", live},
 		{"help", live, "?", with(live, func(s *State) { s.Help = true })},
-		{"any key closes help", with(live, func(s *State) { s.Help = true }), "3", live},
+		{"a stray key leaves the help open", with(live, func(s *State) { s.Help = true }), "3", with(live, func(s *State) { s.Help = true })},
+		{"esc closes help", with(live, func(s *State) { s.Help = true }), "esc", live},
+		{"down scrolls help", with(live, func(s *State) { s.Help = true }), "down", with(live, func(s *State) { s.Help, s.HelpTop = true, 1 })},
+		{"up at the top stays", with(live, func(s *State) { s.Help = true }), "up", with(live, func(s *State) { s.Help = true })},
 		{"q quits", live, "q", with(live, func(s *State) { s.Quit = true })},
 		{"q only closes help", with(live, func(s *State) { s.Help = true }), "q", live},
 		{"ctrl+c only closes help", with(live, func(s *State) { s.Help = true }), "ctrl+c", live},
@@ -58,7 +61,7 @@ func TestNavigate(t *testing.T) {
 		{"seek back", replay, "[", with(replay, func(s *State) { s.SeekTo = 85 })},
 		{"seek forward", replay, "]", with(replay, func(s *State) { s.SeekTo = 115 })},
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
-		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 300 })},
+		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 301 })},
 		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
 			with(replay, func(s *State) {
 				s.Screen = ScreenEvents

@@ -54,9 +54,11 @@ func (m *common) layerNameWidth() int {
 	return min(w, maxNameW) + 1
 }
 
-// isOutlier reports whether a cell deserves highlighting: an outlier alert
-// was raised for it, or its latest value is over 10× the median of the
-// shown buckets (the probes' rule, so replays of files without alerts agree).
+// isOutlier reports whether a cell deserves highlighting: the value shown
+// now is an outlier, because an outlier alert was raised at its step, or it
+// is over 10× the median of the shown buckets (the probes' rule, so replays
+// of files without alerts agree). An alert of an earlier step does not
+// mark the cell (its history is on the Events screen).
 func isOutlier(alerted bool, bs []bucket) bool {
 	if alerted {
 		return true
@@ -85,13 +87,13 @@ func (m *common) cell(v *variantData, l int, p probes.Probe, fm func(float64) st
 		return strings.Repeat(" ", sparkW) + " " + fmt.Sprintf("%-*s", valueW, probes.Missing) + " "
 	}
 	bs := h.View(sparkW)
-	_, last, _ := h.Last()
+	lastStep, last, _ := h.Last()
 	// Sparklines stay raw (a spike is what they are for); the scale is
 	// the user's, or logarithmic where this cell's values span decades.
 	logScale := m.st.Log == logOn || (m.st.Log == logAuto && spansDecades(bs))
 	spark := sparkValues(valuesOf(bs, 0, logScale), sparkW)
 	val := fmt.Sprintf("%-*s", valueW, fm(last))
-	if isOutlier(v.outlier[l][p] > 0, bs) {
+	if isOutlier(v.outlier[l][p] > 0 && v.outlier[l][p] == lastStep, bs) {
 		return m.styles.Outlier.Render(spark+"!"+val) + " "
 	}
 	return spark + " " + val + " "
@@ -141,8 +143,8 @@ func (m *layersScreen) bounds(b *Bounds) {
 func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart() }
 
 func (m *layersScreen) Guide() string {
-	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks an outlier " +
-		"(alerted, or latest > 10× the median shown). The chart follows the selected layer × probe."
+	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks the value shown when it is an outlier " +
+		"(alerted at its step, or > 10× the median shown; earlier alerts are on the Events screen). The chart follows the selected layer × probe."
 }
 
 func (m *layersScreen) layersView(w, h int) []string {

@@ -27,7 +27,7 @@ type cellStyle struct {
 // value it reads at the cursor (or its latest).
 func (m *common) legendEntry(i int, label, mark, value string) string {
 	s := m.styles
-	if s.NoColor {
+	if s.NoColor && mark == "─" {
 		if g := m.glyph(i); g != "" {
 			mark = g
 		}

@@ -49,7 +49,13 @@ func dismiss(s State) State {
 // closes help or the quit question instead, like a key.
 func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
 	s.SeekTo, s.SeekVariant = -1, -1
-	if s.Help || s.Confirm {
+	if s.Help { // the wheel scrolls the help, as ↑/↓ do
+		if up {
+			return helpKey(s, "up")
+		}
+		return helpKey(s, "down")
+	}
+	if s.Confirm {
 		return dismiss(s)
 	}
 	if z := hit(zs, x, y); z != nil && z.kind == zoneChart {

@@ -97,8 +97,8 @@ func TestMouseOnScreen(t *testing.T) {
 // TestWheelIsTheKeys: away from a chart the wheel does what ↑/↓ do on
 // every list (the layers, the Events rows, the Grid's pages, the config
 // panel); over a chart what z/Z do with the cursor on the step under the
-// mouse, leaving the cursor where it was; and, like a key, it only
-// closes help or the quit question.
+// mouse, leaving the cursor where it was; like ↑/↓ it scrolls the help,
+// and like a key it only dismisses the quit question.
 func TestWheelIsTheKeys(t *testing.T) {
 	chart := []zone{{kind: zoneChart, x0: 0, x1: 100, y0: 0, y1: 10, lo: 1, hi: 1000}}
 	b := Bounds{Variants: 3, Layers: 6, EventSteps: []int{10, 50, 90, 120}, Step: 1000, LastStep: 1000,

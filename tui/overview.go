@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
-	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/normtop/normtop/probes"
@@ -28,8 +28,10 @@ func (m *overviewScreen) Guide() string {
 		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
 		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
 		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
-		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. gap = val " +
-		"loss − train loss smoothed since the last eval. Xu et al.: LayerNorm's bias and gain raise the risk of " +
+		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. In the ranking, " +
+		"train = the mean train loss of the steps up to the newest val eval since the one before (the legend's " +
+		"smoothed line is for reading the curve), gap = val loss − train, so a row subtracts; the line below the " +
+		"heading says so when the variants' newest vals are of different steps. Xu et al.: LayerNorm's bias and gain raise the risk of " +
 		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
 }
 
@@ -42,6 +44,9 @@ func (m *overviewScreen) overview(w, h int) []string {
 	order := rank(st, m.data.meta.Metric)
 	// The chart gets two thirds of the height; the ranking pages beyond.
 	tableRows := min(len(st), max(3, (h-4)/3))
+	if valStepsNote(st, order) != "" {
+		tableRows++ // the line that says at which steps the vals were taken
+	}
 	var c lossChart
 	if m.st.Diff {
 		c = m.diffChart(st)
@@ -105,7 +110,11 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	if n := smoothNote(m.st.Smooth); n != "" {
 		line = "train ─ (" + n + ", raw faint)"
 	}
-	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and val • of every variant on one axis")}
+	val := "val •"
+	if s.NoColor {
+		val = "val points (the legend's number)"
+	}
+	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and "+val+" of every variant on one axis")}
 	var faint, lines []chartSeries
 	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
@@ -133,9 +142,13 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		}
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
-			chartSeries{label: label + " val", color: i, glyph: m.glyph(i), bs: va, points: true})
+			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
+	// The leader is drawn last; a line another covers says so.
+	lines = m.drawByRank(lines, st)
+	lo, hi := m.xRange()
+	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
 	fm := colFormat(vals)
 	for k, x := range st {
 		i := x.idx[0]
@@ -149,10 +162,16 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		if m.st.Cursor >= 0 {
 			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
 		}
-		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), "─", value))
+		if n := coverNote(covered, seedLabel(x)); n != "" {
+			value = joinNotes(value, n)
+		}
+		mark := "─"
+		if g := m.valGlyph(i); g != "" {
+			mark = m.glyph(i) + g // without colour: the line's glyph, then its val points' number
+		}
+		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), mark, value))
 	}
-	// The selected variant is drawn last: on top where lines cross.
-	c.series = append(faint, m.raiseSelected(lines, st)...)
+	c.series = append(faint, lines...)
 	return c
 }
 
@@ -198,35 +217,6 @@ func meanBuckets(bss [][]bucket) []bucket {
 	return out
 }
 
-// raiseSelected draws the standing of the selected variant last, unless it
-// is hidden.
-func (m *common) raiseSelected(series []chartSeries, st []standing) []chartSeries {
-	sel := clamp(m.st.Variant, 0, len(m.data.variants)-1)
-	if m.hidden(sel) {
-		return series
-	}
-	for _, x := range st {
-		if slices.Contains(x.idx, sel) {
-			return raise(series, seedLabel(x))
-		}
-	}
-	return series
-}
-
-// raise moves the series of one label to the end (drawn last, on top).
-func raise(series []chartSeries, label string) []chartSeries {
-	out := make([]chartSeries, 0, len(series))
-	var top []chartSeries
-	for _, c := range series {
-		if c.label == label || c.label == label+" val" {
-			top = append(top, c)
-		} else {
-			out = append(out, c)
-		}
-	}
-	return append(out, top...)
-}
-
 // rankTable is the overview's ranking: rank, variant, val metric, val and
 // train loss, gap, step, speed, status, in at most h lines.
 func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []string {
@@ -238,7 +228,10 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		heads[i] = c.head
 	}
 	out := []string{s.Heading.Render(tableLine(cols, keep, heads))}
-	rows := max(h-1, 1)
+	if note := valStepsNote(st, order); note != "" {
+		out = append(out, s.Dim.Render(fit(note, w)))
+	}
+	rows := max(h-len(out), 1)
 	if rows < len(order) {
 		rows = max(rows-1, 1) // a line for "n of m"
 	}
@@ -279,6 +272,30 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		out = append(out, s.Dim.Render(hint))
 	}
 	return out
+}
+
+// valStepsNote says at which steps the ranked validations were taken when
+// they differ (a live run whose variants run at different speeds): each is
+// ranked on its newest. "" when every val is of one step. A variant that
+// diverged or was stopped has no newer val to come: it is left out.
+func valStepsNote(st []standing, order []int) string {
+	var parts []string
+	first, differ := -1, false
+	for _, j := range order {
+		x := &st[j]
+		if !x.haveVal || x.status == probes.Diverged || x.status == probes.Stopped {
+			continue
+		}
+		if first < 0 {
+			first = x.ValStep
+		}
+		differ = differ || x.ValStep != first
+		parts = append(parts, fmt.Sprintf("%s %d", x.label, x.ValStep))
+	}
+	if !differ {
+		return ""
+	}
+	return "val of different steps, each its newest: " + strings.Join(parts, " · ")
 }
 
 // rankColumns are the ranking's columns at width w; judged: with seeds

@@ -85,9 +85,13 @@ type replayDriver struct {
 	data   *store
 	follow bool // Options.Follow: poll at EOF instead of stopping
 
-	state   replayState
-	target  int  // replaySeeking, replayCatchingUp: the step sought
-	wait    int  // replaySeeking: the variant whose frame at target ends the seek, -1 any
+	state  replayState
+	target int // replaySeeking, replayCatchingUp: the step sought
+	wait   int // replaySeeking: the variant whose frame at target ends the seek, -1 any
+	// jumped is where the last jump to an event landed (its variant and
+	// step): the header shows that step, not the leading variant's, until
+	// the replay moves on. variant -1: none.
+	jumped  struct{ variant, step int }
 	queued  int  // a seek asked for while a read was in flight, -1 none
 	qwait   int  // the queued seek's wait
 	gen     int  // bumped by every seek; stale ticks, polls and batches are dropped
@@ -107,6 +111,7 @@ type replayDriver struct {
 
 func newReplayDriver(src ReplaySource, data *store, follow, catchUp bool) *replayDriver {
 	d := &replayDriver{rd: &reader{src: src}, data: data, follow: follow, queued: -1, wait: -1, qwait: -1, schedule: tick}
+	d.jumped.variant = -1
 	if catchUp {
 		d.state, d.target = replayCatchingUp, math.MaxInt // so the first View says so
 	}
@@ -195,6 +200,7 @@ func (d *replayDriver) SeekFor(target, wait int) tea.Cmd {
 
 // Resume restarts the replay clock after a pause.
 func (d *replayDriver) Resume(pb playback) (tea.Cmd, driverNews) {
+	d.jumped.variant = -1
 	return d.resume(pb.paused), driverNews{}
 }
 
@@ -204,6 +210,7 @@ func (d *replayDriver) Resume(pb playback) (tea.Cmd, driverNews) {
 func (d *replayDriver) startSeek(target int, s replayState) tea.Cmd {
 	d.gen++ // drops the scheduled tick or poll of the old generation
 	d.timer = timerNone
+	d.jumped.variant = -1
 	d.state, d.target = s, target
 	if target <= d.data.step {
 		d.data.reset()
@@ -283,6 +290,9 @@ func (d *replayDriver) onBatch(msg replayBatchMsg, paused bool) (tea.Cmd, driver
 			seeking = false
 			d.clock = d.rd.lastTime
 			news.redraw = true
+			if d.wait >= 0 {
+				d.jumped.variant, d.jumped.step = d.wait, d.target
+			}
 		}
 		if !seeking {
 			d.settle(msg.eof, &news)

@@ -146,6 +146,15 @@ func TestReplayEnterJumpsToEvent(t *testing.T) {
 			t.Fatalf("variant %d at step %d, want 120", i, m.data.tally.Variants[i].Step)
 		}
 	}
+	// The header names the event's step and variant (issue 35: it showed
+	// the leading variant's step), until the replay plays on.
+	if out := m.View().Content; !strings.Contains(out, "step 120 (batchnorm's event)") {
+		t.Errorf("header after the jump:\n%s", out)
+	}
+	m.Update(keyPress("space"))
+	if out := m.View().Content; strings.Contains(out, "'s event)") {
+		t.Errorf("the header still names the event after the replay played on:\n%s", out)
+	}
 }
 
 func TestReplayFromStartsAtStep(t *testing.T) {
@@ -259,5 +268,20 @@ func TestReplayHelpFits(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestReplayGWhilePausedReadsToTheEnd (issue 35): G on a paused replay
+// reads every variant's last frame: the header's step is the run's last.
+func TestReplayGWhilePausedReadsToTheEnd(t *testing.T) {
+	m, src := newReplayFixture(200, Options{Speed: 1})
+	m.Update(keyPress("space"))
+	_, cmd := m.Update(keyPress("G"))
+	drive(t, m, cmd, 1000, nil)
+	if m.data.step != 200 || m.data.frames != len(src.frames) {
+		t.Fatalf("after G while paused: step %d, %d of %d frames; want step 200, every frame", m.data.step, m.data.frames, len(src.frames))
+	}
+	if out := m.View().Content; !strings.Contains(out, "step 200/200") {
+		t.Errorf("header does not say step 200/200:\n%s", out)
 	}
 }

@@ -54,16 +54,17 @@ func TestScreenFacts(t *testing.T) {
 		{ScreenOverview, nil, []string{
 			"diverged at 150", // adanorm, ranked last
 			"done",
-			fmtVal(last(0).TrainLoss),
-			"0.0400", // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
+			fmtVal(last(0).Eval[0].TrainLoss), // the train loss its gap used (probes.VariantStanding.Train)
+			"0.0400",                          // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
 			"50.0",
 			"train ─ (ema 0.97, raw faint) and val •",
 		}},
 		{ScreenSummary, nil, []string{
-			"★", "final acc", "diverged at 150", fmtVal(last(0).TrainLoss), "88.00%",
+			"★", "final acc", "diverged at 150", fmtVal(last(0).Eval[0].TrainLoss), "88.00%",
 		}},
-		// batchnorm (variant 1), layer block0.ln2 had an outlier alert on dist_var.
-		{ScreenLayers, []string{"right", "p"}, []string{"batchnorm", "block0.ln2", "!"}},
+		// batchnorm (variant 1), layer block0.ln2 had an outlier alert on
+		// dist_var at step 120: not the value shown at 200 (TestOutlierMarkedOnlyThere).
+		{ScreenLayers, []string{"right", "p"}, []string{"batchnorm", "block0.ln2"}},
 		{ScreenCompare, []string{"p"}, []string{"dist_var", "‖σ²_B − σ²‖₂/d", "layernorm", "batchnorm"}},
 		{ScreenSpectrum, nil, []string{
 			fmt.Sprintf("%8.2f", last(0).Spectrum.EffRank),
@@ -88,16 +89,23 @@ func TestScreenFacts(t *testing.T) {
 }
 
 // TestOutlierMarkedOnlyThere: the layers screen marks exactly the cell of
-// the outlier alert.
+// the outlier alert while the value shown is the alerted one (the fixture
+// alerts at step 120); once later values are shown, no cell is marked.
 func TestOutlierMarkedOnlyThere(t *testing.T) {
-	m := fixtureModel(4, 6, 200, Options{})
-	out := screenText(t, m, ScreenLayers, 160, 48, "right", "p")
+	for _, tc := range []struct{ steps, marks int }{{120, 1}, {200, 0}} {
+		m := fixtureModel(4, 6, tc.steps, Options{})
+		outlierMarks(t, screenText(t, m, ScreenLayers, 160, 48, "right", "p"), tc.marks)
+	}
+}
+
+func outlierMarks(t *testing.T, out string, want int) {
+	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
 		n := strings.Count(line, "!")
 		switch {
 		case strings.HasPrefix(line, "block0.ln2"):
-			if n != 1 {
-				t.Fatalf("outlier row has %d marks: %q", n, line)
+			if n != want {
+				t.Fatalf("outlier row has %d marks, want %d: %q", n, want, line)
 			}
 		case strings.HasPrefix(line, "block"):
 			if n != 0 {

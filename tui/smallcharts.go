@@ -160,11 +160,12 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
 		warm = max(warm, v.warmup(p.layer, p.probe))
 	}
+	lo, hi := m.xRange()
+	lines = widestFirst(lines, lo, hi)
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
 	if m.logShown {
 		name += " (log)"
 	}
-	lo, hi := m.xRange()
 	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.logShown, warmup: warm, cursor: m.cursorStep()}
 	return append([]string{s.Heading.Render(truncName(name, w))}, m.drawChart(lines, spec)...)
 }

@@ -42,7 +42,15 @@ func (m *spectrumScreen) spectrum(w, h int) []string {
 		}
 		any = true
 		series = append(series, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: sigmaBuckets(v.lastSpec.Sigma)})
-		legend = append(legend, m.legendEntry(i, v.label, "─", ""))
+	}
+	// The leader is drawn last; a line another covers says so.
+	series = m.drawByRank(series, m.data.standings())
+	covered := coveredBy(series, 1, max(m.maxSigmaLen(), 2), 0)
+	for i := range m.data.variants {
+		v := &m.data.variants[i]
+		if v.lastSpec != nil && !m.hidden(i) {
+			legend = append(legend, m.legendEntry(i, v.label, "─", coverNote(covered, v.label)))
+		}
 	}
 	if !any {
 		return append(out, "", s.Dim.Render("no spectrum recorded yet (one every --svd-every steps, computed off the training path)"))

@@ -46,6 +46,7 @@ type State struct {
 	Baseline int
 	Paused   bool
 	Help     bool // full help shown
+	HelpTop  int  // the first line of the full help shown (it scrolls at 80×24)
 	Quit     bool
 	Replay   bool    // replay keys are active
 	Speed    float64 // replay speed multiplier

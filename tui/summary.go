@@ -211,18 +211,12 @@ func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []
 	return s.seriesStyle(i).Render(line)
 }
 
-// summaryFooter is the findings `normtop report` judged, then the notes on
-// the columns shown, the seeds and a run still going.
+// summaryFooter is the notes on the columns shown, the seeds and a run
+// still going, right under the table they explain, then the findings
+// `normtop report` judged (which a short terminal cuts, not the notes).
 func (m *summaryScreen) summaryFooter(cols []column, keep []int, seeds bool, w int) []string {
 	s := m.styles
 	out := []string{""}
-	if len(m.findings) > 0 {
-		out = append(out, s.Heading.Render("findings")+s.Dim.Render(" · normtop report on this run (details: normtop report FILE)"))
-		for _, f := range m.findings {
-			out = append(out, wrapWords(f, w)...)
-		}
-		out = append(out, "")
-	}
 	notes := []string{columnNotes(cols, keep)}
 	if seeds {
 		notes = append(notes, "×n: n seeds of one spec, mean±sd (sd over seeds).")
@@ -233,6 +227,12 @@ func (m *summaryScreen) summaryFooter(cols []column, keep []int, seeds bool, w i
 	for _, n := range notes {
 		out = append(out, wrapWords(s.Dim.Render(n), w)...)
 	}
+	if len(m.findings) > 0 {
+		out = append(out, "", s.Heading.Render("findings")+s.Dim.Render(" · normtop report on this run (details: normtop report FILE)"))
+		for _, f := range m.findings {
+			out = append(out, wrapWords(f, w)...)
+		}
+	}
 	return out
 }
 
@@ -241,7 +241,8 @@ var summaryNotes = []struct{ head, note string }{
 	{"final", "final = the last val evaluation"},
 	{"best", "best = the best over the run"},
 	{"test", "test = the test split at the end"},
-	{"gap", "gap = val loss − train loss since the previous eval"},
+	{"train", "train = mean train loss of the steps up to the last val eval since the one before"},
+	{"gap", "gap = val loss − train"},
 	{"alerts", "alerts = outlier alerts per layer group"},
 }
 

@@ -96,6 +96,11 @@ func TestSummaryFindings(t *testing.T) {
 		if !strings.Contains(out, "findings") || !strings.Contains(out, "(iii) ψ² fluctuates") {
 			t.Errorf("%dx%d summary lacks the findings:\n%s", size[0], size[1], out)
 		}
+		// The column notes come right under the table, before the
+		// findings (a long findings list cut them off, issue 35).
+		if n, f := strings.Index(out, "final = the last val"), strings.Index(out, "findings ·"); n < 0 || n > f {
+			t.Errorf("%dx%d: the column notes are not above the findings:\n%s", size[0], size[1], out)
+		}
 	}
 	if out := screenText(t, m, ScreenOverview, 160, 48); strings.Contains(out, line) {
 		t.Error("findings leak onto the Overview")

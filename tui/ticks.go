@@ -194,6 +194,14 @@ func stepTicks(lo, hi, maxTicks int) []int {
 	for k := (lo + step - 1) / step * step; k <= hi; k += step {
 		out = append(out, k)
 	}
+	if len(out) < 2 && step > 1 {
+		// A nice step as wide as the range leaves a small chart (the
+		// Grid's, 2 ticks over 1..600: step 1000) with no step axis: the
+		// next smaller nice step labels at least two steps.
+		if finer := stepTicks(lo, hi, maxTicks+1); len(finer) > len(out) {
+			return finer
+		}
+	}
 	return out
 }
 

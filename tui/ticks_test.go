@@ -117,6 +117,7 @@ func TestStepTicks(t *testing.T) {
 		{1, 100000, 8, []int{20000, 40000, 60000, 80000, 100000}},
 		{90, 110, 5, []int{90, 95, 100, 105, 110}},
 		{1, 3, 5, []int{1, 2, 3}},
+		{1, 600, 2, []int{200, 400, 600}}, // a Grid chart: a nice step of 1000 would label nothing
 	}
 	for _, tc := range tests {
 		if got := stepTicks(tc.lo, tc.hi, tc.max); !slices.Equal(got, tc.want) {

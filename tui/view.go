@@ -39,10 +39,7 @@ func (m *Model) render() string {
 	sc := m.screens[m.st.Screen]
 	switch {
 	case m.st.Help:
-		body = m.fullHelpLines()
-		body = append([]string{m.styles.Heading.Render("Keys (any key closes)"), ""}, body...)
-		body = append(body, "", m.styles.Heading.Render(m.st.Screen.Title()))
-		body = append(body, wrapWords(sc.Guide(), m.w)...)
+		body = m.helpBody(bodyH)
 	case m.st.Info:
 		m.config.SetSize(m.w, bodyH)
 		body = m.config.View()

@@ -118,12 +118,6 @@ func (ws *Workspace) onHeader(msg wsHeaderMsg) tea.Cmd {
 	if ws.headers < len(ws.runs) {
 		return nil
 	}
-	// Colours in list order, whatever is selected later.
-	c := 0
-	for i := range ws.runs {
-		ws.runs[i].color0 = c
-		c += len(ws.runs[i].meta.Variants)
-	}
 	return ws.loadNext()
 }
 

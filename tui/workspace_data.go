@@ -29,7 +29,6 @@ type wsRun struct {
 	note   string // damaged regions skipped, no end record: said on the row
 	data   *store // nil until its frames are loaded
 	loaded bool
-	color0 int // palette index of its first variant: colours stay put as runs are selected
 	// live: the file was still being written when loaded; it stays open
 	// (src, closer) and is polled for appended frames.
 	live   bool

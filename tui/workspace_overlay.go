@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -23,7 +24,11 @@ func (ws *Workspace) overlay(h int) []string {
 	m.st.Smooth = ws.smooth
 	var series []chartSeries
 	var legend []string
-	models := map[string]bool{}
+	models, metrics := map[string]bool{}, map[string]bool{}
+	maxColor := -1
+	// Colours count over the picked runs only (in list order), so that two
+	// runs overlaid never share a colour while the palette lasts.
+	base := 0
 	last := 1
 	for _, i := range picked {
 		r := &ws.runs[i]
@@ -32,10 +37,12 @@ func (ws *Workspace) overlay(h int) []string {
 			continue
 		}
 		models[r.meta.Model] = true
+		metrics[r.meta.Metric] = true
 		last = max(last, r.data.step)
 		for j := range r.data.variants {
 			v := &r.data.variants[j]
-			c := r.color0 + j
+			c := base + j
+			maxColor = max(maxColor, c)
 			label := shortID(r) + "·" + v.label
 			tr := rawBuckets(v.series(seriesTrainLoss))
 			if sm := v.smoothedTrain(ws.smooth); sm != nil {
@@ -46,11 +53,20 @@ func (ws *Workspace) overlay(h int) []string {
 				chartSeries{label: label + " val", color: c, glyph: variantGlyphs[c%len(variantGlyphs)], bs: rawBuckets(v.series(seriesValLoss)), points: true})
 			legend = append(legend, s.seriesStyle(c).Render(glyphOr(s, c)+" "+label))
 		}
+		base += len(r.data.variants)
 	}
 	m.data.step = last
 	title := s.Heading.Render("loss") + s.Dim.Render(fmt.Sprintf(" · train ─ (%s) and val • of %d runs, run·variant", orDash(smoothNote(ws.smooth)), len(picked)))
-	if len(models) > 1 {
+	switch {
+	case len(models) > 1:
 		title += s.Warn.Render(" · different models: losses share the axis (nats), the tasks differ")
+	case len(metrics) > 1:
+		// One model on different data: a word's loss and a character's
+		// are nats of different tokens.
+		title += s.Warn.Render(" · different data (" + strings.Join(sortedKeys(metrics), ", ") + "): losses per different tokens share the axis")
+	}
+	if n := len(s.SeriesStyle); !s.NoColor && maxColor >= n {
+		title += s.Warn.Render(fmt.Sprintf(" · %d lines, %d colours: colours repeat (the legend's order tells them apart)", maxColor+1, n))
 	}
 	out := []string{"", title}
 	legendLines := joinLegend(legend, ws.w, 2)
@@ -83,4 +99,14 @@ func glyphOr(s *Styles, c int) string {
 		return variantGlyphs[c%len(variantGlyphs)]
 	}
 	return "─"
+}
+
+// sortedKeys are m's keys in order.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

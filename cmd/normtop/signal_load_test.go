@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +34,7 @@ func TestSignalWhileLoading(t *testing.T) {
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Skip("mkfifo:", err)
 			}
+			wrote := make(chan struct{}) // the writer has written: normtop reads the FIFO
 			if c.writer {
 				stop := make(chan struct{})
 				defer close(stop)
@@ -43,6 +45,7 @@ func TestSignalWhileLoading(t *testing.T) {
 					}
 					defer w.Close()
 					w.Write([]byte("the first words of a text that never ends"))
+					close(wrote)
 					<-stop
 				}()
 			}
@@ -53,7 +56,20 @@ func TestSignalWhileLoading(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			// The signal goes in once normtop is loading (its signal watch
+			// starts before the load), never after a fixed sleep: with a
+			// writer, once the writer's open returned and it wrote (normtop
+			// has opened the FIFO); without, once a thread of normtop waits
+			// in the kernel's FIFO open.
+			if c.writer {
+				select {
+				case <-wrote:
+				case <-time.After(time.Minute):
+					t.Fatal("normtop did not open the FIFO within a minute")
+				}
+			} else {
+				waitFIFOOpen(t, cmd.Process.Pid)
+			}
 			sent := time.Now()
 			cmd.Process.Signal(c.sig)
 			waited := make(chan error, 1)
@@ -104,4 +120,36 @@ func TestSIGTERMDuringLongEvaluation(t *testing.T) {
 		t.Errorf("SIGTERM during the evaluation: stopped and checked after %v, want the process gone within 1 s", lag)
 	}
 	t.Logf("stopped and checked %v after SIGTERM", lag)
+}
+
+// waitFIFOOpen polls until a thread of process pid waits in the kernel's
+// FIFO open for a writer (wchan wait_for_partner). A running thread reads
+// 0; where /proc never names a wait (no kernel symbols), the test cannot
+// tell the phase and is skipped rather than timed.
+func waitFIFOOpen(t *testing.T, pid int) {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(time.Minute)
+	everNamed := false
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "wchan"))
+		named := false
+		for _, p := range tasks {
+			b, err := os.ReadFile(p)
+			w := strings.TrimSpace(string(b))
+			if err != nil || w == "" || w == "0" {
+				continue
+			}
+			named = true
+			if w == "wait_for_partner" {
+				return
+			}
+		}
+		everNamed = everNamed || named
+		if !everNamed && time.Since(start) > 20*time.Second {
+			t.Skip("/proc/PID/task/*/wchan gives no symbol names: cannot tell when normtop opens the FIFO")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("normtop did not wait on the FIFO's open within a minute")
 }

@@ -19,7 +19,15 @@ import (
 // drained, so that the dashboard, writing to the slave, never blocks.
 func openPTY(t *testing.T) *os.File {
 	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	slave, _ := openPTYPair(t)
+	return slave
+}
+
+// openPTYPair is openPTY that also returns the master, to type keys into.
+func openPTYPair(t *testing.T) (slave, master *os.File) {
+	t.Helper()
+	var err error
+	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skip("no pseudo-terminals:", err)
 	}
@@ -32,7 +40,7 @@ func openPTY(t *testing.T) *os.File {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
 		t.Skip("ptsname:", e)
 	}
-	slave, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	slave, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skip("pty slave:", err)
 	}
@@ -40,7 +48,7 @@ func openPTY(t *testing.T) *os.File {
 	ws := [4]uint16{40, 120, 0, 0}
 	syscall.Syscall(syscall.SYS_IOCTL, slave.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws)))
 	go io.Copy(io.Discard, master)
-	return slave
+	return slave, master
 }
 
 // shellStdin runs argv through sh with stdin at /dev/null or closed (an

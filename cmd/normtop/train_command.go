@@ -62,8 +62,9 @@ func runTrain(args []string, st streams) error {
 		runErr = runDashboard(sig.ctx, sig.cancel, runner, meta, rec, path, o, st)
 	}
 
-	end := rec.end()
-	closeErr := w.Close(end)
+	// finish is idempotent: the dashboard closed the file when training
+	// ended (the end record then, not at q); headless closes it here.
+	end, closeErr := rec.finish()
 	var lost *record.LostError
 	switch {
 	case errors.As(closeErr, &lost):
@@ -167,7 +168,9 @@ func runHeadless(ctx context.Context, runner *train.Runner, meta probes.RunMeta,
 
 // runDashboard trains on a goroutine while the dashboard runs on this one.
 // Frames reach the dashboard through a lossy feed, so a slow terminal never
-// slows training. Quitting the dashboard stops training.
+// slows training. Quitting the dashboard stops training; the run file is
+// closed with its end record when training ends, not when the dashboard is
+// quit.
 func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.Runner, meta probes.RunMeta,
 	rec *recorder, path string, o *trainOptions, st streams) error {
 	feed := probes.NewFeed(feedCapacity)
@@ -186,9 +189,12 @@ func runDashboard(ctx context.Context, cancel context.CancelFunc, runner *train.
 			// here, on the runner's goroutine): each Frame is folded once.
 			feed.PushFolded(f, rec.w.Standings())
 		})
-		// Every frame is on disk before the findings are read back; the
-		// writer is not touched again until Close, after <-done.
-		flushed := rec.w.Flush() == nil && rec.err == nil
+		// Training has ended: the end record is written now, while the
+		// dashboard still shows the run (replay --follow, report and
+		// export read it as finished), and the findings are read back
+		// from the complete file.
+		_, closeErr := rec.finish()
+		flushed := closeErr == nil && rec.err == nil
 		done <- err
 		feed.Close()
 		if flushed && ctx.Err() == nil {

@@ -131,8 +131,13 @@ func TestOneSeedSameStrings(t *testing.T) {
 			continue
 		}
 		metric, test, loss := kind.Format(final[v]), kind.Format(tests[v]), probes.FormatLoss(losses[v])
+		// The one train loss (the mean the last evaluation's gap used,
+		// 0.4 in the frames) and the gap, val loss − train.
+		train, gap := probes.FormatLoss(0.4), probes.FormatLoss(losses[v]-0.4)
 		row(t, "headless", o.headless, []string{"# end " + label + ":"}, kind.Short()+" "+metric, "test loss 0.5000 "+kind.Short()+" "+test,
-			"val loss "+loss+" ")
+			"val loss "+loss+" ", "train loss "+train+" ", "gap "+gap)
+		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+train+" ", " "+gap+" ")
+		row(t, "report", o.report, []string{"  " + label + " "}, " "+train+" ", " "+gap+" ")
 		row(t, "markdown", o.markdown, []string{"| " + label + " |"}, "| "+strings.TrimSuffix(metric, "%")+" |", "| "+strings.TrimSuffix(test, "%")+" |")
 		row(t, "dashboard", o.summary, []string{" " + label + " "}, " "+metric+" ", " "+test+" ", " "+loss+" ")
 		row(t, "report", o.report, []string{"  " + label + " "}, " "+metric+" ", " "+loss+" ")

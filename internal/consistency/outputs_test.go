@@ -3,6 +3,7 @@ package consistency
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,9 @@ func consume(t *testing.T, meta probes.RunMeta, frames []probes.Frame) outputs {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	o.headless = log.String()
+	// A line too long for 80 columns goes on indented continuation lines:
+	// joined back here, so that a variant's values are on one line.
+	o.headless = regexp.MustCompile(`\n#?\s{5,}`).ReplaceAllString(log.String(), " ")
 	o.markdown = exportMarkdown(t, o.path)
 	o.report = reportText(t, o.path)
 	o.summary = dashboardSummary(t, meta, feed)
@@ -99,8 +102,12 @@ func dashboardSummary(t *testing.T, meta probes.RunMeta, feed *probes.Feed) stri
 		teatest.WithInitialTermSize(200, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	tm.Send(tea.KeyPressMsg{Code: '7', Text: "7"})
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("ranked by final val")) },
-		teatest.WithDuration(60*time.Second))
+	// The Summary's title shows before the feed is drained (every row
+	// "waiting"): wait for the rows too (the runs end "done"), not just
+	// the title, or a loaded machine quits on an empty table.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("ranked by final val")) && bytes.Contains(b, []byte(" done"))
+	}, teatest.WithDuration(60*time.Second))
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
