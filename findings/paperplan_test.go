@@ -14,19 +14,14 @@ import (
 // Plan's four word-LM variants, one per seed, and each costs what the
 // trainer's cost model says of one seed of that configuration.
 func TestPaperPlan(t *testing.T) {
-	if got := IDs(PaperPlan); !slices.Equal(got, []string{"ii", "iii", "iv"}) {
+	if got := IDs(PaperPlan(estimatedCPUMin(t))); !slices.Equal(got, []string{"ii", "iii", "iv"}) {
 		t.Errorf("claims %v", got)
 	}
-	runs, err := RunsOf(PaperPlan)
+	runs, err := RunsOf(PaperPlan(estimatedCPUMin(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := train.PaperConfig("sotu")
-	c.Variants = paperWordLMVariants
-	est, err := train.EstimateRun(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	est := estimate(t)
 	paper := 0
 	for _, r := range runs {
 		if !strings.HasPrefix(r.Name, "paper-wordlm-s") {
@@ -45,3 +40,18 @@ func TestPaperPlan(t *testing.T) {
 		t.Errorf("%d paper word-LM runs, want 3 (seeds 1, 2, 3)", paper)
 	}
 }
+
+// estimate is the trainer's cost model of one paper-size seed (the test
+// may link the trainer; the package does not).
+func estimate(t *testing.T) train.RunEstimate {
+	t.Helper()
+	c := train.PaperConfig("sotu")
+	c.Variants = PaperWordLMVariants
+	est, err := train.EstimateRun(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return est
+}
+
+func estimatedCPUMin(t *testing.T) float64 { return estimate(t).CPUSeconds / 60 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/normtop/normtop/train"
 )
 
 // Run is one training run of the plan: a name (its run file is named after
@@ -181,27 +179,22 @@ func RunsOf(claims []Claim) ([]Run, error) {
 // Command is the `normtop train` command line of a run.
 func (r Run) Command() string { return "normtop train " + strings.Join(r.Args, " ") }
 
+// PaperWordLMVariants are the paper runs' variants: Plan's word LM's.
+var PaperWordLMVariants = []string{"batchnorm:groups=1", "pn-v:groups=1,alpha=0.95", "layernorm", "powernorm"}
+
 // PaperPlan is `normtop findings --scale paper`: claims (ii)-(iv) on the
 // word LM at the PowerNorm authors' size (train.PaperConfig: d 512, 6
 // blocks, FFN 1,024, 4,096-token batches, dropout 0.3, warm-up 8,000, no
 // clipping, 20,000 steps), three seeds, with the CNN side of (ii) as in
-// Plan. Its cost is the trainer's cost model (train.EstimateRun), not a
-// measurement: weeks of CPU time on 2 cores, for a machine that has them.
-var PaperPlan = paperPlan()
-
-// paperWordLMVariants are the paper runs' variants: Plan's word LM's.
-var paperWordLMVariants = []string{"batchnorm:groups=1", "pn-v:groups=1,alpha=0.95", "layernorm", "powernorm"}
-
-func paperPlan() []Claim {
-	c := train.PaperConfig("sotu")
-	c.Variants = paperWordLMVariants
+// Plan. runCPUMin is one seed's cost, the trainer's cost model
+// (train.EstimateRun of that configuration with PaperWordLMVariants),
+// which the caller computes: findings links no trainer (the consumers link
+// no gorgonia). Weeks of CPU time on 2 cores, for a machine that has them.
+func PaperPlan(runCPUMin float64) []Claim {
 	seeds := []int{1, 2, 3}
-	cpuMin := 0.0
-	if est, err := train.EstimateRun(c); err == nil { // one seed's run
-		cpuMin = est.CPUSeconds / 60 * float64(len(seeds))
-	}
+	cpuMin := runCPUMin * float64(len(seeds))
 	runs := perSeed("paper-wordlm", cpuMin, []string{"--scale", "paper", "--data", "sotu",
-		"--variants", strings.Join(paperWordLMVariants, ",")}, seeds...)
+		"--variants", strings.Join(PaperWordLMVariants, ",")}, seeds...)
 	title := func(id string) string {
 		i := slices.IndexFunc(Plan, func(c Claim) bool { return c.ID == id })
 		return Plan[i].Title

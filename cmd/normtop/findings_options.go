@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/normtop/normtop/findings"
+	"github.com/normtop/normtop/train"
 )
 
 const findingsHelpHint = "normtop findings --help"
@@ -34,8 +35,21 @@ var (
 	findingsTrainer findings.Trainer = trainForFindings
 )
 
-// findingsPaperPlan is the plan of --scale paper.
-var findingsPaperPlan = findings.PaperPlan
+// findingsPaperPlan is the plan of --scale paper, costed by the trainer's
+// model of one seed's run.
+var findingsPaperPlan = findings.PaperPlan(paperRunCPUMinutes())
+
+// paperRunCPUMinutes is train.EstimateRun's CPU time of one paper-size
+// run of the paper plan's variants, in minutes (0 when it cannot say).
+func paperRunCPUMinutes() float64 {
+	c := train.PaperConfig("sotu")
+	c.Variants = findings.PaperWordLMVariants
+	est, err := train.EstimateRun(c)
+	if err != nil {
+		return 0
+	}
+	return est.CPUSeconds / 60
+}
 
 func parseFindings(args []string) (*findingsOptions, error) {
 	fs, o := newFindingsFlags()
