@@ -65,7 +65,7 @@ func TestEstimateMemoryTransformer(t *testing.T) {
 	for _, tc := range []struct {
 		maxTokens   int
 		train, eval float64
-	}{{0, 12, 12}, {20, 20, 12}} {
+	}{{0, 12, 12}, {20, 20, 20}} { // sentences in token budgets are evaluated in the same budgets
 		c.MaxTokens = tc.maxTokens
 		// the loaded data's eval batch: 3 rows of 4 positions, a target each
 		src := &source{val: []evalBatch{{tokens: make([]int32, 12), targets: make([]int32, 12)}}}
