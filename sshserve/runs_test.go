@@ -194,7 +194,7 @@ func TestCacheFollowsLiveRun(t *testing.T) {
 	}
 	w.Close(record.End{Status: record.StatusCompleted})
 	var got []probes.Frame
-	for end := time.Now().Add(10 * time.Second); !src.(tui.Ender).Ended(); {
+	for end := time.Now().Add(patience); !src.(tui.Ender).Ended(); {
 		if time.Now().After(end) {
 			t.Fatalf("not ended after 10 s (%d frames more)", len(got))
 		}

@@ -41,6 +41,13 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// patience bounds every wait for a screen, a log line or an exit: the
+// waits poll and return as soon as their condition holds, so a generous
+// bound costs nothing on a quiet machine and keeps a loaded 2-core one
+// (a cold `go test -race ./...` beside another job) from failing a test
+// that only ran slowly.
+const patience = 60 * time.Second
+
 // waitLog waits for the log to hold want.
 func waitLog(t *testing.T, log *syncBuffer, want string, d time.Duration) {
 	t.Helper()
@@ -162,23 +169,23 @@ func TestServeWorkspaceAndScreens(t *testing.T) {
 	writeRun(t, dir, "20261205-110000-beta.ntr", 80)
 	f := serve(t, dir, nil)
 	tm := f.open(t, 160, 48)
-	tm.WaitFor(20*time.Second, "workspace · 2 run files", "20261205-100000-alpha", "20261205-110000-beta", "120/200", "80/200")
+	tm.WaitFor(patience, "workspace · 2 run files", "20261205-100000-alpha", "20261205-110000-beta", "120/200", "80/200")
 	tm.Keys("Enter") // the first run, whole, in the replay dashboard: a finished run opens on its Summary
-	tm.WaitFor(20*time.Second, "1 Overview", "7 Summary", "ranked by final val acc")
+	tm.WaitFor(patience, "1 Overview", "7 Summary", "ranked by final val acc")
 	tm.Keys("6")
-	s := tm.WaitFor(10*time.Second, "no alerts so far")
+	s := tm.WaitFor(patience, "no alerts so far")
 	if strings.Contains(s, "ranked by final val acc") {
 		t.Fatalf("6 did not switch to the Events screen:\n%s", s)
 	}
 	tm.Keys("7")
-	tm.WaitFor(10*time.Second, "ranked by final val acc")
+	tm.WaitFor(patience, "ranked by final val acc")
 	tm.Keys("Escape")
-	tm.WaitFor(10*time.Second, "workspace · 2 run files")
+	tm.WaitFor(patience, "workspace · 2 run files")
 	tm.Keys("q")
-	if code := tm.WaitExit(10 * time.Second); code != 0 {
+	if code := tm.WaitExit(patience); code != 0 {
 		t.Fatalf("ssh exited %d after q; screen:\n%s", code, tm.Screen())
 	}
-	waitLog(t, f.log, "disconnect", 5*time.Second)
+	waitLog(t, f.log, "disconnect", patience)
 	log := f.log.String()
 	fp := fingerprintOf(t, f.good+".pub")
 	if strings.Count(log, " connect "+fp) != 1 || strings.Count(log, " disconnect "+fp) != 1 || !strings.Contains(log, "(quit)") {
@@ -210,8 +217,8 @@ func TestServeTwoSizes(t *testing.T) {
 	writeRun(t, dir, "20261205-110000-beta.ntr", 60)
 	f := serve(t, dir, nil)
 	wide, narrow := f.open(t, 170, 45), f.open(t, 90, 30)
-	ws := wide.WaitFor(20*time.Second, "workspace · 2 run files", "started", "60/200")
-	ns := narrow.WaitFor(20*time.Second, "workspace · 2 run files", "60/200")
+	ws := wide.WaitFor(patience, "workspace · 2 run files", "started", "60/200")
+	ns := narrow.WaitFor(patience, "workspace · 2 run files", "60/200")
 	if strings.Contains(ns, "started") {
 		t.Fatalf("the 90-column session shows the 'started' column:\n%s", ns)
 	}
@@ -224,7 +231,7 @@ func TestServeTwoSizes(t *testing.T) {
 	// Moving one session's cursor leaves the other's where it was: the
 	// row note under the list names the selected file.
 	narrow.Keys("Down")
-	narrow.WaitFor(10*time.Second, "20261205-110000-beta.ntr")
+	narrow.WaitFor(patience, "20261205-110000-beta.ntr")
 	time.Sleep(300 * time.Millisecond)
 	if s := wide.Screen(); strings.Contains(s, "20261205-110000-beta.ntr") {
 		t.Fatalf("a key in one session moved the other's cursor:\n%s", s)
@@ -253,7 +260,7 @@ func TestServeRefusesUnknownKeyAndPassword(t *testing.T) {
 			t.Errorf("%s: want exit 255 and 'Permission denied (publickey)', got %d: %q", c.name, r.Code, r.Stderr)
 		}
 	}
-	waitLog(t, f.log, "refused connection from 127.0.0.1", 5*time.Second)
+	waitLog(t, f.log, "refused connection from 127.0.0.1", patience)
 	if f.srv.Sessions() != 0 {
 		t.Fatal("a refused client has a session")
 	}
@@ -293,12 +300,12 @@ func TestServeReadOnly(t *testing.T) {
 	l.Close()
 	fwd := fmt.Sprintf("127.0.0.1:%d:127.0.0.1:22", port)
 	tm := sshtest.OpenTerm(t, 100, 30, f.client.Args(f.good, []string{"-tt", "-L", fwd, "-o", "ExitOnForwardFailure=yes"}))
-	tm.WaitFor(20*time.Second, "workspace · 1 run files")
+	tm.WaitFor(patience, "workspace · 1 run files")
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		t.Fatalf("ssh did not listen for the forward: %v", err)
 	}
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(patience))
 	if n, err := c.Read(make([]byte, 64)); err == nil || n > 0 {
 		t.Fatalf("a connection through the forward got %d bytes (err %v): it was not refused", n, err)
 	}
@@ -330,20 +337,20 @@ func TestServeFollowsLiveRun(t *testing.T) {
 	write(1, 50)
 	f := serve(t, dir, nil)
 	tm := f.open(t, 160, 40)
-	tm.WaitFor(20*time.Second, "50/200", "running")
+	tm.WaitFor(patience, "50/200", "running")
 	write(51, 120)
-	tm.WaitFor(20*time.Second, "120/200")
+	tm.WaitFor(patience, "120/200")
 	write(121, last)
 	if err := w.Close(record.End{Status: record.StatusCompleted}); err != nil {
 		t.Fatal(err)
 	}
-	s := tm.WaitFor(20*time.Second, "200/200", "done")
+	s := tm.WaitFor(patience, "200/200", "done")
 	if strings.Contains(s, "running") {
 		t.Fatalf("the run ended but its row still says running:\n%s", s)
 	}
 	// A second session, later, reads the run from the cache, whole.
 	tm2 := f.open(t, 160, 40)
-	tm2.WaitFor(20*time.Second, "200/200", "done")
+	tm2.WaitFor(patience, "200/200", "done")
 }
 
 // A client killed in the middle of a stream of frames leaves the server
@@ -378,15 +385,15 @@ func TestServeClientGoneMidFrame(t *testing.T) {
 	defer func() { close(stop); wg.Wait() }()
 	f := serve(t, dir, func(c *Config) { c.FollowPoll = 20 * time.Millisecond })
 	tm := f.open(t, 160, 40)
-	tm.WaitFor(20*time.Second, "20261205-130000-live")
+	tm.WaitFor(patience, "20261205-130000-live")
 	tm.Keys("Enter") // the run's dashboard redraws at every poll
 	time.Sleep(time.Second)
 	if err := syscall.Kill(tm.PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitLog(t, f.log, "(client gone)", 10*time.Second)
+	waitLog(t, f.log, "(client gone)", patience)
 	tm2 := f.open(t, 120, 40)
-	tm2.WaitFor(20*time.Second, "20261205-130000-live")
+	tm2.WaitFor(patience, "20261205-130000-live")
 	if n := f.srv.Sessions(); n != 1 {
 		t.Fatalf("Sessions() = %d after one client died and another came", n)
 	}
@@ -399,12 +406,12 @@ func TestServeLimits(t *testing.T) {
 	writeRun(t, dir, "a.ntr", 10)
 	f := serve(t, dir, func(c *Config) { c.MaxSessions = 1; c.IdleTimeout = 3 * time.Second })
 	tm := f.open(t, 100, 30)
-	tm.WaitFor(20*time.Second, "workspace · 1 run files")
+	tm.WaitFor(patience, "workspace · 1 run files")
 	extra := f.open(t, 100, 30)
-	if code := extra.WaitExit(20 * time.Second); code != 1 {
+	if code := extra.WaitExit(patience); code != 1 {
 		t.Fatalf("the session over the limit: exit %d, want 1", code)
 	}
-	extra.WaitFor(time.Second, "the server's limit")
+	extra.WaitFor(patience, "the server's limit")
 	for range 5 { // keys keep it open past the idle timeout
 		time.Sleep(time.Second)
 		tm.Keys("Down")
@@ -412,11 +419,11 @@ func TestServeLimits(t *testing.T) {
 	if s := tm.Screen(); !strings.Contains(s, "workspace · 1 run files") {
 		t.Fatalf("a session with keys pressed every second was closed:\n%s", s)
 	}
-	tm.WaitFor(10*time.Second, "no key pressed for 3s")
-	if code := tm.WaitExit(10 * time.Second); code != 0 {
+	tm.WaitFor(patience, "no key pressed for 3s")
+	if code := tm.WaitExit(patience); code != 0 {
 		t.Fatalf("idle session: exit %d", code)
 	}
-	waitLog(t, f.log, "(idle)", 5*time.Second)
+	waitLog(t, f.log, "(idle)", patience)
 }
 
 // Shutdown says goodbye in every session.
@@ -425,8 +432,8 @@ func TestServeShutdownGoodbye(t *testing.T) {
 	writeRun(t, dir, "a.ntr", 10)
 	f := serve(t, dir, nil)
 	a, b := f.open(t, 100, 30), f.open(t, 120, 40)
-	a.WaitFor(20*time.Second, "workspace · 1 run files")
-	b.WaitFor(20*time.Second, "workspace · 1 run files")
+	a.WaitFor(patience, "workspace · 1 run files")
+	b.WaitFor(patience, "workspace · 1 run files")
 	if n := f.srv.Shutdown("SIGTERM", 5*time.Second); n != 2 {
 		t.Fatalf("Shutdown ended %d sessions, want 2", n)
 	}
@@ -435,8 +442,8 @@ func TestServeShutdownGoodbye(t *testing.T) {
 	}
 	f.served <- nil // for the cleanup
 	for _, tm := range []*sshtest.Term{a, b} {
-		tm.WaitFor(10*time.Second, "the server is stopping (SIGTERM): goodbye")
-		tm.WaitExit(10 * time.Second)
+		tm.WaitFor(patience, "the server is stopping (SIGTERM): goodbye")
+		tm.WaitExit(patience)
 	}
 }
 
@@ -449,7 +456,7 @@ func TestServeGarbageAndUnauthenticatedFlood(t *testing.T) {
 	writeRun(t, dir, "b.ntr", 10)
 	f := serve(t, dir, func(c *Config) { c.HandshakeTimeout = 2 * time.Second })
 	tm := f.open(t, 100, 30)
-	tm.WaitFor(20*time.Second, "workspace · 2 run files")
+	tm.WaitFor(patience, "workspace · 2 run files")
 	addr := f.srv.Addr().String()
 
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -466,7 +473,7 @@ func TestServeGarbageAndUnauthenticatedFlood(t *testing.T) {
 			junk = []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		}
 		c.Write(junk)
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		c.SetReadDeadline(time.Now().Add(patience))
 		buf := make([]byte, 1024)
 		for {
 			_, err := c.Read(buf)
@@ -494,9 +501,9 @@ func TestServeGarbageAndUnauthenticatedFlood(t *testing.T) {
 	}()
 	// The open session still answers keys.
 	tm.Keys("Down")
-	tm.WaitFor(10*time.Second, "b.ntr")
+	tm.WaitFor(patience, "b.ntr")
 	// Every silent connection is closed by the server within its handshake time.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(patience)
 	for _, c := range idle {
 		c.SetReadDeadline(deadline)
 		if _, err := c.Read(make([]byte, 256)); err == nil {
@@ -515,7 +522,7 @@ func TestServeGarbageAndUnauthenticatedFlood(t *testing.T) {
 		t.Fatalf("%d connections still counted in their handshake", p)
 	}
 	tm2 := f.open(t, 100, 30)
-	tm2.WaitFor(20*time.Second, "workspace · 2 run files")
+	tm2.WaitFor(patience, "workspace · 2 run files")
 	if !strings.Contains(f.log.String(), "refused connection from") {
 		t.Fatalf("no refusal logged:\n%s", f.log.String())
 	}
@@ -536,7 +543,7 @@ func TestServeColourProfiles(t *testing.T) {
 		// ssh sends its TERM; tmux's own (tmux-256color) would cap the
 		// profile at 256 colours whatever COLORTERM says.
 		tm := sshtest.OpenTerm(t, 120, 30, append([]string{"env", "TERM=xterm-256color"}, f.client.Args(f.good, opts)...))
-		tm.WaitFor(20*time.Second, "workspace · 1 run files", "30/200")
+		tm.WaitFor(patience, "workspace · 1 run files", "30/200")
 		return tm
 	}
 	plain, truecolor, none := open(), open("COLORTERM=truecolor"), open("NO_COLOR=1")
@@ -560,7 +567,7 @@ func TestServeClampsWindowSize(t *testing.T) {
 	writeRun(t, dir, "a.ntr", 10)
 	f := serve(t, dir, nil)
 	tm := f.open(t, 900, 300)
-	s := tm.WaitFor(20*time.Second, "workspace · 1 run files")
+	s := tm.WaitFor(patience, "workspace · 1 run files")
 	first := strings.SplitN(s, "\n", 2)[0]
 	end := strings.LastIndex(first, "workspace") + len("workspace")
 	if n := len([]rune(first[:end])); n > maxCols || n < maxCols-20 {
@@ -608,7 +615,7 @@ func TestServeTwoSessionsOneConnection(t *testing.T) {
 		}
 	}
 	for _, o := range outs {
-		waitLog(t, o, "workspace · 1 run files", 20*time.Second)
+		waitLog(t, o, "workspace · 1 run files", patience)
 	}
 	if n := f.srv.Sessions(); n != 2 {
 		t.Fatalf("Sessions() = %d, want 2", n)
