@@ -71,6 +71,9 @@ func TestFlippedBitCostsOnlyItsRecord(t *testing.T) {
 	lost, beyond := flipBits(t, b, all, own, true)
 	t.Logf("keyframe per record: 50 single-bit flips in a %d-byte file of %d frames: frames lost per flip median %d / max %d; beyond the damaged record's own: median %d / max %d",
 		len(b), len(all), lost[len(lost)/2], lost[len(lost)-1], beyond[len(beyond)/2], beyond[len(beyond)-1])
+	if raceBuild {
+		return // the comparison with the old policy below only measures
+	}
 
 	old := keyframeRecords
 	keyframeRecords = 0
