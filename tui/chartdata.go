@@ -35,7 +35,7 @@ func (m *common) scaled(bs []bucket, smooth bool) []bucket {
 	if smooth {
 		smoothBuckets(bs, smoothWeight(m.st.Smooth))
 	}
-	if m.logShown {
+	if m.lay.logShown {
 		logBuckets(bs)
 	}
 	return bs
@@ -58,7 +58,7 @@ func (m *common) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) 
 // whose first line is body line `line` (its mouse zone).
 func (m *common) stepSpec(w, h, warmup, line int) chartSpec {
 	lo, hi := m.xRange()
-	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
+	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.lay.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
 }
 
 // cursorStep is the cursor's step clamped into the window, -1 when off.
@@ -116,7 +116,7 @@ func (m *common) readoutVal(bs []bucket, hold bool) float64 {
 			return math.NaN()
 		}
 	}
-	if m.logShown {
+	if m.lay.logShown {
 		v = pow10(v)
 	}
 	return v

@@ -18,7 +18,7 @@ import (
 // it), the baseline drawn as the zero line.
 func (m *overviewScreen) diffChart(st []standing) lossChart {
 	s := m.styles
-	m.logShown = false // differences change sign
+	m.lay.logShown = false // differences change sign
 	bi := clamp(m.st.Baseline, 0, len(st)-1)
 	base := &st[bi]
 	train := func(v *variantData) []bucket {

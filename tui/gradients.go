@@ -86,7 +86,7 @@ func (m *gradientsScreen) gradients(w, h int) []string {
 		// layernorm's and batchnorm's colours.
 		cx, cy := nv%len(s.SeriesStyle), (nv+1)%len(s.SeriesStyle)
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(cx).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(cy).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.logShown)))
+			s.seriesStyle(cx).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(cy).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.lay.logShown)))
 		series := append(m.faintRaw(hx, cx), m.faintRaw(hy, cy)...)
 		series = append(series,
 			chartSeries{label: "dx", color: cx, glyph: "x", bs: dx},

@@ -49,9 +49,10 @@ type Model struct {
 	live   *liveDriver
 	replay *replayDriver
 
-	// rendering
-	dirty bool
-	cache string
+	// rendering: dirty, the layout (common.lay) is stale; painted, cache
+	// is the layout painted.
+	dirty, painted bool
+	cache          string
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -115,12 +116,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onKey(msg.String())
 	case tea.MouseClickMsg:
 		if msg.Button == tea.MouseLeft {
-			return m, m.onState(Click(m.st, m.zones, msg.X, msg.Y))
+			return m, m.onState(Click(m.st, m.layout().zones, msg.X, msg.Y))
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp, tea.MouseWheelDown:
-			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
+			lay := m.layout()
+			return m, m.onState(Wheel(m.st, lay.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, lay.bounds))
 		}
 	default:
 		for _, sc := range m.screens {
@@ -136,31 +138,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// bounds are the facts the keys and the wheel need: the run's, then the
-// shown screen's own (bounds on the screen).
-func (m *Model) bounds() Bounds {
-	stride := m.data.total / 20
-	if stride == 0 {
-		stride = max(m.data.step/20, 10)
-	}
-	b := Bounds{
-		Variants:   len(m.data.variants),
-		Layers:     len(m.data.meta.Layers),
-		Step:       m.data.step,
-		LastStep:   max(m.data.total, m.data.step),
-		SeekStride: stride,
-		CellSteps:  m.cellSteps(m.w),
-		Running:    m.live != nil && !m.live.ended,
-		LogShown:   m.logShown,
-		Standings:  len(m.data.standings()),
-		Page:       max(m.h-headerH-8, 1),
-	}
-	m.screens[m.st.Screen].bounds(&b)
-	return b
-}
-
 func (m *Model) onKey(k string) tea.Cmd {
-	return m.onState(Navigate(m.st, k, m.bounds()))
+	return m.onState(Navigate(m.st, k, m.layout().bounds))
 }
 
 // onState applies the state a key or the mouse produced: quit, seek,

@@ -77,9 +77,9 @@ func TestMouseOnScreen(t *testing.T) {
 	m.Update(keyPress("1"))
 	_ = m.View()
 	var ch *zone
-	for i := range m.zones {
-		if m.zones[i].kind == zoneChart {
-			ch = &m.zones[i]
+	for i := range m.lay.zones {
+		if m.lay.zones[i].kind == zoneChart {
+			ch = &m.lay.zones[i]
 		}
 	}
 	if ch == nil {

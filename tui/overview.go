@@ -103,7 +103,7 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	}
 	m.useLog(raw...)
 	scale := "loss"
-	if m.logShown {
+	if m.lay.logShown {
 		scale = "loss (log axis)"
 	}
 	line := "train ─"
@@ -265,7 +265,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		default:
 			line = s.seriesStyle(i).Render(line)
 		}
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
 		out = append(out, line)
 	}
 	if hint := pageHint("variants", first, last, len(order), "←/→"); hint != "" {

@@ -154,7 +154,7 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 			continue
 		}
 		v := &m.data.variants[i]
-		if m.logShown {
+		if m.lay.logShown {
 			logBuckets(raw)
 		}
 		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
@@ -163,10 +163,10 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 	lo, hi := m.xRange()
 	lines = widestFirst(lines, lo, hi)
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
-	if m.logShown {
+	if m.lay.logShown {
 		name += " (log)"
 	}
-	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.logShown, warmup: warm, cursor: m.cursorStep()}
+	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.lay.logShown, warmup: warm, cursor: m.cursorStep()}
 	return append([]string{s.Heading.Render(truncName(name, w))}, m.drawChart(lines, spec)...)
 }
 

@@ -97,7 +97,7 @@ func (m *summaryScreen) summary(w, h int) []string {
 	last := min(len(sorted), first+rows)
 	for _, j := range sorted[first:last] {
 		x := &st[j]
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
 		out = append(out, m.summaryRow(x, rankOf[j], cols, keep))
 	}
 	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
@@ -168,7 +168,7 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
 	x := 0
 	for _, i := range keep {
-		m.zones = append(m.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
 		x += cols[i].w + 1
 	}
 	return append(out, s.Heading.Render(tableLine(cols, keep, heads)))
