@@ -93,7 +93,7 @@ func (m *common) windowNote() string {
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
 func (m *common) readout(bs []bucket) string {
-	return fmt3(m.readoutVal(bs, false))
+	return probes.FormatValue(m.readoutVal(bs, false))
 }
 
 // readoutVal is the value readout shows, in data units (the log scale
@@ -117,7 +117,7 @@ func (m *common) readoutVal(bs []bucket, hold bool) float64 {
 		}
 	}
 	if m.lay.logShown {
-		v = pow10(v)
+		v = math.Pow(10, v)
 	}
 	return v
 }

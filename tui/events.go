@@ -253,9 +253,9 @@ func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
 	msg := probes.SafeText(r.Msg)
 	if r.count > 1 {
 		step = fmt.Sprintf("%d–%d", r.first, r.Step)
-		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, probes.FormatValue(r.Value), probes.FormatValue(r.Threshold))
 	} else if r.Kind == probes.AlertOutlier {
-		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, probes.FormatValue(r.Value), probes.FormatValue(r.Threshold))
 	}
 	return fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), eventLayerW, truncName(layer, eventLayerW), r.Kind, msg)
 }

@@ -119,14 +119,5 @@ func gradCell(v *variantData, l int) string {
 		ratio = dxv / dyv
 	}
 	// Ten cells a value: -6.60e-10 is nine.
-	return fmt.Sprintf("%-10s%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio), fmtSci(last(probes.GWNorm)))
-}
-
-// fmtSci prints a gradient statistic in exponent notation, 3 significant
-// digits, every row alike (they span many decades, the point of the view).
-func fmtSci(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
-		return fmt3(v)
-	}
-	return fmtExp(v)
+	return fmt.Sprintf("%-10s%-10s%-10s%-10s", valueExp(dxm), valueExp(dym), probes.FormatValue(ratio), valueExp(last(probes.GWNorm)))
 }

@@ -347,7 +347,7 @@ func (m *overviewScreen) rankCells(x *standing, r int) []string {
 		val, gap = probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
 	}
 	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.train), gap,
-		fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+		fmt.Sprint(x.step), probes.FormatValue(x.stepsPerSec), m.statusText(x)}
 }
 
 // selected reports whether the selected variant is one of x's.

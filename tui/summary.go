@@ -200,7 +200,7 @@ func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []
 	}
 	test := metric.Format(x.test)
 	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.train), gap,
-		fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
+		probes.FormatValue(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
 	line := tableLine(cols, keep, cells)
 	switch {
 	case x.status == probes.Diverged:

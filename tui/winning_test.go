@@ -75,7 +75,7 @@ func TestValNeverSmoothed(t *testing.T) {
 		}
 	}
 	raw := fixtureFrame(&m.data.meta, 0, 100, 200)
-	if got, want := fmt3(m.readoutVal(val, true)), fmt3(raw.Eval[0].Loss); got != want {
+	if got, want := probes.FormatValue(m.readoutVal(val, true)), probes.FormatValue(raw.Eval[0].Loss); got != want {
 		t.Errorf("val at 100: %s, want the evaluation %s", got, want)
 	}
 	if got := m.readoutVal(train, false); math.Abs(got-raw.TrainLoss) < 1e-9 {
