@@ -86,13 +86,13 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	s := m.styles
 	var raw [][]bucket
 	for _, x := range st {
-		if m.hidden(x.idx[0]) {
+		if m.hidden(x.Variants[0]) {
 			continue
 		}
 		// The scale follows the lines drawn (smoothed), not single
 		// batches: an MNIST batch's loss near 0 would make every loss
 		// chart logarithmic.
-		for _, j := range x.idx {
+		for _, j := range x.Variants {
 			v := &m.data.variants[j]
 			tr := v.smoothedTrain(m.st.Smooth)
 			if tr == nil {
@@ -118,13 +118,13 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	var faint, lines []chartSeries
 	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
-		i := x.idx[0]
+		i := x.Variants[0]
 		if m.hidden(i) {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
 		var trs, raws, vas [][]bucket
-		for _, j := range x.idx {
+		for _, j := range x.Variants {
 			v := &m.data.variants[j]
 			rawTr := m.scaled(rawBuckets(v.series(seriesTrainLoss)), false)
 			raws = append(raws, rawTr)
@@ -151,7 +151,7 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
 	fm := colFormat(vals)
 	for k, x := range st {
-		i := x.idx[0]
+		i := x.Variants[0]
 		if m.hidden(i) {
 			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
 			continue
@@ -178,10 +178,10 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 // seedLabel names a standing on a chart: its label, with "×n" for the mean
 // of n seeds.
 func seedLabel(x standing) string {
-	if len(x.idx) > 1 {
-		return fmt.Sprintf("%s ×%d (mean)", x.label, len(x.idx))
+	if len(x.Variants) > 1 {
+		return fmt.Sprintf("%s ×%d (mean)", x.Key, len(x.Variants))
 	}
-	return x.label
+	return x.Key
 }
 
 // meanBuckets is the seeds' mean series: bucket k holds the mean of the
@@ -237,7 +237,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 	}
 	sel := 0
 	for r, j := range order {
-		for _, i := range st[j].idx {
+		for _, i := range st[j].Variants {
 			if i == m.st.Variant {
 				sel = r
 			}
@@ -256,7 +256,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 			cells = append(cells[:3], append([]string{verdict}, cells[3:]...)...)
 		}
 		line := tableLine(cols, keep, cells)
-		i := x.idx[0]
+		i := x.Variants[0]
 		switch {
 		case m.selected(x):
 			line = s.Selected.Render(line)
@@ -283,14 +283,14 @@ func valStepsNote(st []standing, order []int) string {
 	first, differ := -1, false
 	for _, j := range order {
 		x := &st[j]
-		if !x.haveVal || x.status == probes.Diverged || x.status == probes.Stopped {
+		if !x.HaveVal || x.Status == probes.Diverged || x.Status == probes.Stopped {
 			continue
 		}
 		if first < 0 {
 			first = x.ValStep
 		}
 		differ = differ || x.ValStep != first
-		parts = append(parts, fmt.Sprintf("%s %d", x.label, x.ValStep))
+		parts = append(parts, fmt.Sprintf("%s %d", x.Key, x.ValStep))
 	}
 	if !differ {
 		return ""
@@ -304,7 +304,7 @@ func valStepsNote(st []standing, order []int) string {
 func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []column, judged bool) {
 	nameW := 8
 	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+		nameW = max(nameW, len([]rune(x.Key))+2+3*min(len(x.Variants)-1, 1)+1)
 	}
 	cols = []column{
 		{head: "#", w: 2, right: true},
@@ -332,27 +332,27 @@ func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []
 // noise verdict.
 func (m *overviewScreen) rankCells(x *standing, r int) []string {
 	metric := m.data.meta.MetricKind()
-	name := x.label
-	if len(x.idx) > 1 {
-		name += fmt.Sprintf(" ×%d", len(x.idx))
+	name := x.Key
+	if len(x.Variants) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.Variants))
 	}
 	mark := "  "
-	if r == 0 && x.haveVal {
+	if r == 0 && x.HaveVal {
 		mark = "★ "
 	}
 	name = mark + name
 	met, val, gap := probes.Missing, probes.Missing, probes.Missing
-	if x.haveVal {
-		met = metric.Format(x.metric)
-		val, gap = probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
+	if x.HaveVal {
+		met = metric.Format(x.Metric.Mean)
+		val, gap = probes.FormatLoss(x.ValLoss.Mean), probes.FormatLoss(x.Gap.Mean)
 	}
-	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.train), gap,
-		fmt.Sprint(x.step), probes.FormatValue(x.stepsPerSec), m.statusText(x)}
+	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.TrainLoss.Mean), gap,
+		fmt.Sprint(x.Step), probes.FormatValue(x.StepsPerSec.Mean), m.statusText(x)}
 }
 
 // selected reports whether the selected variant is one of x's.
 func (m *overviewScreen) selected(x *standing) bool {
-	for _, i := range x.idx {
+	for _, i := range x.Variants {
 		if i == m.st.Variant {
 			return true
 		}
@@ -362,18 +362,18 @@ func (m *overviewScreen) selected(x *standing) bool {
 
 // statusText is a standing's status in words.
 func (m *common) statusText(x *standing) string {
-	switch x.status {
+	switch x.Status {
 	case probes.Diverged:
-		return fmt.Sprintf("diverged at %d", x.stopped)
+		return fmt.Sprintf("diverged at %d", x.Stopped)
 	case probes.Stopped:
-		return fmt.Sprintf("stopped at %d", x.stopped)
+		return fmt.Sprintf("stopped at %d", x.Stopped)
 	case probes.Done:
-		if x.step == 0 {
+		if x.Step == 0 {
 			return "waiting"
 		}
 		return "done"
 	}
-	if x.step == 0 {
+	if x.Step == 0 {
 		return "waiting"
 	}
 	if m.feed.Crashed() {

@@ -97,7 +97,7 @@ func (m *summaryScreen) summary(w, h int) []string {
 	last := min(len(sorted), first+rows)
 	for _, j := range sorted[first:last] {
 		x := &st[j]
-		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.Variants[0]})
 		out = append(out, m.summaryRow(x, rankOf[j], cols, keep))
 	}
 	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
@@ -105,7 +105,7 @@ func (m *summaryScreen) summary(w, h int) []string {
 	}
 	seeds := false
 	for _, x := range st {
-		seeds = seeds || len(x.idx) > 1
+		seeds = seeds || len(x.Variants) > 1
 	}
 	return append(out, m.summaryFooter(cols, keep, seeds, w)...)
 }
@@ -122,7 +122,7 @@ func (m *summaryScreen) summaryColumns(st []standing, w int) []column {
 	}
 	nameW, statusW := 8, 6
 	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+		nameW = max(nameW, len([]rune(x.Key))+2+3*min(len(x.Variants)-1, 1)+1)
 		statusW = max(statusW, len(m.statusText(&x)))
 	}
 	return []column{
@@ -179,33 +179,33 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []int) string {
 	s := m.styles
 	metric := m.data.meta.MetricKind()
-	i := x.idx[0]
-	name := x.label
-	if len(x.idx) > 1 {
-		name += fmt.Sprintf(" ×%d", len(x.idx))
+	i := x.Variants[0]
+	name := x.Key
+	if len(x.Variants) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.Variants))
 	}
-	if rank == 1 && x.haveVal {
+	if rank == 1 && x.HaveVal {
 		name = "★ " + name
 	} else {
 		name = "  " + name
 	}
 	final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
-	if x.haveVal {
+	if x.HaveVal {
 		final = metric.FormatMeanSD(x.Metric)
-		best, val, gap = metric.Format(x.best), probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
+		best, val, gap = metric.Format(x.Best.Mean), probes.FormatLoss(x.ValLoss.Mean), probes.FormatLoss(x.Gap.Mean)
 	}
 	al := make([]string, len(x.alerts))
 	for g, n := range x.alerts {
 		al[g] = fmt.Sprint(n)
 	}
-	test := metric.Format(x.test)
-	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.train), gap,
-		probes.FormatValue(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
+	test := metric.Format(x.Test.Mean)
+	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.TrainLoss.Mean), gap,
+		probes.FormatValue(x.StepsPerSec.Mean), strings.Join(al, "/"), m.statusText(x)}
 	line := tableLine(cols, keep, cells)
 	switch {
-	case x.status == probes.Diverged:
+	case x.Status == probes.Diverged:
 		return s.Bad.Render(line)
-	case rank == 1 && x.haveVal:
+	case rank == 1 && x.HaveVal:
 		return s.seriesStyle(i).Bold(true).Render(line)
 	}
 	return s.seriesStyle(i).Render(line)
@@ -278,19 +278,19 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 		x := &st[j]
 		switch m.st.SortCol {
 		case 2:
-			return sign * orNaN(x.metric, x.haveVal)
+			return sign * orNaN(x.Metric.Mean, x.HaveVal)
 		case 3:
-			return sign * orNaN(x.best, x.haveVal)
+			return sign * orNaN(x.Best.Mean, x.HaveVal)
 		case 4:
-			return sign * x.test
+			return sign * x.Test.Mean
 		case 5:
-			return orNaN(x.val, x.haveVal)
+			return orNaN(x.ValLoss.Mean, x.HaveVal)
 		case 6:
-			return x.train
+			return x.TrainLoss.Mean
 		case 7:
-			return orNaN(x.gap, x.haveVal)
+			return orNaN(x.Gap.Mean, x.HaveVal)
 		case 8:
-			return -x.stepsPerSec
+			return -x.StepsPerSec.Mean
 		case 9:
 			n := 0
 			for _, a := range x.alerts {
@@ -298,13 +298,13 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 			}
 			return float64(n)
 		case 10:
-			return float64(x.status)
+			return float64(x.Status)
 		}
 		return float64(rankOf[j])
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		if m.st.SortCol == 1 {
-			return st[idx[a]].label < st[idx[b]].label != m.st.SortRev
+			return st[idx[a]].Key < st[idx[b]].Key != m.st.SortRev
 		}
 		ka, kb := key(idx[a]), key(idx[b])
 		if math.IsNaN(ka) || math.IsNaN(kb) {
