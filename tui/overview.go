@@ -27,9 +27,10 @@ func (m *overviewScreen) Guide() string {
 		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
 		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
 		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
-		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at the newest val " +
+		"evaluation at or before it, by the table's definitions (train • val loss). " +
 		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. In the ranking, " +
-		"train = the mean train loss of the steps up to the newest val eval since the one before (the legend's " +
+		"train = the mean train loss of the steps up to the newest val eval since the one before (the " +
 		"smoothed line is for reading the curve), gap = val loss − train, so a row subtracts; the line below the " +
 		"heading says so when the variants' newest vals are of different steps. Xu et al.: LayerNorm's bias and gain raise the risk of " +
 		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
@@ -116,11 +117,9 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	}
 	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and "+val+" of every variant on one axis")}
 	var faint, lines []chartSeries
-	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
 		i := x.Variants[0]
 		if m.hidden(i) {
-			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
 		var trs, raws, vas [][]bucket
@@ -143,24 +142,28 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
 			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
-		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	// The leader is drawn last; a line another covers says so.
 	lines = m.drawByRank(lines, st)
 	lo, hi := m.xRange()
 	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
-	fm := colFormat(vals)
-	for k, x := range st {
+	evalStep := -1
+	for _, x := range st {
 		i := x.Variants[0]
 		if m.hidden(i) {
 			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
 			continue
 		}
 		// The table below has every variant's latest values: the legend
-		// reads them only at the cursor.
+		// reads them only at the cursor, by the table's definitions (the
+		// val evaluation at or before the cursor, and the train loss its
+		// gap was taken against), so that at the last step the two print
+		// the same numbers.
 		value := ""
 		if m.st.Cursor >= 0 {
-			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
+			tr, va, at := m.evalAtCursor(x)
+			value = probes.FormatLoss(tr) + " • " + probes.FormatLoss(va)
+			evalStep = max(evalStep, at)
 		}
 		if n := coverNote(covered, seedLabel(x)); n != "" {
 			value = joinNotes(value, n)
@@ -171,8 +174,36 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		}
 		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), mark, value))
 	}
+	if evalStep > 0 {
+		// Names what the numbers are: the smoothed line under the cursor
+		// is for reading the curve; the numbers are the table's.
+		c.legend = append([]string{s.Dim.Render(fmt.Sprintf("at val step %d, train = mean since the val before:", evalStep))}, c.legend...)
+	}
 	c.series = append(faint, lines...)
 	return c
+}
+
+// evalAtCursor is standing x's val loss at the newest val evaluation at or
+// before the cursor, the train loss that evaluation's gap was taken
+// against (probes' Train, the table's "train") and the evaluation's step:
+// the mean over the standing's seeds; NaN and -1 before any evaluation.
+func (m *overviewScreen) evalAtCursor(x standing) (train, val float64, at int) {
+	var trs, vas [][]bucket
+	for _, j := range x.Variants {
+		v := &m.data.variants[j]
+		trs = append(trs, rawBuckets(v.series(seriesValTrain)))
+		vas = append(vas, rawBuckets(v.series(seriesValLoss)))
+	}
+	step := m.cursorStep()
+	train, _, okT := heldAt(meanBuckets(trs), step)
+	val, at, okV := heldAt(meanBuckets(vas), step)
+	if !okT {
+		train = math.NaN()
+	}
+	if !okV {
+		val, at = math.NaN(), -1
+	}
+	return train, val, at
 }
 
 // seedLabel names a standing on a chart: its label, with "×n" for the mean
