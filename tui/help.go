@@ -26,7 +26,7 @@ func (k *keyMap) fullHelp(replay bool) [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
 		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		{eventsKeys.help, k.text, summaryKeys.help, k.listEnds, k.info, k.pause, k.help, k.quit},
+		{eventsFilter, k.text, summaryKeys[0].key, k.listEnds, k.info, k.pause, k.help, k.quit},
 	}
 	if replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})

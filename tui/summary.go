@@ -11,35 +11,32 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// SummaryState is the Summary screen's part of State: the order of its
-// rows.
-type SummaryState struct {
-	SortCol int  // the column the rows are sorted by (o); 0 = rank
-	SortRev bool // the order reversed (O)
+// summaryState is the Summary screen's own state: the order of its rows.
+type summaryState struct {
+	sortCol int  // the column the rows are sorted by (o, a click on its heading); 0 = rank
+	sortRev bool // the order reversed (O, a second click)
 }
 
-// summaryKeys is the Summary screen's own key map.
-var summaryKeys = newSummaryKeys()
-
-type summaryKeyMap struct{ sort, reverse, help key.Binding }
-
-func newSummaryKeys() (k summaryKeyMap) {
-	k.sort, k.reverse = unlisted("o"), unlisted("O")
-	k.help = either("o/O", "sort/reverse", k.sort, k.reverse)
-	return k
-}
-
-// summaryUpdate: on the Summary, o sorts by the next column, O reverses.
-func summaryUpdate(s State, k keyName, b Bounds) (State, bool) {
-	switch {
-	case key.Matches(k, summaryKeys.sort):
-		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
-	case key.Matches(k, summaryKeys.reverse):
-		s.SortRev = !s.SortRev
-	default:
-		return s, false
+// sortBy is a click on column c's heading: sort by it, or reverse.
+func (s *summaryState) sortBy(c int) {
+	if s.sortCol == c {
+		s.sortRev = !s.sortRev
+	} else {
+		s.sortCol, s.sortRev = c, false
 	}
-	return s, true
+}
+
+// summaryKeys is the Summary screen's key map: o sorts by the next column
+// (of ncols), O reverses.
+var summaryKeys = keyTable[summaryState, int]{
+	{key: bind([]string{"o", "O"}, "o/O", "sort/reverse"), do: func(s *summaryState, ncols int, k keyName) tea.Cmd {
+		if k == "O" {
+			s.sortRev = !s.sortRev
+		} else {
+			s.sortCol = wrap(s.sortCol+1, max(ncols, 1))
+		}
+		return nil
+	}},
 }
 
 // summaryCols are the Summary table's columns; o sorts by the next one.
@@ -50,26 +47,28 @@ var summaryCols = []string{"rank", "variant", "final", "best", "test", "val loss
 // best marked, sortable by any column.
 type summaryScreen struct {
 	page
+	state    summaryState
 	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
 }
 
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
 
-// Update takes the findings `normtop report` judged.
-func (m *summaryScreen) Update(msg tea.Msg) bool {
+// Update takes the screen's keys and the findings `normtop report` judged.
+func (m *summaryScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return summaryKeys.handle(&m.state, len(summaryCols), k, m.st.Replay)
+	}
 	f, ok := msg.(FindingsMsg)
 	if ok {
 		m.findings = f.Lines
 	}
-	return ok
+	return nil, ok
 }
 
-// bounds: o steps through the table's columns.
-func (m *summaryScreen) bounds(b *Bounds) { b.SortCols = len(summaryCols) }
+// sortBy: a click on a column's heading.
+func (m *summaryScreen) sortBy(c int) { m.state.sortBy(c) }
 
-func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{summaryKeys.help}
-}
+func (m *summaryScreen) ShortHelp(replay bool) []key.Binding { return summaryKeys.help(replay) }
 
 func (m *summaryScreen) Guide() string {
 	return "Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
@@ -147,9 +146,9 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 	heads := make([]string, len(cols))
 	for i, c := range cols {
 		heads[i] = c.head
-		if i == m.st.SortCol {
+		if i == m.state.sortCol {
 			arrow := "▲"
-			if m.st.SortRev {
+			if m.state.sortRev {
 				arrow = "▼"
 			}
 			heads[i] = c.head + arrow
@@ -158,10 +157,10 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 	// The title says the order the rows are in: the rank, or the column
 	// o sorted them by (★ stays the rank's best).
 	by := fmt.Sprintf("ranked by final val %s (then val loss)", m.data.meta.MetricKind().Short())
-	if m.st.SortCol > 0 && m.st.SortCol < len(cols) {
-		by = "sorted by " + cols[m.st.SortCol].head
+	if m.state.sortCol > 0 && m.state.sortCol < len(cols) {
+		by = "sorted by " + cols[m.state.sortCol].head
 	}
-	if m.st.SortRev {
+	if m.state.sortRev {
 		by += ", reversed"
 	}
 	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, %s · ★ best", n, by))
@@ -276,7 +275,7 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 	}
 	key := func(j int) float64 {
 		x := &st[j]
-		switch m.st.SortCol {
+		switch m.state.sortCol {
 		case 2:
 			return sign * orNaN(x.Metric.Mean, x.HaveVal)
 		case 3:
@@ -303,14 +302,14 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 		return float64(rankOf[j])
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		if m.st.SortCol == 1 {
-			return st[idx[a]].Key < st[idx[b]].Key != m.st.SortRev
+		if m.state.sortCol == 1 {
+			return st[idx[a]].Key < st[idx[b]].Key != m.state.sortRev
 		}
 		ka, kb := key(idx[a]), key(idx[b])
 		if math.IsNaN(ka) || math.IsNaN(kb) {
 			return !math.IsNaN(ka) && math.IsNaN(kb)
 		}
-		if m.st.SortRev {
+		if m.state.sortRev {
 			return ka > kb
 		}
 		return ka < kb
