@@ -3,6 +3,7 @@ package tui
 import (
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -94,5 +95,42 @@ func TestGridKeys(t *testing.T) {
 	s := 0
 	if _, ok := gridKeys.handle(&s, 3, "/", false); ok {
 		t.Error("the Grid took /, the root's")
+	}
+}
+
+// TestWorkspaceKeys: the workspace list's keys, through its keyTable; every
+// key its help line shows acts.
+func TestWorkspaceKeys(t *testing.T) {
+	ws := &Workspace{runs: make([]wsRun, 3), picked: map[int]bool{}}
+	press := func(k keyName) tea.Cmd {
+		t.Helper()
+		cmd, ok := wsListKeys.handle(ws, struct{}{}, k, false)
+		if !ok {
+			t.Fatalf("%q not handled", k)
+		}
+		return cmd
+	}
+	press("down")
+	press("j")
+	press("down")
+	if ws.sel != 2 {
+		t.Fatalf("↓↓↓ over 3 runs: row %d, want 2 (clamped)", ws.sel)
+	}
+	press("k")
+	press("space")
+	if !ws.picked[1] {
+		t.Fatal("space did not overlay row 1")
+	}
+	press("s")
+	if ws.smooth != 1 {
+		t.Fatalf("s: smoothing %d", ws.smooth)
+	}
+	if cmd := press("q"); cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("q does not quit")
+	}
+	for _, b := range wsListKeys.help(false) {
+		if b.Help().Key == "" {
+			t.Errorf("help entry without a name: %v", b.Keys())
+		}
 	}
 }
