@@ -85,6 +85,19 @@ func (t keyTable[S, F]) help(replay bool) []key.Binding {
 	return out
 }
 
+// own is the table's help entries that are the screen's own: those with a
+// handler that are not a root binding the screen also takes (↑/↓, PgUp/PgDn
+// on its list). The full help lists them.
+func (t keyTable[S, F]) own() []key.Binding {
+	var out []key.Binding
+	for _, a := range t {
+		if h := a.key.Help(); a.do != nil && h.Key != "" && !keymap.isRoot(h) {
+			out = append(out, a.key)
+		}
+	}
+	return out
+}
+
 // keyMsg is a key message's name as the tables match it.
 func keyMsg(msg tea.Msg) (keyName, bool) {
 	k, ok := msg.(tea.KeyPressMsg)

@@ -3,6 +3,7 @@ package tui
 import (
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
@@ -133,4 +134,32 @@ func TestWorkspaceKeys(t *testing.T) {
 			t.Errorf("help entry without a name: %v", b.Keys())
 		}
 	}
+}
+
+// TestScreenKeysInFullHelp: every key a screen's table handles and names
+// is in the full help (its own entries come from the table), so a new
+// screen key is one table entry, listed both in its help bar and in ?.
+func TestScreenKeysInFullHelp(t *testing.T) {
+	listed := map[string]bool{}
+	for _, col := range keymap.fullHelp(true) {
+		for _, b := range col {
+			listed[b.Help().Key] = true
+		}
+	}
+	check := func(name string, helps []key.Help) {
+		for _, h := range helps {
+			if h.Key != "" && !listed[h.Key] {
+				t.Errorf("%s: %q (%s) is not in the full help", name, h.Key, h.Desc)
+			}
+		}
+	}
+	handled := func(bs []key.Binding) (out []key.Help) {
+		for _, b := range bs {
+			out = append(out, b.Help())
+		}
+		return out
+	}
+	check("Events", handled(eventsKeys.help(true)))
+	check("Summary", handled(summaryKeys.help(true)))
+	check("Grid", handled(gridKeys.help(true)))
 }
