@@ -19,7 +19,7 @@ import (
 func (m *overviewScreen) diffChart(st []standing) lossChart {
 	s := m.styles
 	m.lay.logShown = false // differences change sign
-	bi := clamp(m.st.Baseline, 0, len(st)-1)
+	bi := clamp(m.state.baseline, 0, len(st)-1)
 	base := &st[bi]
 	train := func(v *variantData) []bucket {
 		if sm := v.smoothedTrain(m.st.Smooth); sm != nil {

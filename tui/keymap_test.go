@@ -10,7 +10,7 @@ import (
 // at least one screen (live or replay, the cursor on or off), so the help
 // names no key that dispatch ignores.
 func TestEveryHelpKeyActs(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Standings: 3, Page: 2}
+	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Page: 2}
 	var starts []State
 	for _, replay := range []bool{false, true} {
 		for sc := range numScreens {
@@ -45,7 +45,7 @@ func TestEveryHelpKeyActs(t *testing.T) {
 // changes the state there (a key shown is a key handled on that screen);
 // the digit of the screen already shown is the one exception.
 func TestScreenHelpKeysAct(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Standings: 3, Page: 2}
+	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Page: 2}
 	c := common{data: &store{}}
 	screens := newScreens(&c)
 	for _, replay := range []bool{false, true} {
@@ -80,6 +80,10 @@ func TestScreenHelpKeysAct(t *testing.T) {
 // screen's state (or asks the root for a seek), from a middle row or page.
 func screenKeyActs(sc Screen, k keyName, replay bool) bool {
 	switch sc {
+	case ScreenOverview:
+		var s overviewState
+		_, ok := overviewKeys.handle(&s, 3, k, replay)
+		return ok && s != overviewState{}
 	case ScreenEvents:
 		s := eventsState{sel: 1, kind: -1, variant: -1}
 		cmd, ok := eventsKeys.handle(&s, eventsFacts{steps: []int{10, 50, 90}, variants: []int{0, 2, 1}, nVariants: 3, page: 2}, k, replay)

@@ -128,8 +128,8 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 	return s, true
 }
 
-// chartKeys change what the charts show: scale, smoothing, the baseline
-// difference, the cursor, the zoom, the hidden variants.
+// chartKeys change what the charts show: scale, smoothing, the cursor,
+// the zoom, the hidden variants.
 func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
 	switch {
@@ -142,11 +142,6 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 		}
 	case key.Matches(k, km.smooth):
 		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
-	case key.Matches(k, km.diff):
-		s.Diff = !s.Diff
-		s.Screen = ScreenOverview
-	case key.Matches(k, km.base):
-		s.Baseline = wrap(s.Baseline+1, b.Standings)
 	case key.Matches(k, km.cursor):
 		if s.Cursor >= 0 {
 			s.Cursor = -1

@@ -102,7 +102,6 @@ func (m *Model) bounds() Bounds {
 		CellSteps:  m.cellSteps(m.w),
 		Running:    m.live != nil && !m.live.ended,
 		LogShown:   m.lay.logShown,
-		Standings:  len(m.data.standings()),
 		Page:       max(m.h-headerH-8, 1),
 	}
 	m.screens[m.st.Screen].bounds(&b)

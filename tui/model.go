@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
@@ -149,6 +150,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // the root's, over the frame's layout.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	lay := m.layout()
+	if m.screenHasKeys() && key.Matches(keyName(msg.String()), keymap.diff) && m.st.Screen != ScreenOverview {
+		// d is the Overview's from any screen: show it, then toggle.
+		m.st.Screen = ScreenOverview
+		m.dirty = true
+		lay = m.layout()
+	}
 	if m.screenHasKeys() {
 		if cmd, ok := m.screens[m.st.Screen].Update(msg); ok {
 			m.dirty = true

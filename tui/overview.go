@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -13,13 +14,50 @@ import (
 // loss (smoothed lines, the raw series faint behind) and val loss (markers,
 // never smoothed) on one y axis, or with d their difference to a baseline
 // variant; below it the variants are ranked by their latest val metric.
-type overviewScreen struct{ page }
+// It owns the difference view's state and keys (overviewKeys).
+type overviewScreen struct {
+	page
+	state     overviewState
+	standings int // the lines ranked when laid out last (b cycles over them)
+}
 
 func (m *overviewScreen) View() []string { return m.overview(m.w, m.h) }
 
-func (m *overviewScreen) ShortHelp(bool) []key.Binding {
-	k := &keymap
-	return []key.Binding{k.diff, k.base, k.smooth, k.cursor, k.zoom, k.toggle, k.variant}
+// Update takes the screen's keys (d and b).
+func (m *overviewScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return overviewKeys.handle(&m.state, m.standings, k, m.st.Replay)
+	}
+	return nil, false
+}
+
+func (m *overviewScreen) ShortHelp(replay bool) []key.Binding { return overviewKeys.help(replay) }
+
+// overviewState is the Overview's own state: the difference view (d) and
+// its baseline, a standing's index (b cycles it).
+type overviewState struct {
+	diff     bool
+	baseline int
+}
+
+// overviewKeys is the Overview's key map over its state, given how many
+// lines it ranks: d toggles the difference view (from any screen: the root
+// shows the Overview first), b cycles the baseline; the others are the
+// root's, listed here in the help bar's order.
+var overviewKeys = keyTable[overviewState, int]{
+	{key: keymap.diff, do: func(s *overviewState, _ int, _ keyName) tea.Cmd {
+		s.diff = !s.diff
+		return nil
+	}},
+	{key: keymap.base, do: func(s *overviewState, standings int, _ keyName) tea.Cmd {
+		s.baseline = wrap(s.baseline+1, standings)
+		return nil
+	}},
+	{key: keymap.smooth},
+	{key: keymap.cursor},
+	{key: keymap.zoom},
+	{key: keymap.toggle},
+	{key: keymap.variant},
 }
 
 func (m *overviewScreen) Guide() string {
@@ -42,6 +80,7 @@ func (m *overviewScreen) overview(w, h int) []string {
 		return []string{"no variants in this run"}
 	}
 	st := m.data.standings()
+	m.standings = len(st)
 	order := rank(st, m.data.meta.Metric)
 	// The chart gets two thirds of the height; the ranking pages beyond.
 	tableRows := min(len(st), max(3, (h-4)/3))
@@ -49,7 +88,7 @@ func (m *overviewScreen) overview(w, h int) []string {
 		tableRows++ // the line that says at which steps the vals were taken
 	}
 	var c lossChart
-	if m.st.Diff {
+	if m.state.diff {
 		c = m.diffChart(st)
 	} else {
 		c = m.lossChart(st)

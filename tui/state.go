@@ -43,17 +43,13 @@ type State struct {
 	Log LogMode
 	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
 	// steps through them; 0 is off).
-	Smooth int
-	// Diff: the Overview draws every variant's loss minus the baseline's
-	// (d); Baseline is the baseline's standing index (b cycles).
-	Diff     bool
-	Baseline int
-	Paused   bool
-	Help     bool // full help shown
-	HelpTop  int  // the first line of the full help shown (it scrolls at 80×24)
-	Quit     bool
-	Replay   bool    // replay keys are active
-	Speed    float64 // replay speed multiplier
+	Smooth  int
+	Paused  bool
+	Help    bool // full help shown
+	HelpTop int  // the first line of the full help shown (it scrolls at 80×24)
+	Quit    bool
+	Replay  bool    // replay keys are active
+	Speed   float64 // replay speed multiplier
 	// Confirm: q was pressed during a live run; q or y again quits, any
 	// other key cancels.
 	Confirm bool
@@ -91,11 +87,9 @@ type Bounds struct {
 	// stride); Running: a live run is still training (q asks first).
 	CellSteps int
 	Running   bool
-	// LogShown: the chart last drawn is on a log axis (l turns it off);
-	// Standings: how many lines the Overview ranks (b cycles the baseline).
-	LogShown  bool
-	Standings int
-	Page      int // rows a page of the layers holds (PgUp/PgDn)
+	// LogShown: the chart laid out is on a log axis (l turns it off).
+	LogShown bool
+	Page     int // rows a page of the layers holds (PgUp/PgDn)
 }
 
 // NewState returns the initial state.
