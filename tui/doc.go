@@ -21,7 +21,7 @@
 // SetSize, View, ShortHelp, Guide, Update returning a tea.Cmd) over common,
 // what every screen reads (the store, the root's State, Styles, the size and
 // the frame's layout). A screen with keys of its own owns their state
-// (eventsState, summaryState, the Grid's page) and a keyTable: one entry
+// (overviewState, eventsState, summaryState, the Grid's page) and a keyTable: one entry
 // per key, its binding (keys and help) and a pure handler over that state
 // and the facts of the frame's layout; the table drives both the screen's
 // dispatch and its help bar, so a new screen key is one entry in one table.
