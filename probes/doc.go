@@ -5,9 +5,9 @@
 // Files, one concern each:
 //
 //	frame.go      Frame, Probe names, LayerValues, Eval (+ Gap), Spectrum, Alert, RunMeta
-//	labels.go     the presentation vocabulary: Split, Metric (+ Format, FormatSD), VariantMeta.Label
-//	              and Group (the key seeds share), LayerName
-//	missing.go    Missing: the one glyph every output prints for a value that does not exist
+//	vocabulary.go the presentation vocabulary: Split, Metric (+ Format, FormatSD, Unit, Value),
+//	              VariantMeta.Label and Group (the key seeds share), LayerName, Missing, and the one
+//	              significant-digit formatter (FormatSig; FormatLoss, FormatValue)
 //	meansd.go     MeanSD: mean ± sd over seeds (sd undefined for one), the 2·SE seed-noise rule
 //	standings.go  Standings: where each variant stands (last step, status, divergence, evals,
 //	              best, alerts) and the run's end status, folded once per Frame (Fold) on each path

@@ -56,16 +56,16 @@ func TestEventsCountUnderFilter(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	all := len(m.data.events)
 	m.st.Screen = ScreenEvents
-	m.st.EvKind = int(probes.AlertDivergence)
+	ev := m.screens[ScreenEvents].(*eventsScreen)
+	ev.state.kind = int(probes.AlertDivergence)
 	m.dirty = true
 	out := m.View().Content
-	ev := m.screens[ScreenEvents].(*eventsScreen)
 	want := fmt.Sprintf("events %d of %d", ev.matchedEvents(), all)
 	if ev.matchedEvents() == all || !strings.Contains(out, want) {
 		t.Fatalf("want %q (filtered %d of %d):\n%s", want, ev.matchedEvents(), all, out)
 	}
 	// The text filter: only rows whose layer, variant, kind or message match.
-	m.st.EvKind, m.st.Filter = -1, "block1.ln2"
+	ev.state.kind, m.st.Filter = -1, "block1.ln2"
 	for _, r := range ev.eventRows() {
 		if r.Layer < 0 || m.data.meta.Layers[r.Layer] != "block1.ln2" {
 			if !strings.Contains(r.Msg, "block1.ln2") {
@@ -175,7 +175,7 @@ func TestNoColorGlyphsOnLines(t *testing.T) {
 // (backspace, enter keeps it, esc clears it); PgUp/PgDn page and
 // Home/End go to the ends of the list.
 func TestListKeys(t *testing.T) {
-	b := Bounds{Variants: 2, Layers: 30, EventSteps: make([]int, 50), Page: 10}
+	b := Bounds{Variants: 2, Layers: 30, Page: 10}
 	s := NewState(false, 1)
 	for _, k := range []string{"h", "f1", "?"} {
 		if !Navigate(s, k, b).Help {
@@ -192,17 +192,16 @@ func TestListKeys(t *testing.T) {
 	if s = Navigate(s, "esc", b); s.Filter != "" {
 		t.Errorf("esc kept the filter %q", s.Filter)
 	}
-	if s = Navigate(s, "pgdown", b); s.Event != 10 {
-		t.Errorf("pgdown: event %d, want 10", s.Event)
-	}
-	if s = Navigate(s, "end", b); s.Event != 49 {
-		t.Errorf("end: event %d, want 49", s.Event)
-	}
-	if s = Navigate(s, "pgup", b); s.Event != 39 {
-		t.Errorf("pgup: event %d, want 39", s.Event)
-	}
-	if s = Navigate(s, "home", b); s.Event != 0 {
-		t.Errorf("home: event %d, want 0", s.Event)
+	// The Events screen's own keys over its rows.
+	var ev eventsState
+	f := eventsFacts{steps: make([]int, 50), nVariants: 2, page: 10}
+	for _, tc := range []struct {
+		k    keyName
+		want int
+	}{{"pgdown", 10}, {"end", 49}, {"pgup", 39}, {"home", 0}} {
+		if _, ok := eventsKeys.handle(&ev, f, tc.k, false); !ok || ev.sel != tc.want {
+			t.Errorf("%s: event %d (handled %v), want %d", tc.k, ev.sel, ok, tc.want)
+		}
 	}
 	s.Screen = ScreenLayers
 	if s = Navigate(s, "pgdown", b); s.Layer != 10 {

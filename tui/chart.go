@@ -132,7 +132,7 @@ func yRange(series []chartSeries, lo, hi int) (ylo, yhi float64, ok bool) {
 func (m *common) drawChart(series []chartSeries, spec chartSpec) []string {
 	out, z := renderChart(m.styles, series, spec)
 	if z != nil && spec.row > 0 {
-		m.zones = append(m.zones, *z)
+		m.lay.zones = append(m.lay.zones, *z)
 	}
 	return out
 }

@@ -18,25 +18,25 @@ func TestCursorReadout(t *testing.T) {
 	for i := range m.data.variants {
 		bs := m.buckets(m.data.variants[i].series(seriesTrainLoss))
 		want := fixtureFrame(&m.data.meta, i, 100, 200).TrainLoss
-		if got := m.readout(bs); got != fmt3(want) {
-			t.Errorf("variant %d at step 100: %s, want %s", i, got, fmt3(want))
+		if got := m.readout(bs); got != probes.FormatValue(want) {
+			t.Errorf("variant %d at step 100: %s, want %s", i, got, probes.FormatValue(want))
 		}
 	}
 	m.st.Cursor = -1
 	bs := m.buckets(m.data.variants[0].series(seriesTrainLoss))
-	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 0, 200, 200).TrainLoss); got != want {
+	if got, want := m.readout(bs), probes.FormatValue(fixtureFrame(&m.data.meta, 0, 200, 200).TrainLoss); got != want {
 		t.Errorf("no cursor: %s, want the latest %s", got, want)
 	}
 	// Evaluations: between two (every 20 steps) the earlier holds, and
 	// past the last one too, while a step series has nothing there.
 	m.st.Cursor = 115
 	va := m.buckets(m.data.variants[0].series(seriesValLoss))
-	if got, want := fmt3(m.readoutVal(va, true)), fmt3(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
+	if got, want := probes.FormatValue(m.readoutVal(va, true)), probes.FormatValue(fixtureFrame(&m.data.meta, 0, 100, 200).Eval[0].Loss); got != want {
 		t.Errorf("val at 115: %s, want the step-100 eval %s", got, want)
 	}
 	ada := m.data.variants[3]
 	m.st.Cursor = 170 // adanorm diverged at 150: its last eval was at 140
-	if got, want := fmt3(m.readoutVal(m.buckets(ada.series(seriesValLoss)), true)), fmt3(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
+	if got, want := probes.FormatValue(m.readoutVal(m.buckets(ada.series(seriesValLoss)), true)), probes.FormatValue(fixtureFrame(&m.data.meta, 3, 140, 200).Eval[0].Loss); got != want {
 		t.Errorf("adanorm val at 170: %s, want %s", got, want)
 	}
 	if got := m.readout(m.buckets(ada.series(seriesTrainLoss))); got != "–" {
@@ -46,7 +46,7 @@ func TestCursorReadout(t *testing.T) {
 	m.st.Log, m.st.Cursor = logOn, 50
 	m.useLog()
 	bs = m.buckets(m.data.variants[1].series(seriesTrainLoss))
-	if got, want := m.readout(bs), fmt3(fixtureFrame(&m.data.meta, 1, 50, 200).TrainLoss); got != want {
+	if got, want := m.readout(bs), probes.FormatValue(fixtureFrame(&m.data.meta, 1, 50, 200).TrainLoss); got != want {
 		t.Errorf("log axis: %s, want %s", got, want)
 	}
 }

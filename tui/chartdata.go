@@ -35,7 +35,7 @@ func (m *common) scaled(bs []bucket, smooth bool) []bucket {
 	if smooth {
 		smoothBuckets(bs, smoothWeight(m.st.Smooth))
 	}
-	if m.logShown {
+	if m.lay.logShown {
 		logBuckets(bs)
 	}
 	return bs
@@ -58,7 +58,7 @@ func (m *common) hidden(i int) bool { return i < 64 && m.st.Hidden&(1<<uint(i)) 
 // whose first line is body line `line` (its mouse zone).
 func (m *common) stepSpec(w, h, warmup, line int) chartSpec {
 	lo, hi := m.xRange()
-	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
+	return chartSpec{w: w, h: h, lo: lo, hi: hi, log: m.lay.logShown, warmup: warmup, cursor: m.cursorStep(), row: headerH + line}
 }
 
 // cursorStep is the cursor's step clamped into the window, -1 when off.
@@ -93,7 +93,7 @@ func (m *common) windowNote() string {
 // readout is a series' value at the cursor, or its latest value with the
 // cursor off, formatted for a legend ("–" when it has none there).
 func (m *common) readout(bs []bucket) string {
-	return fmt3(m.readoutVal(bs, false))
+	return probes.FormatValue(m.readoutVal(bs, false))
 }
 
 // readoutVal is the value readout shows, in data units (the log scale
@@ -116,8 +116,8 @@ func (m *common) readoutVal(bs []bucket, hold bool) float64 {
 			return math.NaN()
 		}
 	}
-	if m.logShown {
-		v = pow10(v)
+	if m.lay.logShown {
+		v = math.Pow(10, v)
 	}
 	return v
 }

@@ -2,7 +2,7 @@ package tui
 
 // common is what every screen reads and the root keeps current: the
 // run's data and source, the view state, the styles and the size, and the
-// mouse zones the screen being drawn records.
+// layout of the frame being laid out (its scale and mouse zones).
 type common struct {
 	st     State
 	data   *store
@@ -10,10 +10,7 @@ type common struct {
 	w, h   int
 	feed   driver // the run's source (ended? crashed?): live or replay
 
-	// logShown: the chart being drawn is on a log axis (useLog); the
-	// header and l read the last one drawn.
-	logShown bool
-	zones    []zone // clickable regions of the cached screen
+	lay frameLayout // the frame's layout: the screens fill it in, everything else reads it
 }
 
 // glyph is the line glyph of variant i: box drawing when colours tell the

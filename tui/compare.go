@@ -78,10 +78,10 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 	var shown []int
 	vals := make([]float64, len(st))
 	for k, x := range st {
-		i := x.idx[0]
+		i := x.Variants[0]
 		vals[k] = math.NaN()
 		var bss [][]bucket
-		for _, j := range x.idx {
+		for _, j := range x.Variants {
 			if h := m.data.variants[j].probe(l, p); h != nil {
 				bss = append(bss, m.buckets(h))
 				shown = append(shown, j)
@@ -103,7 +103,7 @@ func (m *compareScreen) compareSeries(l int, p probes.Probe) (series []chartSeri
 	covered := coveredBy(series, lo, hi, transientEnd(series, lo, hi))
 	fm := colFormat(vals)
 	for k, x := range st {
-		i := x.idx[0]
+		i := x.Variants[0]
 		switch {
 		case m.hidden(i):
 			legend = append(legend, s.Dim.Render("("+seedLabel(x)+" hidden)"))

@@ -131,7 +131,7 @@ func (m *configPanel) configLines(w int) []string {
 func writerLines(w *probes.System, kv func(k, v string) string) []string {
 	var out []string
 	if x := w.WallS; x > 0 && !math.IsInf(x, 0) {
-		out = append(out, kv("wall per step", fmt3(x*1e3)+" ms"))
+		out = append(out, kv("wall per step", probes.FormatValue(x*1e3)+" ms"))
 	}
 	if x := w.RSSBytes; x > 0 && !math.IsInf(x, 0) {
 		out = append(out, kv("memory", fmtBytes(uint64(x))+" resident"))
@@ -155,7 +155,7 @@ func (m *configPanel) processLines(kv func(k, v string) string) []string {
 	out := []string{kv("cpu", usage), kv("memory", fmt.Sprintf("%s heap, %s from the OS", fmtBytes(now.heap), fmtBytes(now.sys)))}
 	var speeds []string
 	for i := range m.data.variants {
-		speeds = append(speeds, fmt.Sprintf("%s %s", m.data.variants[i].label, fmt3(m.data.tally.Variants[i].StepsPerSec)))
+		speeds = append(speeds, fmt.Sprintf("%s %s", m.data.variants[i].label, probes.FormatValue(m.data.tally.Variants[i].StepsPerSec)))
 	}
 	return append(out, kv("steps/s", strings.Join(speeds, " · ")))
 }

@@ -18,8 +18,8 @@ import (
 // it), the baseline drawn as the zero line.
 func (m *overviewScreen) diffChart(st []standing) lossChart {
 	s := m.styles
-	m.logShown = false // differences change sign
-	bi := clamp(m.st.Baseline, 0, len(st)-1)
+	m.lay.logShown = false // differences change sign
+	bi := clamp(m.state.baseline, 0, len(st)-1)
 	base := &st[bi]
 	train := func(v *variantData) []bucket {
 		if sm := v.smoothedTrain(m.st.Smooth); sm != nil {
@@ -40,7 +40,7 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 	seeds := false
 	for k := range st {
 		x := &st[k]
-		i := x.idx[0]
+		i := x.Variants[0]
 		if k == bi || m.hidden(i) {
 			vals = append(vals, math.NaN(), math.NaN())
 			continue
@@ -58,8 +58,8 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	c.title = title
-	zero := zeroLine(train(&m.data.variants[base.idx[0]]))
-	lines = append([]chartSeries{{label: seedLabel(*base), color: base.idx[0], glyph: m.glyph(base.idx[0]), bs: zero}}, lines...)
+	zero := zeroLine(train(&m.data.variants[base.Variants[0]]))
+	lines = append([]chartSeries{{label: seedLabel(*base), color: base.Variants[0], glyph: m.glyph(base.Variants[0]), bs: zero}}, lines...)
 	// The leader is drawn last; a line another covers says so.
 	lines = m.drawByRank(lines, st)
 	lo, hi := m.xRange()
@@ -67,12 +67,12 @@ func (m *overviewScreen) diffChart(st []standing) lossChart {
 	fm := colFormat(vals)
 	for k := range st {
 		x := &st[k]
-		i := x.idx[0]
+		i := x.Variants[0]
 		switch {
 		case k == bi:
 			e := m.legendEntry(i, seedLabel(*x), "─", joinNotes("baseline (0)", coverNote(covered, seedLabel(*x))))
-			if x.status == probes.Diverged {
-				e += s.Bad.Render(fmt.Sprintf(" diverged at %d: no difference after it", x.stopped))
+			if x.Status == probes.Diverged {
+				e += s.Bad.Render(fmt.Sprintf(" diverged at %d: no difference after it", x.Stopped))
 			}
 			c.legend = append(c.legend, e)
 		case m.hidden(i):
@@ -117,7 +117,7 @@ func zeroLine(bs []bucket) []bucket {
 // counts only where the baseline has one at the same step.
 func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) []bucket, exact bool) (mean, band []bucket) {
 	var pairs [][]bucket
-	for k, a := range x.idx {
+	for k, a := range x.Variants {
 		c := m.pairOf(a, base, k)
 		if d := diffBuckets(series(&m.data.variants[a]), series(&m.data.variants[c]), exact); len(d) > 0 {
 			pairs = append(pairs, d)
@@ -158,12 +158,12 @@ func (m *overviewScreen) diffOver(x, base *standing, series func(*variantData) [
 // the same seed, else the k-th (cycling) of the baseline's.
 func (m *overviewScreen) pairOf(a int, base *standing, k int) int {
 	seedOf := func(i int) int64 { return m.data.meta.Variants[i].Seed }
-	for _, c := range base.idx {
+	for _, c := range base.Variants {
 		if seedOf(c) == seedOf(a) {
 			return c
 		}
 	}
-	return base.idx[k%len(base.idx)]
+	return base.Variants[k%len(base.Variants)]
 }
 
 // diffBuckets is a's value minus b's at each of a's buckets' last step

@@ -18,24 +18,35 @@
 // in tea.Cmds only, one at a time.
 //
 // The Model is the root: it routes. Each screen is a component (screen.go:
-// SetSize, View, ShortHelp, Guide, the facts its keys need (bounds), the
-// messages it takes (Update)) over common, what every screen reads
-// (the store, the view State, Styles, the size and the mouse zones being
-// recorded); a screen with keys of its own (Events, Summary) has its
-// key map, a pure update function over State and its part of State
-// (EventsState, SummaryState), and one whose list is not the layers
-// (Events, Grid) its scroll. The root keeps the help, the config panel
-// (i), the header and the render cache, and one driver that feeds the store: liveDriver (live.go)
-// or replayDriver (replay.go), a state machine over replayState (playing,
-// seeking, catching up, following, at the end) with its own Update, whose
-// transitions are tested as plain function calls. The header reads the
-// driver's state; where each variant stands is the store's probes.Standings.
+// SetSize, View, ShortHelp, Guide, Update returning a tea.Cmd) over common,
+// what every screen reads (the store, the root's State, Styles, the size and
+// the frame's layout). A screen with keys of its own owns their state
+// (overviewState, eventsState, summaryState, the Grid's page) and a keyTable: one entry
+// per key, its binding (keys and help) and a pure handler over that state
+// and the facts of the frame's layout; the table drives both the screen's
+// dispatch and its help bar, so a new screen key is one entry in one table.
+// What a screen cannot do itself it asks of the root with a Cmd (enter's
+// seek: seekMsg). The Workspace's list follows the same contract. The root
+// keeps what is run-wide (State: the screen, variant, layer, probe,
+// cursor, zoom, scale, smoothing, help, the config panel (i), the text
+// filter, pause, replay speed), the header and the render cache, and one
+// driver that feeds the store: liveDriver (live.go) or replayDriver
+// (replay.go), a state machine over replayState (playing, seeking, catching
+// up, following, at the end) with its own Update, whose transitions are
+// tested as plain function calls. The header reads the driver's state;
+// where each variant stands is the store's probes.Standings.
 //
-// Key and mouse handling are the pure functions Navigate(State, key,
-// Bounds), Click and Wheel over State, tested without Bubble Tea. Every key
-// is a key.Binding (keymap.go and the screens' maps) that Navigate
-// dispatches on with key.Matches and the help lists, so a key shown is a
-// key handled. The mouse calls the functions those keys map to (scroll,
-// zoomIn, zoomOut), never a key name. The screens record the clickable
-// zones they draw.
+// Layout, then paint (layout.go): when something shown changed, the root
+// computes the frame's layout once — the screen's body with the scale its
+// charts chose and the zones it put under the mouse, the tab bar, the
+// Bounds the root's keys need — and the header, the body, the help bar,
+// the keys and the mouse all read that one result; View paints it.
+//
+// The root's key and mouse handling are the pure functions Navigate(State,
+// key, Bounds), Click and Wheel over State, tested without Bubble Tea; the
+// screens' keys are their tables' handlers, tested the same way. Every key
+// is a key.Binding (keymap.go and the screens' tables) matched with
+// key.Matches and listed by the help, so a key shown is a key handled. The
+// mouse calls the functions those keys map to (scroll, zoomIn, zoomOut),
+// never a key name.
 package tui

@@ -120,3 +120,13 @@ func valueAt(bs []bucket, step int) (v float64, at int, ok bool) {
 	}
 	return b.Last, b.LastStep, true
 }
+
+// heldAt is a sparse series' value at step held from its newest point at
+// or before it (an evaluation's value holds until the next), and that
+// point's step; ok is false before the first point.
+func heldAt(bs []bucket, step int) (v float64, at int, ok bool) {
+	if len(bs) == 0 || step < bs[0].FirstStep {
+		return 0, 0, false
+	}
+	return valueAt(bs, min(step, bs[len(bs)-1].LastStep))
+}

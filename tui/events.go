@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -46,7 +47,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 // eventRows are the rows the Events screen lists under its filters (f, F
 // and the text filter /).
 func (m *eventsScreen) eventRows() []eventRow {
-	rows := eventRows(m.data.events, m.st.EvKind, m.st.EvVariant)
+	rows := eventRows(m.data.events, m.state.kind, m.state.variant)
 	if m.st.Filter == "" {
 		return rows
 	}
@@ -65,7 +66,7 @@ func (m *eventsScreen) matchedEvents() int {
 	n := 0
 	for i := range m.data.events {
 		e := &m.data.events[i]
-		if (m.st.EvKind >= 0 && int(e.Kind) != m.st.EvKind) || (m.st.EvVariant >= 0 && e.variant != m.st.EvVariant) {
+		if (m.state.kind >= 0 && int(e.Kind) != m.state.kind) || (m.state.variant >= 0 && e.variant != m.state.variant) {
 			continue
 		}
 		if m.eventMatches(e) {
@@ -125,26 +126,37 @@ func rowSteps(rows []eventRow) []int {
 	return out
 }
 
-// eventsView lists alerts in step order with step, variant and layer,
+// eventsScreen lists alerts in step order with step, variant and layer,
 // counts per kind in the title; f and F filter. In replay, enter seeks to
-// the selected row's step and pauses there.
-type eventsScreen struct{ page }
+// the selected row's step and pauses there. It owns its state (the
+// selected row, the filters) and its keys (eventsKeys).
+type eventsScreen struct {
+	page
+	state eventsState
+	facts eventsFacts // the rows laid out last, for the keys
+}
+
+func newEventsScreen(c *common) *eventsScreen {
+	return &eventsScreen{page: page{common: c}, state: eventsState{kind: -1, variant: -1}}
+}
 
 func (m *eventsScreen) View() []string { return m.eventsView(m.w, m.h) }
 
-// bounds: the rows the keys move over, and where enter seeks for each.
-func (m *eventsScreen) bounds(b *Bounds) {
-	rows := m.eventRows()
-	b.EventSteps, b.EventVariants = rowSteps(rows), rowVariants(rows)
+// Update takes the screen's keys.
+func (m *eventsScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return eventsKeys.handle(&m.state, m.facts, k, m.st.Replay)
+	}
+	return nil, false
 }
 
-func (m *eventsScreen) ShortHelp(replay bool) []key.Binding {
-	out := []key.Binding{keymap.layer, eventsKeys.help, keymap.text, keymap.page, keymap.listEnds}
-	if replay {
-		out = append(out, keymap.jump)
-	}
-	return out
-}
+// scroll: the wheel moves the selected row.
+func (m *eventsScreen) scroll(d int) { m.state.scroll(d, m.facts) }
+
+// filterChanged: a new text filter selects its first row.
+func (m *eventsScreen) filterChanged() { m.state.sel = 0 }
+
+func (m *eventsScreen) ShortHelp(replay bool) []key.Binding { return eventsKeys.help(replay) }
 
 func (m *eventsScreen) Guide() string {
 	return "Events: divergence, outliers, ν growth (PowerNorm Γ > 2/(1−α_b)), AdaNorm φ ≤ 0, over-fitting, in step " +
@@ -156,6 +168,7 @@ func (m *eventsScreen) eventsView(w, h int) []string {
 	s := m.styles
 	out := m.eventsTitle()
 	rows := m.eventRows()
+	m.facts = eventsFacts{steps: rowSteps(rows), variants: rowVariants(rows), nVariants: len(m.data.variants), page: listPage(h)}
 	if len(rows) == 0 {
 		if len(m.data.events) == 0 {
 			return append(out, "", s.Dim.Render("no alerts so far (divergence, outliers, ν growth, AdaNorm φ ≤ 0, over-fitting)"))
@@ -168,7 +181,7 @@ func (m *eventsScreen) eventsView(w, h int) []string {
 	}
 	out = append(out, s.Heading.Render(fmt.Sprintf("%13s  %-*s %-*s %-11s %s", "step", vw, "variant", eventLayerW, "layer", "kind", "message")))
 	n := h - len(out)
-	sel := clamp(m.st.Event, 0, len(rows)-1)
+	sel := clamp(m.state.sel, 0, len(rows)-1)
 	first := max(0, min(sel-n/2, len(rows)-n))
 	last := min(first+n, len(rows))
 	if hint := pageHint("rows", first, last, len(rows), "↑/↓"); hint != "" {
@@ -207,7 +220,7 @@ func (m *eventsScreen) eventsTitle() []string {
 	}
 	// Under a filter the count is of what it lets through, then of all.
 	title := s.Heading.Render(fmt.Sprintf("events %d", len(evs)))
-	if m.st.EvKind >= 0 || m.st.EvVariant >= 0 || m.st.Filter != "" {
+	if m.state.kind >= 0 || m.state.variant >= 0 || m.st.Filter != "" {
 		title = s.Heading.Render(fmt.Sprintf("events %d of %d", m.matchedEvents(), len(evs)))
 	}
 	if len(parts) > 0 {
@@ -217,11 +230,11 @@ func (m *eventsScreen) eventsTitle() []string {
 		title += s.Dim.Render(fmt.Sprintf(" · %d older dropped", m.data.dropped))
 	}
 	filter := "all kinds"
-	if m.st.EvKind >= 0 {
-		filter = probes.AlertKind(m.st.EvKind).String()
+	if m.state.kind >= 0 {
+		filter = probes.AlertKind(m.state.kind).String()
 	}
-	if m.st.EvVariant >= 0 && m.st.EvVariant < len(m.data.variants) {
-		filter += " · " + m.data.variants[m.st.EvVariant].label
+	if m.state.variant >= 0 && m.state.variant < len(m.data.variants) {
+		filter += " · " + m.data.variants[m.state.variant].label
 	} else {
 		filter += " · all variants"
 	}
@@ -253,77 +266,90 @@ func (m *eventsScreen) eventLine(r *eventRow, vw int) string {
 	msg := probes.SafeText(r.Msg)
 	if r.count > 1 {
 		step = fmt.Sprintf("%d–%d", r.first, r.Step)
-		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		msg = fmt.Sprintf("×%d %s: latest %s (threshold %s)", r.count, r.Probe, probes.FormatValue(r.Value), probes.FormatValue(r.Threshold))
 	} else if r.Kind == probes.AlertOutlier {
-		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, fmt3(r.Value), fmt3(r.Threshold))
+		msg = fmt.Sprintf("%s %s (threshold %s)", r.Probe, probes.FormatValue(r.Value), probes.FormatValue(r.Threshold))
 	}
 	return fmt.Sprintf("%13s  %-*s %-*s %-11s %s", step, vw, truncName(vname, vw), eventLayerW, truncName(layer, eventLayerW), r.Kind, msg)
 }
 
-// EventsState is the Events screen's part of State: the selected row and
-// the filters (the text filter, /, it shares with the Grid).
-type EventsState struct {
-	Event     int // the selected row
-	EvKind    int // events shown: -1 every kind, else a probes.AlertKind (f)
-	EvVariant int // events shown: -1 every variant, else one (F)
+// eventsState is the Events screen's own state: the selected row and the
+// filters (the text filter, /, is the root's: the Grid shares it).
+type eventsState struct {
+	sel     int // the selected row
+	kind    int // events shown: -1 every kind, else a probes.AlertKind (f)
+	variant int // events shown: -1 every variant, else one (F)
 }
 
-// eventsKeys is the Events screen's own key map: the kind and variant
-// filters. Its rows move with the dashboard's ↑/↓, PgUp/PgDn and
-// Home/End, and enter jumps to an event (keymap).
-var eventsKeys = newEventsKeys()
-
-type eventsKeyMap struct{ kind, variant, help key.Binding }
-
-func newEventsKeys() (k eventsKeyMap) {
-	k.kind, k.variant = unlisted("f"), unlisted("F")
-	k.help = either("f/F", "filter kind/variant", k.kind, k.variant)
-	return k
+// eventsFacts are what the Events keys need from the frame's layout.
+type eventsFacts struct {
+	steps, variants []int // each row's step (enter seeks to it) and variant
+	nVariants       int
+	page            int // rows PgUp/PgDn move
 }
 
-// eventsScroll: on the Events screen, ↑/↓, PgUp/PgDn and the wheel move
-// the selected row.
-func eventsScroll(s State, d int, b Bounds) State {
-	s.Event = clamp(s.Event+d, 0, len(b.EventSteps)-1)
-	return s
-}
+// eventsFilter is the help entry of f (kind) and F (variant).
+var eventsFilter = bind([]string{"f", "F"}, "f/F", "filter kind/variant")
 
-// eventsUpdate: on the Events screen, Home/End select the list's ends (not
-// the replay's), f and F step the kind and variant filters, and in replay
-// enter seeks to the selected event.
-func eventsUpdate(s State, k keyName, b Bounds) (State, bool) {
-	km := &keymap
-	switch {
-	case key.Matches(k, km.home):
-		s.Event = 0
-	case key.Matches(k, km.end):
-		s.Event = max(len(b.EventSteps)-1, 0)
-	case key.Matches(k, eventsKeys.kind):
-		s.EvKind++
-		if s.EvKind >= int(probes.NumAlertKinds) {
-			s.EvKind = -1
-		}
-		s.Event = 0
-	case key.Matches(k, eventsKeys.variant):
-		s.EvVariant++
-		if s.EvVariant >= b.Variants {
-			s.EvVariant = -1
-		}
-		s.Event = 0
-	case key.Matches(k, km.jump) && s.Replay:
-		if s.Event >= 0 && s.Event < len(b.EventSteps) {
-			// The seek reads until the alert's variant has reached the
-			// event's step (the others, each at its own pace, may be a
-			// little past it), and the replay stops there to be looked at.
-			s.SeekTo = b.EventSteps[s.Event]
-			s.SeekVariant = -1
-			if s.Event < len(b.EventVariants) {
-				s.SeekVariant = b.EventVariants[s.Event]
+// eventsKeys is the Events screen's key map: its rows move with ↑/↓,
+// PgUp/PgDn and Home/End, f and F step the filters, / is the root's text
+// filter, and in replay enter jumps to an event.
+var eventsKeys = keyTable[eventsState, eventsFacts]{
+	{key: keymap.layer, do: func(s *eventsState, f eventsFacts, k keyName) tea.Cmd {
+		s.scroll(upDown(k), f)
+		return nil
+	}},
+	{key: eventsFilter, do: func(s *eventsState, f eventsFacts, k keyName) tea.Cmd {
+		if k == "F" {
+			s.variant++
+			if s.variant >= f.nVariants {
+				s.variant = -1
 			}
-			s.Paused = true
+		} else {
+			s.kind++
+			if s.kind >= int(probes.NumAlertKinds) {
+				s.kind = -1
+			}
 		}
-	default:
-		return s, false
+		s.sel = 0
+		return nil
+	}},
+	{key: keymap.text},
+	{key: keymap.page, do: func(s *eventsState, f eventsFacts, k keyName) tea.Cmd {
+		s.scroll(upDown(k)*max(f.page, 1), f)
+		return nil
+	}},
+	{key: keymap.listEnds, do: func(s *eventsState, f eventsFacts, k keyName) tea.Cmd {
+		s.sel = 0
+		if key.Matches(k, keymap.end) {
+			s.sel = max(len(f.steps)-1, 0)
+		}
+		return nil
+	}},
+	{key: keymap.jump, replay: true, do: func(s *eventsState, f eventsFacts, _ keyName) tea.Cmd {
+		if s.sel < 0 || s.sel >= len(f.steps) {
+			return nil
+		}
+		// The seek reads until the alert's variant has reached the
+		// event's step (the others, each at its own pace, may be a
+		// little past it), and the replay stops there to be looked at.
+		v := -1
+		if s.sel < len(f.variants) {
+			v = f.variants[s.sel]
+		}
+		return seekCmd(f.steps[s.sel], v)
+	}},
+}
+
+// scroll moves the selected row by d (↑/↓, PgUp/PgDn, the wheel).
+func (s *eventsState) scroll(d int, f eventsFacts) {
+	s.sel = clamp(s.sel+d, 0, len(f.steps)-1)
+}
+
+// upDown is -1 for a key that moves up a list (↑, k, PgUp), else 1.
+func upDown(k keyName) int {
+	if key.Matches(k, keymap.up, keymap.pageUp) {
+		return -1
 	}
-	return s, true
+	return 1
 }

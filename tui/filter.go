@@ -57,6 +57,5 @@ func filterKey(s State, k keyName) State {
 			s.Filter += string(k)
 		}
 	}
-	s.Event, s.GridPage = 0, 0
 	return s
 }

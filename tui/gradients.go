@@ -86,7 +86,7 @@ func (m *gradientsScreen) gradients(w, h int) []string {
 		// layernorm's and batchnorm's colours.
 		cx, cy := nv%len(s.SeriesStyle), (nv+1)%len(s.SeriesStyle)
 		out = append(out, s.Dim.Render(fmt.Sprintf("%s · %s: ", v.label, layers[l]))+
-			s.seriesStyle(cx).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(cy).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.logShown)))
+			s.seriesStyle(cx).Render(gx+" var ∂ℓ/∂x "+fm(vx))+"  "+s.seriesStyle(cy).Render(gy+" var ∂ℓ/∂y "+fm(vy))+s.Dim.Render(logNote(m.lay.logShown)))
 		series := append(m.faintRaw(hx, cx), m.faintRaw(hy, cy)...)
 		series = append(series,
 			chartSeries{label: "dx", color: cx, glyph: "x", bs: dx},
@@ -119,14 +119,5 @@ func gradCell(v *variantData, l int) string {
 		ratio = dxv / dyv
 	}
 	// Ten cells a value: -6.60e-10 is nine.
-	return fmt.Sprintf("%-10s%-10s%-10s%-10s", fmtSci(dxm), fmtSci(dym), fmtVal(ratio), fmtSci(last(probes.GWNorm)))
-}
-
-// fmtSci prints a gradient statistic in exponent notation, 3 significant
-// digits, every row alike (they span many decades, the point of the view).
-func fmtSci(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
-		return fmt3(v)
-	}
-	return fmtExp(v)
+	return fmt.Sprintf("%-10s%-10s%-10s%-10s", valueExp(dxm), valueExp(dym), probes.FormatValue(ratio), valueExp(last(probes.GWNorm)))
 }

@@ -21,7 +21,7 @@ func (m *common) gridHead(head string, line, nameW, colW, first, last, rowsH, w 
 	y := headerH + line
 	for i := first; i < last; i++ {
 		x := nameW + (i-first)*colW
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: x, x1: x + colW, y0: y, y1: y + 1, val: i})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: x, x1: x + colW, y0: y, y1: y + 1, val: i})
 	}
 	nl := len(m.data.meta.Layers)
 	lf := window(clamp(m.st.Layer, 0, max(nl-1, 0)), rowsH, nl)
@@ -45,7 +45,7 @@ func (m *common) layerZones(line, sel, rowsH, nameW int) {
 	first := window(sel, rowsH, n)
 	for li := first; li < min(first+rowsH, n); li++ {
 		y := headerH + line + li - first
-		m.zones = append(m.zones, zone{kind: zoneLayer, x0: 0, x1: nameW, y0: y, y1: y + 1, val: li})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneLayer, x0: 0, x1: nameW, y0: y, y1: y + 1, val: li})
 	}
 }
 

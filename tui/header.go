@@ -49,7 +49,10 @@ func (m *Model) feedDropped() int {
 	return m.live.dropped()
 }
 
-func (m *Model) writeHeader(b *strings.Builder) {
+// writeHeader paints the header's three lines from the frame's layout:
+// the run, the step and the facts, the tab bar and the flags (the scale
+// the body's chart was laid out on).
+func (m *Model) writeHeader(b *strings.Builder, lay *frameLayout) {
 	s := m.styles
 	meta := &m.data.meta
 	mode := m.modeWords()
@@ -98,29 +101,15 @@ func (m *Model) writeHeader(b *strings.Builder) {
 	b.WriteByte('\n')
 
 	var tabs strings.Builder
-	x := 0
-	// On a narrow screen the tabs not shown are abbreviated.
-	full := 0
-	for i := range numScreens {
-		full += len(Screen(i).Title()) + 4
-	}
-	for i := range numScreens {
-		title := Screen(i).Title()
-		if full > m.w && Screen(i) != m.st.Screen {
-			title = string([]rune(title)[:min(4, len(title))])
-		}
-		t := fmt.Sprintf(" %d %s ", i+1, title)
-		tw := ansi.StringWidth(t)
-		m.zones = append(m.zones, zone{kind: zoneTab, x0: x, x1: x + tw, y0: 2, y1: 3, val: int(i)})
-		x += tw
+	for i, t := range lay.tabs {
 		if Screen(i) == m.st.Screen {
-			tabs.WriteString(s.ActiveTab.Render(t))
+			tabs.WriteString(s.ActiveTab.Render(t.text))
 		} else {
-			tabs.WriteString(s.Tab.Render(t))
+			tabs.WriteString(s.Tab.Render(t.text))
 		}
 	}
 	flags := ""
-	if m.logShown {
+	if lay.logShown {
 		flags += " log"
 	}
 	flags += " " + smoothNote(m.st.Smooth)

@@ -21,12 +21,13 @@ func (k *keyMap) shortHelp(sc screen, replay bool) []key.Binding {
 	return out
 }
 
-// fullHelp is shown by ?: every key.
+// fullHelp is shown by ?: every key, the screens' own from their tables
+// (so a screen's new key is listed here too).
 func (k *keyMap) fullHelp(replay bool) [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
 		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		{eventsKeys.help, k.text, summaryKeys.help, k.listEnds, k.info, k.pause, k.help, k.quit},
+		append(append(eventsKeys.own(), k.text), append(append(summaryKeys.own(), gridKeys.own()...), k.listEnds, k.info, k.pause, k.help, k.quit)...),
 	}
 	if replay {
 		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})

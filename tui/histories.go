@@ -14,6 +14,7 @@ const (
 	seriesValLoss                    // "val" Eval.Loss
 	seriesValMetric                  // "val" Eval.Metric (accuracy or bpc)
 	seriesGap                        // "val" Eval.Gap(): val loss − smoothed train loss
+	seriesValTrain                   // "val" Eval.TrainLoss: the train loss as the table prints it (probes' Train)
 	seriesEffRank                    // Spectrum.EffRank, at the spectrum's own step
 	seriesRows                       // Frame.Batch.Rows, where the batch shape is recorded
 	seriesWidth                      // Frame.Batch.Width
@@ -21,7 +22,7 @@ const (
 	numRunSeries
 )
 
-var runSeriesNames = [numRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "eff_rank", "batch_rows", "batch_width", "batch_tokens"}
+var runSeriesNames = [numRunSeries]string{"train_loss", "val_loss", "val_metric", "gap", "val_train", "eff_rank", "batch_rows", "batch_width", "batch_tokens"}
 
 func (s runSeries) String() string {
 	if s < numRunSeries {
@@ -97,6 +98,7 @@ func (h *histories) Add(f probes.Frame) {
 		h.add(&vh.run[seriesValLoss], f.Step, e.Loss)
 		h.add(&vh.run[seriesValMetric], f.Step, e.Metric)
 		h.add(&vh.run[seriesGap], f.Step, e.Gap())
+		h.add(&vh.run[seriesValTrain], f.Step, e.TrainLoss)
 	}
 	if f.Spectrum != nil {
 		h.add(&vh.run[seriesEffRank], f.Spectrum.Step, f.Spectrum.EffRank)

@@ -199,12 +199,15 @@ func TestHistories(t *testing.T) {
 	if step, v, _ := hs.Run(1, seriesGap).Last(); step != 100 || v != 2-0.25 {
 		t.Errorf("gap last = %d %v", step, v)
 	}
+	if step, v, _ := hs.Run(1, seriesValTrain).Last(); step != 100 || v != 0.25 {
+		t.Errorf("val train last = %d %v", step, v)
+	}
 	if step, v, _ := hs.Run(1, seriesEffRank).Last(); step != 40 || v != 1.5 {
 		t.Errorf("eff rank = %d %v", step, v)
 	}
 	// Every probe of layer 0 but g_psi2, and train, val loss, val metric,
-	// gap, eff rank.
-	if n := hs.Series(); n != int(probes.NumProbes)-1+5 {
+	// gap, val train, eff rank.
+	if n := hs.Series(); n != int(probes.NumProbes)-1+6 {
 		t.Errorf("Series = %d", n)
 	}
 	if hs.Bytes() <= 0 || hs.Bytes() > hs.Series()*(40+16*48) {

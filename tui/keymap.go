@@ -98,6 +98,17 @@ func newKeyMap() keyMap {
 	return m
 }
 
+// isRoot reports whether h is the help entry of one of the root's bindings.
+func (k *keyMap) isRoot(h key.Help) bool {
+	for _, b := range []key.Binding{k.screens, k.tab, k.variant, k.layer, k.probe, k.page, k.listEnds, k.cursor, k.zoom,
+		k.last, k.toggle, k.log, k.smooth, k.diff, k.base, k.info, k.text, k.pause, k.help, k.quit, k.speed, k.seek, k.ends, k.jump} {
+		if b.Help() == h {
+			return true
+		}
+	}
+	return false
+}
+
 // probeChart is the help bar's keys of a screen charting the selected
 // layer × probe (Layers, Compare, Gradients).
 func (k *keyMap) probeChart() []key.Binding {

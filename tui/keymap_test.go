@@ -10,14 +10,13 @@ import (
 // at least one screen (live or replay, the cursor on or off), so the help
 // names no key that dispatch ignores.
 func TestEveryHelpKeyActs(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, EventVariants: []int{0, 2, 1},
-		Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, SortCols: 4, Standings: 3, Page: 2, GridPages: 3}
+	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Page: 2}
 	var starts []State
 	for _, replay := range []bool{false, true} {
 		for sc := range numScreens {
 			for _, cursor := range []int{-1, 50} {
 				s := NewState(replay, 1)
-				s.Screen, s.Cursor, s.Event, s.Layer, s.GridPage = sc, cursor, 1, 1, 1
+				s.Screen, s.Cursor, s.Layer = sc, cursor, 1
 				starts = append(starts, s)
 				s.ZoomSpan, s.Hidden = 20, 1 // zoomed in, a variant hidden
 				starts = append(starts, s)
@@ -29,7 +28,7 @@ func TestEveryHelpKeyActs(t *testing.T) {
 			for _, k := range bd.Keys() {
 				acted := false
 				for _, s := range starts {
-					if Navigate(s, k, b) != s {
+					if Navigate(s, k, b) != s || screenKeyActs(s.Screen, keyName(k), s.Replay) {
 						acted = true
 						break
 					}
@@ -46,8 +45,7 @@ func TestEveryHelpKeyActs(t *testing.T) {
 // changes the state there (a key shown is a key handled on that screen);
 // the digit of the screen already shown is the one exception.
 func TestScreenHelpKeysAct(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, EventVariants: []int{0, 2, 1},
-		Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, SortCols: 4, Standings: 3, Page: 2, GridPages: 3}
+	b := Bounds{Variants: 3, Layers: 4, Step: 5000, LastStep: 9000, SeekStride: 15, CellSteps: 2, Page: 2}
 	c := common{data: &store{}}
 	screens := newScreens(&c)
 	for _, replay := range []bool{false, true} {
@@ -55,7 +53,7 @@ func TestScreenHelpKeysAct(t *testing.T) {
 			var starts []State
 			for _, cursor := range []int{-1, 50} {
 				s := NewState(replay, 1)
-				s.Screen, s.Cursor, s.Event, s.Layer, s.GridPage = sc, cursor, 1, 1, 1
+				s.Screen, s.Cursor, s.Layer = sc, cursor, 1
 				starts = append(starts, s)
 				s.ZoomSpan, s.Hidden = 20, 1
 				starts = append(starts, s)
@@ -67,7 +65,7 @@ func TestScreenHelpKeysAct(t *testing.T) {
 					}
 					acted := false
 					for _, s := range starts {
-						acted = acted || Navigate(s, k, b) != s
+						acted = acted || Navigate(s, k, b) != s || screenKeyActs(sc, keyName(k), replay)
 					}
 					if !acted {
 						t.Errorf("%s (replay %v): %q of help entry %q changes nothing", sc.Title(), replay, k, bd.Help().Key)
@@ -76,6 +74,30 @@ func TestScreenHelpKeysAct(t *testing.T) {
 			}
 		}
 	}
+}
+
+// screenKeyActs: screen sc's own key table takes k and changes the
+// screen's state (or asks the root for a seek), from a middle row or page.
+func screenKeyActs(sc Screen, k keyName, replay bool) bool {
+	switch sc {
+	case ScreenOverview:
+		var s overviewState
+		_, ok := overviewKeys.handle(&s, 3, k, replay)
+		return ok && s != overviewState{}
+	case ScreenEvents:
+		s := eventsState{sel: 1, kind: -1, variant: -1}
+		cmd, ok := eventsKeys.handle(&s, eventsFacts{steps: []int{10, 50, 90}, variants: []int{0, 2, 1}, nVariants: 3, page: 2}, k, replay)
+		return ok && (cmd != nil || s != eventsState{sel: 1, kind: -1, variant: -1})
+	case ScreenSummary:
+		var s summaryState
+		_, ok := summaryKeys.handle(&s, 4, k, replay)
+		return ok && s != summaryState{}
+	case ScreenGrid:
+		s := 1
+		_, ok := gridKeys.handle(&s, 3, k, replay)
+		return ok && s != 1
+	}
+	return false
 }
 
 // TestNavigateIgnoresUnboundKeys: a key no binding holds leaves the state

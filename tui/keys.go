@@ -3,7 +3,9 @@ package tui
 import "charm.land/bubbles/v2/key"
 
 // Navigate returns the state after key k (a tea.KeyPressMsg.String() value,
-// e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings.
+// e.g. "left", "tab", "G", "space"), dispatched on keymap's bindings: the
+// root's keys, over what is run-wide. A screen's own keys reach it first
+// (Model.onKey; the screen's keyTable); this is what they leave.
 func Navigate(s State, k string, b Bounds) State {
 	s.SeekTo, s.SeekVariant = -1, -1
 	kn := keyName(k)
@@ -26,23 +28,12 @@ func Navigate(s State, k string, b Bounds) State {
 		return next
 	}
 	s = next
-	if update := screenKeys[s.Screen]; update != nil {
-		if next, ok := update(s, kn, b); ok {
-			return next
-		}
-	}
 	for _, keys := range []func(State, keyName, Bounds) (State, bool){appKeys, moveKeys, chartKeys} {
 		if next, ok := keys(s, kn, b); ok {
 			return next
 		}
 	}
 	return navigateEnds(s, kn, b)
-}
-
-// screenKeys are the screens' own key handlers, tried before the root's.
-var screenKeys = [numScreens]func(State, keyName, Bounds) (State, bool){
-	ScreenEvents:  eventsUpdate,
-	ScreenSummary: summaryUpdate,
 }
 
 // listStep is the rows ↑/↓ (one) and PgUp/PgDn (a page) move the list
@@ -62,22 +53,13 @@ func listStep(k keyName, b Bounds) (int, bool) {
 	return 0, false
 }
 
-// screenScroll are the screens whose list is not the layers: the Events
-// screen's rows, the Grid's pages.
-var screenScroll = [numScreens]func(State, int, Bounds) State{
-	ScreenEvents: eventsScroll,
-	ScreenGrid:   gridScroll,
-}
-
 // scroll moves the list shown by d rows (listStep's keys, the wheel): the
-// config panel's lines while it is shown, else the screen's list, else
-// the selected layer.
+// config panel's lines while it is shown, else the selected layer (a
+// screen with a list of its own takes these keys first).
 func scroll(s State, d int, b Bounds) State {
 	switch {
 	case s.Info:
 		s.InfoTop = max(s.InfoTop+d, 0)
-	case screenScroll[s.Screen] != nil:
-		s = screenScroll[s.Screen](s, d, b)
 	default:
 		s.Layer = clamp(s.Layer+d, 0, b.Layers-1)
 	}
@@ -146,8 +128,8 @@ func moveKeys(s State, k keyName, b Bounds) (State, bool) {
 	return s, true
 }
 
-// chartKeys change what the charts show: scale, smoothing, the baseline
-// difference, the cursor, the zoom, the hidden variants.
+// chartKeys change what the charts show: scale, smoothing, the cursor,
+// the zoom, the hidden variants.
 func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 	km := &keymap
 	switch {
@@ -160,11 +142,6 @@ func chartKeys(s State, k keyName, b Bounds) (State, bool) {
 		}
 	case key.Matches(k, km.smooth):
 		s.Smooth = wrap(s.Smooth+1, len(smoothWeights))
-	case key.Matches(k, km.diff):
-		s.Diff = !s.Diff
-		s.Screen = ScreenOverview
-	case key.Matches(k, km.base):
-		s.Baseline = wrap(s.Baseline+1, b.Standings)
 	case key.Matches(k, km.cursor):
 		if s.Cursor >= 0 {
 			s.Cursor = -1

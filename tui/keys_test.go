@@ -7,7 +7,7 @@ import (
 )
 
 func TestNavigate(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, EventSteps: []int{10, 50, 90}, EventVariants: []int{0, 2, 1}, Step: 100, LastStep: 300, SeekStride: 15}
+	b := Bounds{Variants: 3, Layers: 4, Step: 100, LastStep: 300, SeekStride: 15}
 	live := NewState(false, 1)
 	replay := NewState(true, 1)
 	with := func(s State, f func(*State)) State { f(&s); return s }
@@ -28,8 +28,6 @@ func TestNavigate(t *testing.T) {
 		{"down", live, "down", with(live, func(s *State) { s.Layer = 1 })},
 		{"up clamps", live, "up", live},
 		{"down clamps", with(live, func(s *State) { s.Layer = 3 }), "down", with(live, func(s *State) { s.Layer = 3 })},
-		{"down on events moves event", with(live, func(s *State) { s.Screen = ScreenEvents }), "down",
-			with(live, func(s *State) { s.Screen = ScreenEvents; s.Event = 1 })},
 		{"p cycles probe", live, "p", with(live, func(s *State) { s.Probe = probes.DistVar })},
 		{"p wraps", with(live, func(s *State) { s.Probe = probes.NumProbes - 1 }), "p", with(live, func(s *State) { s.Probe = 0 })},
 		{"P back", live, "P", with(live, func(s *State) { s.Probe = probes.NumProbes - 1 })},
@@ -62,14 +60,6 @@ func TestNavigate(t *testing.T) {
 		{"seek forward", replay, "]", with(replay, func(s *State) { s.SeekTo = 115 })},
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 })},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 301 })},
-		{"enter on events jumps", with(replay, func(s *State) { s.Screen = ScreenEvents; s.Event = 2 }), "enter",
-			with(replay, func(s *State) {
-				s.Screen = ScreenEvents
-				s.Event = 2
-				s.SeekTo = 90
-				s.SeekVariant = 1
-				s.Paused = true
-			})},
 		{"enter elsewhere does nothing", replay, "enter", replay},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay},
 	}
@@ -86,7 +76,7 @@ func TestNavigate(t *testing.T) {
 // TestNavigateV2: the chart cursor, zoom, variant toggles, event filters,
 // probe skipping, and the quit confirmation of a live run.
 func TestNavigateV2(t *testing.T) {
-	b := Bounds{Variants: 3, Layers: 4, Step: 1000, LastStep: 1000, CellSteps: 10, SortCols: 10,
+	b := Bounds{Variants: 3, Layers: 4, Step: 1000, LastStep: 1000, CellSteps: 10,
 		Probes: []probes.Probe{probes.DistMu, probes.GMu, probes.DxVar}}
 	run := b
 	run.Running = true
@@ -119,17 +109,11 @@ func TestNavigateV2(t *testing.T) {
 		{"v hides the selected variant", with(live, func(s *State) { s.Variant = 2 }), "v", b, with(live, func(s *State) { s.Variant = 2; s.Hidden = 4 })},
 		{"v again shows it", with(live, func(s *State) { s.Hidden = 1 }), "v", b, live},
 		{"V shows all", with(live, func(s *State) { s.Hidden = 7 }), "V", b, live},
-		{"f: next kind", events, "f", b, with(events, func(s *State) { s.EvKind = 0 })},
-		{"f wraps to all", with(events, func(s *State) { s.EvKind = int(probes.NumAlertKinds) - 1 }), "f", b, events},
-		{"F: a variant", events, "F", b, with(events, func(s *State) { s.EvVariant = 0 })},
-		{"F wraps to all", with(events, func(s *State) { s.EvVariant = 2 }), "F", b, events},
-		{"f is the Events screen's: elsewhere nothing", live, "f", b, live},
+		{"f is the Events screen's: the root does nothing", events, "f", b, events},
 		{"p skips unmeasured probes", with(live, func(s *State) { s.Probe = probes.GMu }), "p", b, with(live, func(s *State) { s.Probe = probes.DxVar })},
 		{"p wraps in the list", with(live, func(s *State) { s.Probe = probes.DxVar }), "p", b, live},
 		{"P from outside the list", with(live, func(s *State) { s.Probe = probes.GVar }), "P", b, with(live, func(s *State) { s.Probe = probes.GMu })},
-		{"o sorts by the next column", summary, "o", b, with(summary, func(s *State) { s.SortCol = 1 })},
-		{"O reverses", summary, "O", b, with(summary, func(s *State) { s.SortRev = true })},
-		{"o is the Summary's: elsewhere nothing", live, "o", b, live},
+		{"o is the Summary's: the root does nothing", summary, "o", b, summary},
 		{"q on a live run asks", live, "q", run, with(live, func(s *State) { s.Confirm = true })},
 		{"q twice quits", with(live, func(s *State) { s.Confirm = true }), "q", run, with(live, func(s *State) { s.Quit = true })},
 		{"y quits", with(live, func(s *State) { s.Confirm = true }), "y", run, with(live, func(s *State) { s.Quit = true })},

@@ -204,7 +204,7 @@ func (m *layersScreen) layersView(w, h int) []string {
 	}
 	for k, p := range ps[first:last] {
 		x := nameW + k*cellW
-		m.zones = append(m.zones, zone{kind: zoneProbe, x0: x, x1: x + cellW, y0: headerH + 1, y1: headerH + 2, val: int(p)})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneProbe, x0: x, x1: x + cellW, y0: headerH + 1, y1: headerH + 2, val: int(p)})
 	}
 	out = append(out, layerRows(s, layers, m.st.Layer, rowsH, nameW, first, last, func(k, l int) string {
 		return m.cell(v, l, ps[k], fms[ps[k]])

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
@@ -49,9 +50,10 @@ type Model struct {
 	live   *liveDriver
 	replay *replayDriver
 
-	// rendering
-	dirty bool
-	cache string
+	// rendering: dirty, the layout (common.lay) is stale; painted, cache
+	// is the layout painted.
+	dirty, painted bool
+	cache          string
 }
 
 func newModel(meta probes.RunMeta, opt Options, replay bool) *Model {
@@ -112,21 +114,28 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.Styles = m.styles.Help
 		m.dirty = true
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg.String())
+		return m, m.onKey(msg)
 	case tea.MouseClickMsg:
 		if msg.Button == tea.MouseLeft {
-			return m, m.onState(Click(m.st, m.zones, msg.X, msg.Y))
+			return m, m.onClick(msg.X, msg.Y)
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp, tea.MouseWheelDown:
-			return m, m.onState(Wheel(m.st, m.zones, msg.X, msg.Y, msg.Button == tea.MouseWheelUp, m.bounds()))
+			return m, m.onWheel(msg.X, msg.Y, msg.Button == tea.MouseWheelUp)
+		}
+	case seekMsg:
+		// A screen's seek (enter on an event): pause there.
+		m.st.Paused = true
+		m.dirty = true
+		if m.replay != nil {
+			return m, m.replay.SeekFor(msg.step, msg.variant)
 		}
 	default:
 		for _, sc := range m.screens {
-			if sc.Update(msg) {
+			if cmd, ok := sc.Update(msg); ok {
 				m.dirty = true
-				return m, nil
+				return m, cmd
 			}
 		}
 		cmd, news := m.driver().Update(msg, m.playback())
@@ -136,37 +145,93 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// bounds are the facts the keys and the wheel need: the run's, then the
-// shown screen's own (bounds on the screen).
-func (m *Model) bounds() Bounds {
-	stride := m.data.total / 20
-	if stride == 0 {
-		stride = max(m.data.step/20, 10)
+// onKey: the shown screen's own keys first (unless help, the config
+// panel, the filter being typed or the quit question has the keys), then
+// the root's, over the frame's layout.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	lay := m.layout()
+	if m.screenHasKeys() && key.Matches(keyName(msg.String()), keymap.diff) && m.st.Screen != ScreenOverview {
+		// d is the Overview's from any screen: show it, then toggle.
+		m.st.Screen = ScreenOverview
+		m.dirty = true
+		lay = m.layout()
 	}
-	b := Bounds{
-		Variants:   len(m.data.variants),
-		Layers:     len(m.data.meta.Layers),
-		Step:       m.data.step,
-		LastStep:   max(m.data.total, m.data.step),
-		SeekStride: stride,
-		CellSteps:  m.cellSteps(m.w),
-		Running:    m.live != nil && !m.live.ended,
-		LogShown:   m.logShown,
-		Standings:  len(m.data.standings()),
-		Page:       max(m.h-headerH-8, 1),
+	if m.screenHasKeys() {
+		if cmd, ok := m.screens[m.st.Screen].Update(msg); ok {
+			m.dirty = true
+			return cmd
+		}
 	}
-	m.screens[m.st.Screen].bounds(&b)
-	return b
+	return m.onState(Navigate(m.st, msg.String(), lay.bounds))
 }
 
-func (m *Model) onKey(k string) tea.Cmd {
-	return m.onState(Navigate(m.st, k, m.bounds()))
+// screenHasKeys: nothing over the shown screen takes the keys or the mouse.
+func (m *Model) screenHasKeys() bool {
+	return !m.st.Help && !m.st.Info && !m.st.Filtering && !m.st.Confirm
+}
+
+// onClick: a heading of the shown screen's table sorts it (sorter); every
+// other click is the root's (Click).
+func (m *Model) onClick(x, y int) tea.Cmd {
+	lay := m.layout()
+	if s, ok := m.screens[m.st.Screen].(sorter); ok && m.screenHasKeys() {
+		if z := hit(lay.zones, x, y); z != nil && z.kind == zoneSort {
+			s.sortBy(z.val)
+			m.dirty = true
+			return nil
+		}
+	}
+	return m.onState(Click(m.st, lay.zones, x, y))
+}
+
+// onWheel: off a chart, the wheel scrolls the shown screen's own list
+// (scroller); else it is the root's (Wheel: zoom, the layers, the help).
+func (m *Model) onWheel(x, y int, up bool) tea.Cmd {
+	lay := m.layout()
+	if s, ok := m.screens[m.st.Screen].(scroller); ok && m.screenHasKeys() {
+		if z := hit(lay.zones, x, y); z == nil || z.kind != zoneChart {
+			d := 1
+			if up {
+				d = -1
+			}
+			s.scroll(d)
+			m.dirty = true
+			return nil
+		}
+	}
+	return m.onState(Wheel(m.st, lay.zones, x, y, up, lay.bounds))
+}
+
+// scroller is a screen with a list of its own (the Events' rows, the
+// Grid's pages): the wheel scrolls it.
+type scroller interface{ scroll(d int) }
+
+// sorter is a screen whose table a click on a heading sorts (Summary).
+type sorter interface{ sortBy(col int) }
+
+// filterer is a screen the text filter (/) narrows: a new filter shows
+// its first row or page.
+type filterer interface{ filterChanged() }
+
+// seekMsg is a screen's request to seek the replay to step (until variant
+// has reached it, ≥ 0) and pause there: enter on an event.
+type seekMsg struct{ step, variant int }
+
+func seekCmd(step, variant int) tea.Cmd {
+	return func() tea.Msg { return seekMsg{step, variant} }
 }
 
 // onState applies the state a key or the mouse produced: quit, seek,
 // resume.
 func (m *Model) onState(next State) tea.Cmd {
 	wasPaused := m.st.Paused
+	if m.st.Filtering || next.Filter != m.st.Filter {
+		for _, sc := range m.screens {
+			if f, ok := sc.(filterer); ok {
+				f.filterChanged()
+			}
+		}
+	}
 	m.st = next
 	m.dirty = true
 	if m.st.Quit {
@@ -205,7 +270,7 @@ func newScreens(c *common) [numScreens]screen {
 		ScreenCompare:   &compareScreen{page: page{common: c}},
 		ScreenSpectrum:  &spectrumScreen{page: page{common: c}},
 		ScreenGradients: &gradientsScreen{page: page{common: c}},
-		ScreenEvents:    &eventsScreen{page: page{common: c}},
+		ScreenEvents:    newEventsScreen(c),
 		ScreenSummary:   &summaryScreen{page: page{common: c}},
 		ScreenGrid:      &gridScreen{page: page{common: c}},
 	}

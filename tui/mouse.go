@@ -4,9 +4,9 @@ import "github.com/normtop/normtop/probes"
 
 // Click returns the state after a left click at (x, y): a tab switches
 // screen, the chart puts the cursor on the step under the mouse, a variant
-// or layer row selects it, a summary heading sorts by its column (again:
-// reverses). A click does nothing else while help or a quit question is
-// shown but close them, like a key.
+// or layer row selects it (a summary heading is the Summary's: sortBy). A
+// click does nothing else while help or a quit question is shown but close
+// them, like a key.
 func Click(s State, zs []zone, x, y int) State {
 	s.SeekTo = -1
 	if s.Help || s.Confirm {
@@ -27,12 +27,6 @@ func Click(s State, zs []zone, x, y int) State {
 		s.Layer = z.val
 	case zoneProbe:
 		s.Probe = probes.Probe(z.val)
-	case zoneSort:
-		if s.SortCol == z.val {
-			s.SortRev = !s.SortRev
-		} else {
-			s.SortCol, s.SortRev = z.val, false
-		}
 	}
 	return s
 }

@@ -34,12 +34,9 @@ func TestClickWheel(t *testing.T) {
 	if got := Click(s, zs, 31, 3); got.Probe != probes.GVar {
 		t.Errorf("probe click: %v", got.Probe)
 	}
-	got := Click(s, zs, 21, 15)
-	if got.SortCol != 2 || got.SortRev {
-		t.Errorf("sort click: %d %v", got.SortCol, got.SortRev)
-	}
-	if got = Click(got, zs, 21, 15); !got.SortRev {
-		t.Error("second click on the sorted column does not reverse")
+	// A heading is the Summary's (summaryState.sortBy), not the root's.
+	if got := Click(s, zs, 21, 15); got != s {
+		t.Errorf("sort click changed the root's state: %+v", got)
 	}
 	if got := Click(s, zs, 79, 23); got != s {
 		t.Errorf("click on nothing changed the state: %+v", got)
@@ -77,9 +74,9 @@ func TestMouseOnScreen(t *testing.T) {
 	m.Update(keyPress("1"))
 	_ = m.View()
 	var ch *zone
-	for i := range m.zones {
-		if m.zones[i].kind == zoneChart {
-			ch = &m.zones[i]
+	for i := range m.lay.zones {
+		if m.lay.zones[i].kind == zoneChart {
+			ch = &m.lay.zones[i]
 		}
 	}
 	if ch == nil {
@@ -101,16 +98,13 @@ func TestMouseOnScreen(t *testing.T) {
 // and like a key it only dismisses the quit question.
 func TestWheelIsTheKeys(t *testing.T) {
 	chart := []zone{{kind: zoneChart, x0: 0, x1: 100, y0: 0, y1: 10, lo: 1, hi: 1000}}
-	b := Bounds{Variants: 3, Layers: 6, EventSteps: []int{10, 50, 90, 120}, Step: 1000, LastStep: 1000,
-		Page: 2, GridPages: 3}
+	b := Bounds{Variants: 3, Layers: 6, Step: 1000, LastStep: 1000, Page: 2}
 	with := func(f func(*State)) State { s := NewState(false, 1); f(&s); return s }
 	for _, tc := range []struct {
 		name string
 		in   State
 	}{
 		{"layers", with(func(s *State) { s.Layer = 2 })},
-		{"events", with(func(s *State) { s.Screen, s.Event = ScreenEvents, 1 })},
-		{"grid", with(func(s *State) { s.Screen, s.GridPage = ScreenGrid, 1 })},
 		{"summary", with(func(s *State) { s.Screen, s.Layer = ScreenSummary, 3 })},
 		{"config panel", with(func(s *State) { s.Info, s.InfoTop = true, 4 })},
 		{"help", with(func(s *State) { s.Help = true })},
@@ -136,6 +130,22 @@ func TestWheelIsTheKeys(t *testing.T) {
 			if got := Wheel(s, chart, 50, 5, up, b); got != want {
 				t.Errorf("cursor %d: wheel over the chart (up %v) %+v, %s there %+v", cursor, up, got, k, want)
 			}
+		}
+	}
+	// The Events rows and the Grid's pages are the screens': the model
+	// gives them the wheel off a chart, as their tables take ↑/↓.
+	m := fixtureModel(3, 4, 200, Options{NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for _, sc := range []string{"6", "8"} {
+		m.Update(keyPress(sc))
+		m.View()
+		before := m.View().Content
+		m.Update(tea.MouseWheelMsg{X: 50, Y: 28, Button: tea.MouseWheelDown})
+		wheeled := m.View().Content
+		m.Update(tea.MouseWheelMsg{X: 50, Y: 28, Button: tea.MouseWheelUp})
+		m.Update(keyPress("down"))
+		if keyed := m.View().Content; wheeled == before || keyed != wheeled {
+			t.Errorf("screen %s: the wheel and ↓ differ (or do nothing):\n%s\n%s", sc, wheeled, keyed)
 		}
 	}
 	// While a filter is typed the wheel zooms: it types nothing.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -13,13 +14,50 @@ import (
 // loss (smoothed lines, the raw series faint behind) and val loss (markers,
 // never smoothed) on one y axis, or with d their difference to a baseline
 // variant; below it the variants are ranked by their latest val metric.
-type overviewScreen struct{ page }
+// It owns the difference view's state and keys (overviewKeys).
+type overviewScreen struct {
+	page
+	state     overviewState
+	standings int // the lines ranked when laid out last (b cycles over them)
+}
 
 func (m *overviewScreen) View() []string { return m.overview(m.w, m.h) }
 
-func (m *overviewScreen) ShortHelp(bool) []key.Binding {
-	k := &keymap
-	return []key.Binding{k.diff, k.base, k.smooth, k.cursor, k.zoom, k.toggle, k.variant}
+// Update takes the screen's keys (d and b).
+func (m *overviewScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return overviewKeys.handle(&m.state, m.standings, k, m.st.Replay)
+	}
+	return nil, false
+}
+
+func (m *overviewScreen) ShortHelp(replay bool) []key.Binding { return overviewKeys.help(replay) }
+
+// overviewState is the Overview's own state: the difference view (d) and
+// its baseline, a standing's index (b cycles it).
+type overviewState struct {
+	diff     bool
+	baseline int
+}
+
+// overviewKeys is the Overview's key map over its state, given how many
+// lines it ranks: d toggles the difference view (from any screen: the root
+// shows the Overview first), b cycles the baseline; the others are the
+// root's, listed here in the help bar's order.
+var overviewKeys = keyTable[overviewState, int]{
+	{key: keymap.diff, do: func(s *overviewState, _ int, _ keyName) tea.Cmd {
+		s.diff = !s.diff
+		return nil
+	}},
+	{key: keymap.base, do: func(s *overviewState, standings int, _ keyName) tea.Cmd {
+		s.baseline = wrap(s.baseline+1, standings)
+		return nil
+	}},
+	{key: keymap.smooth},
+	{key: keymap.cursor},
+	{key: keymap.zoom},
+	{key: keymap.toggle},
+	{key: keymap.variant},
 }
 
 func (m *overviewScreen) Guide() string {
@@ -27,9 +65,10 @@ func (m *overviewScreen) Guide() string {
 		"series faint behind), and val loss (• markers, never smoothed) on one axis fitted after the early transient; " +
 		"below, the variants ranked by their latest val metric (with ≥ 3 seeds a side, gaps to the leader beyond or " +
 		"within seed noise, 2·SE). d: each variant's loss minus a baseline's (b picks it) at the same step, < 0 is " +
-		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at that step. " +
+		"better. c puts a cursor on the chart (←/→ move it, or click): the legend reads every variant at the newest val " +
+		"evaluation at or before it, by the table's definitions (train • val loss). " +
 		"z/Z zoom in and out (or the wheel), n shows the last N steps, 0 all; v hides the selected variant. In the ranking, " +
-		"train = the mean train loss of the steps up to the newest val eval since the one before (the legend's " +
+		"train = the mean train loss of the steps up to the newest val eval since the one before (the " +
 		"smoothed line is for reading the curve), gap = val loss − train, so a row subtracts; the line below the " +
 		"heading says so when the variants' newest vals are of different steps. Xu et al.: LayerNorm's bias and gain raise the risk of " +
 		"over-fitting (LayerNorm-simple often generalises better); AdaNorm aims to fix it."
@@ -41,6 +80,7 @@ func (m *overviewScreen) overview(w, h int) []string {
 		return []string{"no variants in this run"}
 	}
 	st := m.data.standings()
+	m.standings = len(st)
 	order := rank(st, m.data.meta.Metric)
 	// The chart gets two thirds of the height; the ranking pages beyond.
 	tableRows := min(len(st), max(3, (h-4)/3))
@@ -48,7 +88,7 @@ func (m *overviewScreen) overview(w, h int) []string {
 		tableRows++ // the line that says at which steps the vals were taken
 	}
 	var c lossChart
-	if m.st.Diff {
+	if m.state.diff {
 		c = m.diffChart(st)
 	} else {
 		c = m.lossChart(st)
@@ -86,13 +126,13 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	s := m.styles
 	var raw [][]bucket
 	for _, x := range st {
-		if m.hidden(x.idx[0]) {
+		if m.hidden(x.Variants[0]) {
 			continue
 		}
 		// The scale follows the lines drawn (smoothed), not single
 		// batches: an MNIST batch's loss near 0 would make every loss
 		// chart logarithmic.
-		for _, j := range x.idx {
+		for _, j := range x.Variants {
 			v := &m.data.variants[j]
 			tr := v.smoothedTrain(m.st.Smooth)
 			if tr == nil {
@@ -103,7 +143,7 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	}
 	m.useLog(raw...)
 	scale := "loss"
-	if m.logShown {
+	if m.lay.logShown {
 		scale = "loss (log axis)"
 	}
 	line := "train ─"
@@ -116,15 +156,13 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 	}
 	c := lossChart{title: s.Heading.Render(scale) + s.Dim.Render(" · "+line+" and "+val+" of every variant on one axis")}
 	var faint, lines []chartSeries
-	vals := make([]float64, 0, 2*len(st)) // train, val of each standing
 	for _, x := range st {
-		i := x.idx[0]
+		i := x.Variants[0]
 		if m.hidden(i) {
-			vals = append(vals, math.NaN(), math.NaN())
 			continue
 		}
 		var trs, raws, vas [][]bucket
-		for _, j := range x.idx {
+		for _, j := range x.Variants {
 			v := &m.data.variants[j]
 			rawTr := m.scaled(rawBuckets(v.series(seriesTrainLoss)), false)
 			raws = append(raws, rawTr)
@@ -143,24 +181,28 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		lines = append(lines,
 			chartSeries{label: label, color: i, glyph: m.glyph(i), bs: tr},
 			chartSeries{label: label + " val", color: i, glyph: m.valGlyph(i), bs: va, points: true})
-		vals = append(vals, m.readoutVal(tr, false), m.readoutVal(va, true))
 	}
 	// The leader is drawn last; a line another covers says so.
 	lines = m.drawByRank(lines, st)
 	lo, hi := m.xRange()
 	covered := coveredBy(lines, lo, hi, transientEnd(lines, lo, hi))
-	fm := colFormat(vals)
-	for k, x := range st {
-		i := x.idx[0]
+	evalStep := -1
+	for _, x := range st {
+		i := x.Variants[0]
 		if m.hidden(i) {
 			c.legend = append(c.legend, s.Dim.Render("("+seedLabel(x)+" hidden: v)"))
 			continue
 		}
 		// The table below has every variant's latest values: the legend
-		// reads them only at the cursor.
+		// reads them only at the cursor, by the table's definitions (the
+		// val evaluation at or before the cursor, and the train loss its
+		// gap was taken against), so that at the last step the two print
+		// the same numbers.
 		value := ""
 		if m.st.Cursor >= 0 {
-			value = fm(vals[2*k]) + " • " + fm(vals[2*k+1])
+			tr, va, at := m.evalAtCursor(x)
+			value = probes.FormatLoss(tr) + " • " + probes.FormatLoss(va)
+			evalStep = max(evalStep, at)
 		}
 		if n := coverNote(covered, seedLabel(x)); n != "" {
 			value = joinNotes(value, n)
@@ -171,17 +213,45 @@ func (m *overviewScreen) lossChart(st []standing) lossChart {
 		}
 		c.legend = append(c.legend, m.legendEntry(i, seedLabel(x), mark, value))
 	}
+	if evalStep > 0 {
+		// Names what the numbers are: the smoothed line under the cursor
+		// is for reading the curve; the numbers are the table's.
+		c.legend = append([]string{s.Dim.Render(fmt.Sprintf("at val step %d, train = mean since the val before:", evalStep))}, c.legend...)
+	}
 	c.series = append(faint, lines...)
 	return c
+}
+
+// evalAtCursor is standing x's val loss at the newest val evaluation at or
+// before the cursor, the train loss that evaluation's gap was taken
+// against (probes' Train, the table's "train") and the evaluation's step:
+// the mean over the standing's seeds; NaN and -1 before any evaluation.
+func (m *overviewScreen) evalAtCursor(x standing) (train, val float64, at int) {
+	var trs, vas [][]bucket
+	for _, j := range x.Variants {
+		v := &m.data.variants[j]
+		trs = append(trs, rawBuckets(v.series(seriesValTrain)))
+		vas = append(vas, rawBuckets(v.series(seriesValLoss)))
+	}
+	step := m.cursorStep()
+	train, _, okT := heldAt(meanBuckets(trs), step)
+	val, at, okV := heldAt(meanBuckets(vas), step)
+	if !okT {
+		train = math.NaN()
+	}
+	if !okV {
+		val, at = math.NaN(), -1
+	}
+	return train, val, at
 }
 
 // seedLabel names a standing on a chart: its label, with "×n" for the mean
 // of n seeds.
 func seedLabel(x standing) string {
-	if len(x.idx) > 1 {
-		return fmt.Sprintf("%s ×%d (mean)", x.label, len(x.idx))
+	if len(x.Variants) > 1 {
+		return fmt.Sprintf("%s ×%d (mean)", x.Key, len(x.Variants))
 	}
-	return x.label
+	return x.Key
 }
 
 // meanBuckets is the seeds' mean series: bucket k holds the mean of the
@@ -237,7 +307,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 	}
 	sel := 0
 	for r, j := range order {
-		for _, i := range st[j].idx {
+		for _, i := range st[j].Variants {
 			if i == m.st.Variant {
 				sel = r
 			}
@@ -256,7 +326,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 			cells = append(cells[:3], append([]string{verdict}, cells[3:]...)...)
 		}
 		line := tableLine(cols, keep, cells)
-		i := x.idx[0]
+		i := x.Variants[0]
 		switch {
 		case m.selected(x):
 			line = s.Selected.Render(line)
@@ -265,7 +335,7 @@ func (m *overviewScreen) rankTable(st []standing, order []int, w, h, top int) []
 		default:
 			line = s.seriesStyle(i).Render(line)
 		}
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + top + len(out), y1: headerH + top + len(out) + 1, val: i})
 		out = append(out, line)
 	}
 	if hint := pageHint("variants", first, last, len(order), "←/→"); hint != "" {
@@ -283,14 +353,14 @@ func valStepsNote(st []standing, order []int) string {
 	first, differ := -1, false
 	for _, j := range order {
 		x := &st[j]
-		if !x.haveVal || x.status == probes.Diverged || x.status == probes.Stopped {
+		if !x.HaveVal || x.Status == probes.Diverged || x.Status == probes.Stopped {
 			continue
 		}
 		if first < 0 {
 			first = x.ValStep
 		}
 		differ = differ || x.ValStep != first
-		parts = append(parts, fmt.Sprintf("%s %d", x.label, x.ValStep))
+		parts = append(parts, fmt.Sprintf("%s %d", x.Key, x.ValStep))
 	}
 	if !differ {
 		return ""
@@ -304,7 +374,7 @@ func valStepsNote(st []standing, order []int) string {
 func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []column, judged bool) {
 	nameW := 8
 	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+		nameW = max(nameW, len([]rune(x.Key))+2+3*min(len(x.Variants)-1, 1)+1)
 	}
 	cols = []column{
 		{head: "#", w: 2, right: true},
@@ -332,27 +402,27 @@ func (m *overviewScreen) rankColumns(st []standing, order []int, w int) (cols []
 // noise verdict.
 func (m *overviewScreen) rankCells(x *standing, r int) []string {
 	metric := m.data.meta.MetricKind()
-	name := x.label
-	if len(x.idx) > 1 {
-		name += fmt.Sprintf(" ×%d", len(x.idx))
+	name := x.Key
+	if len(x.Variants) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.Variants))
 	}
 	mark := "  "
-	if r == 0 && x.haveVal {
+	if r == 0 && x.HaveVal {
 		mark = "★ "
 	}
 	name = mark + name
 	met, val, gap := probes.Missing, probes.Missing, probes.Missing
-	if x.haveVal {
-		met = metric.Format(x.metric)
-		val, gap = probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
+	if x.HaveVal {
+		met = metric.Format(x.Metric.Mean)
+		val, gap = probes.FormatLoss(x.ValLoss.Mean), probes.FormatLoss(x.Gap.Mean)
 	}
-	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.train), gap,
-		fmt.Sprint(x.step), fmt3(x.stepsPerSec), m.statusText(x)}
+	return []string{fmt.Sprint(r + 1), name, met, val, probes.FormatLoss(x.TrainLoss.Mean), gap,
+		fmt.Sprint(x.Step), probes.FormatValue(x.StepsPerSec.Mean), m.statusText(x)}
 }
 
 // selected reports whether the selected variant is one of x's.
 func (m *overviewScreen) selected(x *standing) bool {
-	for _, i := range x.idx {
+	for _, i := range x.Variants {
 		if i == m.st.Variant {
 			return true
 		}
@@ -362,18 +432,18 @@ func (m *overviewScreen) selected(x *standing) bool {
 
 // statusText is a standing's status in words.
 func (m *common) statusText(x *standing) string {
-	switch x.status {
+	switch x.Status {
 	case probes.Diverged:
-		return fmt.Sprintf("diverged at %d", x.stopped)
+		return fmt.Sprintf("diverged at %d", x.Stopped)
 	case probes.Stopped:
-		return fmt.Sprintf("stopped at %d", x.stopped)
+		return fmt.Sprintf("stopped at %d", x.Stopped)
 	case probes.Done:
-		if x.step == 0 {
+		if x.Step == 0 {
 			return "waiting"
 		}
 		return "done"
 	}
-	if x.step == 0 {
+	if x.Step == 0 {
 		return "waiting"
 	}
 	if m.feed.Crashed() {

@@ -124,13 +124,13 @@ func spansDecades(bss ...[]bucket) bool {
 func (m *common) useLog(raw ...[]bucket) bool {
 	switch m.st.Log {
 	case logOn:
-		m.logShown = true
+		m.lay.logShown = true
 	case logOff:
-		m.logShown = false
+		m.lay.logShown = false
 	default:
-		m.logShown = spansDecades(raw...)
+		m.lay.logShown = spansDecades(raw...)
 	}
-	return m.logShown
+	return m.lay.logShown
 }
 
 // rawBuckets is a series' stored buckets, untransformed; nil for nil.

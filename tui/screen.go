@@ -6,12 +6,12 @@ import (
 )
 
 // screen is one page of the dashboard, a component in soft-serve's sense:
-// it draws its body at the size the root gives it and lists its keys for
-// the help bar, and what it shows for the full help. A screen with keys of
-// its own has a key map and a pure update function over State (in
-// screenKeys), which Navigate tries before the root's keys, and one whose
-// list is not the layers its scroll (in screenScroll: ↑/↓, PgUp/PgDn, the
-// wheel); its state is a part of State that it defines and alone changes.
+// it draws its body at the size the root gives it (View: its layout, read
+// by the root before anything is painted), lists its keys for the help bar
+// and what it shows for the full help, and takes the messages meant for it
+// (Update): its own keys, its data. A screen with keys of its own owns their
+// state and a keyTable (see keyAction) that drives both its dispatch and its
+// help bar; the root keeps only what is run-wide (State).
 type screen interface {
 	SetSize(w, h int)
 	// View is the body: at most h lines of at most w cells.
@@ -20,13 +20,13 @@ type screen interface {
 	ShortHelp(replay bool) []key.Binding
 	// Guide is what the full help (?) says the screen shows.
 	Guide() string
-	// bounds adds to b the facts the screen's keys need that only the
-	// screen knows (its rows, its pages, the probes it can select); the
-	// root fills in the run-wide ones.
+	// bounds adds to b the run-wide keys' facts that only the screen knows
+	// (the probes it can select); the root fills in the others.
 	bounds(b *Bounds)
-	// Update takes a message meant for the screen (its data, not a key)
-	// and reports whether it was one.
-	Update(msg tea.Msg) bool
+	// Update takes a message meant for the screen (a key of its own, its
+	// data) and reports whether it was one; the Cmd asks the root for what
+	// the screen cannot do itself (a seek).
+	Update(msg tea.Msg) (tea.Cmd, bool)
 }
 
 // page is what every screen is built on: the shared view context and the
@@ -42,4 +42,64 @@ func (p *page) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *page) bounds(*Bounds) {}
 
 // Update: a screen that takes no message of its own takes none.
-func (p *page) Update(tea.Msg) bool { return false }
+func (p *page) Update(tea.Msg) (tea.Cmd, bool) { return nil, false }
+
+// listPage is how many rows PgUp/PgDn move a list of a body h lines high.
+func listPage(h int) int { return max(h-7, 1) }
+
+// keyAction is one key of a screen's key map: its binding (the keys and
+// the help entry) and its handler, a pure function over the screen's state
+// S and the facts F its keys need (rows, pages: the frame's layout). A nil
+// handler is a root key the screen shows in its help bar at that place
+// (the root handles it). A keyTable drives both the screen's dispatch and
+// its help bar, so a key shown is a key handled: a new screen key is one
+// entry in one table.
+type keyAction[S, F any] struct {
+	key    key.Binding
+	replay bool // only in replay (shown and handled)
+	do     func(s *S, f F, k keyName) tea.Cmd
+}
+
+// keyTable is a screen's key map, in help-bar order.
+type keyTable[S, F any] []keyAction[S, F]
+
+// handle runs the first action of the table whose binding matches k; ok
+// reports whether one did.
+func (t keyTable[S, F]) handle(s *S, f F, k keyName, replay bool) (cmd tea.Cmd, ok bool) {
+	for _, a := range t {
+		if a.do != nil && (replay || !a.replay) && key.Matches(k, a.key) {
+			return a.do(s, f, k), true
+		}
+	}
+	return nil, false
+}
+
+// help is the table's help-bar entries.
+func (t keyTable[S, F]) help(replay bool) []key.Binding {
+	var out []key.Binding
+	for _, a := range t {
+		if (replay || !a.replay) && a.key.Help().Key != "" {
+			out = append(out, a.key)
+		}
+	}
+	return out
+}
+
+// own is the table's help entries that are the screen's own: those with a
+// handler that are not a root binding the screen also takes (↑/↓, PgUp/PgDn
+// on its list). The full help lists them.
+func (t keyTable[S, F]) own() []key.Binding {
+	var out []key.Binding
+	for _, a := range t {
+		if h := a.key.Help(); a.do != nil && h.Key != "" && !keymap.isRoot(h) {
+			out = append(out, a.key)
+		}
+	}
+	return out
+}
+
+// keyMsg is a key message's name as the tables match it.
+func keyMsg(msg tea.Msg) (keyName, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	return keyName(k.String()), ok
+}

@@ -54,13 +54,13 @@ func TestScreenFacts(t *testing.T) {
 		{ScreenOverview, nil, []string{
 			"diverged at 150", // adanorm, ranked last
 			"done",
-			fmtVal(last(0).Eval[0].TrainLoss), // the train loss its gap used (probes.VariantStanding.Train)
-			"0.0400",                          // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
+			probes.FormatValue(last(0).Eval[0].TrainLoss), // the train loss its gap used (probes.VariantStanding.Train)
+			"0.0400", // gap; fixture: val = train + 0.05, Eval.TrainLoss = train + 0.01
 			"50.0",
 			"train ─ (ema 0.97, raw faint) and val •",
 		}},
 		{ScreenSummary, nil, []string{
-			"★", "final acc", "diverged at 150", fmtVal(last(0).Eval[0].TrainLoss), "88.00%",
+			"★", "final acc", "diverged at 150", probes.FormatValue(last(0).Eval[0].TrainLoss), "88.00%",
 		}},
 		// batchnorm (variant 1), layer block0.ln2 had an outlier alert on
 		// dist_var at step 120: not the value shown at 200 (TestOutlierMarkedOnlyThere).

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
 
@@ -59,20 +60,52 @@ func gridLayout(w, h int) (cols, rows int) {
 	return clamp(w/panelMinW, 1, gridMax), clamp(h/panelMinH, 1, gridMax)
 }
 
-// gridView draws the page of small charts holding the selected page.
+// gridScreen draws the page of small charts holding the selected page. It
+// owns the page shown and its keys (gridKeys).
 type gridScreen struct {
 	page
-	buf []bucket // the charts' series, reused from frame to frame (scratch)
+	shown int      // the page shown (↑/↓, PgUp/PgDn, the wheel)
+	pages int      // the pages laid out last
+	buf   []bucket // the charts' series, reused from frame to frame (scratch)
 }
 
 func (m *gridScreen) View() []string { return m.gridView(m.w, m.h) }
 
-// bounds: ↑/↓ turn the pages, never past the last.
-func (m *gridScreen) bounds(b *Bounds) { b.GridPages = m.gridPages() }
-
-func (m *gridScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{keymap.text, keymap.page, keymap.cursor, keymap.zoom, keymap.toggle}
+// Update takes the screen's keys.
+func (m *gridScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return gridKeys.handle(&m.shown, m.pages, k, m.st.Replay)
+	}
+	return nil, false
 }
+
+// scroll: the wheel turns a page.
+func (m *gridScreen) scroll(d int) { m.shown = turnPage(m.shown, d, m.pages) }
+
+// filterChanged: a new text filter shows its first page.
+func (m *gridScreen) filterChanged() { m.shown = 0 }
+
+func (m *gridScreen) ShortHelp(replay bool) []key.Binding { return gridKeys.help(replay) }
+
+// gridKeys is the Grid's key map over the page shown, given the pages:
+// ↑/↓ and PgUp/PgDn turn one page, never past the last (↑/↓ are not in
+// its help bar, which lists PgUp/PgDn); the others are the root's.
+var gridKeys = keyTable[int, int]{
+	{key: keymap.text},
+	{key: keymap.page, do: turnKey},
+	{key: keymap.cursor},
+	{key: keymap.zoom},
+	{key: keymap.toggle},
+	{key: unlisted("up", "k", "down", "j"), do: turnKey},
+}
+
+func turnKey(shown *int, pages int, k keyName) tea.Cmd {
+	*shown = turnPage(*shown, upDown(k), pages)
+	return nil
+}
+
+// turnPage is the page d pages on from shown, within the pages.
+func turnPage(shown, d, pages int) int { return clamp(shown+d, 0, pages-1) }
 
 func (m *gridScreen) Guide() string { return gridGuide }
 
@@ -99,7 +132,8 @@ func (m *gridScreen) gridView(w, h int) []string {
 	cols, rows := gridLayout(w, h-3)
 	per := cols * rows
 	pages := max((len(ps)+per-1)/per, 1)
-	page := clamp(m.st.GridPage, 0, pages-1)
+	m.pages = pages
+	page := clamp(m.shown, 0, pages-1)
 	title := s.Heading.Render(fmt.Sprintf("%d charts", len(ps))) +
 		s.Dim.Render(fmt.Sprintf(" · layer × probe, every variant · page %d of %d (↑/↓)", page+1, pages))
 	out := []string{withNote(title, s.Dim.Render(m.windowNote()), w), s.Dim.Render(filter)}
@@ -154,7 +188,7 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 			continue
 		}
 		v := &m.data.variants[i]
-		if m.logShown {
+		if m.lay.logShown {
 			logBuckets(raw)
 		}
 		lines = append(lines, chartSeries{label: v.label, color: i, glyph: m.glyph(i), bs: raw})
@@ -163,10 +197,10 @@ func (m *gridScreen) smallChart(p panel, w, h int) []string {
 	lo, hi := m.xRange()
 	lines = widestFirst(lines, lo, hi)
 	name := m.data.meta.Layers[p.layer] + " · " + p.probe.String()
-	if m.logShown {
+	if m.lay.logShown {
 		name += " (log)"
 	}
-	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.logShown, warmup: warm, cursor: m.cursorStep()}
+	spec := chartSpec{w: w, h: h - 1, lo: lo, hi: hi, log: m.lay.logShown, warmup: warm, cursor: m.cursorStep()}
 	return append([]string{s.Heading.Render(truncName(name, w))}, m.drawChart(lines, spec)...)
 }
 
@@ -193,26 +227,4 @@ func (m *gridScreen) gridLegend(w int) string {
 		return lines[0]
 	}
 	return ""
-}
-
-// gridPages is how many pages the Grid has at its size.
-func (m *gridScreen) gridPages() int {
-	cols, rows := gridLayout(m.w, m.h-3)
-	per := cols * rows
-	return max((len(m.panels())+per-1)/per, 1)
-}
-
-// GridState is the Grid screen's part of State: the page shown.
-type GridState struct {
-	GridPage int
-}
-
-// gridScroll: on the Grid, ↑/↓, PgUp/PgDn and the wheel turn one page.
-func gridScroll(s State, d int, b Bounds) State {
-	step := 1
-	if d < 0 {
-		step = -1
-	}
-	s.GridPage = clamp(s.GridPage+step, 0, b.GridPages-1)
-	return s
 }

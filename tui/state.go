@@ -27,8 +27,12 @@ func (s Screen) Title() string {
 	return "?"
 }
 
-// State is everything the keys change. Navigate is a pure function over it, so
-// the key handling is tested without Bubble Tea.
+// State is what the root's keys change: what is run-wide (the screen shown,
+// the variant, layer and probe selected, the cursor, zoom, scale and
+// smoothing, the modes: help, config panel, filter, pause, replay speed).
+// A screen's own state is the screen's (eventsState, summaryState, the
+// Grid's page). Navigate is a pure function over it, so the key handling is
+// tested without Bubble Tea.
 type State struct {
 	Screen  Screen
 	Variant int          // selected variant (overview scroll, layers, gradients)
@@ -39,17 +43,13 @@ type State struct {
 	Log LogMode
 	// Smooth indexes smoothWeights: the strength of the charts' EMA (s
 	// steps through them; 0 is off).
-	Smooth int
-	// Diff: the Overview draws every variant's loss minus the baseline's
-	// (d); Baseline is the baseline's standing index (b cycles).
-	Diff     bool
-	Baseline int
-	Paused   bool
-	Help     bool // full help shown
-	HelpTop  int  // the first line of the full help shown (it scrolls at 80×24)
-	Quit     bool
-	Replay   bool    // replay keys are active
-	Speed    float64 // replay speed multiplier
+	Smooth  int
+	Paused  bool
+	Help    bool // full help shown
+	HelpTop int  // the first line of the full help shown (it scrolls at 80×24)
+	Quit    bool
+	Replay  bool    // replay keys are active
+	Speed   float64 // replay speed multiplier
 	// Confirm: q was pressed during a live run; q or y again quits, any
 	// other key cancels.
 	Confirm bool
@@ -60,16 +60,13 @@ type State struct {
 	// at ZoomEnd (0: the latest step, following the run).
 	ZoomSpan, ZoomEnd int
 	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
-	EventsState              // the Events screen's
 	// Filter is the text filter (/) of the Events and Grid screens;
 	// Filtering: it is being typed (keys go to it).
 	Filter    string
 	Filtering bool
-	GridState // the Grid screen's
 	// Info: the run's config panel is shown (i), scrolled to InfoTop.
-	Info         bool
-	InfoTop      int
-	SummaryState // the Summary screen's
+	Info    bool
+	InfoTop int
 	// SeekTo is a seek request for the replay driver: -1 = none. The model
 	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
 	// that variant has reached SeekTo (enter on an event of it).
@@ -80,11 +77,9 @@ type State struct {
 // are to select and where a seek may go.
 type Bounds struct {
 	Variants, Layers int
-	EventSteps       []int // step of each event row, oldest first
-	EventVariants    []int // the variant of each event row
-	Step             int   // current replay position (highest step shown)
-	LastStep         int   // highest step known to exist (total steps when known)
-	SeekStride       int   // steps per [ or ]
+	Step             int // current replay position (highest step shown)
+	LastStep         int // highest step known to exist (total steps when known)
+	SeekStride       int // steps per [ or ]
 	// Probes lists the probes some variant measured: p and P visit only
 	// these (all probes when empty).
 	Probes []probes.Probe
@@ -92,13 +87,9 @@ type Bounds struct {
 	// stride); Running: a live run is still training (q asks first).
 	CellSteps int
 	Running   bool
-	SortCols  int // columns of the summary table
-	// LogShown: the chart last drawn is on a log axis (l turns it off);
-	// Standings: how many lines the Overview ranks (b cycles the baseline).
-	LogShown  bool
-	Standings int
-	Page      int // rows a page of the current list holds (PgUp/PgDn)
-	GridPages int // pages of the Grid screen
+	// LogShown: the chart laid out is on a log axis (l turns it off).
+	LogShown bool
+	Page     int // rows a page of the layers holds (PgUp/PgDn)
 }
 
 // NewState returns the initial state.
@@ -107,5 +98,5 @@ func NewState(replay bool, speed float64) State {
 		speed = 1
 	}
 	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1,
-		EventsState: EventsState{EvKind: -1, EvVariant: -1}, Smooth: defaultSmooth}
+		Smooth: defaultSmooth}
 }

@@ -11,35 +11,32 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// SummaryState is the Summary screen's part of State: the order of its
-// rows.
-type SummaryState struct {
-	SortCol int  // the column the rows are sorted by (o); 0 = rank
-	SortRev bool // the order reversed (O)
+// summaryState is the Summary screen's own state: the order of its rows.
+type summaryState struct {
+	sortCol int  // the column the rows are sorted by (o, a click on its heading); 0 = rank
+	sortRev bool // the order reversed (O, a second click)
 }
 
-// summaryKeys is the Summary screen's own key map.
-var summaryKeys = newSummaryKeys()
-
-type summaryKeyMap struct{ sort, reverse, help key.Binding }
-
-func newSummaryKeys() (k summaryKeyMap) {
-	k.sort, k.reverse = unlisted("o"), unlisted("O")
-	k.help = either("o/O", "sort/reverse", k.sort, k.reverse)
-	return k
-}
-
-// summaryUpdate: on the Summary, o sorts by the next column, O reverses.
-func summaryUpdate(s State, k keyName, b Bounds) (State, bool) {
-	switch {
-	case key.Matches(k, summaryKeys.sort):
-		s.SortCol = wrap(s.SortCol+1, max(b.SortCols, 1))
-	case key.Matches(k, summaryKeys.reverse):
-		s.SortRev = !s.SortRev
-	default:
-		return s, false
+// sortBy is a click on column c's heading: sort by it, or reverse.
+func (s *summaryState) sortBy(c int) {
+	if s.sortCol == c {
+		s.sortRev = !s.sortRev
+	} else {
+		s.sortCol, s.sortRev = c, false
 	}
-	return s, true
+}
+
+// summaryKeys is the Summary screen's key map: o sorts by the next column
+// (of ncols), O reverses.
+var summaryKeys = keyTable[summaryState, int]{
+	{key: bind([]string{"o", "O"}, "o/O", "sort/reverse"), do: func(s *summaryState, ncols int, k keyName) tea.Cmd {
+		if k == "O" {
+			s.sortRev = !s.sortRev
+		} else {
+			s.sortCol = wrap(s.sortCol+1, max(ncols, 1))
+		}
+		return nil
+	}},
 }
 
 // summaryCols are the Summary table's columns; o sorts by the next one.
@@ -50,26 +47,28 @@ var summaryCols = []string{"rank", "variant", "final", "best", "test", "val loss
 // best marked, sortable by any column.
 type summaryScreen struct {
 	page
+	state    summaryState
 	findings []string // `normtop report`'s findings verdicts, one line each (FindingsMsg)
 }
 
 func (m *summaryScreen) View() []string { return m.summary(m.w, m.h) }
 
-// Update takes the findings `normtop report` judged.
-func (m *summaryScreen) Update(msg tea.Msg) bool {
+// Update takes the screen's keys and the findings `normtop report` judged.
+func (m *summaryScreen) Update(msg tea.Msg) (tea.Cmd, bool) {
+	if k, ok := keyMsg(msg); ok {
+		return summaryKeys.handle(&m.state, len(summaryCols), k, m.st.Replay)
+	}
 	f, ok := msg.(FindingsMsg)
 	if ok {
 		m.findings = f.Lines
 	}
-	return ok
+	return nil, ok
 }
 
-// bounds: o steps through the table's columns.
-func (m *summaryScreen) bounds(b *Bounds) { b.SortCols = len(summaryCols) }
+// sortBy: a click on a column's heading.
+func (m *summaryScreen) sortBy(c int) { m.state.sortBy(c) }
 
-func (m *summaryScreen) ShortHelp(replay bool) []key.Binding {
-	return []key.Binding{summaryKeys.help}
-}
+func (m *summaryScreen) ShortHelp(replay bool) []key.Binding { return summaryKeys.help(replay) }
 
 func (m *summaryScreen) Guide() string {
 	return "Summary: the variants ranked by their final validation metric (then val loss, then train loss); ★ marks " +
@@ -97,7 +96,7 @@ func (m *summaryScreen) summary(w, h int) []string {
 	last := min(len(sorted), first+rows)
 	for _, j := range sorted[first:last] {
 		x := &st[j]
-		m.zones = append(m.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.idx[0]})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneVariant, x0: 0, x1: w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: x.Variants[0]})
 		out = append(out, m.summaryRow(x, rankOf[j], cols, keep))
 	}
 	if hint := pageHint("variants", first, last, len(sorted), "o"); hint != "" {
@@ -105,7 +104,7 @@ func (m *summaryScreen) summary(w, h int) []string {
 	}
 	seeds := false
 	for _, x := range st {
-		seeds = seeds || len(x.idx) > 1
+		seeds = seeds || len(x.Variants) > 1
 	}
 	return append(out, m.summaryFooter(cols, keep, seeds, w)...)
 }
@@ -122,7 +121,7 @@ func (m *summaryScreen) summaryColumns(st []standing, w int) []column {
 	}
 	nameW, statusW := 8, 6
 	for _, x := range st {
-		nameW = max(nameW, len([]rune(x.label))+2+3*min(len(x.idx)-1, 1)+1)
+		nameW = max(nameW, len([]rune(x.Key))+2+3*min(len(x.Variants)-1, 1)+1)
 		statusW = max(statusW, len(m.statusText(&x)))
 	}
 	return []column{
@@ -147,9 +146,9 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 	heads := make([]string, len(cols))
 	for i, c := range cols {
 		heads[i] = c.head
-		if i == m.st.SortCol {
+		if i == m.state.sortCol {
 			arrow := "▲"
-			if m.st.SortRev {
+			if m.state.sortRev {
 				arrow = "▼"
 			}
 			heads[i] = c.head + arrow
@@ -158,17 +157,17 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 	// The title says the order the rows are in: the rank, or the column
 	// o sorted them by (★ stays the rank's best).
 	by := fmt.Sprintf("ranked by final val %s (then val loss)", m.data.meta.MetricKind().Short())
-	if m.st.SortCol > 0 && m.st.SortCol < len(cols) {
-		by = "sorted by " + cols[m.st.SortCol].head
+	if m.state.sortCol > 0 && m.state.sortCol < len(cols) {
+		by = "sorted by " + cols[m.state.sortCol].head
 	}
-	if m.st.SortRev {
+	if m.state.sortRev {
 		by += ", reversed"
 	}
 	title := s.Heading.Render("summary") + s.Dim.Render(fmt.Sprintf(" · %d variants, %s · ★ best", n, by))
 	out := []string{withHint(title, s.Dim.Render("o: sort · O: reverse"), w), ""}
 	x := 0
 	for _, i := range keep {
-		m.zones = append(m.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
+		m.lay.zones = append(m.lay.zones, zone{kind: zoneSort, x0: x, x1: x + cols[i].w, y0: headerH + len(out), y1: headerH + len(out) + 1, val: i})
 		x += cols[i].w + 1
 	}
 	return append(out, s.Heading.Render(tableLine(cols, keep, heads)))
@@ -179,33 +178,33 @@ func (m *summaryScreen) summaryHead(n int, cols []column, keep []int, w int) []s
 func (m *summaryScreen) summaryRow(x *standing, rank int, cols []column, keep []int) string {
 	s := m.styles
 	metric := m.data.meta.MetricKind()
-	i := x.idx[0]
-	name := x.label
-	if len(x.idx) > 1 {
-		name += fmt.Sprintf(" ×%d", len(x.idx))
+	i := x.Variants[0]
+	name := x.Key
+	if len(x.Variants) > 1 {
+		name += fmt.Sprintf(" ×%d", len(x.Variants))
 	}
-	if rank == 1 && x.haveVal {
+	if rank == 1 && x.HaveVal {
 		name = "★ " + name
 	} else {
 		name = "  " + name
 	}
 	final, best, val, gap := probes.Missing, probes.Missing, probes.Missing, probes.Missing
-	if x.haveVal {
+	if x.HaveVal {
 		final = metric.FormatMeanSD(x.Metric)
-		best, val, gap = metric.Format(x.best), probes.FormatLoss(x.val), probes.FormatLoss(x.gap)
+		best, val, gap = metric.Format(x.Best.Mean), probes.FormatLoss(x.ValLoss.Mean), probes.FormatLoss(x.Gap.Mean)
 	}
 	al := make([]string, len(x.alerts))
 	for g, n := range x.alerts {
 		al[g] = fmt.Sprint(n)
 	}
-	test := metric.Format(x.test)
-	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.train), gap,
-		fmt3(x.stepsPerSec), strings.Join(al, "/"), m.statusText(x)}
+	test := metric.Format(x.Test.Mean)
+	cells := []string{fmt.Sprint(rank), name, final, best, test, val, probes.FormatLoss(x.TrainLoss.Mean), gap,
+		probes.FormatValue(x.StepsPerSec.Mean), strings.Join(al, "/"), m.statusText(x)}
 	line := tableLine(cols, keep, cells)
 	switch {
-	case x.status == probes.Diverged:
+	case x.Status == probes.Diverged:
 		return s.Bad.Render(line)
-	case rank == 1 && x.haveVal:
+	case rank == 1 && x.HaveVal:
 		return s.seriesStyle(i).Bold(true).Render(line)
 	}
 	return s.seriesStyle(i).Render(line)
@@ -276,21 +275,21 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 	}
 	key := func(j int) float64 {
 		x := &st[j]
-		switch m.st.SortCol {
+		switch m.state.sortCol {
 		case 2:
-			return sign * orNaN(x.metric, x.haveVal)
+			return sign * orNaN(x.Metric.Mean, x.HaveVal)
 		case 3:
-			return sign * orNaN(x.best, x.haveVal)
+			return sign * orNaN(x.Best.Mean, x.HaveVal)
 		case 4:
-			return sign * x.test
+			return sign * x.Test.Mean
 		case 5:
-			return orNaN(x.val, x.haveVal)
+			return orNaN(x.ValLoss.Mean, x.HaveVal)
 		case 6:
-			return x.train
+			return x.TrainLoss.Mean
 		case 7:
-			return orNaN(x.gap, x.haveVal)
+			return orNaN(x.Gap.Mean, x.HaveVal)
 		case 8:
-			return -x.stepsPerSec
+			return -x.StepsPerSec.Mean
 		case 9:
 			n := 0
 			for _, a := range x.alerts {
@@ -298,19 +297,19 @@ func (m *summaryScreen) summaryOrder(st []standing, rankOf []int) []int {
 			}
 			return float64(n)
 		case 10:
-			return float64(x.status)
+			return float64(x.Status)
 		}
 		return float64(rankOf[j])
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		if m.st.SortCol == 1 {
-			return st[idx[a]].label < st[idx[b]].label != m.st.SortRev
+		if m.state.sortCol == 1 {
+			return st[idx[a]].Key < st[idx[b]].Key != m.state.sortRev
 		}
 		ka, kb := key(idx[a]), key(idx[b])
 		if math.IsNaN(ka) || math.IsNaN(kb) {
 			return !math.IsNaN(ka) && math.IsNaN(kb)
 		}
-		if m.st.SortRev {
+		if m.state.sortRev {
 			return ka > kb
 		}
 		return ka < kb

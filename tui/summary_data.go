@@ -14,23 +14,11 @@ import (
 // its own: mean ± sd, the ranking and the 2·SE rule are probes'.
 
 // standing is one variant's (or one group of seeds') result so far: the
-// group's probes.GroupStanding, with the fields the screens read under
-// short names, and its outlier alerts per layer group.
+// group's probes.GroupStanding as probes computed it (the screens read its
+// fields as they are), and its outlier alerts per layer group.
 type standing struct {
 	probes.GroupStanding
-	idx     []int // variant indices: one, or every seed of a spec
-	label   string
-	status  probes.Status
-	stopped int // step it diverged or stopped at (the first, over seeds)
-	step    int
-	// Final values (mean over seeds) and their spread (sd, NaN for one seed).
-	metric, metricSD float64
-	best             float64 // best val metric over the run (mean over seeds)
-	val, train, gap  float64
-	stepsPerSec      float64
-	haveVal          bool
-	test             float64 // latest test metric (mean over seeds), NaN when none
-	alerts           []int   // outlier alerts per layer group (layerGroups order)
+	alerts []int // outlier alerts per layer group (layerGroups order)
 }
 
 // layerGroup names the kind of site a layer is, its block index dropped:
@@ -67,10 +55,7 @@ func (s *store) standings() []standing {
 	gs := s.tally.Groups(s.meta)
 	out := make([]standing, len(gs))
 	for j, g := range gs {
-		out[j] = standing{GroupStanding: g, idx: g.Variants, label: g.Key, status: g.Status, stopped: g.Stopped,
-			step: g.Step, metric: g.Metric.Mean, metricSD: g.Metric.SD, best: g.Best.Mean, val: g.ValLoss.Mean,
-			train: g.TrainLoss.Mean, gap: g.Gap.Mean, stepsPerSec: g.StepsPerSec.Mean, haveVal: g.HaveVal,
-			test: g.Test.Mean, alerts: make([]int, len(gnames))}
+		out[j] = standing{GroupStanding: g, alerts: make([]int, len(gnames))}
 		for l, n := range g.Outliers {
 			out[j].alerts[gof[l]] += n
 		}

@@ -37,17 +37,17 @@ func TestStandingsSeeds(t *testing.T) {
 	if s.variants[1].label != "layernorm s2" {
 		t.Fatalf("seed label %q", s.variants[1].label)
 	}
-	if len(st) != 3 || len(st[0].idx) != 2 || st[0].label != "layernorm" {
+	if len(st) != 3 || len(st[0].Variants) != 2 || st[0].Key != "layernorm" {
 		t.Fatalf("standings: %+v", st)
 	}
-	if math.Abs(st[0].metric-0.82) > 1e-12 || math.Abs(st[0].metricSD-math.Sqrt(0.0008)) > 1e-12 {
-		t.Fatalf("seed group: mean %v sd %v, want 0.82 ± %v", st[0].metric, st[0].metricSD, math.Sqrt(0.0008))
+	if math.Abs(st[0].Metric.Mean-0.82) > 1e-12 || math.Abs(st[0].Metric.SD-math.Sqrt(0.0008)) > 1e-12 {
+		t.Fatalf("seed group: mean %v sd %v, want 0.82 ± %v", st[0].Metric.Mean, st[0].Metric.SD, math.Sqrt(0.0008))
 	}
 	if st[1].alerts[0] != 1 || st[1].alerts[1] != 0 {
 		t.Fatalf("alerts per group (ln1, ln2): %v", st[1].alerts)
 	}
 	order := rank(st, meta.Metric)
-	if got := []string{st[order[0]].label, st[order[1]].label, st[order[2]].label}; strings.Join(got, ",") != "batchnorm,layernorm,rmsnorm" {
+	if got := []string{st[order[0]].Key, st[order[1]].Key, st[order[2]].Key}; strings.Join(got, ",") != "batchnorm,layernorm,rmsnorm" {
 		t.Fatalf("rank %v", got)
 	}
 	// bpc: lower is better.
@@ -194,7 +194,7 @@ func TestBestMetricFromStandings(t *testing.T) {
 			if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
 				t.Fatalf("best %v, want %v", got, tc.want)
 			}
-			if st := s.standings(); tc.evals > 0 && (!st[0].haveVal || st[0].best != tc.want || st[0].step != tc.evals) {
+			if st := s.standings(); tc.evals > 0 && (!st[0].HaveVal || st[0].Best.Mean != tc.want || st[0].Step != tc.evals) {
 				t.Fatalf("standing %+v", st[0])
 			}
 		})

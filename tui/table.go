@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/normtop/normtop/probes"
 )
 
 // column is one table column: its heading, width, right alignment, and
@@ -78,3 +80,21 @@ func tableLine(cols []column, keep []int, cells []string) string {
 	}
 	return b.String()
 }
+
+// colFormat returns the formatter of one table column: probes.FormatValue,
+// and exponent notation for every cell as soon as one needs it, so a
+// column never mixes 2.37e-4 with 0.00858.
+func colFormat(vals []float64) func(float64) string {
+	for _, v := range vals {
+		a := math.Abs(v)
+		if a != 0 && !math.IsNaN(a) && !math.IsInf(a, 0) && (a < 1e-3 || a >= 1e5) {
+			return valueExp
+		}
+	}
+	return probes.FormatValue
+}
+
+// valueExp is a value in exponent notation whatever its magnitude: a
+// column spanning decades (colFormat), the gradients' statistics (every
+// row alike: they span many decades, the point of that view).
+func valueExp(v float64) string { return probes.FormatSigExp(v, probes.ValueDigits) }

@@ -1,27 +1,10 @@
 package tui
 
 import (
-	"math"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 )
-
-func TestFmtVal(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{math.NaN(), "–"}, {math.Inf(1), "+Inf"}, {math.Inf(-1), "-Inf"}, {0, "0"},
-		{0.5, "0.500"}, {1.23456, "1.23"}, {12345, "12345"}, {999.96, "1000"}, {9.996, "10.0"}, {0.0099996, "0.0100"},
-		{1e-9, "1.00e-9"}, {123456, "1.23e5"}, {-0.002, "-0.00200"}, {0.008575, "0.00857"}, {2.37e-4, "2.37e-4"},
-	}
-	for _, tc := range tests {
-		if got := fmtVal(tc.in); got != tc.want {
-			t.Errorf("fmtVal(%v) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
 
 func TestSparkline(t *testing.T) {
 	h := newHistory(16)

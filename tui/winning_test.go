@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/normtop/normtop/probes"
@@ -75,7 +76,7 @@ func TestValNeverSmoothed(t *testing.T) {
 		}
 	}
 	raw := fixtureFrame(&m.data.meta, 0, 100, 200)
-	if got, want := fmt3(m.readoutVal(val, true)), fmt3(raw.Eval[0].Loss); got != want {
+	if got, want := probes.FormatValue(m.readoutVal(val, true)), probes.FormatValue(raw.Eval[0].Loss); got != want {
 		t.Errorf("val at 100: %s, want the evaluation %s", got, want)
 	}
 	if got := m.readoutVal(train, false); math.Abs(got-raw.TrainLoss) < 1e-9 {
@@ -209,22 +210,28 @@ func TestNoiseVerdict(t *testing.T) {
 	}
 }
 
-// TestDiffKeys: d shows the difference view on the Overview, b cycles the
-// baseline, s steps the smoothing through every level and back.
+// TestDiffKeys: d shows the difference view on the Overview (from any
+// screen: the model shows the Overview first), b cycles the baseline, s
+// steps the smoothing through every level and back.
 func TestDiffKeys(t *testing.T) {
-	b := Bounds{Variants: 4, Standings: 4}
-	s := NewState(false, 1)
-	s.Screen = ScreenLayers
-	s = Navigate(s, "d", b)
-	if !s.Diff || s.Screen != ScreenOverview {
-		t.Errorf("d: diff %v screen %v", s.Diff, s.Screen)
+	var ov overviewState
+	if _, ok := overviewKeys.handle(&ov, 4, "d", false); !ok || !ov.diff {
+		t.Errorf("d: %+v", ov)
 	}
 	for want := 1; want <= 4; want++ {
-		s = Navigate(s, "b", b)
-		if s.Baseline != want%4 {
-			t.Errorf("b ×%d: baseline %d", want, s.Baseline)
+		if _, ok := overviewKeys.handle(&ov, 4, "b", false); !ok || ov.baseline != want%4 {
+			t.Errorf("b ×%d: baseline %d", want, ov.baseline)
 		}
 	}
+	m := fixtureModel(4, 2, 200, Options{NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(keyPress("2"))
+	m.Update(keyPress("d"))
+	if o := m.screens[ScreenOverview].(*overviewScreen); m.st.Screen != ScreenOverview || !o.state.diff {
+		t.Errorf("d on Layers: screen %v, diff %v", m.st.Screen, o.state.diff)
+	}
+	b := Bounds{Variants: 4}
+	s := NewState(false, 1)
 	seen := map[int]bool{}
 	for range smoothWeights {
 		s = Navigate(s, "s", b)
@@ -244,7 +251,7 @@ func TestDiffKeys(t *testing.T) {
 // marks gaps against seed noise in the ranking.
 func TestDiffScreen(t *testing.T) {
 	m := seedModel(t)
-	m.st.Diff = true
+	m.screens[ScreenOverview].(*overviewScreen).state.diff = true
 	out := runScreen(t, m, 120, 40)
 	for _, want := range []string{"Δ loss vs layernorm ×3 (mean)", "band: ± sd over seeds", "baseline (0)", "vs ★ (2·SE)", "beyond noise"} {
 		if !strings.Contains(out, want) {
@@ -281,8 +288,9 @@ func TestGoldenWinning(t *testing.T) {
 // the legend, and the others' differences stop where it stopped.
 func TestDiffBaselineDiverged(t *testing.T) {
 	m := fixtureModel(4, 2, 200, Options{NoColor: true}) // adanorm (3) diverges at 150
-	m.st.Diff, m.st.Baseline = true, 3
-	c := m.screens[ScreenOverview].(*overviewScreen).diffChart(m.data.standings())
+	o := m.screens[ScreenOverview].(*overviewScreen)
+	o.state = overviewState{diff: true, baseline: 3}
+	c := o.diffChart(m.data.standings())
 	legend := strings.Join(c.legend, " ")
 	if !strings.Contains(legend, "diverged at 150") {
 		t.Fatalf("no diverged note in %q", legend)

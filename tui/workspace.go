@@ -18,7 +18,6 @@ type Workspace struct {
 	open    Opener
 	opt     Options
 	styles  *Styles
-	keys    wsKeys
 	w, h    int
 	sel     int          // the row under the cursor
 	picked  map[int]bool // the runs overlaid
@@ -31,30 +30,38 @@ type Workspace struct {
 	polling bool         // the follow clock runs (a file was still being written)
 }
 
-// wsKeys is the workspace list's key map.
-type wsKeys struct {
-	up, down, pick, open, smooth, quit key.Binding
-	// With a run open: q, or esc when the run has nothing of its own to
-	// clear, come back to the list (ctrl+c is the run's: it quits).
-	closeRun, back key.Binding
+// wsListKeys is the workspace list's key map: a keyTable over the
+// Workspace, as every screen's, driving both dispatch and the help line
+// (in this order). ↓/j moves as ↑/k does; the help line names ↑/k alone.
+var wsListKeys = keyTable[Workspace, struct{}]{
+	{key: bind([]string{"up", "k"}, "↑/k", "up"), do: func(ws *Workspace, _ struct{}, _ keyName) tea.Cmd {
+		ws.sel = max(ws.sel-1, 0)
+		return nil
+	}},
+	{key: bind([]string{"space", " "}, "space", "overlay run"), do: func(ws *Workspace, _ struct{}, _ keyName) tea.Cmd {
+		if ws.sel < len(ws.runs) && ws.runs[ws.sel].err == nil {
+			ws.picked[ws.sel] = !ws.picked[ws.sel]
+		}
+		return nil
+	}},
+	{key: bind([]string{"enter"}, "enter", "open run"), do: func(ws *Workspace, _ struct{}, _ keyName) tea.Cmd {
+		return ws.openRun(ws.sel)
+	}},
+	{key: bind([]string{"s"}, "s", "smoothing"), do: func(ws *Workspace, _ struct{}, _ keyName) tea.Cmd {
+		ws.smooth = wrap(ws.smooth+1, len(smoothWeights))
+		return nil
+	}},
+	{key: bind([]string{"q", "ctrl+c"}, "q", "quit"), do: func(*Workspace, struct{}, keyName) tea.Cmd { return tea.Quit }},
+	{key: unlisted("down", "j"), do: func(ws *Workspace, _ struct{}, _ keyName) tea.Cmd {
+		ws.sel = min(ws.sel+1, max(len(ws.runs)-1, 0))
+		return nil
+	}},
 }
 
-func newWSKeys() wsKeys {
-	b := func(keys []string, k, d string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, d))
-	}
-	return wsKeys{
-		up:     b([]string{"up", "k"}, "↑/k", "up"),
-		down:   b([]string{"down", "j"}, "↓/j", "down"),
-		pick:   b([]string{"space", " "}, "space", "overlay run"),
-		open:   b([]string{"enter"}, "enter", "open run"),
-		smooth: b([]string{"s"}, "s", "smoothing"),
-		quit:   b([]string{"q", "ctrl+c"}, "q", "quit"),
-		// The run's own help bar shows these keys.
-		closeRun: key.NewBinding(key.WithKeys("q")),
-		back:     key.NewBinding(key.WithKeys("esc")),
-	}
-}
+// With a run open: q, or esc when the run has nothing of its own to clear,
+// come back to the list (ctrl+c is the run's: it quits). The run's own help
+// bar shows these keys.
+var wsCloseRun, wsBack = unlisted("q"), unlisted("esc")
 
 // NewWorkspace returns the dashboard over the run files at paths; note,
 // when not empty, is the one line shown instead (no run files found).
@@ -63,7 +70,7 @@ func NewWorkspace(paths []string, open Opener, opt Options, note string) tea.Mod
 	if opt.Dark != nil {
 		dark = *opt.Dark
 	}
-	ws := &Workspace{open: open, opt: opt, styles: NewStyles(dark, opt.NoColor), keys: newWSKeys(),
+	ws := &Workspace{open: open, opt: opt, styles: NewStyles(dark, opt.NoColor),
 		picked: map[int]bool{}, note: note, smooth: defaultSmooth}
 	for _, p := range paths {
 		ws.runs = append(ws.runs, wsRun{path: p})
@@ -181,26 +188,10 @@ func (ws *Workspace) onAppended(msg wsAppendedMsg) tea.Cmd {
 }
 
 func (ws *Workspace) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, ws.keys.quit):
-		return tea.Quit
-	case key.Matches(msg, ws.keys.up):
-		ws.sel = max(ws.sel-1, 0)
-	case key.Matches(msg, ws.keys.down):
-		ws.sel = min(ws.sel+1, max(len(ws.runs)-1, 0))
-	case key.Matches(msg, ws.keys.pick):
-		if ws.sel < len(ws.runs) && ws.runs[ws.sel].err == nil {
-			ws.picked[ws.sel] = !ws.picked[ws.sel]
-		}
-	case key.Matches(msg, ws.keys.smooth):
-		ws.smooth = wrap(ws.smooth+1, len(smoothWeights))
-	case key.Matches(msg, ws.keys.open):
-		return ws.openRun(ws.sel)
-	}
-	return nil
+	cmd, _ := wsListKeys.handle(ws, struct{}{}, keyName(msg.String()), false)
+	return cmd
 }
 
-// openRun opens run i whole in the replay dashboard, read to its end.
 func (ws *Workspace) openRun(i int) tea.Cmd {
 	if i >= len(ws.runs) || ws.runs[i].err != nil {
 		return nil
@@ -226,7 +217,7 @@ func (ws *Workspace) openRun(i int) tea.Cmd {
 func (ws *Workspace) childKey(msg tea.KeyPressMsg) tea.Cmd {
 	st := ws.child.st
 	idle := st.Cursor < 0 && !st.Info && !st.Filtering && st.Filter == "" && !st.Help
-	if key.Matches(msg, ws.keys.closeRun) || (key.Matches(msg, ws.keys.back) && idle) {
+	if key.Matches(msg, wsCloseRun) || (key.Matches(msg, wsBack) && idle) {
 		ws.child = nil
 		if ws.closeFn != nil {
 			ws.closeFn()
@@ -286,7 +277,7 @@ func (ws *Workspace) render() string {
 
 func (ws *Workspace) help() string {
 	var parts []string
-	for _, k := range []key.Binding{ws.keys.up, ws.keys.pick, ws.keys.open, ws.keys.smooth, ws.keys.quit} {
+	for _, k := range wsListKeys.help(false) {
 		parts = append(parts, ws.styles.Help.ShortKey.Render(k.Help().Key)+" "+ws.styles.Help.ShortDesc.Render(k.Help().Desc))
 	}
 	return strings.Join(parts, ws.styles.Help.ShortSeparator.Render(" • "))
