@@ -28,7 +28,13 @@ func TestFollow(t *testing.T) {
 		frames[i] = gen(i)
 	}
 	written := make(chan time.Time, n)
-	go writeSlowly(t, w, frames, written)
+	// The writer's Close goes on after its end record is readable (it
+	// checks that the path still names its file), so the test waits for
+	// it: returning first removed the temporary directory under it, and
+	// its error then failed a test that had already finished.
+	writerDone := make(chan struct{})
+	go func() { defer close(writerDone); writeSlowly(t, w, frames, written) }()
+	defer func() { <-writerDone }()
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
