@@ -1,6 +1,10 @@
 package report
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/normtop/normtop/probes"
+)
 
 // findingTitles are the claims of the five findings in a few words, for
 // places with one line per finding (the dashboard's Summary screen).
@@ -35,3 +39,45 @@ func (r *Report) Lines() []string {
 	}
 	return out
 }
+
+// FindingLines is Build(paths) then Lines, from a fraction of the memory:
+// the dashboard's Summary screen runs it beside the dashboard, on a run of
+// any length. Each file is read in one pass (Build's parallel parts are
+// joined by copying, holding the series twice), keeping only what the
+// verdicts are computed from (findingsKeep): a 100,000-step mlp run keeps
+// 7.2 M of its 17.2 M probe values, and no batches, Theorem-1 ratios or
+// figure curves. The lines are Build's, string for string
+// (TestFindingLinesAsBuild; cmd/normtop checks it on trained runs).
+func FindingLines(paths []string) ([]string, error) {
+	runs := make([]*Run, 0, len(paths))
+	for _, p := range paths {
+		run, err := readKeeping(p, 1, findingsKeep)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	r, err := New(runs)
+	if err != nil {
+		return nil, err
+	}
+	return r.Lines(), nil
+}
+
+// findingsKeep is what the findings' verdicts read of the probe series:
+// the statistics (ii) and (iii) judge (relative distances, the gradient
+// terms), the plain distances whose start-up windows the relative ones take
+// (startupWindows), and the LSTM's hidden-state norms (vii). (vi-a) reads
+// gw_norm at step 1 only, which every read keeps; the train losses,
+// evaluations and spectra are kept whole too.
+var findingsKeep = func() keep {
+	var k keep
+	for _, p := range []probes.Probe{
+		probes.RdistMu, probes.RdistVar, probes.RdistPsi2, probes.GMu, probes.GVar, probes.GPsi2,
+		probes.DistMu, probes.DistVar, probes.DistPsi2,
+		probes.HNorm, probes.HNormCV,
+	} {
+		k.probe[p] = true
+	}
+	return k
+}()
