@@ -39,6 +39,9 @@ type keep struct {
 	batches bool                   // each step's batch shape (the outliers' batches)
 	theorem bool                   // Theorem 1's per-step dx/dy ratios
 	curves  bool                   // the figures' thinned series
+	// sites, when not nil, keeps the series of layer l of variant v only
+	// where it reports true.
+	sites func(m probes.RunMeta, v, l int) bool
 }
 
 var keepAll = func() keep {
@@ -215,6 +218,7 @@ func joinParts(ps []*part, end *record.End) *part {
 type part struct {
 	meta      probes.RunMeta
 	keep      keep
+	sites     [][]bool // variant, layer: keep.sites's answer
 	accs      []repAcc
 	standings *probes.Standings
 	spectra   []*probes.Spectrum
@@ -225,7 +229,13 @@ type part struct {
 func newPart(m probes.RunMeta, k keep) *part {
 	nl := len(m.Layers)
 	p := &part{meta: m, keep: k, accs: make([]repAcc, len(m.Variants)), standings: probes.NewStandings(m),
-		spectra: make([]*probes.Spectrum, len(m.Variants))}
+		spectra: make([]*probes.Spectrum, len(m.Variants)), sites: make([][]bool, len(m.Variants))}
+	for v := range p.sites {
+		p.sites[v] = make([]bool, nl)
+		for l := range p.sites[v] {
+			p.sites[v][l] = k.sites == nil || k.sites(m, v, l)
+		}
+	}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
@@ -256,7 +266,7 @@ func (p *part) presize(counts []record.SeriesStat, share float64) {
 	nl := len(p.meta.Layers)
 	for _, st := range counts {
 		pr, ok := probes.ProbeByName(st.Probe)
-		if !ok || !p.keep.probe[pr] || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl {
+		if !ok || !p.keep.probe[pr] || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl || !p.sites[st.Variant][st.Layer] {
 			continue
 		}
 		if n := float64(st.Count)*share + 64; n < 1<<31 {
@@ -324,8 +334,9 @@ func (p *part) add(f *probes.Frame) {
 		}
 		lv := &f.Layers[l]
 		ss := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
+		site := p.sites[f.Variant][l]
 		for pr, x := range lv {
-			if math.IsNaN(x) || !p.keep.probe[pr] {
+			if math.IsNaN(x) || !site || !p.keep.probe[pr] {
 				continue // not measured at this step, or not kept
 			}
 			s := &ss[pr]

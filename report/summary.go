@@ -44,8 +44,9 @@ func (r *Report) Lines() []string {
 // the dashboard's Summary screen runs it beside the dashboard, on a run of
 // any length. Each file is read in one pass (Build's parallel parts are
 // joined by copying, holding the series twice), keeping only what the
-// verdicts are computed from (findingsKeep): a 100,000-step mlp run keeps
-// 7.2 M of its 17.2 M probe values, and no batches, Theorem-1 ratios or
+// verdicts are computed from (findingsKeep: the series of the variants and
+// layers that findings (ii), (iii) and (vii) judge; none of a 100,000-step
+// mlp run's 17.2 M probe values), and no batches, Theorem-1 ratios or
 // figure curves. The lines are Build's, string for string
 // (TestFindingLinesAsBuild; cmd/normtop checks it on trained runs).
 func FindingLines(paths []string) ([]string, error) {
@@ -64,14 +65,29 @@ func FindingLines(paths []string) ([]string, error) {
 	return r.Lines(), nil
 }
 
+// judgedSite reports whether a finding reads layer l of variant v's probe
+// series: (ii) and (iii) judge batchnorm and pn-v on the first norm layer
+// (findingTails, psi2Pair), (vii) the lstm's none and layernorm on its h
+// site (findingLSTM); no other finding reads a probe series.
+func judgedSite(m probes.RunMeta, v, l int) bool {
+	switch name := m.Variants[v].Name; {
+	case (name == bnName || name == pnvName) && l == firstNormLayer:
+		return true
+	case m.Model == lstmModel && (name == lstmNormed || name == lstmPlain) && l == hSite(m.Layers):
+		return true
+	}
+	return false
+}
+
 // findingsKeep is what the findings' verdicts read of the probe series:
 // the statistics (ii) and (iii) judge (relative distances, the gradient
 // terms), the plain distances whose start-up windows the relative ones take
-// (startupWindows), and the LSTM's hidden-state norms (vii). (vi-a) reads
+// (startupWindows), and the LSTM's hidden-state norms (vii), each only at
+// the sites judgedSite names. (vi-a) reads
 // gw_norm at step 1 only, which every read keeps; the train losses,
 // evaluations and spectra are kept whole too.
 var findingsKeep = func() keep {
-	var k keep
+	k := keep{sites: judgedSite}
 	for _, p := range []probes.Probe{
 		probes.RdistMu, probes.RdistVar, probes.RdistPsi2, probes.GMu, probes.GVar, probes.GPsi2,
 		probes.DistMu, probes.DistVar, probes.DistPsi2,
