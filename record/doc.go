@@ -8,7 +8,10 @@
 // followers see a frame within a fraction of a second. It holds an
 // open-file-description lock for its lifetime, which the kernel drops if it
 // dies, so readers can tell a run being written from one that was killed
-// (Reader.State).
+// (Reader.State). Every second, and again at Close, it checks that its path
+// still names its file (pathcheck.go): a loss is said at once
+// (Writer.OnPathLost) and, at Close, the recording is saved elsewhere
+// (LostError).
 //
 // The reader (Open/Next/Seek) reads what is complete, leaves a partly
 // written record for later instead of calling it damage, resynchronises
