@@ -8,12 +8,17 @@
 //	vocabulary.go the presentation vocabulary: Split, Metric (+ Format, FormatSD, Unit, Value),
 //	              VariantMeta.Label and Group (the key seeds share), LayerName, Missing, and the one
 //	              significant-digit formatter (FormatSig; FormatLoss, FormatValue)
+//	modellabel.go RunMeta.ModelLabel: the model as a header line shows it ("transformer (6 blocks, post)")
+//	safetext.go   SafeText: the one sanitiser for every outside string before it reaches a terminal
 //	meansd.go     MeanSD: mean ± sd over seeds (sd undefined for one), the 2·SE seed-noise rule
 //	standings.go  Standings: where each variant stands (last step, status, divergence, evals,
 //	              best, alerts) and the run's end status, folded once per Frame (Fold) on each path
+//	standings_copy.go  Standings.CopyTo: the writer's fold handed to the live dashboard under a lock
 //	groups.go     GroupStanding: the standings of a spec's seeds together, and their ranking
 //	warmup.go     the warm-up window of a variant's own running statistics (spec §5)
+//	warmup_layer.go  what a stream's header says of each layer (kind, momentum) and its window
 //	intervals.go  per-group sampling intervals and the tap mask they imply
+//	batch.go      BatchShape: one step's batch (rows, width, tokens), carried unchanged to every output
 //	draft.go      the trainer's handoff: TrainStep → Draft (the divergence guard) → AddEval → Seal
 //	collector.go  Collector: taps and losses → Frame (one per variant, on its goroutine); the
 //	              one owner of every Frame field

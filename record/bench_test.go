@@ -245,8 +245,8 @@ func makeSeekFile(b *testing.B) {
 		if st, err := os.Stat(seekFile.path); err == nil && st.Size() >= want && st.Size() < want+want/8 {
 			if r, err := Open(seekFile.path); err == nil {
 				if end, ok := r.End(); ok && end.Status == StatusCompleted {
-					r.refreshIndex()
-					seekFile.maxStep, seekFile.size = int(r.idx.maxStep), st.Size()
+					runFileOf(r).refreshIndex()
+					seekFile.maxStep, seekFile.size = int(runFileOf(r).idx.maxStep), st.Size()
 					r.Close()
 					return
 				}
@@ -344,7 +344,7 @@ func BenchmarkSeekColdNoTrailer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.ignoreTrailer = true
+		runFileOf(r).ignoreTrailer = true
 		s := 1 + rng.IntN(seekFile.maxStep)
 		if err := r.Seek(s); err != nil {
 			b.Fatal(err)

@@ -63,7 +63,7 @@ func dataStartOf(t *testing.T, b []byte) int64 {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	return r.dataStart
+	return runFileOf(r).dataStart
 }
 
 // TestTornTail cuts a file at random offsets: every record complete before

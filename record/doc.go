@@ -8,7 +8,10 @@
 // followers see a frame within a fraction of a second. It holds an
 // open-file-description lock for its lifetime, which the kernel drops if it
 // dies, so readers can tell a run being written from one that was killed
-// (Reader.State).
+// (Reader.State). Every second, and again at Close, it checks that its path
+// still names its file (pathcheck.go): a loss is said at once
+// (Writer.OnPathLost) and, at Close, the recording is saved elsewhere
+// (LostError).
 //
 // The reader (Open/Next/Seek) reads what is complete, leaves a partly
 // written record for later instead of calling it damage, resynchronises
@@ -24,13 +27,17 @@
 //
 // The same Reader also reads a stream (docs/formats.md): the run as JSON Lines,
 // written by trainers outside normtop (the PyTorch hook in python/), told
-// apart from a run file by its content (stream.go, stream_reader.go; the
-// streams of several ranks side by side: stream_ranks.go). It is a second
-// format behind one Reader, not a package of its own: Open tells the two
-// apart, and Next, Seek, LastStep, End, State, Damage and following answer
-// for either through the Reader's own position and state, which a separate
-// package could reach only through exported internals or a registration
-// hook.
+// apart from a run file by its content. Each format is a source (source.go:
+// what a recording yields — its header, its frames from the seek target on,
+// its end, its damage, how far it is written): runFile (runfile.go; its
+// records reader_records.go, its index seek.go, its head's copy
+// headcopy.go) and streamFile (stream_reader.go, stream.go; the streams of
+// several ranks side by side: stream_ranks.go). The Reader (reader.go) is
+// written once over the source; Next, Seek, LastStep, End, State, Ended,
+// Damage and following answer for either. It is a second format behind one
+// Reader, not a package of its own: a separate package could reach the
+// Reader's position and state only through exported internals or a
+// registration hook.
 //
 // The byte layout is documented in the repository's docs/formats.md; format.go
 // holds its constants, codec.go, codec_fields.go and bits.go the value coding, index.go and

@@ -168,7 +168,7 @@ func TestStreamRanksFromAndListLimits(t *testing.T) {
 	}
 	n := len(readAllFrames(t, rm))
 	rm.State()
-	opens := rm.js.ranks.opens
+	opens := streamOf(rm).ranks.opens
 	rm.Close()
 	// Each frame used to try to open all 5,000 files (10 million attempts
 	// for these 2,000 frames, 9 s); now each is looked for at the first

@@ -42,7 +42,7 @@ func splitHeadCopy(p []byte) (hdr, reg []byte, ok bool) {
 // headRecords returns the header and registry payloads and where the
 // frames begin: from the file's first two records, or, when either is
 // damaged, from the head copy.
-func (r *Reader) headRecords() (hdr, reg []byte, dataStart int64, err error) {
+func (r *runFile) headRecords() (hdr, reg []byte, dataStart int64, err error) {
 	hdr, err = r.readHeadRecord(preludeSize, recHeader, "header")
 	if err == nil {
 		if len(hdr) > MaxHeaderSize {
@@ -65,7 +65,7 @@ func (r *Reader) headRecords() (hdr, reg []byte, dataStart int64, err error) {
 	if hdr, reg, ok = splitHeadCopy(p); !ok || len(hdr) > MaxHeaderSize {
 		return nil, nil, 0, err
 	}
-	r.damage = append(r.damage, Damage{Offset: preludeSize, Length: at - preludeSize,
+	r.damaged = append(r.damaged, Damage{Offset: preludeSize, Length: at - preludeSize,
 		Reason: "damaged " + dmg.what + " record; the run was read from the head's copy"})
 	return hdr, reg, at + recordHeaderSize + int64(len(p)), nil
 }
@@ -73,7 +73,7 @@ func (r *Reader) headRecords() (hdr, reg []byte, dataStart int64, err error) {
 // findHeadCopy scans past the prelude for the first record that verifies
 // and is a head copy. It stops at the first frame or index record (the copy
 // comes before any: this file has none) and after maxHeadScan bytes.
-func (r *Reader) findHeadCopy() (at int64, payload []byte, ok bool) {
+func (r *runFile) findHeadCopy() (at int64, payload []byte, ok bool) {
 	for at = preludeSize + 1; at < maxHeadScan; at++ {
 		next, found := r.scanSync(at)
 		if !found || next >= maxHeadScan {

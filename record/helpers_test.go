@@ -177,3 +177,10 @@ func writeFileAll(path string, b []byte) error {
 	}
 	return f.Close()
 }
+
+// runFileOf is r's source when it reads a run file (tests that look at its
+// index or read position).
+func runFileOf(r *Reader) *runFile { return r.src.(*runFile) }
+
+// streamOf is r's source when it reads a stream.
+func streamOf(r *Reader) *streamFile { return r.src.(*streamFile) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // pathLost says why path no longer names the open file f, or "" when it
@@ -42,6 +43,46 @@ func pathLost(path string, f *os.File) string {
 		return "another file was put in its place"
 	}
 	return ""
+}
+
+// pathCheckEvery is how often a Writer checks, while the run is written,
+// that its path still names its file: one stat of the path and one fstat,
+// on the flusher's goroutine (so at most every flushEvery). A variable so
+// that tests can check at every tick.
+var pathCheckEvery = time.Second
+
+// OnPathLost sets what the Writer calls, once, when a check while the run
+// is written finds that its path no longer names the file (why: pathLost's
+// words). The Writer goes on writing to the file it holds open and, at
+// Close, saves the recording as before (LostError); fn is how the caller
+// says so at once rather than at the end of the run. fn is called on the
+// Writer's flusher goroutine, never under its lock, so it may block
+// (writing to a stderr pipe) without stalling Write.
+func (w *Writer) OnPathLost(fn func(why string)) {
+	w.mu.Lock()
+	w.onPathLost = fn
+	w.mu.Unlock()
+}
+
+// checkPath is the periodic path check (the flusher's, at now): every
+// pathCheckEvery until the path is found lost, then never again (Close
+// checks once more and saves the recording).
+func (w *Writer) checkPath(now time.Time) {
+	if w.pathLostSaid || now.Sub(w.pathCheckedAt) < pathCheckEvery {
+		return
+	}
+	w.pathCheckedAt = now
+	why := pathLost(w.path, w.f)
+	if why == "" {
+		return
+	}
+	w.pathLostSaid = true
+	w.mu.Lock()
+	fn := w.onPathLost
+	w.mu.Unlock()
+	if fn != nil {
+		fn(why)
+	}
 }
 
 // LostError is Close's error when the run file's path no longer names the

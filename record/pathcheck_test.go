@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/normtop/normtop/probes"
 )
@@ -121,4 +122,92 @@ func TestReaderPathLost(t *testing.T) {
 		}
 	}
 	w.Close(End{})
+}
+
+// TestWriterSaysAtOnceWhenPathLost: while the run is written, the Writer's
+// periodic check finds the path gone or replaced within a few flusher ticks
+// and says so once (OnPathLost), keeps writing to the open file, and Close
+// saves everything written, before and after, as without the check.
+func TestWriterSaysAtOnceWhenPathLost(t *testing.T) {
+	old := pathCheckEvery
+	pathCheckEvery = 0 // every flusher tick (flushEvery)
+	t.Cleanup(func() { pathCheckEvery = old })
+	for _, c := range []struct {
+		name string
+		lose func(t *testing.T, path string)
+		why  string
+	}{
+		{"kept", func(*testing.T, string) {}, ""},
+		{"renamed over", func(t *testing.T, path string) {
+			other := filepath.Join(filepath.Dir(path), "other.ntr")
+			must(t, os.WriteFile(other, []byte("another file"), 0o644))
+			must(t, os.Rename(other, path))
+		}, "another file was put in its place"},
+		{"rm -rf the directory", func(t *testing.T, path string) { must(t, os.RemoveAll(filepath.Dir(path))) }, "its directory was removed"},
+		{"deleted", func(t *testing.T, path string) { must(t, os.Remove(path)) }, "it was deleted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			path := filepath.Join(tmp, "runs", "run.ntr")
+			w, err := Create(path, testMeta(1, 2))
+			must(t, err)
+			said := make(chan string, 10)
+			w.OnPathLost(func(why string) { said <- why })
+			step := 0
+			write := func(n int) {
+				for range n {
+					step++
+					must(t, w.Write(probes.Frame{Step: step, TrainLoss: float64(step)}))
+				}
+			}
+			write(20)
+			c.lose(t, path)
+			write(20)
+			// Several flusher ticks: the check runs at each (flushEvery).
+			wait := 10 * flushEvery
+			if c.why == "" {
+				wait = 3 * flushEvery
+			}
+			select {
+			case why := <-said:
+				if why != c.why {
+					t.Fatalf("OnPathLost(%q), want %q", why, c.why)
+				}
+			case <-time.After(wait):
+				if c.why != "" {
+					t.Fatalf("no OnPathLost within %v of the path's loss (%s)", wait, c.why)
+				}
+			}
+			write(20) // still written: to the open descriptor
+			time.Sleep(3 * flushEvery)
+			if len(said) > 0 {
+				t.Fatalf("OnPathLost called again (%q): it says so once", <-said)
+			}
+			err = w.Close(End{})
+			if c.why == "" {
+				must(t, err)
+				return
+			}
+			var lost *LostError
+			if !errors.As(err, &lost) || lost.Saved == "" {
+				t.Fatalf("Close = %v, want a *LostError with a saved copy", err)
+			}
+			r, err := Open(lost.Saved)
+			must(t, err)
+			defer r.Close()
+			n := 0
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				must(t, err)
+				n++
+			}
+			if n != step {
+				t.Errorf("recovered file holds %d frames, want all %d written", n, step)
+			}
+		})
+	}
 }

@@ -1,13 +1,8 @@
 package record
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/bits"
 	"os"
 
 	"github.com/normtop/normtop/probes"
@@ -63,46 +58,15 @@ func (s State) String() string {
 // Reader reads a run file front to back, follows it while it grows and
 // seeks by step. It takes no locks and never modifies the file. A Reader is
 // not safe for concurrent use.
+//
+// A stream (docs/formats.md: JSON Lines that any trainer can write) is read
+// through the same methods: the Reader is written once over its source, the
+// run file (runfile.go) or the stream (stream_reader.go), which Open picks by
+// the file's content.
 type Reader struct {
-	path      string
-	f         *os.File
-	meta      probes.RunMeta
-	reg       *registry
-	codec     *codec
-	dataStart int64
-
-	pos    int64 // offset of the next record
-	buf    []byte
-	bufOff int64
-	xbuf   []byte // readExact's buffer
-
-	// The frames of the current frame record not yet returned.
-	pend    []byte
-	pendBuf []byte
-	pendAt  int64 // offset and size of that record, for damage reports
-	pendLen int64
-
-	ioErr         error // the last read error (recIOError)
-	ignoreTrailer bool  // benchmarks: find the index as in an unterminated file
-	needKey       bool  // predictors unknown: skip frames until a keyframe
-
-	damage   []Damage
-	inDamage bool // damage[len-1] is still open (scanning for the next record)
-
-	end    *End
-	target int64 // Next drops frames with Step < target (Seek)
-
-	idx index
-
-	// secondRun is the offset where another run file begins inside this
-	// one (two files concatenated); -1 while none was met. Reading stops
-	// there: that run's frames would be decoded under this run's variants.
-	secondRun int64
-
-	sawLock bool // the writer's lock was seen held: its absence now means the writer is gone
-
-	js        *streamState // non-nil when the file is a stream (docs/formats.md)
-	listRanks bool         // Open: follow a stream header's list of other ranks' streams
+	in   *input
+	meta probes.RunMeta // the header's, sanitised once (probes.RunMeta.Safe)
+	src  source
 }
 
 // Open opens a run file for reading: it checks the prelude, the format
@@ -117,6 +81,8 @@ type Reader struct {
 // would otherwise block with no message, and /dev/zero would never end.
 func Open(path string) (*Reader, error) { return open(path, true) }
 
+// open is Open; listRanks: follow a stream header's list of other ranks'
+// streams (only the first stream's list counts).
 func open(path string, listRanks bool) (*Reader, error) {
 	if err := checkRegular(path); err != nil {
 		return nil, err
@@ -132,15 +98,26 @@ func open(path string, listRanks bool) (*Reader, error) {
 		f.Close()
 		return nil, notRegular(path, st.Mode())
 	}
-	r := &Reader{path: path, f: f, target: noStep, listRanks: listRanks, secondRun: -1}
-	if err := r.readHead(); err != nil {
+	in := &input{path: path, f: f, target: noStep}
+	r := &Reader{in: in}
+	if r.src, r.meta, err = openSource(in, listRanks); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if r.js == nil {
-		r.loadTrailer()
-	}
 	return r, nil
+}
+
+// openSource reads the file's head and opens the source its content names:
+// a stream when it starts with a JSON object, else a run file.
+func openSource(in *input, listRanks bool) (source, probes.RunMeta, error) {
+	p, err := in.readPrelude()
+	if err != nil {
+		return nil, probes.RunMeta{}, fmt.Errorf("run file %s: %w", in.path, err)
+	}
+	if isStream(p) {
+		return openStreamFile(in, listRanks)
+	}
+	return openRunFile(in, p)
 }
 
 // checkRegular refuses what is not a regular file (following symlinks, so
@@ -170,107 +147,25 @@ func notRegular(path string, m os.FileMode) error {
 	return fmt.Errorf("run file %s is %s; run files are read at offsets, so it must be a regular file (copy a piped run file to disk first)", path, what)
 }
 
-func (r *Reader) readHead() error {
-	p, err := r.peek(0, preludeSize)
-	if err != nil {
-		return fmt.Errorf("run file %s: %w", r.path, err)
-	}
-	if isStream(p) {
-		return r.readStreamHead(r.listRanks)
-	}
-	switch {
-	case len(p) == 0:
-		return fmt.Errorf("run file %s is empty: %w (the writer may not have started)", r.path, ErrIncompleteHeader)
-	case len(p) < len(fileMagic) && bytes.HasPrefix(fileMagic[:], p) || len(p) >= len(fileMagic) && len(p) < preludeSize && [8]byte(p[:8]) == fileMagic:
-		return fmt.Errorf("run file %s is truncated at %d bytes: %w", r.path, len(p), ErrIncompleteHeader)
-	case len(p) < len(fileMagic) || !nearMagic(p[:8]):
-		return fmt.Errorf("%s is not a normtop run file (bad magic)", r.path)
-	}
-	if [8]byte(p[:8]) != fileMagic || crc32c(p[:12]) != binary.LittleEndian.Uint32(p[12:16]) {
-		// A flipped bit in the magic, the version or the checksum: the
-		// records that follow (or the head's copy) say whether this is a
-		// run file of this version; if none verifies, Open fails there.
-		r.damage = append(r.damage, Damage{Offset: 0, Length: preludeSize, Reason: "damaged prelude (checksum mismatch); read as format version 1"})
-	} else if v := binary.LittleEndian.Uint32(p[8:12]); v > FormatVersion {
-		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, v, FormatVersion)
-	} else if v == 0 {
-		return fmt.Errorf("run file %s: invalid format version 0", r.path)
-	}
-	hp, rp, dataStart, err := r.headRecords()
-	if err != nil {
-		return err
-	}
-	var h headerJSON
-	if err := json.Unmarshal(hp, &h); err != nil {
-		return fmt.Errorf("run file %s: header record: %v", r.path, err)
-	}
-	if h.FormatVersion > FormatVersion {
-		return fmt.Errorf("run file %s is format version %d; this normtop reads up to %d", r.path, h.FormatVersion, FormatVersion)
-	}
-	// Bounded before anything is built per layer or series. What reads the
-	// frames (standings, a report) keeps state for each of this build's
-	// probes, whatever the file's registry lists, so this build's count is
-	// the one that bounds the work.
-	if np := int(probes.NumProbes); seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), np) {
-		return fmt.Errorf("run file %s: %w", r.path, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), np))
-	}
-	r.meta = h.Meta.Safe() // every output shows these strings: sanitised once, here
-	reg, err := decodeRegistry(rp, r.meta)
-	if err != nil {
-		return fmt.Errorf("run file %s: %v", r.path, err)
-	}
-	r.reg, r.codec = reg, newCodec(reg)
-	r.dataStart = dataStart
-	r.pos = r.dataStart
-	r.needKey = true
-	return nil
-}
-
-// nearMagic reports whether b is the file magic with at most two bits
-// flipped: damage to a run file, not another kind of file.
-func nearMagic(b []byte) bool {
-	d := 0
-	for i, c := range fileMagic {
-		d += bits.OnesCount8(c ^ b[i])
-	}
-	return d <= 2
-}
-
 // Meta returns the run's configuration from the header.
 func (r *Reader) Meta() probes.RunMeta { return r.meta }
 
 // Path returns the file name given to Open.
-func (r *Reader) Path() string { return r.path }
+func (r *Reader) Path() string { return r.in.path }
 
 // Close closes the file (and the other ranks' streams a stream listed).
 func (r *Reader) Close() error {
-	if r.js != nil && r.js.ranks != nil {
-		r.js.ranks.close()
-	}
-	return r.f.Close()
+	r.src.close()
+	return r.in.f.Close()
 }
 
 // Damage returns the damaged regions met so far, in file order. A region
 // still being scanned at the current end is included with its length so far.
-func (r *Reader) Damage() []Damage {
-	d := append([]Damage(nil), r.damage...)
-	if r.js != nil && r.js.ranks != nil {
-		d = append(d, r.js.ranks.damage()...)
-	}
-	return d
-}
+func (r *Reader) Damage() []Damage { return r.src.damage() }
 
 // End returns the end record once it has been read (or, for a file closed
 // normally, found through the trailer at Open).
-func (r *Reader) End() (End, bool) {
-	if r.js != nil {
-		return r.streamEnd()
-	}
-	if r.end == nil {
-		return End{}, false
-	}
-	return r.end.safe(), true
-}
+func (r *Reader) End() (End, bool) { return r.src.end() }
 
 // Next returns the next Frame. At the current end of the file it returns
 // io.EOF; a later call returns Frames appended since (follow by polling).
@@ -280,90 +175,91 @@ func (r *Reader) End() (End, bool) {
 // The Frame's strings (alert messages, evaluation splits) come sanitised
 // (probes.SafeText), as do Meta's and End's.
 func (r *Reader) Next() (probes.Frame, error) {
-	f, err := r.next()
+	f, err := r.src.next()
 	if err == nil {
 		f.SafeStrings()
 	}
 	return f, err
 }
 
-func (r *Reader) next() (probes.Frame, error) {
-	if r.js != nil {
-		return r.streamNext()
-	}
-	for {
-		if r.secondRun >= 0 && r.pos >= r.secondRun && len(r.pend) == 0 {
-			return probes.Frame{}, io.EOF
-		}
-		if len(r.pend) > 0 {
-			if f, ok := r.nextPending(); ok {
-				return f, nil
-			}
-			continue
-		}
-		typ, p, st := r.readRecord(r.pos)
-		switch st {
-		case recIncomplete, recIOError:
-			return probes.Frame{}, r.stopped(st, "run file")
-		case recBad:
-			r.markDamage(r.pos, "bad record")
-			next, found := r.scanSync(r.pos + 1)
-			r.extendDamage(next)
-			r.pos = next
-			if !found {
-				return probes.Frame{}, io.EOF
-			}
-			continue
-		case recTooLong:
-			r.markDamage(r.pos, "record length over the maximum")
-			r.pos++
-			r.extendDamage(r.pos)
-			continue
-		}
-		at := r.pos
-		r.pos += recordHeaderSize + int64(len(p))
-		r.inDamage = false
-		switch typ {
-		case recFrame:
-			// Copy: p aliases the read buffer, which the next read reuses.
-			r.pendBuf = append(r.pendBuf[:0], p...)
-			r.pend, r.pendAt, r.pendLen = r.pendBuf, at, recordHeaderSize+int64(len(p))
-		case recEnd:
-			if e, ok := decodeEnd(p, r.reg.variants); ok {
-				r.end = &e
-			}
-		case recHeader: // the writer writes one, at the start
-			r.meetSecondRun(at)
-		}
-		// index, stats, trailer, registry and unknown types: skip.
-	}
+// Seek positions the reader so that Next returns, in file order, every
+// Frame with Step ≥ step and no Frame with a smaller step (frames of all
+// variants interleave; each variant's steps increase). A run file
+// binary-searches its index records for the last keyframe before which
+// every step is < step, then scans forward only through the part of the
+// file written after the newest index record; a stream reads again from
+// its first line.
+func (r *Reader) Seek(step int) error {
+	r.src.seek(step)
+	return nil
 }
 
-// nextPending decodes the next frame of the current frame record. ok is
-// false when the frame is skipped (before the seek target, or undecodable).
-func (r *Reader) nextPending() (f probes.Frame, ok bool) {
-	n, k := binary.Uvarint(r.pend)
-	if k <= 0 || n > uint64(len(r.pend)-k) {
-		r.damage = append(r.damage, Damage{Offset: r.pendAt, Length: r.pendLen, Reason: "bad frame length in a frame record"})
-		r.needKey, r.pend = true, nil
-		return f, false
+// LastStep returns the largest Step written so far, without decoding
+// frames: a run file's index gives it up to the newest index record, the
+// records after that are scanned. With Seek(LastStep()) a follower starts
+// at the live edge instead of replaying the whole history. ok is false when
+// the file holds no frame yet.
+func (r *Reader) LastStep() (step int, ok bool) { return r.src.lastStep() }
+
+// Stats returns per-series count, minimum and maximum from the index
+// records, without reading the frames. Series with no values are omitted.
+//
+// A stream (docs/formats.md) has no index records: Stats returns nil for it.
+func (r *Reader) Stats() []SeriesStat { return r.src.stats() }
+
+// StepDisorder reports the frames of a stream whose step did not increase
+// over their variant's previous frame (all ranks together), and the first
+// of them in words; 0 for a run file, whose writer cannot produce them.
+func (r *Reader) StepDisorder() (n int, first string) { return r.src.stepDisorder() }
+
+// SecondRun returns the offset at which another run begins inside this
+// file (two run files concatenated), once Next has reached it; ok is false
+// when none was met. Nothing from that offset on is read.
+func (r *Reader) SecondRun() (offset int64, ok bool) { return r.src.secondRun() }
+
+// State reports whether the run has ended (Complete), is still being
+// written (Writing: the writer holds its lock on the file; on systems
+// without open-file-description locks, the file changed in the last 5 s), or
+// ended without an end record (Unterminated). Call it after Next returned
+// io.EOF. A stream merging several ranks is writing while any rank is,
+// complete when every rank is.
+func (r *Reader) State() State { return r.src.state() }
+
+// PathLost says why the path given to Open no longer names the file being
+// read ("" while it does): deleted, moved away, or another file put in its
+// place. The Reader keeps reading the file it opened (its writer, if alive,
+// still appends there), so a follower says this rather than going quiet.
+func (r *Reader) PathLost() string { return pathLost(r.in.path, r.in.f) }
+
+// ErrShrunk reports a file that became shorter than what was already read
+// from it: truncated (or rewritten in place) under the reader. What was read
+// before stays valid; what is written into it again is another file's.
+var ErrShrunk = errors.New("the file shrank under the reader")
+
+// Crashed reports whether the run is over without an end record: Ended,
+// and State Unterminated (the writer was killed or crashed). The dashboard
+// shows it instead of leaving the variants "running".
+func (r *Reader) Crashed() bool {
+	return r.Ended() && r.State() == Unterminated
+}
+
+// Ended reports whether nothing more will be appended: the end record has
+// been read, or the writer is gone without writing one. Followers (the TUI's
+// tui.Ender) stop polling once it is true and Next has returned io.EOF.
+//
+// The writer may append its last frames and its end record and exit
+// between the caller's last Next (io.EOF) and this check. So a writer found
+// gone is not the end while a whole record (or damage to skip) still lies
+// after the read position: Ended reports false, the caller reads once more
+// and gets those frames (and, with the end record, State Complete). Only a
+// torn tail, a record the killed writer never finished, is left unread.
+// A stream merging several ranks' files asks each rank the same.
+func (r *Reader) Ended() bool {
+	switch r.State() {
+	case Writing:
+		return false
+	case Complete:
+		return true
 	}
-	p := r.pend[k : k+int(n)]
-	r.pend = r.pend[k+int(n):]
-	if r.needKey {
-		if key, _, _, _ := peekFrame(p); !key {
-			if n := len(r.damage); n > 0 {
-				r.damage[n-1].Skipped++
-			}
-			return f, false
-		}
-	}
-	f, err := r.codec.decode(p)
-	if err != nil {
-		r.damage = append(r.damage, Damage{Offset: r.pendAt, Length: r.pendLen, Reason: err.Error()})
-		r.needKey = true
-		return f, false
-	}
-	r.needKey = false
-	return f, int64(f.Step) >= r.target
+	return !r.src.moreToRead()
 }

@@ -7,17 +7,17 @@ import (
 )
 
 // markDamage opens a damage region at off unless one is open already.
-func (r *Reader) markDamage(off int64, why string) {
+func (r *runFile) markDamage(off int64, why string) {
 	r.needKey = true
 	if r.inDamage {
 		return
 	}
 	r.inDamage = true
-	r.damage = append(r.damage, Damage{Offset: off, Reason: why})
+	r.damaged = append(r.damaged, Damage{Offset: off, Reason: why})
 }
 
-func (r *Reader) extendDamage(to int64) {
-	d := &r.damage[len(r.damage)-1]
+func (r *runFile) extendDamage(to int64) {
+	d := &r.damaged[len(r.damaged)-1]
 	d.Length = to - d.Offset
 }
 
@@ -33,7 +33,7 @@ const (
 // readRecord reads the record at off. recIncomplete means the bytes there
 // are a valid prefix of a record (the writer is still writing it, or was
 // killed while writing it).
-func (r *Reader) readRecord(off int64) (typ byte, payload []byte, st int) {
+func (r *runFile) readRecord(off int64) (typ byte, payload []byte, st int) {
 	h, err := r.peek(off, recordHeaderSize)
 	if err != nil {
 		r.ioErr = err
@@ -72,7 +72,7 @@ const readChunk = 256 << 10
 
 // peek returns up to n bytes at off (fewer at the end of the file). The
 // slice is valid until the next peek.
-func (r *Reader) peek(off int64, n int) ([]byte, error) {
+func (r *runFile) peek(off int64, n int) ([]byte, error) {
 	if off >= r.bufOff && off+int64(n) <= r.bufOff+int64(len(r.buf)) {
 		s := off - r.bufOff
 		return r.buf[s : s+int64(n)], nil
@@ -92,7 +92,7 @@ func (r *Reader) peek(off int64, n int) ([]byte, error) {
 
 // scanSync looks for the next sync marker at or after off. Without one it
 // returns where a marker could still begin once more bytes arrive.
-func (r *Reader) scanSync(off int64) (int64, bool) {
+func (r *runFile) scanSync(off int64) (int64, bool) {
 	for {
 		w, _ := r.peek(off, readChunk)
 		if i := bytes.Index(w, syncMarker[:]); i >= 0 {
@@ -107,7 +107,7 @@ func (r *Reader) scanSync(off int64) (int64, bool) {
 
 // readHeadRecord reads the record at at, one of the file's head (named
 // what in messages), which must be of type want.
-func (r *Reader) readHeadRecord(at int64, want byte, what string) ([]byte, error) {
+func (r *runFile) readHeadRecord(at int64, want byte, what string) ([]byte, error) {
 	typ, p, st := r.readRecord(at)
 	switch {
 	case st == recIOError:
@@ -126,18 +126,4 @@ type headDamaged struct{ path, what string }
 
 func (e *headDamaged) Error() string {
 	return fmt.Sprintf("run file %s: %s record is damaged", e.path, e.what)
-}
-
-// stopped is what reading frames returns where the record (or line) at
-// r.pos could not be read whole (st recIncomplete or recIOError): io.EOF
-// for one still being written, unless the file shrank; the read error.
-// kind names the file in messages ("run file", "stream").
-func (r *Reader) stopped(st int, kind string) error {
-	if st == recIOError {
-		return fmt.Errorf("%s %s: reading at offset %d: %w", kind, r.path, r.pos, r.ioErr)
-	}
-	if err := r.checkShrunk(); err != nil {
-		return err
-	}
-	return io.EOF
 }

@@ -25,7 +25,7 @@ const backScanLimit = 8 * indexEvery
 // readExact reads the record at off with two reads of exactly its header
 // and payload, bypassing the sequential read buffer: for the index chain,
 // the trailer and other records visited out of order.
-func (r *Reader) readExact(off int64) (typ byte, payload []byte, st int) {
+func (r *runFile) readExact(off int64) (typ byte, payload []byte, st int) {
 	var h [recordHeaderSize]byte
 	n, _ := r.f.ReadAt(h[:], off)
 	if n < recordHeaderSize {
@@ -57,7 +57,7 @@ func (r *Reader) readExact(off int64) (typ byte, payload []byte, st int) {
 
 // loadTrailer reads the trailer of a closed run file, and through it the end
 // record, so End is known at Open.
-func (r *Reader) loadTrailer() {
+func (r *runFile) loadTrailer() {
 	st, err := r.f.Stat()
 	if err != nil {
 		return
@@ -68,7 +68,7 @@ func (r *Reader) loadTrailer() {
 	}
 	if typ, p, rs := r.readExact(endAt); rs == recOK && typ == recEnd {
 		if e, ok := decodeEnd(p, r.reg.variants); ok {
-			r.end = &e
+			r.endRec = &e
 		}
 	}
 }
@@ -79,7 +79,7 @@ func (r *Reader) loadTrailer() {
 // as Close writes them: the trailer of a second run file appended to this
 // one (cat a.ntr b.ntr) holds offsets counted from that file's start, which
 // point into this run's records.
-func (r *Reader) trailer(size int64) (lastIndex, endAt int64, ok bool) {
+func (r *runFile) trailer(size int64) (lastIndex, endAt int64, ok bool) {
 	at := size - recordHeaderSize - trailerPayload
 	if at < r.dataStart {
 		return 0, 0, false
@@ -102,7 +102,7 @@ func (r *Reader) trailer(size int64) (lastIndex, endAt int64, ok bool) {
 
 // lastIndexOffset finds the newest index record: through the trailer when
 // the file was closed, else by scanning backwards from the end.
-func (r *Reader) lastIndexOffset() int64 {
+func (r *runFile) lastIndexOffset() int64 {
 	st, err := r.f.Stat()
 	if err != nil {
 		return -1
@@ -156,7 +156,7 @@ func (r *Reader) lastIndexOffset() int64 {
 // that file's start, which land between this run's records. (Only the
 // newest index record found by the backward scan is checked, about 16
 // reads per MiB of frames it covers.)
-func (r *Reader) indexLinksHold(off int64) bool {
+func (r *runFile) indexLinksHold(off int64) bool {
 	typ, p, rs := r.readExact(off)
 	if rs != recOK || typ != recIndex {
 		return false
@@ -186,7 +186,7 @@ func (r *Reader) indexLinksHold(off int64) bool {
 
 // refreshIndex loads index records newer than those already loaded by
 // walking the backward chain from the newest one.
-func (r *Reader) refreshIndex() {
+func (r *runFile) refreshIndex() {
 	if r.idx.stats == nil {
 		r.idx.stats = map[int]seriesStat{}
 		r.idx.last = -1
@@ -232,17 +232,10 @@ func (x *index) lastKeyOff() int64 {
 	return x.keys[len(x.keys)-1].off
 }
 
-// Seek positions the reader so that Next returns, in file order, every
-// Frame with Step ≥ step and no Frame with a smaller step (frames of all
-// variants interleave; each variant's steps increase). It binary-searches
-// the index records for the last keyframe before which every step is
-// < step, then scans forward only through the part of the file written
-// after the newest index record.
-func (r *Reader) Seek(step int) error {
-	if r.js != nil {
-		r.streamSeek(step)
-		return nil
-	}
+// seek finds, through the index records, the last keyframe before which
+// every step is < step (a binary search), then scans forward only through
+// the part of the file written after the newest index record.
+func (r *runFile) seek(step int) {
 	target := int64(step)
 	r.refreshIndex()
 	start := keyEntry{off: r.dataStart, maxBefore: noStep}
@@ -255,13 +248,12 @@ func (r *Reader) Seek(step int) error {
 	}
 	r.pos, r.target, r.needKey = start.off, target, true
 	r.inDamage, r.pend = false, nil
-	return nil
 }
 
 // scanKeyframes walks records forward from the keyframe from (reading only
 // the first bytes of each frame payload) and returns the last keyframe
 // before which every step is < target.
-func (r *Reader) scanKeyframes(from keyEntry, target int64) keyEntry {
+func (r *runFile) scanKeyframes(from keyEntry, target int64) keyEntry {
 	best := from
 	running := from.maxBefore
 	for at := from.off; ; {
@@ -313,15 +305,9 @@ func frameHeads(p []byte, fn func(first, key bool, step int)) {
 	}
 }
 
-// LastStep returns the largest Step written so far, without decoding
-// frames: the index gives it up to the newest index record, the records
-// after that are scanned. With Seek(LastStep()) a follower starts at the
-// live edge instead of replaying the whole history. ok is false when the
-// file holds no frame yet.
-func (r *Reader) LastStep() (step int, ok bool) {
-	if r.js != nil {
-		return r.streamLastStep()
-	}
+// lastStep takes the largest step from the index up to the newest index
+// record and scans the records after it, reading only each frame's head.
+func (r *runFile) lastStep() (step int, ok bool) {
 	r.refreshIndex()
 	at, running := r.dataStart, int64(noStep)
 	if n := len(r.idx.keys); n > 0 {
@@ -360,14 +346,8 @@ type SeriesStat struct {
 	Min, Max       float64
 }
 
-// Stats returns per-series count, minimum and maximum from the index
-// records, without reading the frames. Series with no values are omitted.
-//
-// A stream (docs/formats.md) has no index records: Stats returns nil for it.
-func (r *Reader) Stats() []SeriesStat {
-	if r.js != nil {
-		return nil
-	}
+// stats merges the stats records the index lists, each read once.
+func (r *runFile) stats() []SeriesStat {
 	r.refreshIndex()
 	for ; r.idx.statsRead < len(r.idx.statsAt); r.idx.statsRead++ {
 		if typ, p, rs := r.readExact(r.idx.statsAt[r.idx.statsRead]); rs == recOK && typ == recStats {

@@ -83,9 +83,9 @@ func TestSeek(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			r.refreshIndex()
-			if len(r.idx.keys) < 10 {
-				t.Fatalf("only %d indexed keyframes; the test needs several index records", len(r.idx.keys))
+			runFileOf(r).refreshIndex()
+			if len(runFileOf(r).idx.keys) < 10 {
+				t.Fatalf("only %d indexed keyframes; the test needs several index records", len(runFileOf(r).idx.keys))
 			}
 			if last, ok := r.LastStep(); !ok || last != 3000 {
 				t.Fatalf("LastStep = %d, %v; want 3000", last, ok)

@@ -175,11 +175,11 @@ func (rm *rankMerge) fill(rs *rankStream) error {
 
 // next returns the frame with the smallest step among rank 0's next one and
 // the other ranks' lookaheads, so that the ranks advance together.
-func (rm *rankMerge) next(r *Reader) (probes.Frame, error) {
+func (rm *rankMerge) next(own *streamFile) (probes.Frame, error) {
 	rm.openMissing(rm.afterEOF)
 	rm.afterEOF = false
 	if rm.own == nil {
-		f, err := r.streamNextOwn()
+		f, err := own.nextOwn()
 		if err == nil {
 			rm.own = &f
 		} else if !errors.Is(err, io.EOF) {
@@ -216,7 +216,7 @@ func (rm *rankMerge) moreToRead(own bool) bool {
 		return true
 	}
 	for _, rs := range rm.ranks {
-		if rs.la != nil || rs.r != nil && rs.r.moreToRead() {
+		if rs.la != nil || rs.r != nil && rs.r.src.moreToRead() {
 			return true
 		}
 	}

@@ -9,22 +9,27 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// streamState is a Reader's state when the file is a stream (docs/formats.md)
-// rather than a run file. Open tells them apart by content.
-type streamState struct {
+// streamFile is the stream as a Reader's source (docs/formats.md "Stream"):
+// JSON Lines, a header line, then one line per frame and an end line, which
+// any trainer can write (the PyTorch hook in python/). A rank-0 stream that
+// lists other ranks' streams reads them alongside (stream_ranks.go).
+type streamFile struct {
+	*input
+	meta  probes.RunMeta // as the Reader returns it: every rank's variants
 	sm    *streamMap
 	start int64 // offset of the first line after the header
 
 	win    []byte // read window over the file, starting at winOff
 	winOff int64
 
-	scanned int64 // LastStep: lines before this offset have been scanned
+	scanned int64 // lastStep: lines before this offset have been scanned
 	maxStep int64
+	endLine *End  // the end line, once read
 	endAt   int64 // offset just after the end line, 0 until it is met: nothing after it is read
 
 	// Steps that do not increase (docs/formats.md: each variant's steps
 	// increase): such frames are kept, counted and the first one named.
-	lastStep  []int
+	prevStep  []int // each variant's last step read
 	checkedTo int64 // lines before this offset were checked (a seek re-reads them)
 	disorder  int
 	firstDis  string
@@ -44,8 +49,7 @@ type streamState struct {
 // read) and the offset after it. recIncomplete: the file ends inside the
 // line (being written, or torn by a crash); recTooLong: no '\n' within
 // MaxRecordSize bytes, next is after the one that ends it.
-func (r *Reader) readLine(off int64) (line []byte, next int64, st int) {
-	js := r.js
+func (js *streamFile) readLine(off int64) (line []byte, next int64, st int) {
 	if off >= js.winOff && off < js.winOff+int64(len(js.win)) {
 		w := js.win[off-js.winOff:]
 		if i := bytes.IndexByte(w, '\n'); i >= 0 {
@@ -56,10 +60,10 @@ func (r *Reader) readLine(off int64) (line []byte, next int64, st int) {
 		if cap(js.win) < want {
 			js.win = make([]byte, want)
 		}
-		got, err := r.f.ReadAt(js.win[:want], off)
+		got, err := js.f.ReadAt(js.win[:want], off)
 		js.win, js.winOff = js.win[:got], off
 		if err != nil && err != io.EOF {
-			r.ioErr = err
+			js.ioErr = err
 			return nil, off, recIOError
 		}
 		if i := bytes.IndexByte(js.win, '\n'); i >= 0 {
@@ -72,7 +76,7 @@ func (r *Reader) readLine(off int64) (line []byte, next int64, st int) {
 			return nil, off, recIncomplete
 		}
 		if want > MaxRecordSize {
-			if j := r.findNewline(off + int64(got)); j >= 0 {
+			if j := js.findNewline(off + int64(got)); j >= 0 {
 				return nil, j + 1, recTooLong
 			}
 			return nil, off, recIncomplete
@@ -81,10 +85,10 @@ func (r *Reader) readLine(off int64) (line []byte, next int64, st int) {
 }
 
 // findNewline returns the offset of the next '\n' at or after off, or -1.
-func (r *Reader) findNewline(off int64) int64 {
+func (js *streamFile) findNewline(off int64) int64 {
 	buf := make([]byte, 64<<10)
 	for {
-		n, err := r.f.ReadAt(buf, off)
+		n, err := js.f.ReadAt(buf, off)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return off + int64(i)
 		}
@@ -95,41 +99,42 @@ func (r *Reader) findNewline(off int64) int64 {
 	}
 }
 
-// readStreamHead reads a stream's header line.
-func (r *Reader) readStreamHead(listRanks bool) error {
-	r.js = &streamState{maxStep: noStep}
+// openStreamFile reads a stream's header line; listRanks: open the other
+// ranks' streams it lists.
+func openStreamFile(in *input, listRanks bool) (*streamFile, probes.RunMeta, error) {
+	js := &streamFile{input: in, maxStep: noStep}
 	off := int64(0)
 	for {
-		line, next, st := r.readLine(off)
+		line, next, st := js.readLine(off)
 		switch st {
 		case recIOError:
-			return fmt.Errorf("stream %s: %w", r.path, r.ioErr)
+			return nil, probes.RunMeta{}, fmt.Errorf("stream %s: %w", js.path, js.ioErr)
 		case recIncomplete:
-			return fmt.Errorf("stream %s: header line is not complete: %w", r.path, ErrIncompleteHeader)
+			return nil, probes.RunMeta{}, fmt.Errorf("stream %s: header line is not complete: %w", js.path, ErrIncompleteHeader)
 		case recTooLong:
-			return fmt.Errorf("stream %s: header line longer than %d bytes", r.path, MaxRecordSize)
+			return nil, probes.RunMeta{}, fmt.Errorf("stream %s: header line longer than %d bytes", js.path, MaxRecordSize)
 		}
 		off = next
 		if len(bytes.TrimSpace(line)) > 0 {
 			h, err := parseStreamHeader(line)
 			if err != nil {
-				return fmt.Errorf("stream %s: %v", r.path, err)
+				return nil, probes.RunMeta{}, fmt.Errorf("stream %s: %v", js.path, err)
 			}
-			r.js.start, r.js.scanned = off, off
-			r.js.writerPID, r.js.writerHost = h.WriterPID, h.WriterHost
-			r.pos = off
-			r.meta = h.Meta.Safe()
+			js.start, js.scanned = off, off
+			js.writerPID, js.writerHost = h.WriterPID, h.WriterHost
+			js.pos = off
+			js.meta = h.Meta.Safe()
 			if listRanks && len(h.Streams) > 0 {
-				r.js.ranks = newRankMerge(r.path, h.Meta, h.Streams)
-				r.meta = r.js.ranks.meta.Safe()
+				js.ranks = newRankMerge(js.path, h.Meta, h.Streams)
+				js.meta = js.ranks.meta.Safe()
 			}
-			r.js.sm = newStreamMap(h.Meta)
-			r.js.tally = probes.NewStandings(r.meta)
+			js.sm = newStreamMap(h.Meta)
+			js.tally = probes.NewStandings(js.meta)
 			if h.Alerts != alertsWritten {
-				r.js.layers = h.Meta.Layers
-				r.js.alerts = newStreamAlerts(h.Meta.Layers)
+				js.layers = h.Meta.Layers
+				js.alerts = newStreamAlerts(h.Meta.Layers)
 			}
-			return nil
+			return js, js.meta, nil
 		}
 	}
 }
@@ -137,16 +142,16 @@ func (r *Reader) readStreamHead(listRanks bool) error {
 // checkOrder notes a frame whose step is not above its variant's previous
 // one (a trainer restarted from a checkpoint, or a writer's bug). It is
 // kept: the lines are what the trainer wrote.
-func (js *streamState) checkOrder(f *probes.Frame, at, next int64) {
-	if js.lastStep == nil {
-		js.lastStep = make([]int, len(js.sm.meta.Variants))
+func (js *streamFile) checkOrder(f *probes.Frame, at, next int64) {
+	if js.prevStep == nil {
+		js.prevStep = make([]int, len(js.sm.meta.Variants))
 	}
 	v := f.Variant
-	if v < 0 || v >= len(js.lastStep) {
+	if v < 0 || v >= len(js.prevStep) {
 		return
 	}
-	prev := js.lastStep[v]
-	js.lastStep[v] = f.Step
+	prev := js.prevStep[v]
+	js.prevStep[v] = f.Step
 	if at < js.checkedTo {
 		return
 	}
@@ -159,16 +164,12 @@ func (js *streamState) checkOrder(f *probes.Frame, at, next int64) {
 	}
 }
 
-// StepDisorder reports the frames of a stream whose step did not increase
-// over their variant's previous frame (all ranks together), and the first
-// of them in words; 0 for a run file, whose writer cannot produce them.
-func (r *Reader) StepDisorder() (n int, first string) {
-	if r.js == nil {
-		return 0, ""
-	}
-	n, first = r.js.disorder, r.js.firstDis
-	if r.js.ranks != nil {
-		for _, rs := range r.js.ranks.ranks {
+// stepDisorder counts this stream's frames out of step order, then every
+// other rank's.
+func (js *streamFile) stepDisorder() (n int, first string) {
+	n, first = js.disorder, js.firstDis
+	if js.ranks != nil {
+		for _, rs := range js.ranks.ranks {
 			if rs.r == nil {
 				continue
 			}
@@ -183,80 +184,83 @@ func (r *Reader) StepDisorder() (n int, first string) {
 	return n, first
 }
 
-// streamNext returns the next frame of this file (not of the other ranks).
-func (r *Reader) streamNextOwn() (probes.Frame, error) {
+// nextOwn returns the next frame of this file (not of the other ranks).
+func (js *streamFile) nextOwn() (probes.Frame, error) {
 	for {
-		if r.js.endAt > 0 && r.pos >= r.js.endAt {
+		if js.endAt > 0 && js.pos >= js.endAt {
 			return probes.Frame{}, io.EOF // after the end line nothing is read (docs/formats.md)
 		}
-		line, next, st := r.readLine(r.pos)
+		line, next, st := js.readLine(js.pos)
 		switch st {
 		case recIncomplete, recIOError:
-			return probes.Frame{}, r.stopped(st, "stream")
+			return probes.Frame{}, js.stopped(st, "stream")
 		case recTooLong:
-			r.damage = append(r.damage, Damage{Offset: r.pos, Length: next - r.pos, Reason: fmt.Sprintf("line longer than %d bytes", MaxRecordSize)})
-			r.pos = next
+			js.damaged = append(js.damaged, Damage{Offset: js.pos, Length: next - js.pos, Reason: fmt.Sprintf("line longer than %d bytes", MaxRecordSize)})
+			js.pos = next
 			continue
 		}
-		at := r.pos
-		r.pos = next
+		at := js.pos
+		js.pos = next
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		f, e, kind, err := r.js.sm.parseStreamLine(line)
+		f, e, kind, err := js.sm.parseStreamLine(line)
 		if err != nil {
-			r.damage = append(r.damage, Damage{Offset: at, Length: next - at, Reason: err.Error()})
+			js.damaged = append(js.damaged, Damage{Offset: at, Length: next - at, Reason: err.Error()})
 			continue
 		}
 		if kind == lineEnd {
-			r.end, r.js.endAt = &e, next
+			js.endLine, js.endAt = &e, next
 			continue
 		}
-		r.js.checkOrder(&f, at, next)
-		if r.js.alerts != nil { // before the seek target too: the running medians need every frame
-			r.js.alerts.add(&f)
+		js.checkOrder(&f, at, next)
+		if js.alerts != nil { // before the seek target too: the running medians need every frame
+			js.alerts.add(&f)
 		}
-		if int64(f.Step) < r.target {
+		if int64(f.Step) < js.target {
 			continue
 		}
 		return f, nil
 	}
 }
 
-func (r *Reader) streamNext() (probes.Frame, error) {
+// next returns the next frame of this file or, when it lists other ranks,
+// the next of all ranks in step order.
+func (js *streamFile) next() (probes.Frame, error) {
 	var f probes.Frame
 	var err error
-	if r.js.ranks == nil {
-		f, err = r.streamNextOwn()
+	if js.ranks == nil {
+		f, err = js.nextOwn()
 	} else {
-		f, err = r.js.ranks.next(r)
+		f, err = js.ranks.next(js)
 	}
 	if err == nil {
-		r.js.tally.Fold(&f)
+		js.tally.Fold(&f)
 	}
 	return f, err
 }
 
-func (r *Reader) streamSeek(step int) {
-	r.pos, r.target = r.js.start, int64(step)
-	clear(r.js.lastStep)
-	if r.js.alerts != nil {
-		r.js.alerts = newStreamAlerts(r.js.layers)
+// seek reads again from the first line (a stream has no index), dropping
+// frames before step; the derived alerts start again with their medians.
+func (js *streamFile) seek(step int) {
+	js.pos, js.target = js.start, int64(step)
+	clear(js.prevStep)
+	if js.alerts != nil {
+		js.alerts = newStreamAlerts(js.layers)
 	}
-	if r.js.ranks != nil {
-		r.js.ranks.seek(step)
+	if js.ranks != nil {
+		js.ranks.seek(step)
 	}
 }
 
-// streamLastStep scans the lines not scanned yet for their steps.
-func (r *Reader) streamLastStep() (int, bool) {
-	js := r.js
+// lastStep scans the lines not scanned yet for their steps.
+func (js *streamFile) lastStep() (int, bool) {
 	var probe struct {
 		Step *int            `json:"step"`
 		End  json.RawMessage `json:"end"`
 	}
 	for js.endAt == 0 || js.scanned < js.endAt {
-		line, next, st := r.readLine(js.scanned)
+		line, next, st := js.readLine(js.scanned)
 		if st == recIncomplete || st == recIOError {
 			break
 		}
@@ -282,33 +286,75 @@ func (r *Reader) streamLastStep() (int, bool) {
 	return int(m), m != noStep
 }
 
-// streamEnd is End for a stream: its end line (all ranks' when it lists
-// others), with the final evaluations filled from the frames read.
-func (r *Reader) streamEnd() (End, bool) {
-	if r.end == nil {
+// end is the stream's end line (all ranks' when it lists others), with
+// the final evaluations filled from the frames read.
+func (js *streamFile) end() (End, bool) {
+	if js.endLine == nil {
 		return End{}, false
 	}
-	e := End{Status: r.end.Status, Diverged: map[int]int{}, Final: map[int][]probes.Eval{}}
-	for v, s := range r.end.Diverged {
+	e := End{Status: js.endLine.Status, Diverged: map[int]int{}, Final: map[int][]probes.Eval{}}
+	for v, s := range js.endLine.Diverged {
 		e.Diverged[v] = s
 	}
-	if r.js.ranks != nil {
-		if !r.js.ranks.ended(&e) {
+	if js.ranks != nil {
+		if !js.ranks.ended(&e) {
 			return End{}, false
 		}
 	}
-	for v, evs := range r.js.tally.FinalEvals() {
+	for v, evs := range js.tally.FinalEvals() {
 		e.Final[v] = evs
 	}
 	return e.safe(), true
 }
 
-func (r *Reader) streamState() State {
-	own := r.fileState()
-	if r.js.ranks == nil {
+// state is this file's state, combined with the other ranks' when it
+// lists them.
+func (js *streamFile) state() State {
+	own := js.ownState()
+	if js.ranks == nil {
 		return own
 	}
-	return r.js.ranks.state(own)
+	return js.ranks.state(own)
+}
+
+// ownState is state for this file alone.
+func (js *streamFile) ownState() State {
+	if js.endLine != nil {
+		return Complete
+	}
+	return js.writerState(true, js.writerPID, js.writerHost)
+}
+
+// moreToRead reports whether whole lines lie after this file's read
+// position (before its end line), or after any other rank's.
+func (js *streamFile) moreToRead() bool {
+	_, _, st := js.readLine(js.pos)
+	own := (st == recOK || st == recTooLong) && (js.endAt == 0 || js.pos < js.endAt)
+	if js.ranks != nil {
+		return js.ranks.moreToRead(own)
+	}
+	return own
+}
+
+// damage is this file's damage, then the other ranks'.
+func (js *streamFile) damage() []Damage {
+	d := append([]Damage(nil), js.damaged...)
+	if js.ranks != nil {
+		d = append(d, js.ranks.damage()...)
+	}
+	return d
+}
+
+// stats: a stream has no index records.
+func (js *streamFile) stats() []SeriesStat { return nil }
+
+// secondRun: a stream ends at its end line; nothing after it is read.
+func (js *streamFile) secondRun() (int64, bool) { return -1, false }
+
+func (js *streamFile) close() {
+	if js.ranks != nil {
+		js.ranks.close()
+	}
 }
 
 // openStream opens path as one rank's stream: its header's own list of
@@ -318,7 +364,7 @@ func openStream(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.js == nil {
+	if _, ok := r.src.(*streamFile); !ok {
 		r.Close()
 		return nil, fmt.Errorf("%s is a run file, not a stream", path)
 	}

@@ -53,6 +53,13 @@ type Writer struct {
 	stop      chan struct{}
 	done      chan struct{}
 
+	// The path check while the run is written (pathcheck.go): what to call
+	// the first time the path is found not to name the file (under mu), and
+	// the flusher's own note of when it last looked and whether it has said so.
+	onPathLost    func(why string)
+	pathCheckedAt time.Time
+	pathLostSaid  bool
+
 	scratch    []byte
 	rec        []byte
 	batch      []byte // frames not yet sealed into a record: (len:uvarint payload)*
@@ -142,12 +149,13 @@ func (w *Writer) flusher() {
 		select {
 		case <-w.stop:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			w.mu.Lock()
 			if w.dirty && w.err == nil {
 				w.flushLocked()
 			}
 			w.mu.Unlock()
+			w.checkPath(now)
 		}
 	}
 }

@@ -17,6 +17,9 @@
 //	stats.go     exact order statistics by selection, slope (mean ± sd is probes.MeanSD)
 //	rules.go     docs/findings.md's common rules on one series: start-up window,
 //	             outliers against the rolling median, quarters (persistence, growth)
+//	outliers.go  the outliers' steps: rolling median of the previous steps, a sliding
+//	             minimum proving most values are not outliers
+//	batches.go   each outlier of (ii) and (iii) with its step's batch shape
 //	group.go     which files may be compared; grouping by (model, spec, setup) over seeds
 //	setup.go     the setup keys (placement, blocks, warm-up) that keep runs of one model apart
 //	theorem.go   the Theorem-1 checks that row-averaged probes can support
@@ -28,16 +31,18 @@
 //	findings_lstm.go      claim (vii): LayerNorm in an LSTM
 //	report.go    Report, and the sections shared by the text and Markdown output
 //	text.go, markdown.go, json.go   the three formats
+//	summary.go   each finding in one line (the dashboard's Summary screen)
 //	collected.go findings gathered from several reports (normtop findings)
 //	format.go    number formatting (metrics, mean ± sd and the missing glyph from probes)
 //	curve.go     the series figures draw, thinned while the file is read (spikes kept)
 //	figure.go    a figure as data: panels, axes, series of (x, y); the seed lines and bands
 //	figure_findings.go  each finding's figure (PowerNorm Figs. 2-4, 6; Xu et al.'s curves)
+//	figure_placement.go (vi)'s figures: step-1 gradient norms per block, Pre-LN against Post-LN curves
 //	figure_draw.go      a Figure drawn with gonum.org/v1/plot as SVG, PNG or PDF
 //	html.go      the self-contained HTML page (inline SVG and CSS)
 //	plot.go, plot_figure.go  normtop plot: one recorded series of several files, one chart
 //
 // It depends on probes (the Frame vocabulary, Standings, Warmup), record (the
-// reader) and gonum.org/v1/plot (no gorgonia); nothing depends on it but
-// cmd/normtop.
+// reader) and gonum.org/v1/plot (no gorgonia); cmd/normtop and findings
+// (which judges the runs it trains with the report) depend on it.
 package report

@@ -35,9 +35,15 @@ const lstmModel = "lstm"
 // seeds per side.
 const minSeedsVII = 3
 
+// The variants (vii) compares, on the lstm's h site (hSite).
+const (
+	lstmNormed = "layernorm"
+	lstmPlain  = "none"
+)
+
 func findingLSTM(groups []*Group) Finding {
 	f := Finding{ID: "vii", Claim: "Ba et al. 2016 (the tutorial, ch. 5): LayerNorm keeps an LSTM's hidden state in a stable range (smaller spread of ‖h_t‖/√H, h_norm_cv) and converges faster (fewer steps to the plain LSTM's final training loss)."}
-	ln, none := pick(groups, lstmModel, "layernorm"), pick(groups, lstmModel, "none")
+	ln, none := pick(groups, lstmModel, lstmNormed), pick(groups, lstmModel, lstmPlain)
 	if ln == nil || none == nil {
 		f.Verdict, f.Reason = NotMeasurable, "needs an lstm run with none and layernorm (normtop train --model lstm --seeds 1,2,3)"
 		return f

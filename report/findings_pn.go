@@ -13,6 +13,15 @@ import (
 // beside it, never pooled into it), after each statistic's start-up window,
 // with ≥ 3 seeds a side, each sub-claim on its own.
 
+// The variants (ii) and (iii) judge, and where: their probe series are all
+// that the findings read of those claims (judgedSite keeps nothing else for
+// the Summary's lines).
+const (
+	bnName         = "batchnorm" // (ii)'s both sides, (iii)'s σ² side
+	pnvName        = "pn-v"      // (iii)'s ψ² side
+	firstNormLayer = 0           // RunMeta.Layers lists the sites in forward order
+)
+
 // side is one side of a comparison: a variant group and the layer judged,
 // the network's first norm layer (RunMeta.Layers lists the sites in
 // forward order: a Transformer's first encoder norm, the BN right after a
@@ -247,13 +256,13 @@ func growthClaim(t side) SubClaim {
 
 func findingTails(groups []*Group) Finding {
 	f := Finding{ID: "ii", Claim: "Shen et al. 2020 (PowerNorm), Figs. 2-3: in the first BN layer a Transformer's batch statistics are far less stable than a CNN's (docs/findings.md (ii): supported when (ii-a) magnitude and (ii-b) extremes hold)."}
-	tg := pickVariant(groups, []string{"transformer"}, "batchnorm", layerScaled)
-	cg := pickVariant(groups, []string{"resnet", "cnn"}, "batchnorm", plainFirst)
+	tg := pickVariant(groups, []string{"transformer"}, bnName, layerScaled)
+	cg := pickVariant(groups, []string{"resnet", "cnn"}, bnName, plainFirst)
 	if tg == nil || cg == nil {
 		f.Verdict, f.Reason = NotMeasurable, "needs a transformer run with batchnorm (docs/findings.md: batchnorm:groups=1) and a resnet (or cnn) run with batchnorm, given together (normtop report T.ntr R.ntr)"
 		return f
 	}
-	t, c := side{tg, 0}, side{cg, 0}
+	t, c := side{tg, firstNormLayer}, side{cg, firstNormLayer}
 	f.Model = t.label() + " " + t.layerName() + " vs " + c.label() + " " + c.layerName()
 	a := subClaim("ii-a", "magnitude: median rdist_var and median rdist_mu larger in the Transformer", []comparison{
 		stat("median", t, probes.RdistVar, c, probes.RdistVar, medianOf, true),
@@ -330,11 +339,11 @@ func pairScore(bn, pn *Group) int {
 func psi2Pair(groups []*Group, model string) (bn, pn *Group) {
 	best := -1
 	for _, b := range groups {
-		if b.Model != model || b.Name != "batchnorm" {
+		if b.Model != model || b.Name != bnName {
 			continue
 		}
 		for _, p := range groups {
-			if p.Model != model || p.Name != "pn-v" {
+			if p.Model != model || p.Name != pnvName {
 				continue
 			}
 			if s := pairScore(b, p); s > best {
@@ -352,7 +361,7 @@ func findingPsi2(groups []*Group, models []string) Finding {
 		if bg == nil {
 			continue
 		}
-		bn, pn := side{bg, 0}, side{pg, 0}
+		bn, pn := side{bg, firstNormLayer}, side{pg, firstNormLayer}
 		f.Model = m + " " + bn.layerName() + ": " + bg.Spec + " vs " + pg.Spec
 		a := subClaim("iii-a", "p99/median of rdist_psi2 (pn-v) ≥ 2× smaller than of rdist_var (batchnorm)", []comparison{
 			stat("p99/median", bn, probes.RdistVar, pn, probes.RdistPsi2, p99Of, true),

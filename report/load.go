@@ -184,7 +184,7 @@ func parseSeed(s string) int64 {
 // finish computes a replicate's summaries from what was collected. The
 // layers' series are summarised in parallel: they are independent and the
 // selections are the report's main cost after decoding.
-func (a *repAcc) finish(rep *Replicate, nl int) {
+func (a *repAcc) finish(rep *Replicate, nl int, curves bool) {
 	rep.FinalTrain, rep.TrainTail = rep.Standing.Train, lastTenthMean(a.train)
 	rep.TrainLoss = a.train
 	rep.FinalVal, rep.BestVal, rep.FinalValLoss, rep.Gap, rep.GapTrend = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -213,7 +213,9 @@ func (a *repAcc) finish(rep *Replicate, nl int) {
 	rep.Layers = make([]LayerStats, nl)
 	steps := rep.Standing.Step
 	rep.RankMove = rankMove(a.ranks, steps)
-	rep.Curves = a.curves(hSite(rep.Run.Meta.Layers)) // before summarise reorders the values
+	if curves {
+		rep.Curves = a.curves(hSite(rep.Run.Meta.Layers)) // before summarise reorders the values
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for l := 0; l < nl; l++ {

@@ -29,7 +29,31 @@ var minPartSteps = 2000
 func Read(path string) (*Run, error) { return readParts(path, runtime.GOMAXPROCS(0)) }
 
 // readParts is Read with at most parts parts (tests force several on small files).
-func readParts(path string, parts int) (*Run, error) {
+func readParts(path string, parts int) (*Run, error) { return readKeeping(path, parts, keepAll) }
+
+// keep says what a read collects of each frame besides the standings and
+// the evaluations: everything for a report (keepAll); for the findings'
+// verdicts alone, only what they are computed from (findingsKeep).
+type keep struct {
+	probe   [probes.NumProbes]bool // the probe series kept, every value with its step
+	batches bool                   // each step's batch shape (the outliers' batches)
+	theorem bool                   // Theorem 1's per-step dx/dy ratios
+	curves  bool                   // the figures' thinned series
+	// sites, when not nil, keeps the series of layer l of variant v only
+	// where it reports true.
+	sites func(m probes.RunMeta, v, l int) bool
+}
+
+var keepAll = func() keep {
+	k := keep{batches: true, theorem: true, curves: true}
+	for p := range k.probe {
+		k.probe[p] = true
+	}
+	return k
+}()
+
+// readKeeping is readParts collecting only what k keeps.
+func readKeeping(path string, parts int, k keep) (*Run, error) {
 	r, err := record.Open(path)
 	if err != nil {
 		return nil, err
@@ -42,7 +66,7 @@ func readParts(path string, parts int) (*Run, error) {
 	if !ok || parts < 1 {
 		parts = 1
 	}
-	ps, err := readPartsOf(r, run, partBounds(last, parts), last)
+	ps, err := readPartsOf(r, run, partBounds(last, parts), last, k)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +89,7 @@ func readParts(path string, parts int) (*Run, error) {
 			rep.Seed = runSeed
 		}
 		acc := joinVariant(ps, v, len(m.Layers))
-		acc.finish(rep, len(m.Layers))
+		acc.finish(rep, len(m.Layers), k.curves)
 		run.Reps = append(run.Reps, rep)
 	}
 	return run, nil
@@ -114,7 +138,7 @@ func partBounds(last, parts int) []int {
 // file's last step) on its own goroutine: the first with r, the others
 // with their own Reader seeked to the part's first step. The last part
 // also fills run's end facts (second run, state, end record).
-func readPartsOf(r *record.Reader, run *Run, bounds []int, last int) ([]*part, error) {
+func readPartsOf(r *record.Reader, run *Run, bounds []int, last int, k keep) ([]*part, error) {
 	parts := len(bounds) - 1
 	// The index's per-series counts (read without decoding a frame) size
 	// each part's series for its share of the steps, so that append's
@@ -122,17 +146,17 @@ func readPartsOf(r *record.Reader, run *Run, bounds []int, last int) ([]*part, e
 	counts := plausibleCounts(r.Stats(), run.Path)
 	ps := make([]*part, parts)
 	var wg sync.WaitGroup
-	for k := range ps {
-		ps[k] = newPart(run.Meta)
+	for i := range ps {
+		ps[i] = newPart(run.Meta, k)
 		share := 1.0
 		if parts > 1 {
-			share = 1.05 * float64(min(bounds[k+1], last+1)-bounds[k]) / float64(last)
+			share = 1.05 * float64(min(bounds[i+1], last+1)-bounds[i]) / float64(last)
 		}
-		ps[k].presize(counts, share)
+		ps[i].presize(counts, share)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ps[k].readFrom(r, run, bounds[k], bounds[k+1], k == 0, k == parts-1)
+			ps[i].readFrom(r, run, bounds[i], bounds[i+1], i == 0, i == parts-1)
 		}()
 	}
 	wg.Wait()
@@ -193,6 +217,8 @@ func joinParts(ps []*part, end *record.End) *part {
 // part collects the frames of one step range of a run file.
 type part struct {
 	meta      probes.RunMeta
+	keep      keep
+	sites     [][]bool // variant, layer: keep.sites's answer
 	accs      []repAcc
 	standings *probes.Standings
 	spectra   []*probes.Spectrum
@@ -200,10 +226,16 @@ type part struct {
 	err       error
 }
 
-func newPart(m probes.RunMeta) *part {
+func newPart(m probes.RunMeta, k keep) *part {
 	nl := len(m.Layers)
-	p := &part{meta: m, accs: make([]repAcc, len(m.Variants)), standings: probes.NewStandings(m),
-		spectra: make([]*probes.Spectrum, len(m.Variants))}
+	p := &part{meta: m, keep: k, accs: make([]repAcc, len(m.Variants)), standings: probes.NewStandings(m),
+		spectra: make([]*probes.Spectrum, len(m.Variants)), sites: make([][]bool, len(m.Variants))}
+	for v := range p.sites {
+		p.sites[v] = make([]bool, nl)
+		for l := range p.sites[v] {
+			p.sites[v][l] = k.sites == nil || k.sites(m, v, l)
+		}
+	}
 	for v := range p.accs {
 		p.accs[v] = repAcc{series: make([]seriesAcc, nl*int(probes.NumProbes)),
 			ratios: make([][]float32, nl), meanR: make([]float64, nl)}
@@ -234,11 +266,12 @@ func (p *part) presize(counts []record.SeriesStat, share float64) {
 	nl := len(p.meta.Layers)
 	for _, st := range counts {
 		pr, ok := probes.ProbeByName(st.Probe)
-		if !ok || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl {
+		if !ok || !p.keep.probe[pr] || st.Variant < 0 || st.Variant >= len(p.accs) || st.Layer < 0 || st.Layer >= nl || !p.sites[st.Variant][st.Layer] {
 			continue
 		}
 		if n := float64(st.Count)*share + 64; n < 1<<31 {
-			p.accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(pr)].vals = make([]float32, 0, int(n))
+			s := &p.accs[st.Variant].series[st.Layer*int(probes.NumProbes)+int(pr)]
+			s.vals, s.steps.hint = make([]float32, 0, int(n)), int(n)
 		}
 	}
 }
@@ -292,7 +325,7 @@ func (p *part) add(f *probes.Frame) {
 	if f.Step == 1 && f.Layers != nil {
 		a.step1 = append([]probes.LayerValues(nil), f.Layers...)
 	}
-	if f.Batch.Known() {
+	if f.Batch.Known() && p.keep.batches {
 		a.batches = append(a.batches, StepBatch{Step: f.Step, Shape: f.Batch})
 	}
 	for l := range f.Layers {
@@ -301,9 +334,10 @@ func (p *part) add(f *probes.Frame) {
 		}
 		lv := &f.Layers[l]
 		ss := a.series[l*int(probes.NumProbes) : (l+1)*int(probes.NumProbes)]
+		site := p.sites[f.Variant][l]
 		for pr, x := range lv {
-			if math.IsNaN(x) {
-				continue // not measured at this step
+			if math.IsNaN(x) || !site || !p.keep.probe[pr] {
+				continue // not measured at this step, or not kept
 			}
 			s := &ss[pr]
 			if math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
@@ -316,7 +350,7 @@ func (p *part) add(f *probes.Frame) {
 			s.vals = append(s.vals, float32(x))
 			s.steps.add(f.Step)
 		}
-		if lv.Has(probes.DxMean) && lv.Has(probes.DxVar) && lv.Has(probes.DyVar) {
+		if p.keep.theorem && lv.Has(probes.DxMean) && lv.Has(probes.DxVar) && lv.Has(probes.DyVar) {
 			if r := math.Abs(lv[probes.DxMean]) / math.Sqrt(lv[probes.DxVar]); r > a.meanR[l] {
 				a.meanR[l] = r
 			}

@@ -33,6 +33,11 @@ type stepSeq struct {
 	first, stride int
 	n             int
 	steps         []int32 // nil while the steps are first + i·stride
+	// hint is the series' expected length (the index's count, presize):
+	// the slice's capacity when it is made, so that a long series' steps
+	// are not grown by doubling, each old array garbage the size of the
+	// values themselves.
+	hint int
 }
 
 func (s *stepSeq) add(step int) {
@@ -44,7 +49,7 @@ func (s *stepSeq) add(step int) {
 	case s.n == 1:
 		s.stride = step - s.first
 	case step != s.first+s.n*s.stride:
-		s.steps = make([]int32, s.n, s.n+s.n/4+16)
+		s.steps = make([]int32, s.n, max(s.n+s.n/4+16, s.hint))
 		for i := range s.steps {
 			s.steps[i] = int32(s.first + i*s.stride)
 		}

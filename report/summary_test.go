@@ -1,6 +1,12 @@
 package report
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/normtop/normtop/probes"
+)
 
 func TestFindingLine(t *testing.T) {
 	cases := []struct {
@@ -24,5 +30,71 @@ func TestFindingLine(t *testing.T) {
 		if findingTitles[id] == "" {
 			t.Errorf("finding %s has no title", id)
 		}
+	}
+}
+
+// TestFindingLinesAsBuild: the Summary's lines from the read that keeps
+// only what the verdicts read (FindingLines) are Build's, string for
+// string, on every fixture that judges a finding: the transformer of six
+// variants, the same beside a cnn ((ii)), the lstm ((vii)) and the Pre-LN /
+// Post-LN layout ((vi)). A read missing one of the kept series changes
+// them, so the comparison can fail.
+func TestFindingLinesAsBuild(t *testing.T) {
+	dir := t.TempDir()
+	tf := paperFixture().write(t, dir, "tf.ntr")
+	cnn := cnnFixture().write(t, dir, "cnn.ntr")
+	lstm := lstmFixture([]int64{1, 2, 3}, 1.0/15, 0.15).write(t, dir, "lstm.ntr")
+	judged := 0
+	for _, tc := range []struct {
+		name  string
+		paths []string
+	}{
+		{"transformer", []string{tf}},
+		{"transformer and cnn", []string{tf, cnn}},
+		{"lstm", []string{lstm}},
+		{"placement", placementRuns(t, dir)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Build(tc.paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rep.Lines()
+			got, err := FindingLines(tc.paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("FindingLines:\n%s\nBuild's lines:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, l := range want {
+				if !strings.Contains(l, NotMeasurable) {
+					judged++
+				}
+			}
+		})
+	}
+	if judged < 4 {
+		t.Fatalf("only %d findings judged over the fixtures: the comparison says little", judged)
+	}
+
+	// Without rdist_var (judged by (ii) and (iii)) the lines differ.
+	k := findingsKeep
+	k.probe[probes.RdistVar] = false
+	want, _ := Build([]string{tf, cnn})
+	run1, err := readKeeping(tf, 1, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run2, err := readKeeping(cnn, 1, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := New([]*Run{run1, run2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(short.Lines(), want.Lines()) {
+		t.Errorf("the lines are the same without rdist_var: the comparison cannot tell a missing series")
 	}
 }

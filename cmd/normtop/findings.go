@@ -18,10 +18,13 @@ func sendFindings(prog *tea.Program, path string) {
 	}
 }
 
+// findingLines reads only what the verdicts need (report.FindingLines):
+// the dashboard holds the run's charts meanwhile, and a long run's every
+// probe value would be several times the dashboard's own memory.
 func findingLines(path string) []string {
-	rep, err := report.Build([]string{path})
+	lines, err := report.FindingLines([]string{path})
 	if err != nil {
 		return nil
 	}
-	return rep.Lines()
+	return lines
 }

@@ -53,6 +53,12 @@ func runTrain(args []string, st streams) error {
 	if err != nil {
 		return err
 	}
+	if headlessMode || !isTerminal(st.err) {
+		// Said at once, while the run goes on into the open file. Over
+		// the dashboard a stray line would be painted over: there the
+		// end's line (LostError: where the recording was saved) says it.
+		w.OnPathLost(func(why string) { fmt.Fprintln(st.err, pathLostLine(path, why)) })
+	}
 	rec := newRecorder(w, sig.cancel)
 
 	var runErr error
@@ -87,6 +93,12 @@ func runTrain(args []string, st streams) error {
 		return &cliError{code: exitDiverged, err: fmt.Errorf("every variant diverged (see %s)", path)}
 	}
 	return nil
+}
+
+// pathLostLine is the warning, while the run is written, that its run
+// file's path no longer names the recording.
+func pathLostLine(path, why string) string {
+	return fmt.Sprintf("normtop: warning: run file %s is no longer there (%s); the run goes on recording into the open file, and saves it elsewhere when it ends", probes.SafeText(path), why)
 }
 
 // loadRunner loads the data and builds the models on another goroutine and
