@@ -7,7 +7,7 @@ import "testing"
 //	go test -run '^$' -bench 'Batcher|LoadText' -benchtime 1s ./datasets/
 func BenchmarkImageBatcherNext(b *testing.B) {
 	const n, batch, rowLen = 55000, 64, 784
-	s := &ImageSplit{X: make([]float32, n*rowLen), Y: make([]uint8, n), N: n}
+	s := &ImageSplit{Pix: make([]uint8, n*rowLen), Y: make([]uint8, n), N: n}
 	ib, err := NewImageBatcher(s, batch, 1, true)
 	if err != nil {
 		b.Fatal(err)

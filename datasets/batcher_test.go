@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// idSplit makes a split whose row i has every pixel and its label equal to
-// i (labels are not limited to 10 classes here: the batcher does not care).
+// idSplit makes a split whose row i has every pixel byte and its label
+// equal to i (labels are not limited to 10 classes here: the batcher does
+// not care; n ≤ 256).
 func idSplit(n, rowLen int) *ImageSplit {
-	s := &ImageSplit{X: make([]float32, n*rowLen), Y: make([]uint8, n), N: n}
+	s := &ImageSplit{Pix: make([]uint8, n*rowLen), Y: make([]uint8, n), N: n}
 	for i := range n {
 		s.Y[i] = uint8(i)
 		for j := range rowLen {
-			s.X[i*rowLen+j] = float32(i)
+			s.Pix[i*rowLen+j] = uint8(i)
 		}
 	}
 	return s
@@ -31,7 +32,7 @@ func imageRun(t *testing.T, b *ImageBatcher, batches, batch, rowLen int) (ids []
 		}
 		for i := range batch {
 			for _, p := range x[i*rowLen : (i+1)*rowLen] {
-				if p != float32(y[i]) {
+				if p != float32(y[i])/255 {
 					t.Fatalf("batch %d row %d: pixels of row %v with label %d", k, i, p, y[i])
 				}
 			}
@@ -112,7 +113,7 @@ func TestImageBatcherErrors(t *testing.T) {
 	}{
 		{nil, 4, "image split is empty"},
 		{&ImageSplit{}, 4, "image split is empty"},
-		{&ImageSplit{X: make([]float32, 7), Y: make([]uint8, 2), N: 2}, 1, "inconsistent"},
+		{&ImageSplit{Pix: make([]uint8, 7), Y: make([]uint8, 2), N: 2}, 1, "inconsistent"},
 		{idSplit(5, 2), 0, "batch size 0, want ≥ 1"},
 		{idSplit(5, 2), 6, "split has 5 images, too few for one batch of 6"},
 	} {

@@ -23,8 +23,8 @@ func NewImageBatcher(s *ImageSplit, batch int, seed int64, shuffle bool) (*Image
 	if s == nil || s.N <= 0 {
 		return nil, errors.New("image split is empty")
 	}
-	if len(s.Y) != s.N || len(s.X)%s.N != 0 || len(s.X) == 0 {
-		return nil, fmt.Errorf("image split is inconsistent: N=%d, %d labels, %d pixels", s.N, len(s.Y), len(s.X))
+	if len(s.Y) != s.N || len(s.Pix)%s.N != 0 || len(s.Pix) == 0 {
+		return nil, fmt.Errorf("image split is inconsistent: N=%d, %d labels, %d pixels", s.N, len(s.Y), len(s.Pix))
 	}
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch size %d, want ≥ 1", batch)
@@ -32,7 +32,7 @@ func NewImageBatcher(s *ImageSplit, batch int, seed int64, shuffle bool) (*Image
 	if batch > s.N {
 		return nil, fmt.Errorf("split has %d images, too few for one batch of %d", s.N, batch)
 	}
-	b := &ImageBatcher{split: s, batch: batch, rowLen: len(s.X) / s.N, order: make([]int32, s.N)}
+	b := &ImageBatcher{split: s, batch: batch, rowLen: s.RowLen(), order: make([]int32, s.N)}
 	if shuffle {
 		b.rng = newRand(seed)
 	}
@@ -53,7 +53,7 @@ func (b *ImageBatcher) Next(x []float32, y []uint8) (epochEnded bool) {
 			b.pos = 0
 		}
 		r := int(b.order[b.pos])
-		copy(x[i*b.rowLen:(i+1)*b.rowLen], b.split.X[r*b.rowLen:(r+1)*b.rowLen])
+		b.split.Scale(x[i*b.rowLen:(i+1)*b.rowLen], r, r+1)
 		y[i] = b.split.Y[r]
 		b.pos++
 		if b.pos == len(b.order) {

@@ -35,8 +35,8 @@ func checkRealMNIST(t *testing.T, imgs *Images) {
 		s    ImageSplit
 		n    int
 	}{{"train", imgs.Train, 55000}, {"val", imgs.Val, 5000}, {"test", imgs.Test, 10000}} {
-		if c.s.N != c.n || len(c.s.Y) != c.n || len(c.s.X) != c.n*784 {
-			t.Errorf("%s: N=%d, %d labels, %d pixels; want %d rows", c.name, c.s.N, len(c.s.Y), len(c.s.X), c.n)
+		if c.s.N != c.n || len(c.s.Y) != c.n || len(c.s.Pix) != c.n*784 {
+			t.Errorf("%s: N=%d, %d labels, %d pixels; want %d rows", c.name, c.s.N, len(c.s.Y), len(c.s.Pix), c.n)
 		}
 		var counts [10]int
 		for _, y := range c.s.Y {
@@ -55,7 +55,9 @@ func checkRealMNIST(t *testing.T, imgs *Images) {
 		t.Errorf("labels train[0]=%d test[0]=%d val[4999]=%d; want 5, 7, 8", imgs.Train.Y[0], imgs.Test.Y[0], imgs.Val.Y[4999])
 	}
 	var sum float64
-	for _, p := range imgs.Train.X[:784] {
+	first := make([]float32, 784)
+	imgs.Train.Scale(first, 0, 1)
+	for _, p := range first {
 		if p < 0 || p > 1 {
 			t.Fatalf("pixel %v outside [0,1]", p)
 		}

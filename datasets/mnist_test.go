@@ -30,15 +30,17 @@ func TestMNISTDirSplits(t *testing.T) {
 			}
 			row := c.set.h * c.set.w
 			check := func(split string, s ImageSplit, n, first int) {
-				if s.N != n || len(s.Y) != n || len(s.X) != n*row {
-					t.Fatalf("%s: N=%d labels=%d pixels=%d, want %d rows of %d", split, s.N, len(s.Y), len(s.X), n, row)
+				if s.N != n || len(s.Y) != n || len(s.Pix) != n*row {
+					t.Fatalf("%s: N=%d labels=%d pixels=%d, want %d rows of %d", split, s.N, len(s.Y), len(s.Pix), n, row)
 				}
 				for i := range n {
 					id := first + i
 					if s.Y[i] != uint8(id%10) {
 						t.Fatalf("%s row %d: label %d, want %d", split, i, s.Y[i], id%10)
 					}
-					for _, p := range s.X[i*row : (i+1)*row] {
+					x := make([]float32, row)
+					s.Scale(x, i, i+1)
+					for _, p := range x {
 						if p != float32(id)/255 {
 							t.Fatalf("%s row %d: pixel %v, want %v", split, i, p, float32(id)/255)
 						}
@@ -48,7 +50,7 @@ func TestMNISTDirSplits(t *testing.T) {
 			check("train", imgs.Train, c.nTrain, 0)
 			check("val", imgs.Val, c.nVal, c.nTrain)
 			check("test", imgs.Test, c.set.nTest, 0)
-			if cap(imgs.Train.X) != len(imgs.Train.X) || cap(imgs.Train.Y) != len(imgs.Train.Y) {
+			if cap(imgs.Train.Pix) != len(imgs.Train.Pix) || cap(imgs.Train.Y) != len(imgs.Train.Y) {
 				t.Error("train split's capacity reaches into val: an append would overwrite it")
 			}
 		})
@@ -67,8 +69,10 @@ func TestMNISTPixelScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if imgs.Test.X[0] != 0 || imgs.Test.X[255] != 1 || imgs.Test.X[51] != 0.2 {
-		t.Errorf("pixels 0, 51, 255 → %v %v %v; want 0, 0.2, 1", imgs.Test.X[0], imgs.Test.X[51], imgs.Test.X[255])
+	x := make([]float32, 256)
+	imgs.Test.Scale(x, 0, 1)
+	if x[0] != 0 || x[255] != 1 || x[51] != 0.2 {
+		t.Errorf("pixels 0, 51, 255 → %v %v %v; want 0, 0.2, 1", x[0], x[51], x[255])
 	}
 }
 

@@ -261,7 +261,7 @@ func imageBatches(split *datasets.ImageSplit, n, b, pixels int) []evalBatch {
 	var out []evalBatch
 	for start := 0; start < n; start += b {
 		e := evalBatch{images: make([]float32, b*pixels), targets: make([]int32, b), real: min(b, n-start)}
-		copy(e.images, split.X[start*pixels:(start+e.real)*pixels])
+		split.Scale(e.images, start, start+e.real)
 		for i := range e.targets {
 			e.targets[i] = -1
 			if i < e.real {
