@@ -5,6 +5,7 @@ the run's precision and the constants these read."""
 
 import torch
 
+from . import histogram as HG
 from . import probes as P
 from .finish import _as
 from .layer_state import _Call
@@ -52,6 +53,14 @@ class _Measure:
         t = self.consts.get(key)
         if t is None:
             t = self.consts[key] = torch.ones(d, dtype=dtype, device=device)
+        return t
+
+    def _edges(self, xf):
+        """The histogram's bin edges in xf's dtype and device, made once."""
+        key = ("edges", xf.dtype, xf.device)
+        t = self.consts.get(key)
+        if t is None:
+            t = self.consts[key] = HG.edges(self.run.hist_bins, xf.dtype, xf.device)
         return t
 
     def _acc(self, x):
@@ -103,6 +112,8 @@ class _Measure:
         st.own = None
         call = _Call((sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats), None, w_feat, w_row,
                      self.mask is not None, st.backwards, frozen, s.positions(x))
+        if self.hist_due:
+            call.hist = HG.measure(xf, w_feat, self.run.hist_bins, self._edges(xf))
         st.add(call)
         if frozen:
             self.touched = True
