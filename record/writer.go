@@ -64,10 +64,10 @@ type Writer struct {
 	maxStep    int64
 	keys       []keyEntry
 	stats      *chunkStats
-	standings  *probes.Standings // the Frames written, folded once each; Close draws End from it
+	standings  *probes.Standings  // the Frames written, folded once each; Close draws End from it
 	hist       *probes.HistLayout // the run's histogram bins (nil: none), which every Frame.Hists must fit
-	values     int64             // probe values written
-	frameBytes int64             // bytes of frame records written
+	values     int64              // probe values written
+	frameBytes int64              // bytes of frame records written
 }
 
 // headerJSON is the header record's payload.
