@@ -186,3 +186,29 @@ def test_off_by_default_costs_nothing(tmp_path, monkeypatch):
 def test_bad_options(tmp_path, kw, msg):
     with pytest.raises(ValueError, match=msg):
         normtop.watch(nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2)), str(tmp_path / "x.jsonl"), **kw)
+
+
+def test_normtop_reads_the_histograms(tmp_path, go_tool):
+    """normtop itself reads them: `export --format jsonl` gives back every
+    histogram the hook wrote, count for count, and replay --headless reads
+    the stream without a word of damage."""
+    import subprocess
+    import json as _json
+    (head, frames, _), _ = _train(tmp_path / "r.jsonl", 6, spectrum_every=3, histogram=12)
+    exe = go_tool("./cmd/normtop", "normtop")
+    out = subprocess.run([exe, "export", str(tmp_path / "r.jsonl"), "--format", "jsonl"], capture_output=True, text=True,
+                         check=True).stdout
+    got = {o["step"]: o.get("hist") for o in map(_json.loads, out.splitlines())}
+    n = 0
+    for f in frames:
+        if "hist" not in f:
+            assert got[f["step"]] is None
+            continue
+        for layer, h in f["hist"].items():
+            g = got[f["step"]][layer]
+            assert g["counts"] == h["counts"] and (g["under"], g["over"], g["nan"]) == (h["under"], h["over"], h["nan"])
+            assert g["mean"] == h["mean"] and g["std"] == h["std"]
+            n += 1
+    assert n == 2 * len(head["meta"]["Layers"])
+    rep = subprocess.run([exe, "replay", "--headless", str(tmp_path / "r.jsonl")], capture_output=True, text=True)
+    assert rep.returncode == 0 and rep.stderr == "", rep.stderr
