@@ -159,9 +159,9 @@ func (m *common) inputHistPanel(v, l, w, h int) []string {
 	last := &t.last.h
 	mu := "μ, σ —" // no finite entry
 	if !math.IsNaN(last.Mean) {
-		mu = "μ " + fmtVal(last.Mean) + " · σ " + fmtVal(last.Std)
+		mu = "μ " + fmtVal(last.Mean) + " σ " + fmtVal(last.Std)
 	}
-	out = append(out, fit(s.Heading.Render("input")+s.Dim.Render(fmt.Sprintf(" @%d · %s", t.last.step, mu)), w))
+	out = append(out, fit(s.Heading.Render("input")+s.Dim.Render(fmt.Sprintf(" @%d  %s", t.last.step, mu)), w))
 	paint := s.seriesStyle(v)
 	// Rows: title, bars, axis, tails, strip title, strip.
 	strip := min(len(t.kept), max(1, (h-4)*2/5))
