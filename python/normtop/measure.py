@@ -55,14 +55,6 @@ class _Measure:
             t = self.consts[key] = torch.ones(d, dtype=dtype, device=device)
         return t
 
-    def _edges(self, xf):
-        """The histogram's bin edges in xf's dtype and device, made once."""
-        key = ("edges", xf.dtype, xf.device)
-        t = self.consts.get(key)
-        if t is None:
-            t = self.consts[key] = HG.edges(self.run.hist_bins, xf.dtype, xf.device)
-        return t
-
     def _acc(self, x):
         """The dtype statistics are taken in: the run's, or the input's own
         (float32 at least) under precision="input"."""
@@ -113,7 +105,7 @@ class _Measure:
         call = _Call((sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats), None, w_feat, w_row,
                      self.mask is not None, st.backwards, frozen, s.positions(x))
         if self.hist_due:
-            call.hist = HG.measure(xf, w_feat, self.run.hist_bins, self._edges(xf))
+            call.hist = HG.measure(xf, w_feat, self.run.hist_bins)
         st.add(call)
         if frozen:
             self.touched = True
