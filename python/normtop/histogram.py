@@ -68,30 +68,33 @@ def measure(xf, w, bins):
     The bin of z is floor((z − lo)·B/(hi − lo)), computed as one affine map
     of x (no bucketize: on a CPU its binary search cost as much as the rest
     together); an entry within rounding of an edge may land on either side
-    of it."""
+    of it. One scratch tensor the size of xf is made and reused in place:
+    on a CPU each new tensor of a large input is fresh memory the kernel
+    maps page by page, which cost more than the arithmetic."""
     # |x| < ∞ is false for NaN and ±Inf: isfinite in one pass (torch's own
-    # took three times as long here). count_nonzero: a bool sum() first
-    # copies the mask to int64.
+    # was slower here). count_nonzero: a bool sum() first copies the mask to
+    # int64.
     fin = xf.abs() < math.inf
     if w is not None:
         fin &= (w > 0)[:, None]
     n = torch.count_nonzero(fin).to(xf.dtype)
-    x0 = torch.where(fin, xf, torch.zeros((), dtype=xf.dtype, device=xf.device))
-    mean = x0.sum() / n  # NaN when no entry is finite (0/0)
-    d = torch.where(fin, xf - mean, torch.zeros((), dtype=xf.dtype, device=xf.device)).reshape(-1)
-    std = (torch.dot(d, d) / n).sqrt()
+    out = ~fin
+    buf = xf.clone().masked_fill_(out, 0)  # masked_fill_, not where or × mask: no float copy of the mask
+    mean = buf.sum() / n  # NaN when no entry is finite (0/0)
+    buf.sub_(mean).masked_fill_(out, 0)  # the finite entries' deviations, 0 elsewhere
+    flat = buf.view(-1)
+    std = (torch.dot(flat, flat) / n).sqrt()
     ok = n > 0
     centre = torch.where(ok, mean, torch.zeros_like(mean))
     scale = torch.where(ok & (std > 0), std, torch.ones_like(std))
     per = bins / (2 * RANGE)  # bins per σ
-    a = per / scale
-    # k = floor(z·per + RANGE·per), z = (x − centre)/scale; −1 is under, B
-    # over. In-place ops with 0-d tensors: addcmul's broadcast was slower.
-    k = xf.sub(centre).mul_(a).add_(RANGE * per)
-    k = k.floor_().clamp_(-1, bins).add_(1).nan_to_num_(nan=bins + 2)
+    # k = floor(z·per + RANGE·per) + 1, z = (x − centre)/scale: 0 is under,
+    # B + 1 over (±Inf there too), B + 2 NaN, B + 3 padding (dropped).
+    torch.sub(xf, centre, out=buf)
+    buf.mul_(per / scale).add_(RANGE * per).floor_().clamp_(-1, bins).add_(1).nan_to_num_(nan=bins + 2)
     if w is not None:
-        k = torch.where((w > 0)[:, None], k, torch.full((), bins + 3, dtype=k.dtype, device=k.device))
-    counts = count(k.reshape(-1).long(), bins + 4, k.is_cuda and torch.are_deterministic_algorithms_enabled())
+        buf.masked_fill_((w <= 0)[:, None], bins + 3)
+    counts = count(flat.to(torch.int32), bins + 4, xf.is_cuda and torch.are_deterministic_algorithms_enabled())
     return torch.cat([counts[:bins + 3].to(torch.float64), torch.stack([mean, std]).to(torch.float64)])
 
 
