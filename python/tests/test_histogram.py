@@ -222,3 +222,25 @@ def test_sorted_count_is_bincount():
     k = k[k != 3]
     assert torch.equal(HG.count(k, 52, True), HG.count(k, 52, False))
     assert HG.count(k, 52, True)[3] == 0
+
+
+def test_accumulation_reports_the_last_micro_batch(tmp_path):
+    """Under gradient accumulation the step's histogram is the last
+    micro-batch's input, as the step's probes are."""
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(6, 12), nn.LayerNorm(12), nn.Linear(12, 1)).double()
+    run = normtop.watch(net, str(tmp_path / "acc.jsonl"), spectrum_every=1, histogram=12)
+    opt = torch.optim.SGD(net.parameters(), lr=0.0)  # weights fixed: the inputs are known
+    xs = [torch.randn(16, 6, dtype=DT) + 3 * k for k in range(4)]
+    opt.zero_grad()
+    for x in xs:
+        net(x).square().mean().backward()
+    opt.step()
+    run.log(1)
+    run.close()
+    head, frames, _ = read_stream(str(tmp_path / "acc.jsonl"))
+    with torch.no_grad():
+        want = numpy_hist(net[0](xs[-1]).numpy(), 12)
+    got = frames[0]["hist"][head["meta"]["Layers"][0]]
+    assert got["counts"] == want["counts"] and got["mean"] == pytest.approx(want["mean"], rel=1e-12)
+    assert sum(got["counts"]) + got["under"] + got["over"] == 16 * 12
