@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -247,5 +248,47 @@ func TestExportHist(t *testing.T) {
 	got := readAllFrames(t, r)
 	if len(got) != 2 || !sameFrame(probes.Frame{Hists: got[0].Hists}, probes.Frame{Hists: frames[0].Hists}) || got[1].Hists != nil {
 		t.Fatalf("the export read as a stream: %+v", got)
+	}
+}
+
+// TestStreamRankHists: another rank's histograms reach the merged run
+// under rank 0's layer numbers (its header lists the layers in another
+// order); a rank whose bins are not rank 0's has its histograms dropped
+// (they would not fit the run's layout), its other values kept.
+func TestStreamRankHists(t *testing.T) {
+	dir := t.TempDir()
+	bins := `"Histogram":{"Bins":4,"Lo":-6,"Hi":6,"Unit":"std"}`
+	head := `{"normtop_stream":1,"meta":{"RunID":"r","Variants":[{"Name":"ln"}],"Layers":["a","b"],` + bins + `},"streams":["run.rank1.jsonl","run.rank2.jsonl"]}` + "\n"
+	h := func(layer string, c int) string {
+		return `,"hist":{"` + layer + `":{"mean":0,"std":1,"counts":[1,` + itoa(c) + `,` + itoa(c) + `,1]}}`
+	}
+	files := map[string]string{
+		"run.jsonl":       head + line("ln", 1, h("b", 10)) + `{"end":{"status":"completed"}}` + "\n",
+		"run.rank1.jsonl": `{"normtop_stream":1,"meta":{"Variants":[{"Name":"ln"}],"Layers":["b","a"],` + bins + `}}` + "\n" + line("ln", 2, h("a", 20)) + `{"end":{"status":"completed"}}` + "\n",
+		"run.rank2.jsonl": `{"normtop_stream":1,"meta":{"Variants":[{"Name":"ln"}],"Layers":["a","b"],"Histogram":{"Bins":2,"Lo":-6,"Hi":6,"Unit":"std"}}}` + "\n" +
+			line("ln", 3, `,"layers":{"a":{"g_mu":7}},"hist":{"a":{"mean":0,"std":1,"counts":[5,5]}}`) + `{"end":{"status":"completed"}}` + "\n",
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(filepath.Join(dir, "run.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fs := readAllFrames(t, r)
+	if len(fs) != 3 {
+		t.Fatalf("%d frames, want 3", len(fs))
+	}
+	if hs := fs[0].Hists; len(hs) != 1 || hs[0].Layer != 1 || hs[0].Counts[1] != 10 {
+		t.Errorf("rank 0's histograms %+v, want layer b's", hs)
+	}
+	if hs := fs[1].Hists; fs[1].Variant != 1 || len(hs) != 1 || hs[0].Layer != 0 || hs[0].Counts[1] != 20 {
+		t.Errorf("rank 1's histograms %+v (variant %d), want layer a's under index 0", hs, fs[1].Variant)
+	}
+	if fs[2].Variant != 2 || fs[2].Hists != nil || fs[2].Layers[0][probes.GMu] != 7 {
+		t.Errorf("rank 2 (other bins): variant %d, hists %+v, layers %+v; want no histograms, g_mu kept", fs[2].Variant, fs[2].Hists, fs[2].Layers)
 	}
 }
