@@ -27,6 +27,7 @@
 //	alerts.go     outlier / ν-growth / AdaNorm alerts, one per episode
 //	evaltrack.go  smoothed train loss, generalization gap, over-fitting alert
 //	spectrum.go   embedding SVD off the training goroutine
+//	histogram.go  a layer's input histogram (Histogram) in its run's fixed bins (HistLayout)
 //	feed.go       Feed: the lossy, never-blocking path to the live UI
 //
 // It depends on normspec (the layer taps, variant specs) and gonum (SVD) and

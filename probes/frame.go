@@ -176,6 +176,9 @@ type Frame struct {
 	// Batch is the shape of the step's training batch (zero: not
 	// recorded).
 	Batch BatchShape
+	// Hists are the layers' input histograms taken at this step, in
+	// RunMeta.Histogram's bins, ascending by layer; nil when none was.
+	Hists []Histogram
 	// Timing: wall-clock facts. They are recorded and replayed but are not part
 	// of the run's determinism (tests compare Frames with these zeroed).
 	Elapsed     time.Duration // since the run started
@@ -213,4 +216,7 @@ type RunMeta struct {
 	// lr, seeds, probe intervals, loss convention, model sizes, ...), kept
 	// flat so that the run file and the header line stay readable.
 	Config map[string]string
+	// Histogram is the bins of the run's input histograms (Frame.Hists);
+	// nil when the run takes none.
+	Histogram *HistLayout `json:",omitempty"`
 }

@@ -16,6 +16,7 @@ const (
 	flagSpectrum             // Frame.Spectrum != nil
 	flagAlerts               // Frame.Alerts != nil
 	flagBatch                // Frame.Batch is known: it follows the bit part (codec_batch.go)
+	flagHist                 // Frame.Hists != nil: they follow the batch shape (codec_hist.go)
 )
 
 // Per-variant scalar series coded with the XOR predictor.
@@ -131,6 +132,9 @@ func (c *codec) encode(dst []byte, f *probes.Frame, keyframe bool) ([]byte, int)
 	if f.Batch.Known() {
 		e.batch(f.Batch)
 	}
+	if f.Hists != nil {
+		e.hists(f.Hists)
+	}
 	return e.b, n
 }
 
@@ -154,6 +158,9 @@ func frameFlags(f *probes.Frame, keyframe bool) byte {
 	}
 	if f.Batch.Known() {
 		flags |= flagBatch
+	}
+	if f.Hists != nil {
+		flags |= flagHist
 	}
 	return flags
 }
@@ -270,10 +277,15 @@ func (c *codec) decode(b []byte) (probes.Frame, error) {
 	if r.bad {
 		return f, errUndecodable
 	}
+	// The bit part ends with the byte its last bit is in.
+	t := dec{b: r.buf[r.pos:]}
 	if flags&flagBatch != 0 {
-		// The bit part ends with the byte its last bit is in.
-		t := dec{b: r.buf[r.pos:]}
 		if f.Batch = t.batch(); t.bad {
+			return f, errUndecodable
+		}
+	}
+	if flags&flagHist != 0 {
+		if f.Hists = t.hists(c.reg.layers); t.bad {
 			return f, errUndecodable
 		}
 	}

@@ -13,6 +13,7 @@ import (
 //	{"variant":"layernorm","variant_index":0,"step":12,"epoch":0.5,
 //	 "train_loss":2.31,"status":"running","elapsed_s":1.5,"steps_per_sec":40,
 //	 "batch":{"rows":412,"width":5,"tokens":1802},
+//	 "hist":{"block0.ln1":{"mean":0.1,"std":2,"under":0,"counts":[...],"over":1,"nan":0}},
 //	 "layers":{"block0.ln1":{"dist_mu":0.0123,...},...},
 //	 "eval":[{"split":"val","loss":2.4,"metric":3.46,"train_loss":2.3}],
 //	 (an accuracy is a percentage and says so: "metric":97.42,"unit":"%")
@@ -21,8 +22,8 @@ import (
 //	            "value":3,"threshold":0.3,"msg":"..."}]}
 //
 // Probe names are those of docs/math.md §5; unmeasured probes are left
-// out; batch, layers, eval, spectrum and alerts appear only when the Frame
-// has them.
+// out; batch, hist, layers, eval, spectrum and alerts appear only when the
+// Frame has them.
 func ExportJSONL(w io.Writer, r *Reader) error {
 	bw := bufio.NewWriter(w)
 	m := r.Meta()
@@ -57,6 +58,7 @@ func appendJSONFrame(b []byte, m probes.RunMeta, f *probes.Frame) []byte {
 	b = append(b, `,"steps_per_sec":`...)
 	b = probes.AppendJSONFloat(b, f.StepsPerSec)
 	b = appendJSONBatch(b, f.Batch)
+	b = appendJSONHists(b, m, f.Hists)
 	if f.Layers != nil {
 		b = appendJSONLayers(b, m, f.Layers)
 	}

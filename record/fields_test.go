@@ -10,7 +10,7 @@ import (
 
 // TestProbesTypesCovered fails when probes adds a field to a type the run
 // file stores, so the codec (codec.go, eval.go) and docs/formats.md are extended
-// in step (codec_batch.go for the batch shape). RunMeta is stored as JSON and needs no entry here. Frame.System
+// in step (codec_batch.go for the batch shape, codec_hist.go for the input histograms). RunMeta is stored as JSON and needs no entry here. Frame.System
 // is not stored, on purpose: it is a stream writer's report of its own
 // process (docs/formats.md "system"), which only a stream carries; normtop's
 // trainer writes run files and records no process facts (its dashboard
@@ -20,8 +20,9 @@ func TestProbesTypesCovered(t *testing.T) {
 		typ    any
 		stored []string
 	}{
-		{probes.Frame{}, []string{"Variant", "Step", "Epoch", "TrainLoss", "Layers", "Eval", "Spectrum", "Alerts", "Status", "Batch", "Elapsed", "StepsPerSec", "System"}},
+		{probes.Frame{}, []string{"Variant", "Step", "Epoch", "TrainLoss", "Layers", "Eval", "Spectrum", "Alerts", "Status", "Batch", "Hists", "Elapsed", "StepsPerSec", "System"}},
 		{probes.BatchShape{}, []string{"Rows", "Width", "Tokens"}},
+		{probes.Histogram{}, []string{"Layer", "Mean", "Std", "Under", "Counts", "Over", "NaN"}},
 		{probes.Eval{}, []string{"Split", "Loss", "Metric", "TrainLoss"}},
 		{probes.Spectrum{}, []string{"Step", "Sigma", "EffRank"}},
 		{probes.Alert{}, []string{"Kind", "Step", "Layer", "Probe", "Value", "Threshold", "Msg"}},

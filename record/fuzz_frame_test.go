@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/normtop/normtop/probes"
 )
 
 // fuzzCodec is the registry FuzzFrameDecode decodes against.
@@ -59,7 +61,12 @@ func frameSeeds() [][]byte {
 		p, _ := fuzzCodec().encode(nil, &fr, true)
 		out = append(out, p)
 	}
-	return out
+	// A frame with the layers' input histograms after its batch shape.
+	fr := randomFrame(rng, meta, 5)
+	fr.Batch = probes.BatchShape{Rows: 4, Width: 3, Tokens: 12}
+	fr.Hists = testHists(3, 2)
+	p, _ := fuzzCodec().encode(nil, &fr, true)
+	return append(out, p)
 }
 
 // TestWriteFrameFuzzCorpus regenerates testdata/fuzz/FuzzFrameDecode when

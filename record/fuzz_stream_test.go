@@ -52,6 +52,13 @@ func streamSeeds() []string {
 			line("ln", 2, `,"batch":{"rows":2,"width":3}`) + line("bn", 2, `,"batch":null`),
 		twoLayerHead + line("ln", 1, `,"batch":{"rows":-1,"width":5,"tokens":3}`) + line("ln", 2, `,"batch":{"rows":4,"width":2.5}`) +
 			line("ln", 3, `,"batch":{"rows":2,"width":3,"tokens":7}`) + line("ln", 4, `,"batch":"412x5"`),
+		// Input histograms: good ones (a NaN mean, an unknown layer), then each kind of refusal.
+		histHead + line("ln", 1, `,"hist":{"a":{"mean":0.5,"std":2,"under":1,"counts":[3,40,50,2],"over":0,"nan":4},"b":{"mean":null,"std":null,"counts":[0,0,0,0],"nan":9},"zz":{}}`) +
+			line("bn", 1, `,"hist":null`) + line("ln", 2, `,"hist":{"a":{"mean":0,"std":1,"counts":[1,2,3]}}`) +
+			line("ln", 3, `,"hist":{"a":{"mean":0,"std":1,"counts":[1,-2,3.5,null]}}`) + line("ln", 4, `,"hist":{"b":{"mean":"+Inf","std":-1,"counts":[1,2,3,4,5]}}`) +
+			line("ln", 5, `,"hist":{"b":{"mean":0,"std":1,"under":9007199254740993,"counts":[1,2,3,4]}}`) + line("ln", 6, `,"hist":[1]`),
+		twoLayerHead + line("ln", 1, `,"hist":{"a":{"mean":0,"std":1,"counts":[1,2,3,4]}}`),
+		`{"normtop_stream":1,"meta":{"Variants":[{"Name":"a"}],"Layers":["x"],"Histogram":{"Bins":1025,"Lo":-6,"Hi":6,"Unit":"std"}}}` + "\n",
 	}
 }
 

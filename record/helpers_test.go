@@ -117,6 +117,7 @@ type bitsFrame struct {
 	Alerts [][2]uint64
 	Scal   [3]uint64
 	NilL   bool
+	Hists  [][2]uint64 // each histogram's mean and σ bits (NaN means "no finite entry")
 }
 
 func frameBits(f probes.Frame) bitsFrame {
@@ -152,6 +153,13 @@ func frameBits(f probes.Frame) bitsFrame {
 	for i, a := range f.Alerts {
 		b.Alerts = append(b.Alerts, [2]uint64{math.Float64bits(a.Value), math.Float64bits(a.Threshold)})
 		f.Alerts[i].Value, f.Alerts[i].Threshold = 0, 0
+	}
+	if f.Hists != nil {
+		f.Hists = append([]probes.Histogram{}, f.Hists...)
+		for i, h := range f.Hists {
+			b.Hists = append(b.Hists, [2]uint64{math.Float64bits(h.Mean), math.Float64bits(h.Std)})
+			f.Hists[i].Mean, f.Hists[i].Std = 0, 0
+		}
 	}
 	f.Epoch, f.TrainLoss, f.StepsPerSec = 0, 0, 0
 	f.Layers = nil

@@ -98,6 +98,11 @@ func (r *runFile) readHead(p []byte) error {
 	if np := int(probes.NumProbes); seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), np) {
 		return fmt.Errorf("run file %s: %w", r.path, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), np))
 	}
+	if l := h.Meta.Histogram; l != nil {
+		if err := l.Check(); err != nil {
+			return fmt.Errorf("run file %s: header: %v", r.path, err)
+		}
+	}
 	r.meta = h.Meta.Safe() // every output shows these strings: sanitised once, here
 	reg, err := decodeRegistry(rp, r.meta)
 	if err != nil {

@@ -95,6 +95,7 @@ type streamLine struct {
 	} `json:"spectrum"`
 	Alerts []streamAlert   `json:"alerts"`
 	Batch  json.RawMessage `json:"batch"` // stream_batch.go
+	Hist   json.RawMessage `json:"hist"`  // stream_hist.go
 	System *struct {
 		WallS        probes.JSONFloat `json:"wall_s"`
 		RSSBytes     probes.JSONFloat `json:"rss_bytes"`
@@ -150,6 +151,11 @@ func parseStreamHeader(line []byte) (h streamHeader, err error) {
 		return h, fmt.Errorf("its header names %d variants and %d layers; at most %d and %d", len(h.Meta.Variants), len(h.Meta.Layers), maxStreamVariants, maxStreamLayers)
 	case seriesOver(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes)):
 		return h, seriesError(len(h.Meta.Variants), len(h.Meta.Layers), int(probes.NumProbes))
+	}
+	if l := h.Meta.Histogram; l != nil {
+		if err := l.Check(); err != nil {
+			return h, fmt.Errorf("its header's meta.Histogram: %v", err)
+		}
 	}
 	for _, p := range h.Streams {
 		// Confined to the stream's directory: a header is untrusted input,
@@ -212,6 +218,11 @@ func (s *streamMap) parseStreamLine(line []byte) (f probes.Frame, e End, kind in
 	}
 	if l.Batch != nil && !bytes.Equal(l.Batch, []byte("null")) {
 		if f.Batch, err = parseStreamBatch(l.Batch); err != nil {
+			return f, e, 0, err
+		}
+	}
+	if l.Hist != nil && !bytes.Equal(l.Hist, []byte("null")) {
+		if f.Hists, err = s.parseStreamHists(l.Hist); err != nil {
 			return f, e, 0, err
 		}
 	}

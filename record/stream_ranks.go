@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/normtop/normtop/probes"
@@ -168,6 +169,7 @@ func (rm *rankMerge) fill(rs *rankStream) error {
 				}
 			}
 		}
+		f.Hists = rm.rankHists(rs, f.Hists)
 		rs.la = &f
 	}
 	return nil
@@ -331,4 +333,26 @@ func staysInDir(streamDir, path string) error {
 		return fmt.Errorf("a symbolic link leads it out of the stream's directory (to %s); refused", real)
 	}
 	return nil
+}
+
+// rankHists maps a rank's histograms to this run's layers: those of layers
+// rank 0 does not name are dropped, and all of them when the rank's bins
+// are not rank 0's (they would not fit the run's layout).
+func (rm *rankMerge) rankHists(rs *rankStream, hs []probes.Histogram) []probes.Histogram {
+	if hs == nil {
+		return nil
+	}
+	own, run := rs.r.Meta().Histogram, rm.meta.Histogram
+	if own == nil || run == nil || *own != *run {
+		return nil
+	}
+	out := make([]probes.Histogram, 0, len(hs))
+	for _, h := range hs {
+		if h.Layer < len(rs.lmap) && rs.lmap[h.Layer] >= 0 {
+			h.Layer = rs.lmap[h.Layer]
+			out = append(out, h)
+		}
+	}
+	slices.SortFunc(out, func(a, b probes.Histogram) int { return a.Layer - b.Layer })
+	return out
 }

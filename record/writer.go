@@ -71,9 +71,10 @@ type Writer struct {
 	maxStep    int64
 	keys       []keyEntry
 	stats      *chunkStats
-	standings  *probes.Standings // the Frames written, folded once each; Close draws End from it
-	values     int64             // probe values written
-	frameBytes int64             // bytes of frame records written
+	standings  *probes.Standings  // the Frames written, folded once each; Close draws End from it
+	hist       *probes.HistLayout // the run's histogram bins (nil: none), which every Frame.Hists must fit
+	values     int64              // probe values written
+	frameBytes int64              // bytes of frame records written
 }
 
 // headerJSON is the header record's payload.
@@ -94,6 +95,11 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	}
 	if seriesOver(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)) {
 		return nil, fmt.Errorf("run file %s: %w", path, seriesError(len(meta.Variants), len(meta.Layers), int(probes.NumProbes)))
+	}
+	if h := meta.Histogram; h != nil {
+		if err := h.Check(); err != nil {
+			return nil, fmt.Errorf("run file %s: %v", path, err)
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("run file %s: %w", path, err)
@@ -125,7 +131,7 @@ func Create(path string, meta probes.RunMeta) (*Writer, error) {
 	reg := newRegistry(meta)
 	w := &Writer{
 		path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), reg: reg, codec: newCodec(reg),
-		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), standings: probes.NewStandings(meta),
+		sinceKey: -1, lastIndex: -1, maxStep: noStep, stats: newChunkStats(len(reg.series)), standings: probes.NewStandings(meta), hist: meta.Histogram,
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	buf := appendPrelude(nil)
@@ -205,6 +211,9 @@ func (w *Writer) Write(f probes.Frame) error {
 	}
 	if !f.Batch.Valid() {
 		return fmt.Errorf("run file %s: frame of step %d has batch %d×%d with %d tokens, not a batch: %w", w.path, f.Step, f.Batch.Rows, f.Batch.Width, f.Batch.Tokens, errFrameInvalid)
+	}
+	if err := probes.CheckHists(f.Hists, w.hist, w.reg.layers); err != nil {
+		return fmt.Errorf("run file %s: frame of step %d: %v: %w", w.path, f.Step, err, errFrameInvalid)
 	}
 	pending := int64(len(w.batch))
 	key := w.sinceKey < 0 || w.sinceKey+pending >= keyframeEvery ||

@@ -144,7 +144,9 @@ func (m *layersScreen) ShortHelp(bool) []key.Binding { return keymap.probeChart(
 
 func (m *layersScreen) Guide() string {
 	return "Layers: the selected variant's layers × probes, sparkline of the run and latest value; ! marks the value shown when it is an outlier " +
-		"(alerted at its step, or > 10× the median shown; earlier alerts are on the Events screen). The chart follows the selected layer × probe."
+		"(alerted at its step, or > 10× the median shown; earlier alerts are on the Events screen). The chart follows the selected layer × probe. " +
+		"Where the run has input histograms (python/normtop's histogram=), the layer's shows beside it: the latest (log count per bin of the input's own σ, " +
+		"under and over at the sides) and, below, how it moved (steps × bins, newest at the bottom)."
 }
 
 func (m *layersScreen) layersView(w, h int) []string {
@@ -222,7 +224,9 @@ func (m *layersScreen) layersView(w, h int) []string {
 		}
 		out = append(out, withNote(s.Dim.Render(cap), s.Dim.Render(m.windowNote()), w))
 		series := append(m.faintRaw(hp, vi), chartSeries{label: v.label, color: vi, bs: bs})
-		out = append(out, m.drawChart(series, m.stepSpec(w, detailH, warm, len(out)))...)
+		pw := m.inputHistWidth(w, vi, l) // the layer's input histogram beside the chart, if any
+		chart := m.drawChart(series, m.stepSpec(w-pw, detailH, warm, len(out)))
+		out = append(out, m.besideInputHist(chart, w-pw, vi, l, pw)...)
 	}
 	return out
 }

@@ -71,6 +71,7 @@ type store struct {
 	// (python/normtop's system=True), with the step it came with.
 	writer     *probes.System
 	writerStep int
+	inputs     *inputHists // the layers' input histograms (inputhist.go)
 }
 
 func newStore(meta probes.RunMeta) *store {
@@ -103,6 +104,7 @@ func (s *store) reset() {
 			v.warmups[l], _ = s.meta.LayerWarmup(i, name)
 		}
 	}
+	s.inputs = newInputHists(s.meta)
 	s.events = s.events[:0]
 	s.dropped, s.step, s.epoch, s.elapsed, s.frames = 0, 0, 0, 0, 0
 }
@@ -135,6 +137,7 @@ func (s *store) add(f *probes.Frame) {
 		s.writer, s.writerStep = f.System, f.Step
 	}
 	s.hs.Add(*f)
+	s.inputs.add(f)
 	if x := f.TrainLoss; !math.IsNaN(x) && !math.IsInf(x, 0) {
 		for k := 1; k < len(v.smoothed); k++ {
 			v.smoothed[k].Add(f.Step, v.ema[k].add(x))

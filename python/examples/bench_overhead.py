@@ -17,6 +17,12 @@ holds its `normtop` directory, e.g. the python/ of an older checkout made
 with `git worktree add /tmp/old <commit>`): the modes are then none,
 every=1 and against every=1, and the last line gives, paired per round,
 this version's step against the other's.
+
+--histogram times watch(histogram=True) with a histogram at every step
+(spectrum_every=1, no embedding spectrum): the modes are none, every=1 and
+every=1+hist, and the last line gives, paired per round, the histogram
+step against the plain every=1 step (the worst case: a run pays it on one
+step in spectrum_every).
 """
 
 import argparse
@@ -69,6 +75,7 @@ def main():
     ap.add_argument("--precision", default="input", choices=["input", "float32", "float64"])
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--against", metavar="DIR", help="another version's python/ directory, timed beside this one")
+    ap.add_argument("--histogram", action="store_true", help="time input histograms at every step against every=1")
     a = ap.parse_args()
     if a.rounds < 1 or a.steps < 1 or a.threads < 0:
         ap.error("--rounds and --steps want 1 or more, --threads 0 or more")
@@ -82,6 +89,8 @@ def main():
     modes = {"none": None, "every=1": 1, "every=5": 5, "every=10": 10}
     if against is not None:
         modes = {"none": None, "every=1": 1, "against": 1}
+    if a.histogram:
+        modes = {"none": None, "every=1": 1, "every=1+hist": 1}
     # Per mode and round: the median step's wall time and the main thread's
     # CPU time (time.thread_time: the work done on the training thread,
     # which other processes on a shared machine do not inflate; torch runs
@@ -106,8 +115,9 @@ def main():
             run = None
             if every:
                 pkg = against if name == "against" else normtop
+                hist = {"spectrum_every": 1, "histogram": True, "embedding": False} if name == "every=1+hist" else {}
                 run = pkg.watch(model, os.path.join(tmp, f"{name}-{r}.jsonl"), every=every,
-                                    precision=a.precision, spectrum_every=100)
+                                precision=a.precision, **{"spectrum_every": 100, **hist})
             step = 0
             ts = [one(run) for _ in range(a.steps)]
             wall[name].append(statistics.median(t[0] for t in ts))
@@ -123,6 +133,9 @@ def main():
     if against is not None:
         print(f"every=1 against {a.against}, paired per round: wall {_spread(wall['every=1'], wall['against'])}, "
               f"thread CPU {_spread(cpu['every=1'], cpu['against'])}")
+    if a.histogram:
+        print(f"every=1+hist against every=1, paired per round: wall {_spread(wall['every=1+hist'], wall['every=1'])}, "
+              f"thread CPU {_spread(cpu['every=1+hist'], cpu['every=1'])}")
 
 
 def _load(ap, root):

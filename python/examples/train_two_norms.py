@@ -37,6 +37,10 @@ def main():
     ap.add_argument("--every", type=int, default=1, help="measure the probes every N steps")
     ap.add_argument("--delay", type=float, default=0, help="sleep this long after each step (demos)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--spectrum-every", type=int, default=100, help="embedding spectrum (and histograms) every N steps")
+    ap.add_argument("--histogram", type=int, default=0,
+                    help="write each norm layer's input histogram with this many bins every --spectrum-every steps "
+                         "(0: off; 48 is normtop's default)")
     a = ap.parse_args()
     try:
         text = open(a.data, encoding="utf-8").read()
@@ -52,6 +56,7 @@ def main():
         models[kind] = TinyTransformer(vocab, kind, seq=a.seq)
     opts = {k: torch.optim.Adam(m.parameters(), lr=a.lr) for k, m in models.items()}
     run = normtop.watch(models, a.out, every=a.every, metric="bpc", data=os.path.basename(a.data),
+                        spectrum_every=a.spectrum_every, histogram=a.histogram or False,
                         model_name="pytorch:TinyTransformer",
                         config={"steps": a.steps, "batch": a.batch, "seq_len": a.seq, "lr": a.lr, "d_model": 64,
                                 "layers": 2, "heads": 4, "loss_convention": "mean over tokens"})

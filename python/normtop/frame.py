@@ -78,6 +78,8 @@ def line(layers, v, p, status="running"):
         o["system"] = p["system"]
     if p.get("batch") is not None:
         o["batch"] = p["batch"]
+    if p.get("hist"):
+        o["hist"] = p["hist"]
     return o
 
 

@@ -6,6 +6,7 @@ import uuid
 
 import torch
 
+from . import histogram
 from .sites import unwatched
 from .stream import rfc3339
 from .warn import warn
@@ -146,7 +147,7 @@ def header(run, start, precision, rank, config, run_id, model_name, data, metric
     for k, v in (config or {}).items():
         cfg[str(k)] = str(v)
     first = run.variants[0].model
-    return {
+    meta = {
         "RunID": run_id or start.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
         "Model": model_name or "pytorch:" + type(first).__name__,
         "Data": data,
@@ -156,3 +157,6 @@ def header(run, start, precision, rank, config, run_id, model_name, data, metric
         "Start": rfc3339(start),
         "Config": cfg,
     }
+    if run.hist_bins:
+        meta["Histogram"] = histogram.layout(run.hist_bins)
+    return meta

@@ -37,7 +37,7 @@ class _Call:
     its own forward vectors, so a backward is never combined with another
     run's statistics."""
 
-    __slots__ = ("fwd", "bwd", "x", "w_feat", "w_row", "masked", "epoch", "frozen", "positions")
+    __slots__ = ("fwd", "bwd", "x", "w_feat", "w_row", "masked", "epoch", "frozen", "positions", "hist")
 
     def __init__(self, fwd, x, w_feat, w_row, masked, epoch, frozen, positions):
         self.fwd, self.bwd, self.masked = fwd, None, masked
@@ -46,6 +46,7 @@ class _Call:
         # their backwards and the same epoch ran in one forward (a shared
         # module); accumulation's micro-batches each have their own.
         self.epoch, self.frozen, self.positions = epoch, frozen, positions
+        self.hist = None  # the input's histogram on a histogram step (histogram.measure)
 
     def done(self):
         """Complete: its backward ran, or it is measured on its forward only

@@ -5,6 +5,7 @@ the run's precision and the constants these read."""
 
 import torch
 
+from . import histogram as HG
 from . import probes as P
 from .finish import _as
 from .layer_state import _Call
@@ -103,6 +104,8 @@ class _Measure:
         st.own = None
         call = _Call((sums, sq, P.min_max(xf, w_feat), n, own, params, own_stats), None, w_feat, w_row,
                      self.mask is not None, st.backwards, frozen, s.positions(x))
+        if self.hist_due:
+            call.hist = HG.measure(xf, w_feat, self.run.hist_bins)
         st.add(call)
         if frozen:
             self.touched = True

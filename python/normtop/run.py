@@ -9,6 +9,7 @@ import time
 import torch
 
 from . import frame
+from . import histogram as HG
 from . import header as H
 from . import probes as P
 from . import sites as S
@@ -27,8 +28,9 @@ class Run:
     def __init__(self, models, path, every=1, modules=None, spectrum_every=100, embedding=None,
                  momentum=DEFAULT_MOMENTUM, precision="input", run_id=None, model_name=None,
                  data="", metric="", config=None, streams=None, rank=None, if_exists="error", system=False,
-                 kinds=None):
+                 kinds=None, histogram=False):
         self.acc = H.check_options(every, spectrum_every, momentum, precision)
+        self.hist_bins = HG.check(histogram, spectrum_every)
         self.every, self.momentum = every, float(momentum)
         self.spectrum_every = spectrum_every
         models = H.check_models(models)
@@ -46,6 +48,7 @@ class Run:
         index = {n: i for i, n in enumerate(self.layers)}
         for v in self.variants:
             v.attach(index)
+            v.hist_due = HG.due(1, self.hist_bins, spectrum_every)
             v.set_due(self._due(1))
         self.closed = False
         # A script that ends without close() still writes its last step and
@@ -60,7 +63,8 @@ class Run:
                 pass
 
     def _due(self, step):
-        return step % self.every == 0
+        """Probes are measured at step: an every-th step, or a histogram's."""
+        return step % self.every == 0 or HG.due(step, self.hist_bins, self.spectrum_every)
 
     def _variant(self, variant):
         if variant is None:
@@ -115,6 +119,8 @@ class Run:
             p["layers"] = layers
         if v.batch is not None:
             p["batch"] = v.batch
+        if v.hists:
+            p["hist"] = {self.layers[row]: h for row, h in sorted(v.hists.items())}
         frame.add_evals(v, p, val_loss, val_metric, test_loss, test_metric)
         emb = self.embeddings[v.index]
         if emb is not None and self.spectrum_every and step % self.spectrum_every == 0 and p["spectrum"] is None:
@@ -122,6 +128,7 @@ class Run:
             p["spectrum"] = {"step": step, "sigma": [num(x) for x in sig.cpu().tolist()], "eff_rank": num(float(er))}
         if v.mask is not None:  # a mask holds for one step: never for another batch
             v.mask, v.mask_on, v.mask_used = None, {}, True
+        v.hist_due = HG.due(step + 1, self.hist_bins, self.spectrum_every)
         v.set_due(self._due(step + 1))
         flush()
 

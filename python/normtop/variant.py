@@ -6,6 +6,7 @@ import math
 import torch
 
 from . import finish as F
+from . import histogram as HG
 from . import probes as P
 from .batch import batch_of_call, batch_of_mask
 from .feeds import Feeds
@@ -40,6 +41,8 @@ class _Variant(_Measure):
         self.last_given = self.last_recorded = self.step_offset = 0  # steps as given and as recorded
         self.step_warned = False
         self.batch = None  # this step's batch shape ({"rows", "width", "tokens"}), set by take()
+        self.hist_due = False  # the next due step takes the layers' input histograms
+        self.hists = None  # row → this step's "hist" entry, set by take()
 
     def attach(self, layer_index):
         for s in self.sites:
@@ -192,6 +195,8 @@ class _Variant(_Measure):
             st.frozen_now = call is not None and call.frozen
             if call is not None:
                 self._gw(st, copy, out)
+                if call.hist is not None:
+                    self._hist(st, call.hist, copy)
                 if self.batch is None and (self.mask is None or self.mask.dim() > 2):  # else: the mask's shape
                     self.batch = batch_of_call(call, copy)
             if call is not None and self.mask_used and not call.masked:
@@ -224,6 +229,14 @@ class _Variant(_Measure):
             out[st.row][P.GW_NORM] = math.sqrt(sum(v[0] for v in vals))
         copy.add(parts, then)
 
+    def _hist(self, st, h, copy):
+        """st's input histogram, in the step's copy."""
+        bins = self.run.hist_bins
+
+        def then(vals):
+            self.hists[st.row] = HG.entry(vals[0], bins)
+        copy.add([h], then)
+
     def take(self, extra=None):
         """The probe values of the step as host floats: one copy per device
         holding a site (one in the usual case). extra: a tensor to bring back
@@ -231,6 +244,7 @@ class _Variant(_Measure):
         out = None
         copy = F.Copy()
         self.batch = None
+        self.hists = {}
         if self.touched:  # some run of a layer had its backward: a training step was measured
             out = [[math.nan] * P.NUM_PROBES for _ in self.run.layers]
             self.finish(copy, out)

@@ -62,7 +62,10 @@ def watch(model, path, every=1, modules=None, ranks=0, **kw):
     if_exists ("error": an existing path is refused; "suffix": the first
     free path.<k>, see run.path), system (False; True: each step's line
     carries the process's wall time per step, resident memory and peak
-    CUDA memory, shown on the dashboard's config panel).
+    CUDA memory, shown on the dashboard's config panel), histogram (False;
+    True: every spectrum_every steps each layer's input histogram, 48 fixed
+    bins over ±6 of the input's own standard deviations, shown on the
+    dashboard's Layers screen; an integer: that many bins; histogram.py).
     """
     rank, world = 0, 1
     dist = torch.distributed

@@ -6,6 +6,7 @@ wait for the device; here (no GPU) the calls are counted on the CPU, where
 the same code runs."""
 
 import contextlib
+import json
 
 import pytest
 import torch
@@ -71,13 +72,16 @@ class Net(nn.Module):
         return self.bn2(c).square().mean()
 
 
+@pytest.mark.parametrize("hist", [False, True], ids=["nohist", "histogram"])
 @pytest.mark.parametrize("masked", [False, True], ids=["unmasked", "masked"])
 @pytest.mark.parametrize("precision", ["input", "float64"])
-def test_no_host_read_in_the_hooks_and_one_per_log(tmp_path, masked, precision):
+def test_no_host_read_in_the_hooks_and_one_per_log(tmp_path, masked, precision, hist):
+    """Input histograms (at every step here) ride in the same one copy."""
     torch.manual_seed(0)
     net = Net(groupnorm=not masked)  # GroupNorm takes a mask of one flag per sample only
     opt = torch.optim.SGD(net.parameters(), lr=0.01)
-    run = normtop.watch(net, str(tmp_path / "s.jsonl"), precision=precision, spectrum_every=0)
+    run = normtop.watch(net, str(tmp_path / "s.jsonl"), precision=precision, spectrum_every=1 if hist else 0,
+                        histogram=8 if hist else False, embedding=False)
     assert len(run.layers) == 4 if masked else 5
     x = torch.randn(4, 6, 4)
     mask = torch.ones(4, 6, dtype=torch.bool)
@@ -96,6 +100,9 @@ def test_no_host_read_in_the_hooks_and_one_per_log(tmp_path, masked, precision):
         # The probes of all layers and the loss: one copy.
         assert calls == ["tolist"], f"step {step}: log() made {calls}"
     run.close()
+    if hist:
+        frames = [json.loads(l) for l in open(tmp_path / "s.jsonl")][1:-1]
+        assert all(len(f["hist"]) == len(run.layers) for f in frames)
 
 
 def test_counting_sees_a_host_read():
