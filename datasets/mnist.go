@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 )
 
 // ImageSplit is one split of an image set: Pix holds N rows of H*W pixels
@@ -70,6 +71,10 @@ func MNIST(dir string) (*Images, error) { return MNISTContext(context.Background
 // MNISTContext is MNIST that stops reading an IDX directory, with ctx's
 // error, when ctx is cancelled. (The GoMNIST files are local and small.)
 func MNISTContext(ctx context.Context, dir string) (*Images, error) {
+	// Loading leaves tens of MB of garbage (the gzip bytes, the other
+	// files' buffers) that the runtime would hand back to the OS only over
+	// minutes; a run holds its data for hours, so return it now, once.
+	defer debug.FreeOSMemory()
 	if dir == "" {
 		return loadGoMNIST(userCacheDir())
 	}
@@ -183,9 +188,11 @@ var pixelScale = func() (t [256]float32) {
 	return t
 }()
 
+// toSplit keeps pix as it is (the decoded file's own buffer: nothing
+// writes to it after decoding, and a copy would hold the images twice
+// while loading).
 func toSplit(pix, labels []byte, n, rowLen int) ImageSplit {
-	x := make([]uint8, len(pix))
-	copy(x, pix)
+	x := pix[:len(pix):len(pix)]
 	y := make([]uint8, n)
 	copy(y, labels)
 	return ImageSplit{Pix: x, Y: y, N: n}
