@@ -168,16 +168,17 @@ set:
 	RET
 
 // kernel8x16 is kernel8x32 for a last panel of at most 16 columns: one Z
-// accumulator per row, the same FMA chain per element. It reads the first
-// 16 columns of each B row at stride ldb, so it runs on 32-wide packed
-// panels as they are, and reads and writes only the columns of C in the
-// mask cols (K1): C's last columns need no edge copy, and the masked-off
-// lanes of the loads are not read, so they cannot fault.
+// accumulator per row, the same FMA chain per element. It reads the
+// columns in the mask cols (K1) of each B row at stride ldb, so it runs on
+// 32-wide packed panels as they are and on a B of fewer than 16 columns
+// read in place, and reads and writes only those columns of C: C's last
+// columns need no edge copy, and the masked-off lanes of the loads are not
+// read, so they cannot fault.
 
 // STEP16 does one p for eight rows: Z16 is B's row, Z18-Z25 the
 // broadcasts; registers as in STEP32.
 #define STEP16 \
-	VMOVUPS      (BX), Z16 \
+	VMOVUPS.Z    (BX), K1, Z16 \
 	VBROADCASTSS (AX), Z18 \
 	VFMADD231PS  Z16, Z18, Z0 \
 	VBROADCASTSS (AX)(R8*1), Z19 \
