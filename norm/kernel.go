@@ -218,6 +218,9 @@ func (in *instance) rowScales(i int) []float64 {
 // (NaN if x holds a NaN) over the whole input.
 func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs float64) {
 	d := in.l.d
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		return tapAccumMat(all, d, mean, psi)
+	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
 	for i := 0; i < in.n; i++ {
@@ -250,6 +253,9 @@ func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs
 // whole input.
 func statTapDevs[T float](in *instance, x []T, inMean float64, mean, vr []float64) (ss float64) {
 	d := in.l.d
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		return tapDevMat(all, d, inMean, mean, vr)
+	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
 	for i := 0; i < in.n; i++ {

@@ -234,7 +234,13 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 		colGradOutMat(all, g[:in.n*d], d, in.gam64, in.colMu[:d], in.colA[:d], cmu, cvar, dx[:in.n*d], gvs)
 		for i := range gvs {
 			gvarSum += math.Sqrt(gvs[i])
-			mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		}
+		if tap && colMatGo(all, d) {
+			mom = momentsMat(dx[:in.n*d], g[:in.n*d], d)
+		} else if tap {
+			for i := 0; i < in.n; i++ {
+				mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+			}
 		}
 	} else {
 		for i := 0; i < in.n; i++ {

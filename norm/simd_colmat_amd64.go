@@ -2,7 +2,10 @@
 
 package norm
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // The whole-matrix kernels of simd_colmat_amd64.s: the per-feature
 // family's passes over a batch of plain rows (no padding mask, no
@@ -19,6 +22,15 @@ func colWriteMat32(x []float32, d int, mu, a, gam, bet []float64, y []float32)
 
 //go:noescape
 func colParamGradsMat32(x, g []float32, d int, mu, a, dgam, dbet []float64)
+
+//go:noescape
+func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+
+//go:noescape
+func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+
+//go:noescape
+func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
 
 //go:noescape
 func colGradOutMat32(x, g []float32, d int, gam, mu, a, cmu, cvar []float64, dx []float32, gv []float64)
@@ -59,4 +71,31 @@ func colGradOutMat[T float](x, g []T, d int, gam, mu, a, cmu, cvar []float64, dx
 		panic("norm: colGradOutMat: gv is not one value per row")
 	}
 	colGradOutMat32(f32(x), f32(g)[:len(x)], d, gam[:d], mu[:d], a[:d], cmu[:d], cvar[:d], f32(dx)[:len(x)], gv)
+}
+
+// tapAccumMat is statTapSums over plain rows: mean += x, psi += x² per
+// feature; Σx and max|x| (NaN when x holds a NaN, as the Go loop gives).
+func tapAccumMat[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float64) {
+	sum, maxAbs = tapAccumMat32(f32(x), d, mean[:d], psi[:d])
+	if math.IsNaN(sum) { // a NaN, or +Inf and -Inf: rescan for max|x|
+		maxAbs = 0
+		for _, v := range x {
+			if a := math.Abs(float64(v)); a > maxAbs || a != a {
+				maxAbs = a
+			}
+		}
+	}
+	return sum, maxAbs
+}
+
+// tapDevMat is statTapDevs over plain rows: vs += (x - mean)² per
+// feature, and Σ(x - mu)².
+func tapDevMat[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
+	return tapDevMat32(f32(x), d, mu, mean[:d], vs[:d])
+}
+
+// momentsMat is the Theorem-1 taps' sums over plain rows of dx and g.
+func momentsMat[T float](dx, g []T, d int) momentSums {
+	am, av, bm, bv := momentsMat32(f32(dx), f32(g)[:len(dx)], d)
+	return momentSums{am, av, bm, bv}
 }

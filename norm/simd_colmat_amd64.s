@@ -217,3 +217,196 @@ cgrowend:
 cgdone:
 	VZEROUPPER
 	RET
+
+// The probes' passes (the Stats and Theorem-1 taps) over plain rows of d
+// features, d a multiple of 4: each row's sums in the Go loops' order.
+
+DATA colmatabs<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL colmatabs<>(SB), RODATA|NOPTR, $8
+
+// HSUM4(y, x, hi, t) sets x's low lane to (y₀ + y₁) + (y₂ + y₃),
+// sumOf's and sumSqDev's order for their four lane sums; x is y's low
+// half, hi and t are scratch.
+#define HSUM4(y, x, hi, t) \
+	VEXTRACTF128 $1, y, hi \
+	VHADDPD      hi, x, t \
+	VUNPCKHPD    t, t, hi \
+	VADDSD       hi, t, x
+
+// func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+// mean += x, psi += x² per feature; sum = Σ over rows of the row's sum
+// taken element by element, as tapAccum and statTapSums add them; maxAbs
+// = max|x| (meaningless when x holds a NaN: then sum is NaN and the caller
+// rescans).
+TEXT ·tapAccumMat32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	MOVQ         mean_base+32(FP), R8
+	MOVQ         psi_base+56(FP), R9
+	VBROADCASTSD colmatabs<>(SB), Y13
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tadone
+
+tarow:
+	XORQ   DX, DX
+	VXORPD X7, X7, X7
+
+taloop:
+	VCVTPS2PD    (SI)(AX*4), Y0
+	VADDSD       X0, X7, X7
+	VPERMILPD    $1, X0, X3
+	VADDSD       X3, X7, X7
+	VEXTRACTF128 $1, Y0, X4
+	VADDSD       X4, X7, X7
+	VPERMILPD    $1, X4, X5
+	VADDSD       X5, X7, X7
+	VANDPD       Y13, Y0, Y1
+	VMAXPD       Y1, Y9, Y9
+	VADDPD       (R8)(DX*8), Y0, Y2
+	VMOVUPD      Y2, (R8)(DX*8)
+	VMULPD       Y0, Y0, Y2
+	VADDPD       (R9)(DX*8), Y2, Y2
+	VMOVUPD      Y2, (R9)(DX*8)
+	ADDQ         $4, AX
+	ADDQ         $4, DX
+	CMPQ         DX, BX
+	JB           taloop
+	VADDSD       X7, X8, X8
+	CMPQ         AX, CX
+	JB           tarow
+
+tadone:
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VMAXSD       X1, X9, X9
+	VZEROUPPER
+	MOVSD        X8, sum+80(FP)
+	MOVSD        X9, maxAbs+88(FP)
+	RET
+
+// func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+// vs += (x - mean)² per feature (colAccumDev with sc = 1); ss = Σ over
+// rows of sumSqDev(row, mu), in row order.
+TEXT ·tapDevMat32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	VBROADCASTSD mu+32(FP), Y15
+	MOVQ         mean_base+40(FP), R8
+	MOVQ         vs_base+64(FP), R9
+	VXORPD       X8, X8, X8
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tddone
+
+tdrow:
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+
+tdloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    Y15, Y0, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y6, Y6
+	VSUBPD    (R8)(DX*8), Y0, Y2
+	VMULPD    Y2, Y2, Y2
+	VADDPD    (R9)(DX*8), Y2, Y2
+	VMOVUPD   Y2, (R9)(DX*8)
+	ADDQ      $4, AX
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        tdloop
+	HSUM4(Y6, X6, X4, X5)
+	VADDSD    X6, X8, X8
+	CMPQ      AX, CX
+	JB        tdrow
+
+tddone:
+	VZEROUPPER
+	MOVSD X8, ss+88(FP)
+	RET
+
+// func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
+// Σ over rows of rowMoments2's four moments (each row's mean and variance
+// of a and of b), in row order: mean = sumOf(row)/d, variance =
+// sumSqDev(row, mean)/d.
+TEXT ·momentsMat32(SB), NOSPLIT, $0-88
+	MOVQ         a_base+0(FP), SI
+	MOVQ         a_len+8(FP), CX
+	MOVQ         b_base+24(FP), DI
+	MOVQ         d+48(FP), BX
+	VCVTSI2SDQ   BX, X15, X15
+	VXORPD       X8, X8, X8
+	VXORPD       X9, X9, X9
+	VXORPD       X10, X10, X10
+	VXORPD       X11, X11, X11
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           mmdone
+
+mmrow:
+	// the row's sums
+	MOVQ   AX, R8
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+mmsum:
+	VCVTPS2PD (SI)(R8*4), Y0
+	VADDPD    Y0, Y6, Y6
+	VCVTPS2PD (DI)(R8*4), Y1
+	VADDPD    Y1, Y7, Y7
+	ADDQ      $4, R8
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        mmsum
+	HSUM4(Y6, X6, X4, X5)
+	VDIVSD       X15, X6, X6
+	VADDSD       X6, X8, X8
+	HSUM4(Y7, X7, X4, X5)
+	VDIVSD       X15, X7, X7
+	VADDSD       X7, X10, X10
+	VBROADCASTSD X6, Y12
+	VBROADCASTSD X7, Y13
+
+	// the squared deviations from the row's means
+	MOVQ   AX, R8
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+mmdev:
+	VCVTPS2PD (SI)(R8*4), Y0
+	VSUBPD    Y12, Y0, Y0
+	VMULPD    Y0, Y0, Y0
+	VADDPD    Y0, Y6, Y6
+	VCVTPS2PD (DI)(R8*4), Y1
+	VSUBPD    Y13, Y1, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y7, Y7
+	ADDQ      $4, R8
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        mmdev
+	HSUM4(Y6, X6, X4, X5)
+	VDIVSD    X15, X6, X6
+	VADDSD    X6, X9, X9
+	HSUM4(Y7, X7, X4, X5)
+	VDIVSD    X15, X7, X7
+	VADDSD    X7, X11, X11
+	MOVQ      R8, AX
+	CMPQ      AX, CX
+	JB        mmrow
+
+mmdone:
+	VZEROUPPER
+	MOVSD X8, am+56(FP)
+	MOVSD X9, av+64(FP)
+	MOVSD X10, bm+72(FP)
+	MOVSD X11, bv+80(FP)
+	RET

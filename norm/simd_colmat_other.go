@@ -22,3 +22,12 @@ func colParamGradsMat[T float](x, g []T, d int, mu, a, dgam, dbet []float64) {
 func colGradOutMat[T float](x, g []T, d int, gam, mu, a, cmu, cvar []float64, dx []T, gv []float64) {
 	panic("norm: colGradOutMat without AVX kernels")
 }
+func tapAccumMat[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float64) {
+	panic("norm: tapAccumMat without AVX kernels")
+}
+func tapDevMat[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
+	panic("norm: tapDevMat without AVX kernels")
+}
+func momentsMat[T float](dx, g []T, d int) momentSums {
+	panic("norm: momentsMat without AVX kernels")
+}

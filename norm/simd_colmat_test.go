@@ -100,3 +100,79 @@ func TestColMatKernelsMatchRowLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestTapMatKernelsMatchRowLoops holds the probes' whole-matrix kernels to
+// the Go row loops of statTapSums, statTapDevs and colBackward's
+// Theorem-1 sums, bit for bit, at the widths that run them (d < 16), with
+// and without a NaN (max|x| is then NaN, as the Go loop gives) and with
+// ±Inf.
+func TestTapMatKernelsMatchRowLoops(t *testing.T) {
+	if !colMatGo(make([]float32, 8), 8) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(11))
+	for _, tc := range []struct {
+		n, d int
+		poke string
+	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}} {
+		n, d := tc.n, tc.d
+		x := randF32(r, n*d, 3, 0.7)
+		g := randF32(r, n*d, 0.5, -0.2)
+		switch tc.poke {
+		case "nan":
+			x[d+2] = float32(math.NaN())
+		case "inf":
+			x[3], x[2*d] = float32(math.Inf(1)), float32(math.Inf(-1))
+		case "-inf":
+			x[n*d-1] = float32(math.Inf(-1))
+		}
+		per := func() []float64 {
+			v := make([]float64, d)
+			for k := range v {
+				v[k] = r.NormFloat64()
+			}
+			return v
+		}
+		mean, psi := per(), per()
+		wm, wp := append([]float64(nil), mean...), append([]float64(nil), psi...)
+		sum, mx := tapAccumMat(x, d, mean, psi)
+		var wsum, wmx float64
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				s, m := tapAccum(x[i*d:(i+1)*d], 1, wm, wp)
+				wsum += s
+				if m > wmx || m != m {
+					wmx = m
+				}
+			}
+		})
+		what := func(s string) string { return s + " " + tc.poke }
+		sameBits64(t, what("tapAccumMat mean"), mean, wm)
+		sameBits64(t, what("tapAccumMat psi"), psi, wp)
+		sameBits64(t, what("tapAccumMat sum"), []float64{sum}, []float64{wsum})
+		sameBits64(t, what("tapAccumMat max|x|"), []float64{mx}, []float64{wmx})
+
+		mu := r.NormFloat64()
+		vs := per()
+		wv := append([]float64(nil), vs...)
+		ss := tapDevMat(x, d, mu, mean, vs)
+		var wss float64
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				wss += sumSqDev(x[i*d:(i+1)*d], mu)
+				colAccumDev(x[i*d:(i+1)*d], 1, mean, wv)
+			}
+		})
+		sameBits64(t, what("tapDevMat vs"), vs, wv)
+		sameBits64(t, what("tapDevMat ss"), []float64{ss}, []float64{wss})
+
+		got := momentsMat(x, g, d)
+		var want momentSums
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				want = want.add(rowMoments2(x[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+			}
+		})
+		sameBits64(t, what("momentsMat"), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
+	}
+}
