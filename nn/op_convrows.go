@@ -175,7 +175,7 @@ func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.fwdPad()
-		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.len()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o))
+		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o))
 		return
 	}
 	convRowsFwd(g, x, w, out, wp, scratch[T](&o.cols, g.blockRows()*g.k()))
@@ -252,7 +252,7 @@ func convRowsGradWOpDo[T Float](o *convRowsGradWOp, x, dy, dw []T) {
 	dwp := scratch[T](&o.dwp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.fwdPad()
-		convImplicitGradW(g, x, dy, dw, dwp, scratch[T](&o.xp, p.len()),
+		convImplicitGradW(g, x, dy, dw, dwp, scratch[T](&o.xp, p.bufLen()),
 			scratch[T](&o.dyv, padded{b: g.b, hp: p.hp, wp: p.wp, c: g.o}.len()))
 		return
 	}
@@ -322,7 +322,7 @@ func convRowsGradXOpDo[T Float](o *convRowsGradXOp, w, dy, dx []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.bwdPad()
-		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.len()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c))
+		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c))
 		return
 	}
 	convRowsGradX(g, w, dy, dx, wp, scratch[T](&o.dcols, g.blockRows()*g.k()))

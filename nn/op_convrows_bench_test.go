@@ -47,9 +47,9 @@ func BenchmarkConvRows(b *testing.B) {
 			continue
 		}
 		fp, bp := g.fwdPad(), g.bwdPad()
-		xp, v := make([]float32, fp.len()), make([]float32, fp.virtualRows(3, 3)*g.o)
+		xp, v := make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(3, 3)*g.o)
 		dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
-		dyp, vx := make([]float32, bp.len()), make([]float32, bp.virtualRows(3, 3)*g.c)
+		dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(3, 3)*g.c)
 		b.Run(name+"/implicit/fwd", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				convImplicitFwd(g, x, w, y, wp, xp, v)

@@ -42,6 +42,11 @@ type padded struct {
 
 func (p padded) len() int { return p.b * p.hp * p.wp * p.c }
 
+// bufLen is the length of a padded buffer that windowProducts reads: the
+// images and 8 pixels more, since gemm.Windows reads whole register blocks
+// of 8 virtual rows past the last one.
+func (p padded) bufLen() int { return p.len() + 8*p.c }
+
 // virtualRows are the rows of the product over p with a kh×kw window: the
 // windows that start at every pixel from which the window stays inside
 // the batch's buffer.
@@ -76,6 +81,11 @@ func gatherRows[T Float](p padded, h, w, n int, v, out []T) {
 // filters wk [kh·kw·c, n]: the convolution at every virtual row.
 func windowProducts[T Float](p padded, kh, kw int, xp, wk []T, n int, v []T) {
 	m, kr := p.virtualRows(kh, kw), kw*p.c
+	if x32, ok := any(xp).([]float32); ok &&
+		gemm.Windows(m, n, kr, kh, p.wp*p.c, x32, p.c, any(wk).([]float32), n, any(v).([]float32), n) {
+		// the kh filter rows in one FMA chain per output, C stored once
+		return
+	}
 	for i := 0; i < kh; i++ {
 		beta := 1.0
 		if i == 0 {
