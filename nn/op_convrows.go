@@ -175,7 +175,7 @@ func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.fwdPad()
-		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o))
+		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o), &o.cols)
 		return
 	}
 	convRowsFwd(g, x, w, out, wp, scratch[T](&o.cols, g.blockRows()*g.k()))
@@ -183,6 +183,12 @@ func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 
 func convRowsFwd[T Float](g convGeom, x, w, out, wp, cols []T) {
 	permuteFilters(g, w, wp)
+	convRowsPermuted(g, x, wp, out, cols)
+}
+
+// convRowsPermuted is convRowsFwd with the filters already laid out as wp
+// [K, O].
+func convRowsPermuted[T Float](g convGeom, x, wp, out, cols []T) {
 	k, n, rb := g.k(), g.outRows(), g.blockRows()
 	for r0 := 0; r0 < n; r0 += rb {
 		m := min(rb, n-r0)
@@ -322,7 +328,7 @@ func convRowsGradXOpDo[T Float](o *convRowsGradXOp, w, dy, dx []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.bwdPad()
-		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c))
+		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c), &o.dcols)
 		return
 	}
 	convRowsGradX(g, w, dy, dx, wp, scratch[T](&o.dcols, g.blockRows()*g.k()))

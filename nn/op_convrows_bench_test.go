@@ -52,7 +52,7 @@ func BenchmarkConvRows(b *testing.B) {
 		dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(3, 3)*g.c)
 		b.Run(name+"/implicit/fwd", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitFwd(g, x, w, y, wp, xp, v)
+				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
 			}
 		})
 		b.Run(name+"/implicit/gradW", func(b *testing.B) {
@@ -62,7 +62,7 @@ func BenchmarkConvRows(b *testing.B) {
 		})
 		b.Run(name+"/implicit/gradX", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitGradX(g, w, y, dx, wp, dyp, vx)
+				convImplicitGradX(g, w, y, dx, wp, dyp, vx, new(any))
 			}
 		})
 	}

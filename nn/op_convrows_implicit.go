@@ -6,18 +6,18 @@ import "github.com/normtop/normtop/gemm"
 // zero-bordered copy of the image, no im2col. In the padded layout [B, HP,
 // WP, C], the window of the output at virtual row q = (b·HP + y)·WP + x
 // starts at padded pixel q, and its filter row i is the kw·C values from
-// pixel q + i·WP on. So the patch matrix of filter row i is the padded
-// image read from pixel i·WP at a row stride of C, rows overlapping, and
-// the convolution is kh products over all virtual rows at once
-// (gemm.Overlapping) whose rows at x ≥ OW or y ≥ OH are the few
-// windows that wrap into the border (7-65% more rows at the resnet's
-// 28, 14 and 7 pixels, against writing every patch 9 values wide). The
-// input's gradient is the same convolution of the output's zero-bordered
-// gradient with the filters flipped and transposed, so it writes every
-// pixel's gradient once instead of adding each patch's back (col2im) into
-// a cleared buffer; the filters' gradient is kh products of the padded
-// image's patch matrix, transposed, by the output gradient laid out on
-// the virtual rows.
+// pixel q + i·WP on. So a virtual row's patch is kh runs of kw·C values
+// WP·C apart, and the patch rows of consecutive virtual rows start C
+// apart: the convolution is one product over all virtual rows at once
+// (gemm.Windows) whose rows at x ≥ OW or y ≥ OH are the few windows that
+// wrap into the border (15% more rows at 28×28, 31% at 14×14), against
+// writing every patch 9 values wide. The input's gradient is the same
+// convolution of the output's zero-bordered gradient with the filters
+// flipped and transposed, so it writes every pixel's gradient once instead
+// of adding each patch's back (col2im) into a cleared buffer; the filters'
+// gradient is kh products of the padded image's patch matrix of one filter
+// row, transposed (rows overlapping, gemm.Overlapping), by the output
+// gradient laid out on the virtual rows.
 
 // implicitConv says the stride-1 path runs: stride 1, the GEMM's kernels
 // (which take overlapping rows), and at most 40% more virtual rows than
@@ -76,23 +76,24 @@ func gatherRows[T Float](p padded, h, w, n int, v, out []T) {
 	}
 }
 
-// windowProducts is v = Σ over filter rows i of (the patch matrix of row
-// i over the padded images xp) · (rows [i·kw·c, (i+1)·kw·c) of wk), for
-// filters wk [kh·kw·c, n]: the convolution at every virtual row.
-func windowProducts[T Float](p padded, kh, kw int, xp, wk []T, n int, v []T) {
+// windowConv is the convolution of the padded images xp with filters wk
+// [kh·kw·c, n] at every window that fits, into out: [b·oh·ow, n] rows with
+// oh = hp−kh+1, ow = wp−kw+1. Where gemm.Windows runs, it takes every
+// virtual row in one product (v: their outputs) and gathers the valid
+// ones; elsewhere the same convolution runs by patch blocks over the
+// padded images (an unpadded ConvRows, cols its scratch), whose products
+// sum each output in the same order, so the bits do not depend on the
+// CPU having AVX-512.
+func windowConv[T Float](p padded, kh, kw int, xp, wk []T, n int, v, out []T, cols *any) {
 	m, kr := p.virtualRows(kh, kw), kw*p.c
+	oh, ow := p.hp-kh+1, p.wp-kw+1
 	if x32, ok := any(xp).([]float32); ok &&
 		gemm.Windows(m, n, kr, kh, p.wp*p.c, x32, p.c, any(wk).([]float32), n, any(v).([]float32), n) {
-		// the kh filter rows in one FMA chain per output, C stored once
+		gatherRows(p, oh, ow, n, v, out)
 		return
 	}
-	for i := 0; i < kh; i++ {
-		beta := 1.0
-		if i == 0 {
-			beta = 0
-		}
-		mulOverlap(false, m, n, kr, xp[i*p.wp*p.c:], p.c, wk[i*kr*n:], n, beta, v, n)
-	}
+	g := convGeom{b: p.b, c: p.c, h: p.hp, w: p.wp, o: n, kh: kh, kw: kw, oh: oh, ow: ow, s: 1}
+	convRowsPermuted(g, xp[:p.len()], wk, out, scratch[T](cols, g.blockRows()*g.k()))
 }
 
 // mulOverlap is gemm.Overlapping for nn's element types: C = op(A)·B +
@@ -125,12 +126,11 @@ func (g convGeom) bwdPad() padded {
 
 // convImplicitFwd is the stride-1 forward: out = conv(x, w) through the
 // padded copy xp and the virtual rows v.
-func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp, v []T) {
+func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp, v []T, cols *any) {
 	permuteFilters(g, w, wp)
 	p := g.fwdPad()
 	padFill(p, g.h, g.w, x, xp)
-	windowProducts(p, g.kh, g.kw, xp, wp, g.o, v)
-	gatherRows(p, g.oh, g.ow, g.o, v, out)
+	windowConv(p, g.kh, g.kw, xp, wp, g.o, v, out, cols)
 }
 
 // flipFilters writes w [O, C, kh, kw] as wf [kh·kw·O, C]: the filters
@@ -150,12 +150,11 @@ func flipFilters[T Float](g convGeom, w, wf []T) {
 
 // convImplicitGradX is the stride-1 input gradient: dx = conv(dy with a
 // border, the flipped filters), every element of dx written.
-func convImplicitGradX[T Float](g convGeom, w, dy, dx, wf, dyp, v []T) {
+func convImplicitGradX[T Float](g convGeom, w, dy, dx, wf, dyp, v []T, cols *any) {
 	flipFilters(g, w, wf)
 	p := g.bwdPad()
 	padFill(p, g.oh, g.ow, dy, dyp)
-	windowProducts(p, g.kh, g.kw, dyp, wf, g.c, v)
-	gatherRows(p, g.h, g.w, g.c, v, dx)
+	windowConv(p, g.kh, g.kw, dyp, wf, g.c, v, dx, cols)
 }
 
 // convImplicitGradW is the stride-1 filters' gradient: per filter row i,

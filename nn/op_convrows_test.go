@@ -233,10 +233,10 @@ func TestConvRowsRefusesMisfits(t *testing.T) {
 }
 
 // TestConvImplicitMatchesPatchBlocks: in float32, the stride-1 path (read
-// in place from padded copies) gives the patch-block path's output and
-// gradients to float32 rounding, and again on a second call with the
-// same scratch, whose padded copies keep their zero border and whose
-// virtual rows hold the first call's values.
+// in place from padded copies) gives the patch-block path's output bit for
+// bit and its gradients to float32 rounding, and again on a second call
+// with the same scratch, whose padded copies keep their zero border and
+// whose virtual rows hold the first call's values.
 func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 	if !gemm.CanOverlap() {
 		t.Skip("no GEMM kernels in this build")
@@ -263,18 +263,25 @@ func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 			for call := 0; call < 2; call++ {
 				x, w, dy := rnd(g.b*g.h*g.w*g.c), rnd(g.o*g.k()), rnd(g.outRows()*g.o)
 				y, dx, dw := make([]float32, g.outRows()*g.o), rnd(len(x)), rnd(len(w)) // dx, dw: stale values
-				convImplicitFwd(g, x, w, y, wp, xp, v)
-				convImplicitGradX(g, w, dy, dx, wp, dyp, vx)
+				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
+				convImplicitGradX(g, w, dy, dx, wp, dyp, vx, new(any))
 				convImplicitGradW(g, x, dy, dw, wp, xp, dyv)
 				cols := make([]float32, g.blockRows()*g.k())
 				wy, wdx, wdw := make([]float32, len(y)), make([]float32, len(x)), make([]float32, len(w))
 				convRowsFwd(g, x, w, wy, make([]float32, len(wp)), cols)
 				convRowsGradX(g, w, dy, wdx, make([]float32, len(wp)), cols)
 				convRowsGradW(g, x, dy, wdw, make([]float32, len(wp)), cols)
+				// the forward sums each output in the patch blocks' order
+				// (gemm.Windows, or patch blocks over the padded copy)
+				for i := range wy {
+					if math.Float32bits(y[i]) != math.Float32bits(wy[i]) {
+						t.Fatalf("call %d: y[%d] = %v, patch blocks %v (bit-identical)", call, i, y[i], wy[i])
+					}
+				}
 				for _, s := range []struct {
 					name      string
 					got, want []float32
-				}{{"y", y, wy}, {"dx", dx, wdx}, {"dw", dw, wdw}} {
+				}{{"dx", dx, wdx}, {"dw", dw, wdw}} {
 					for i := range s.want {
 						if d := math.Abs(float64(s.got[i] - s.want[i])); d > 1e-4*(1+math.Abs(float64(s.want[i]))) {
 							t.Fatalf("call %d: %s[%d] = %v, patch blocks %v", call, s.name, i, s.got[i], s.want[i])
