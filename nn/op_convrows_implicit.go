@@ -42,7 +42,7 @@ type padded struct {
 
 func (p padded) len() int { return p.b * p.hp * p.wp * p.c }
 
-// bufLen is the length of a padded buffer that windowProducts reads: the
+// bufLen is the length of a padded buffer that windowConv reads: the
 // images and 8 pixels more, since gemm.Windows reads whole register blocks
 // of 8 virtual rows past the last one.
 func (p padded) bufLen() int { return p.len() + 8*p.c }
