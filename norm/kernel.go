@@ -102,11 +102,18 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 			}
 			if in.tapGrad && in.nReal > 0 {
 				var dm, dv float64
-				for i := 0; i < n; i++ {
-					if in.real(i) {
-						m, v := rowMoments(g[i*l.d : (i+1)*l.d])
-						dm += m
-						dv += v
+				if all := g[:n*l.d]; in.plainRows() && colMatGo(all, l.d) {
+					// the same sums in one kernel call (its dx moments,
+					// as dx = g)
+					mom := momentsMat(all, all, l.d)
+					dm, dv = mom.dxm, mom.dxv
+				} else {
+					for i := 0; i < n; i++ {
+						if in.real(i) {
+							m, v := rowMoments(g[i*l.d : (i+1)*l.d])
+							dm += m
+							dv += v
+						}
 					}
 				}
 				nr := float64(in.nReal)
