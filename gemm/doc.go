@@ -37,6 +37,14 @@
 // fast ones, every other routine is gonum's. Without AVX and FMA, with
 // `-tags purego` and off amd64, Sgemm and Dgemm are gonum's too.
 //
+// Two entry points beyond BLAS serve convolutions that read their patches
+// in place (nn.ConvRows at stride 1): Overlapping is the product with A's
+// rows allowed to overlap (a row stride below the row's width, which BLAS
+// refuses), and Windows the product whose A rows are several such runs,
+// walked by one AVX-512 kernel in one FMA chain per element, the chain
+// Sgemm gives the patch matrix written out. Both run on this package's
+// kernels whatever Install chose.
+//
 // With `-tags openblas` (cgo, Debian's libopenblas-dev) the package also
 // offers OpenBLAS, the reference the kernels are measured against, and
 // Install installs OpenBLAS instead.

@@ -149,11 +149,11 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 			}
 			if !tB && m <= inPlaceBRows {
 				// few rows to amortise packing over: the kernel reads B's
-				// full-width panels in place, and the last one too when it
-				// is exactly the half-width kernel's width; else only the
-				// last one is packed
+				// full-width panels in place, and the last one too when the
+				// half-width kernel takes it (it reads only its columns);
+				// else only the last one is packed
 				bs.b, bs.ldb = b[pc*ldb+jc:], ldb
-				bs.tailInPlace = nc-full == bs.tailNr && bs.tailNr < nr
+				bs.tailInPlace = bs.tailNr < nr
 				if full < nc && !bs.tailInPlace {
 					w.b = grow(w.b, kc*bs.tailNr)
 					packB(false, b, ldb, pc, kc, jc+full, nc-full, bs.tailNr, w.b)
@@ -267,6 +267,10 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 			// An edge tile: the kernel fills a full register block, and
 			// only the part inside C is written, with the kernel's
 			// rounding (alpha·AB rounded, then added).
+			kw := kw
+			if id == mk.half {
+				kw = nw // the half-width kernel reads only the panel's columns of B
+			}
 			kernel(id, kw, kc, pa, rs, cs, bp, ldb, &w.c[0], kw, 1, false)
 			for r := 0; r < rows; r++ {
 				cr := c[ci+r*ldc : ci+r*ldc+nw]

@@ -168,16 +168,17 @@ set:
 	RET
 
 // kernel8x16 is kernel8x32 for a last panel of at most 16 columns: one Z
-// accumulator per row, the same FMA chain per element. It reads the first
-// 16 columns of each B row at stride ldb, so it runs on 32-wide packed
-// panels as they are, and reads and writes only the columns of C in the
-// mask cols (K1): C's last columns need no edge copy, and the masked-off
-// lanes of the loads are not read, so they cannot fault.
+// accumulator per row, the same FMA chain per element. It reads the
+// columns in the mask cols (K1) of each B row at stride ldb, so it runs on
+// 32-wide packed panels as they are and on a B of fewer than 16 columns
+// read in place, and reads and writes only those columns of C: C's last
+// columns need no edge copy, and the masked-off lanes of the loads are not
+// read, so they cannot fault.
 
 // STEP16 does one p for eight rows: Z16 is B's row, Z18-Z25 the
 // broadcasts; registers as in STEP32.
 #define STEP16 \
-	VMOVUPS      (BX), Z16 \
+	VMOVUPS.Z    (BX), K1, Z16 \
 	VBROADCASTSS (AX), Z18 \
 	VFMADD231PS  Z16, Z18, Z0 \
 	VBROADCASTSS (AX)(R8*1), Z19 \
@@ -263,6 +264,96 @@ store:
 	RET
 
 set:
+	ROW16SET(Z0)
+	ROW16SET(Z1)
+	ROW16SET(Z2)
+	ROW16SET(Z3)
+	ROW16SET(Z4)
+	ROW16SET(Z5)
+	ROW16SET(Z6)
+	ROW16SET(Z7)
+	VZEROUPPER
+	RET
+
+// kernel8x16seg is kernel8x16 over nseg segments of kc values of each A
+// row: after a segment's kc steps A moves on by ajump more elements (the
+// gap to the next segment), B goes on with its next rows. Each element of
+// C is one FMA chain over the nseg·kc terms in order, as kernel8x16 on
+// the segments laid end to end gives.
+// func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16, nseg, ajump int)
+TEXT ·kernel8x16seg(SB), NOSPLIT, $16-88
+	MOVQ   nseg+72(FP), SI
+	MOVQ   SI, segs-8(SP)
+	MOVQ   ajump+80(FP), SI
+	SHLQ   $2, SI
+	MOVQ   SI, jump-16(SP)
+	SETUP512
+	KMOVW  cols+70(FP), K1
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+seg:
+	TESTQ SI, SI
+	JZ    segtail
+
+segloop4:
+	STEP16
+	STEP16
+	STEP16
+	STEP16
+	DECQ SI
+	JNZ  segloop4
+
+segtail:
+	TESTQ CX, CX
+	JZ    segend
+
+segloop1:
+	STEP16
+	DECQ CX
+	JNZ  segloop1
+
+segend:
+	ADDQ jump-16(SP), AX
+	DECQ segs-8(SP)
+	JZ   segstore
+	MOVQ kc+0(FP), CX
+	MOVQ CX, SI
+	SHRQ $2, SI
+	ANDQ $3, CX
+	JMP  seg
+
+segstore:
+	VBROADCASTSS alpha+64(FP), Z31
+	SCALE32(Z0)
+	SCALE32(Z1)
+	SCALE32(Z2)
+	SCALE32(Z3)
+	SCALE32(Z4)
+	SCALE32(Z5)
+	SCALE32(Z6)
+	SCALE32(Z7)
+	MOVBLZX      add+68(FP), SI
+	TESTQ        SI, SI
+	JZ           segset
+	ROW16ADD(Z0)
+	ROW16ADD(Z1)
+	ROW16ADD(Z2)
+	ROW16ADD(Z3)
+	ROW16ADD(Z4)
+	ROW16ADD(Z5)
+	ROW16ADD(Z6)
+	ROW16ADD(Z7)
+	VZEROUPPER
+	RET
+
+segset:
 	ROW16SET(Z0)
 	ROW16SET(Z1)
 	ROW16SET(Z2)

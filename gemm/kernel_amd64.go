@@ -40,3 +40,6 @@ func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 
 //go:noescape
 func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, add bool)
+
+//go:noescape
+func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16, nseg, ajump int)

@@ -50,3 +50,44 @@ func TestMaskedColumnsDoNotFault(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowBInPlaceDoesNotFault: a product of 10 columns and few rows
+// reads its untransposed B in place with kernel8x16's masked loads; B's
+// last row ends at a page that cannot be read, so a load of the panel's
+// 16 lanes there would fault.
+func TestNarrowBInPlaceDoesNotFault(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("kernel8x16 does not run here")
+	}
+	page := syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip("mmap:", err)
+	}
+	defer syscall.Munmap(mem)
+	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
+		t.Skip("mprotect:", err)
+	}
+	const m, n, k = 13, 10, 7 // 13 rows: a full register block and an edge tile
+	all := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), page/4)
+	b := all[len(all)-k*n:]
+	a, c := make([]float32, m*k), make([]float32, m*n)
+	for i := range a {
+		a[i] = float32(i%7) - 3
+	}
+	for i := range b {
+		b[i] = float32(i%5) - 2
+	}
+	gemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var want float32
+			for p := 0; p < k; p++ {
+				want += a[i*k+p] * b[p*n+j]
+			}
+			if c[i*n+j] != want { // small integers: exact
+				t.Fatalf("C[%d,%d] = %v, want %v", i, j, c[i*n+j], want)
+			}
+		}
+	}
+}

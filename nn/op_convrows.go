@@ -137,6 +137,7 @@ type convRowsOp struct {
 	xIsData bool
 	wp      any // []T: the filters as [K, O]
 	cols    any // []T: one block of patch rows
+	xp, v   any // []T: stride 1: the padded input, the virtual rows' output
 }
 
 func (o *convRowsOp) Arity() int { return 2 }
@@ -157,19 +158,37 @@ func (o *convRowsOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	out := OutBufFull(pre, in, x.Dtype(), g.outRows(), g.o)
 	switch x.Dtype() {
 	case tensor.Float32:
-		convRowsFwd(g, x.Float32s(), w.Float32s(), out.Float32s(),
-			scratch[float32](&o.wp, g.k()*g.o), scratch[float32](&o.cols, g.blockRows()*g.k()))
+		convRowsFwdOp(o, x.Float32s(), w.Float32s(), out.Float32s())
 	case tensor.Float64:
-		convRowsFwd(g, x.Float64s(), w.Float64s(), out.Float64s(),
-			scratch[float64](&o.wp, g.k()*g.o), scratch[float64](&o.cols, g.blockRows()*g.k()))
+		convRowsFwdOp(o, x.Float64s(), w.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
 	}
 	return out, nil
 }
 
+// convRowsFwdOp runs the forward on the op's scratch: in place from a
+// padded copy at stride 1 (op_convrows_implicit.go), else by blocks of
+// patch rows.
+func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
+	g := o.g
+	wp := scratch[T](&o.wp, g.k()*g.o)
+	if g.implicitConv() {
+		p := g.fwdPad()
+		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o), &o.cols)
+		return
+	}
+	convRowsFwd(g, x, w, out, wp, scratch[T](&o.cols, g.blockRows()*g.k()))
+}
+
 func convRowsFwd[T Float](g convGeom, x, w, out, wp, cols []T) {
 	permuteFilters(g, w, wp)
+	convRowsPermuted(g, x, wp, out, cols)
+}
+
+// convRowsPermuted is convRowsFwd with the filters already laid out as wp
+// [K, O].
+func convRowsPermuted[T Float](g convGeom, x, wp, out, cols []T) {
 	k, n, rb := g.k(), g.outRows(), g.blockRows()
 	for r0 := 0; r0 < n; r0 += rb {
 		m := min(rb, n-r0)
@@ -199,9 +218,10 @@ func (o *convRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, err
 // out as the filters.
 type convRowsGradWOp struct {
 	OpBase
-	g    convGeom
-	dwp  any // []T: [K, O]
-	cols any // []T: one block of patch rows
+	g       convGeom
+	dwp     any // []T: [K, O]
+	cols    any // []T: one block of patch rows
+	xp, dyv any // []T: stride 1: the padded input, dy on the virtual rows
 }
 
 func (o *convRowsGradWOp) Arity() int { return 2 }
@@ -223,15 +243,26 @@ func (o *convRowsGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 	out := OutBufFull(pre, in, dy.Dtype(), g.o, g.c, g.kh, g.kw)
 	switch dy.Dtype() {
 	case tensor.Float32:
-		convRowsGradW(g, x.Float32s(), dy.Float32s(), out.Float32s(),
-			scratch[float32](&o.dwp, g.k()*g.o), scratch[float32](&o.cols, g.blockRows()*g.k()))
+		convRowsGradWOpDo(o, x.Float32s(), dy.Float32s(), out.Float32s())
 	case tensor.Float64:
-		convRowsGradW(g, x.Float64s(), dy.Float64s(), out.Float64s(),
-			scratch[float64](&o.dwp, g.k()*g.o), scratch[float64](&o.cols, g.blockRows()*g.k()))
+		convRowsGradWOpDo(o, x.Float64s(), dy.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
 	}
 	return out, nil
+}
+
+// convRowsGradWOpDo runs the filters' gradient on the op's scratch.
+func convRowsGradWOpDo[T Float](o *convRowsGradWOp, x, dy, dw []T) {
+	g := o.g
+	dwp := scratch[T](&o.dwp, g.k()*g.o)
+	if g.implicitConv() {
+		p := g.fwdPad()
+		convImplicitGradW(g, x, dy, dw, dwp, scratch[T](&o.xp, p.bufLen()),
+			scratch[T](&o.dyv, padded{b: g.b, hp: p.hp, wp: p.wp, c: g.o}.len()))
+		return
+	}
+	convRowsGradW(g, x, dy, dw, dwp, scratch[T](&o.cols, g.blockRows()*g.k()))
 }
 
 func convRowsGradW[T Float](g convGeom, x, dy, dw, dwp, cols []T) {
@@ -252,9 +283,10 @@ func convRowsGradW[T Float](g convGeom, x, dy, dw, dwp, cols []T) {
 // onto the pixels (col2im).
 type convRowsGradXOp struct {
 	OpBase
-	g     convGeom
-	wp    any // []T: the filters as [K, O]
-	dcols any // []T: one block of patch-gradient rows
+	g      convGeom
+	wp     any // []T: the filters as [K, O] (stride 1: flipped, [K', C])
+	dcols  any // []T: one block of patch-gradient rows
+	dyp, v any // []T: stride 1: the padded output gradient, the virtual rows' dx
 }
 
 func (o *convRowsGradXOp) Arity() int { return 2 }
@@ -272,18 +304,34 @@ func (o *convRowsGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 		return nil, err
 	}
 	g := o.g
-	out := outBuf(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // zeroed: col2im adds
+	var out *tensor.Dense
+	if g.implicitConv() {
+		out = OutBufFull(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // every pixel written
+	} else {
+		out = outBuf(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // zeroed: col2im adds
+	}
 	switch dy.Dtype() {
 	case tensor.Float32:
-		convRowsGradX(g, w.Float32s(), dy.Float32s(), out.Float32s(),
-			scratch[float32](&o.wp, g.k()*g.o), scratch[float32](&o.dcols, g.blockRows()*g.k()))
+		convRowsGradXOpDo(o, w.Float32s(), dy.Float32s(), out.Float32s())
 	case tensor.Float64:
-		convRowsGradX(g, w.Float64s(), dy.Float64s(), out.Float64s(),
-			scratch[float64](&o.wp, g.k()*g.o), scratch[float64](&o.dcols, g.blockRows()*g.k()))
+		convRowsGradXOpDo(o, w.Float64s(), dy.Float64s(), out.Float64s())
 	default:
 		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
 	}
 	return out, nil
+}
+
+// convRowsGradXOpDo runs the input's gradient on the op's scratch; dx
+// must be zero unless the stride-1 path runs.
+func convRowsGradXOpDo[T Float](o *convRowsGradXOp, w, dy, dx []T) {
+	g := o.g
+	wp := scratch[T](&o.wp, g.k()*g.o)
+	if g.implicitConv() {
+		p := g.bwdPad()
+		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c), &o.dcols)
+		return
+	}
+	convRowsGradX(g, w, dy, dx, wp, scratch[T](&o.dcols, g.blockRows()*g.k()))
 }
 
 func convRowsGradX[T Float](g convGeom, w, dy, dx, wp, dcols []T) {

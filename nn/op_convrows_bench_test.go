@@ -5,9 +5,11 @@ import (
 	"testing"
 )
 
-// BenchmarkConvRows times one ConvRows forward, filter gradient and input
-// gradient (float32) at each of the resnet preset's convolution shapes
-// (batch 32 of MNIST's 28×28; widths 8/16/32).
+// BenchmarkConvRows times ConvRows' forward, filter gradient and input
+// gradient (float32) apart, at each of the resnet preset's convolution
+// shapes (batch 32 of MNIST's 28×28; widths 8/16/32), by blocks of patch
+// rows (im2col) and, at stride 1, read in place from a padded copy
+// (implicit).
 func BenchmarkConvRows(b *testing.B) {
 	for _, c := range []struct{ h, c, o, s int }{
 		{28, 1, 8, 1}, {28, 8, 8, 1}, {28, 8, 16, 2}, {14, 16, 16, 1}, {14, 16, 32, 2}, {7, 32, 32, 1},
@@ -24,12 +26,43 @@ func BenchmarkConvRows(b *testing.B) {
 		}
 		y, dx, dw := make([]float32, g.outRows()*g.o), make([]float32, len(x)), make([]float32, len(w))
 		wp, cols := make([]float32, g.k()*g.o), make([]float32, g.blockRows()*g.k())
-		b.Run(fmt.Sprintf("%dx%d/%d-%d/s%d", c.h, c.h, c.c, c.o, c.s), func(b *testing.B) {
+		name := fmt.Sprintf("%dx%d/%d-%d/s%d", c.h, c.h, c.c, c.o, c.s)
+		b.Run(name+"/im2col/fwd", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				convRowsFwd(g, x, w, y, wp, cols)
+			}
+		})
+		b.Run(name+"/im2col/gradW", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
 				convRowsGradW(g, x, y, dw, wp, cols)
+			}
+		})
+		b.Run(name+"/im2col/gradX", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
 				clear(dx)
 				convRowsGradX(g, w, y, dx, wp, cols)
+			}
+		})
+		if !g.implicitConv() {
+			continue
+		}
+		fp, bp := g.fwdPad(), g.bwdPad()
+		xp, v := make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(3, 3)*g.o)
+		dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
+		dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(3, 3)*g.c)
+		b.Run(name+"/implicit/fwd", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
+			}
+		})
+		b.Run(name+"/implicit/gradW", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				convImplicitGradW(g, x, y, dw, wp, xp, dyv)
+			}
+		})
+		b.Run(name+"/implicit/gradX", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				convImplicitGradX(g, w, y, dx, wp, dyp, vx, new(any))
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/normtop/normtop/gemm"
 	"github.com/normtop/normtop/nn/nntest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -24,6 +25,10 @@ var convRowsCases = []convRowsCase{
 	{"stride 2 unpadded, 3×2 filters", 1, 2, 6, 5, 2, 3, 2, 2, 0},
 	{"pad 2 stride 3, filter wider than the image", 1, 1, 4, 2, 2, 3, 4, 3, 2},
 	{"one channel, as the first layer", 2, 1, 6, 6, 4, 3, 3, 1, 1},
+	// stride 1 runs in place from a padded copy (op_convrows_implicit.go):
+	// borders other than the filter's half, and filters that are not square
+	{"stride 1 unpadded, 3×2 filters", 2, 2, 5, 4, 3, 3, 2, 1, 0},
+	{"stride 1 pad 2, 3×4 filters", 1, 2, 3, 4, 2, 3, 4, 1, 2},
 }
 
 // TestGradConvRows: finite-difference checks of ConvRows (both inputs) and
@@ -31,12 +36,19 @@ var convRowsCases = []convRowsCase{
 // x reaches the sum through the convolution and the shortcut.
 func TestGradConvRows(t *testing.T) {
 	for _, c := range convRowsCases {
-		t.Run("ConvRows/"+c.name, func(t *testing.T) {
-			nntest.GradCheck(t, [][]int{{c.b * c.h * c.w, c.c}, {c.o, c.c, c.kh, c.kw}}, nntest.Normal,
-				func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
-					return ConvRows(in[0], in[1], c.b, c.h, c.w, c.stride, c.pad, false)
-				})
-		})
+		for _, anySize := range []bool{false, true} {
+			name := "ConvRows/" + c.name
+			if anySize {
+				name += "/implicit at any size"
+			}
+			t.Run(name, func(t *testing.T) {
+				withImplicitAnySize(t, anySize)
+				nntest.GradCheck(t, [][]int{{c.b * c.h * c.w, c.c}, {c.o, c.c, c.kh, c.kw}}, nntest.Normal,
+					func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
+						return ConvRows(in[0], in[1], c.b, c.h, c.w, c.stride, c.pad, false)
+					})
+			})
+		}
 	}
 	cases := []struct {
 		name   string
@@ -69,6 +81,13 @@ func TestGradConvRows(t *testing.T) {
 	}
 }
 
+// withImplicitAnySize sets implicitAnySize for the rest of the test.
+func withImplicitAnySize(t *testing.T, on bool) {
+	old := implicitAnySize
+	implicitAnySize = on
+	t.Cleanup(func() { implicitAnySize = old })
+}
+
 // TestConvRowsMatchesConv2DPadded: ConvRows on rows gives Conv2DPadded's
 // output in the row layout, and the same gradients (the images' in the row
 // layout), to float64 rounding: on the cases above and on a batch of
@@ -77,74 +96,85 @@ func TestConvRowsMatchesConv2DPadded(t *testing.T) {
 	cases := append(convRowsCases[:len(convRowsCases):len(convRowsCases)],
 		convRowsCase{"several blocks", 3, 2, 28, 28, 5, 3, 3, 1, 1},
 		convRowsCase{"several blocks, stride 2", 4, 3, 28, 28, 4, 3, 3, 2, 1})
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewSource(7))
-			rnd := func(shape ...int) *tensor.Dense {
-				d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
-				for i, v := 0, d.Float64s(); i < len(v); i++ {
-					v[i] = r.NormFloat64()
-				}
-				return d
+	for _, tc := range cases {
+		for _, anySize := range []bool{false, true} {
+			c, name := tc, tc.name
+			if anySize {
+				name += "/implicit at any size"
 			}
-			xv, wv := rnd(c.b*c.h*c.w, c.c), rnd(c.o, c.c, c.kh, c.kw)
-			run := func(conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
-				g := G.NewGraph()
-				x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
-				w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
-				out, err := conv(x, w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var yv G.Value
-				G.Read(out, &yv)
-				sq, err := G.Square(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				loss, err := G.Sum(sq)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gs, err := G.Grad(loss, x, w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				vm := G.NewTapeMachine(g)
-				defer vm.Close()
-				if err := vm.RunAll(); err != nil {
-					t.Fatal(err)
-				}
-				return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
-			}
-			wy, wdx, wdw := run(func(x, w *G.Node) (*G.Node, error) {
-				img, err := FromRows(x, c.b, c.c, c.h, c.w)
-				if err != nil {
-					return nil, err
-				}
-				y, err := Conv2DPadded(img, w, c.stride, c.pad, false)
-				if err != nil {
-					return nil, err
-				}
-				return ToRows(y)
+			t.Run(name, func(t *testing.T) {
+				withImplicitAnySize(t, anySize)
+				convRowsMatchesConv2DPadded(t, c)
 			})
-			y, dx, dw := run(func(x, w *G.Node) (*G.Node, error) {
-				return ConvRows(x, w, c.b, c.h, c.w, c.stride, c.pad, false)
-			})
-			for _, v := range []struct {
-				name      string
-				got, want []float64
-			}{{"y", y, wy}, {"dx", dx, wdx}, {"dw", dw, wdw}} {
-				if len(v.got) != len(v.want) {
-					t.Fatalf("%s: %d values, Conv2DPadded %d", v.name, len(v.got), len(v.want))
-				}
-				for i := range v.got {
-					if math.Abs(v.got[i]-v.want[i]) > 1e-10*(1+math.Abs(v.want[i])) {
-						t.Fatalf("%s[%d] = %v, Conv2DPadded %v", v.name, i, v.got[i], v.want[i])
-					}
-				}
+		}
+	}
+}
+
+func convRowsMatchesConv2DPadded(t *testing.T, c convRowsCase) {
+	r := rand.New(rand.NewSource(7))
+	rnd := func(shape ...int) *tensor.Dense {
+		d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
+		for i, v := 0, d.Float64s(); i < len(v); i++ {
+			v[i] = r.NormFloat64()
+		}
+		return d
+	}
+	xv, wv := rnd(c.b*c.h*c.w, c.c), rnd(c.o, c.c, c.kh, c.kw)
+	run := func(conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
+		g := G.NewGraph()
+		x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
+		w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
+		out, err := conv(x, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var yv G.Value
+		G.Read(out, &yv)
+		sq, err := G.Square(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss, err := G.Sum(sq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs, err := G.Grad(loss, x, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := G.NewTapeMachine(g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
+	}
+	wy, wdx, wdw := run(func(x, w *G.Node) (*G.Node, error) {
+		img, err := FromRows(x, c.b, c.c, c.h, c.w)
+		if err != nil {
+			return nil, err
+		}
+		y, err := Conv2DPadded(img, w, c.stride, c.pad, false)
+		if err != nil {
+			return nil, err
+		}
+		return ToRows(y)
+	})
+	y, dx, dw := run(func(x, w *G.Node) (*G.Node, error) {
+		return ConvRows(x, w, c.b, c.h, c.w, c.stride, c.pad, false)
+	})
+	for _, v := range []struct {
+		name      string
+		got, want []float64
+	}{{"y", y, wy}, {"dx", dx, wdx}, {"dw", dw, wdw}} {
+		if len(v.got) != len(v.want) {
+			t.Fatalf("%s: %d values, Conv2DPadded %d", v.name, len(v.got), len(v.want))
+		}
+		for i := range v.got {
+			if math.Abs(v.got[i]-v.want[i]) > 1e-10*(1+math.Abs(v.want[i])) {
+				t.Fatalf("%s[%d] = %v, Conv2DPadded %v", v.name, i, v.got[i], v.want[i])
 			}
-		})
+		}
 	}
 }
 
@@ -199,5 +229,66 @@ func TestConvRowsRefusesMisfits(t *testing.T) {
 	}
 	if _, err := ShortcutRows(x, 2, 5, 5, 2, 2); err == nil {
 		t.Error("ShortcutRows to fewer channels: no error")
+	}
+}
+
+// TestConvImplicitMatchesPatchBlocks: in float32, the stride-1 path (read
+// in place from padded copies) gives the patch-block path's output bit for
+// bit and its gradients to float32 rounding, and again on a second call
+// with the same scratch, whose padded copies keep their zero border and
+// whose virtual rows hold the first call's values.
+func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
+	if !gemm.CanOverlap() {
+		t.Skip("no GEMM kernels in this build")
+	}
+	for _, c := range append(convRowsCases, convRowsCase{"28×28, 8 to 8 channels", 2, 8, 28, 28, 8, 3, 3, 1, 1}) {
+		if c.stride != 1 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			g := convGeom{b: c.b, c: c.c, h: c.h, w: c.w, o: c.o, kh: c.kh, kw: c.kw, s: 1, pad: c.pad}
+			g.oh, g.ow = g.h+2*g.pad-g.kh+1, g.w+2*g.pad-g.kw+1
+			r := rand.New(rand.NewSource(3))
+			rnd := func(n int) []float32 {
+				v := make([]float32, n)
+				for i := range v {
+					v[i] = float32(r.NormFloat64())
+				}
+				return v
+			}
+			fp, bp := g.fwdPad(), g.bwdPad()
+			wp, xp, v := make([]float32, g.k()*g.o), make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(g.kh, g.kw)*g.o)
+			dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
+			dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(g.kh, g.kw)*g.c)
+			for call := 0; call < 2; call++ {
+				x, w, dy := rnd(g.b*g.h*g.w*g.c), rnd(g.o*g.k()), rnd(g.outRows()*g.o)
+				y, dx, dw := make([]float32, g.outRows()*g.o), rnd(len(x)), rnd(len(w)) // dx, dw: stale values
+				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
+				convImplicitGradX(g, w, dy, dx, wp, dyp, vx, new(any))
+				convImplicitGradW(g, x, dy, dw, wp, xp, dyv)
+				cols := make([]float32, g.blockRows()*g.k())
+				wy, wdx, wdw := make([]float32, len(y)), make([]float32, len(x)), make([]float32, len(w))
+				convRowsFwd(g, x, w, wy, make([]float32, len(wp)), cols)
+				convRowsGradX(g, w, dy, wdx, make([]float32, len(wp)), cols)
+				convRowsGradW(g, x, dy, wdw, make([]float32, len(wp)), cols)
+				// the forward sums each output in the patch blocks' order
+				// (gemm.Windows, or patch blocks over the padded copy)
+				for i := range wy {
+					if math.Float32bits(y[i]) != math.Float32bits(wy[i]) {
+						t.Fatalf("call %d: y[%d] = %v, patch blocks %v (bit-identical)", call, i, y[i], wy[i])
+					}
+				}
+				for _, s := range []struct {
+					name      string
+					got, want []float32
+				}{{"dx", dx, wdx}, {"dw", dw, wdw}} {
+					for i := range s.want {
+						if d := math.Abs(float64(s.got[i] - s.want[i])); d > 1e-4*(1+math.Abs(float64(s.want[i]))) {
+							t.Fatalf("call %d: %s[%d] = %v, patch blocks %v", call, s.name, i, s.got[i], s.want[i])
+						}
+					}
+				}
+			}
+		})
 	}
 }

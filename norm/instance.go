@@ -39,6 +39,7 @@ type instance struct {
 	// scratch, reused between steps
 	acc1, acc2, acc3, acc4 []float64 // per-feature accumulators
 	rowBuf                 []float64
+	rowGv                  []float64 // per row: ‖g_σ²,i‖² (colBackward's whole-matrix path)
 	gam64, bet64           []float64 // γ/β as float64, converted once per pass
 	dgamma, dbeta          []float64 // filled by the backward pass
 }

@@ -102,11 +102,18 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 			}
 			if in.tapGrad && in.nReal > 0 {
 				var dm, dv float64
-				for i := 0; i < n; i++ {
-					if in.real(i) {
-						m, v := rowMoments(g[i*l.d : (i+1)*l.d])
-						dm += m
-						dv += v
+				if all := g[:n*l.d]; in.plainRows() && colMatGo(all, l.d) {
+					// the same sums in one kernel call (its dx moments,
+					// as dx = g)
+					mom := momentsMat(all, all, l.d)
+					dm, dv = mom.dxm, mom.dxv
+				} else {
+					for i := 0; i < n; i++ {
+						if in.real(i) {
+							m, v := rowMoments(g[i*l.d : (i+1)*l.d])
+							dm += m
+							dv += v
+						}
 					}
 				}
 				nr := float64(in.nReal)
@@ -218,6 +225,9 @@ func (in *instance) rowScales(i int) []float64 {
 // (NaN if x holds a NaN) over the whole input.
 func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs float64) {
 	d := in.l.d
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		return tapAccumMat(all, d, mean, psi)
+	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
 	for i := 0; i < in.n; i++ {
@@ -250,6 +260,9 @@ func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs
 // whole input.
 func statTapDevs[T float](in *instance, x []T, inMean float64, mean, vr []float64) (ss float64) {
 	d := in.l.d
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		return tapDevMat(all, d, inMean, mean, vr)
+	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
 	for i := 0; i < in.n; i++ {

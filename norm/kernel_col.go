@@ -26,11 +26,24 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 	} else if colBatchStats(in, x) {
 		nonFinite = true
 	}
-	G, m := in.layout()
 	mu, a := in.colMu[:d], in.colA[:d]
 	in.gam64 = toF64s(in.gam64, gam[:d])
 	in.bet64 = toF64s(in.bet64, bet[:d])
 	g64, b64 := in.gam64, in.bet64
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		colWriteMat(all, d, mu, a, g64, b64, y[:in.n*d])
+	} else {
+		colWriteRows(in, x, mu, a, g64, b64, y)
+	}
+	if nonFinite && in.training {
+		l.taps.NonFinite = true
+	}
+}
+
+// colWriteRows is colForward's output pass a row at a time.
+func colWriteRows[T float](in *instance, x []T, mu, a, g64, b64 []float64, y []T) {
+	d := in.l.d
+	G, m := in.layout()
 	for i := 0; i < in.n; i++ {
 		xr := x[i*d : (i+1)*d]
 		yr := y[i*d : (i+1)*d]
@@ -38,9 +51,6 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 			lo, hi := gi*m, (gi+1)*m
 			colWrite(xr[lo:hi], in.scale(i, gi), mu[lo:hi], a[lo:hi], g64[lo:hi], b64[lo:hi], yr[lo:hi])
 		}
-	}
-	if nonFinite && in.training {
-		l.taps.NonFinite = true
 	}
 }
 
@@ -74,7 +84,9 @@ func colBatchStats[T float](in *instance, x []T) (nonFinite bool) {
 	s1, s2 := in.acc1, in.acc2
 	zero(s1)
 	zero(s2)
-	if in.plainRows() {
+	if all := x[:in.n*d]; in.plainRows() && colMat(all, d) {
+		colAccumMat(all, d, s1, s2)
+	} else if in.plainRows() {
 		for off := 0; off < in.n*d; off += d {
 			colAccum(x[off:off+d], 1, s1, s2)
 		}
@@ -103,7 +115,9 @@ func bnStats[T float](in *instance, x []T) (nonFinite bool) {
 		mean[k] /= nr
 	}
 	zero(vs)
-	if in.plainRows() {
+	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+		colAccumDevMat(all, d, mean, vs)
+	} else if in.plainRows() {
 		for off := 0; off < in.n*d; off += d {
 			colAccumDev(x[off:off+d], 1, mean, vs)
 		}
@@ -209,16 +223,37 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 	tap := in.training && in.tapGrad
 	var gvarSum float64 // Σ‖g_σ²,i‖ (BatchNorm) or Σ‖g_ψ²,i‖ (PN-V)
 	var mom momentSums
-	for i := 0; i < in.n; i++ {
-		xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
-		if !in.real(i) {
-			zeroT(dr)
-			continue
-		}
-		gv := colGradRow(in, i, xr, gr, dr)
+	if all := x[:in.n*d]; in.statPath && in.plainRows() && colMat(all, d) {
+		// the whole batch in one call; the taps' per-row sums after it, in
+		// row order
+		var gvs []float64
 		if tap {
-			gvarSum += math.Sqrt(gv)
-			mom = mom.add(rowMoments2(dr, gr))
+			in.rowGv = grow(in.rowGv, in.n)
+			gvs = in.rowGv
+		}
+		colGradOutMat(all, g[:in.n*d], d, in.gam64, in.colMu[:d], in.colA[:d], cmu, cvar, dx[:in.n*d], gvs)
+		for i := range gvs {
+			gvarSum += math.Sqrt(gvs[i])
+		}
+		if tap && colMatGo(all, d) {
+			mom = momentsMat(dx[:in.n*d], g[:in.n*d], d)
+		} else if tap {
+			for i := 0; i < in.n; i++ {
+				mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+			}
+		}
+	} else {
+		for i := 0; i < in.n; i++ {
+			xr, gr, dr := x[i*d:(i+1)*d], g[i*d:(i+1)*d], dx[i*d:(i+1)*d]
+			if !in.real(i) {
+				zeroT(dr)
+				continue
+			}
+			gv := colGradRow(in, i, xr, gr, dr)
+			if tap {
+				gvarSum += math.Sqrt(gv)
+				mom = mom.add(rowMoments2(dr, gr))
+			}
 		}
 	}
 	if !in.training {
@@ -252,7 +287,9 @@ func colStatGrads[T float](in *instance, x, g []T) (nonFinite bool) {
 	mu, a, g64 := in.colMu[:d], in.colA[:d], in.gam64
 	dgam, dbet := in.dgamma[:d], in.dbeta[:d]
 	cmu, cvar := in.acc3[:d], in.acc4[:d]
-	if in.plainRows() {
+	if all := x[:in.n*d]; in.plainRows() && colMat(all, d) {
+		colParamGradsMat(all, g[:in.n*d], d, mu, a, dgam, dbet)
+	} else if in.plainRows() {
 		for off := 0; off < in.n*d; off += d {
 			colParamGrads(x[off:off+d], g[off:off+d], 1, mu, a, dgam, dbet)
 		}

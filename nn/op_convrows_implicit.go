@@ -1,0 +1,174 @@
+package nn
+
+import "github.com/normtop/normtop/gemm"
+
+// The stride-1 path of ConvRows: the patches read in place from a
+// zero-bordered copy of the image, no im2col. In the padded layout [B, HP,
+// WP, C], the window of the output at virtual row q = (b·HP + y)·WP + x
+// starts at padded pixel q, and its filter row i is the kw·C values from
+// pixel q + i·WP on. So a virtual row's patch is kh runs of kw·C values
+// WP·C apart, and the patch rows of consecutive virtual rows start C
+// apart: the convolution is one product over all virtual rows at once
+// (gemm.Windows) whose rows at x ≥ OW or y ≥ OH are the few windows that
+// wrap into the border (15% more rows at 28×28, 31% at 14×14), against
+// writing every patch 9 values wide. The input's gradient is the same
+// convolution of the output's zero-bordered gradient with the filters
+// flipped and transposed, so it writes every pixel's gradient once instead
+// of adding each patch's back (col2im) into a cleared buffer; the filters'
+// gradient is kh products of the padded image's patch matrix of one filter
+// row, transposed (rows overlapping, gemm.Overlapping), by the output
+// gradient laid out on the virtual rows.
+
+// implicitConv says the stride-1 path runs: stride 1, the GEMM's kernels
+// (which take overlapping rows), and at most 40% more virtual rows than
+// outputs. BenchmarkConvRows at the resnet's shapes, one core: at 28×28
+// (15% more rows) and 14×14 (31%) the forward and the filters' gradient
+// took about half the time of the patch-block path; at 7×7 (65%) the
+// filters' gradient took three times as long.
+func (g convGeom) implicitConv() bool {
+	p := g.fwdPad()
+	return g.s == 1 && gemm.CanOverlap() && (implicitAnySize || 10*p.hp*p.wp <= 14*g.oh*g.ow)
+}
+
+// implicitAnySize lifts the 40% bound, so that tests run the stride-1 path
+// on small images too.
+var implicitAnySize = false
+
+// padded is a batch of images laid out with a zero border: hp×wp pixels of
+// c values each, the image's pixel (y, x) at (y + top, x + left).
+type padded struct {
+	b, hp, wp, c, top, left int
+}
+
+func (p padded) len() int { return p.b * p.hp * p.wp * p.c }
+
+// bufLen is the length of a padded buffer that windowConv reads: the
+// images and 8 pixels more, since gemm.Windows reads whole register blocks
+// of 8 virtual rows past the last one.
+func (p padded) bufLen() int { return p.len() + 8*p.c }
+
+// virtualRows are the rows of the product over p with a kh×kw window: the
+// windows that start at every pixel from which the window stays inside
+// the batch's buffer.
+func (p padded) virtualRows(kh, kw int) int { return p.b*p.hp*p.wp - (kh-1)*p.wp - (kw - 1) }
+
+// padFill writes the h×w images x ([b·h·w, c] rows) into dst's interior. The
+// border is never written: dst comes zeroed from scratch and keeps its
+// zeros from call to call.
+func padFill[T Float](p padded, h, w int, x, dst []T) {
+	row := w * p.c
+	for b := 0; b < p.b; b++ {
+		for y := 0; y < h; y++ {
+			src := x[((b*h+y)*w)*p.c:][:row]
+			copy(dst[((b*p.hp+y+p.top)*p.wp+p.left)*p.c:][:row], src)
+		}
+	}
+}
+
+// gatherRows copies the h×w valid outputs of virtual rows v (n values each,
+// row (b·hp + y)·wp + x) into out, [b·h·w, n] rows.
+func gatherRows[T Float](p padded, h, w, n int, v, out []T) {
+	row := w * n
+	for b := 0; b < p.b; b++ {
+		for y := 0; y < h; y++ {
+			copy(out[((b*h+y)*w)*n:][:row], v[((b*p.hp+y)*p.wp)*n:][:row])
+		}
+	}
+}
+
+// windowConv is the convolution of the padded images xp with filters wk
+// [kh·kw·c, n] at every window that fits, into out: [b·oh·ow, n] rows with
+// oh = hp−kh+1, ow = wp−kw+1. Where gemm.Windows runs, it takes every
+// virtual row in one product (v: their outputs) and gathers the valid
+// ones; elsewhere the same convolution runs by patch blocks over the
+// padded images (an unpadded ConvRows, cols its scratch), whose products
+// sum each output in the same order, so the bits do not depend on the
+// CPU having AVX-512.
+func windowConv[T Float](p padded, kh, kw int, xp, wk []T, n int, v, out []T, cols *any) {
+	m, kr := p.virtualRows(kh, kw), kw*p.c
+	oh, ow := p.hp-kh+1, p.wp-kw+1
+	if x32, ok := any(xp).([]float32); ok &&
+		gemm.Windows(m, n, kr, kh, p.wp*p.c, x32, p.c, any(wk).([]float32), n, any(v).([]float32), n) {
+		gatherRows(p, oh, ow, n, v, out)
+		return
+	}
+	g := convGeom{b: p.b, c: p.c, h: p.hp, w: p.wp, o: n, kh: kh, kw: kw, oh: oh, ow: ow, s: 1}
+	convRowsPermuted(g, xp[:p.len()], wk, out, scratch[T](cols, g.blockRows()*g.k()))
+}
+
+// mulOverlap is gemm.Overlapping for nn's element types: C = op(A)·B +
+// beta·C with A's rows lda apart, overlapping.
+func mulOverlap[T Float](tA bool, m, n, k int, a []T, lda int, b []T, ldb int, beta float64, c []T, ldc int) {
+	ok := false
+	switch ad := any(a).(type) {
+	case []float32:
+		ok = gemm.Overlapping(tA, false, m, n, k, 1, ad, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		ok = gemm.Overlapping(tA, false, m, n, k, 1, ad, lda, any(b).([]float64), ldb, beta, any(c).([]float64), ldc)
+	}
+	if !ok {
+		panic("nn: the stride-1 convolution ran without the GEMM's kernels")
+	}
+}
+
+// fwdPad is the forward's padded input: the convolution's own border.
+func (g convGeom) fwdPad() padded {
+	return padded{b: g.b, hp: g.h + 2*g.pad, wp: g.w + 2*g.pad, c: g.c, top: g.pad, left: g.pad}
+}
+
+// bwdPad is the input gradient's padded output gradient: a border of
+// kh−1−pad rows and kw−1−pad columns, so that a kh×kw window over it gives
+// the h×w input.
+func (g convGeom) bwdPad() padded {
+	t, l := g.kh-1-g.pad, g.kw-1-g.pad
+	return padded{b: g.b, hp: g.oh + 2*t, wp: g.ow + 2*l, c: g.o, top: t, left: l}
+}
+
+// convImplicitFwd is the stride-1 forward: out = conv(x, w) through the
+// padded copy xp and the virtual rows v.
+func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp, v []T, cols *any) {
+	permuteFilters(g, w, wp)
+	p := g.fwdPad()
+	padFill(p, g.h, g.w, x, xp)
+	windowConv(p, g.kh, g.kw, xp, wp, g.o, v, out, cols)
+}
+
+// flipFilters writes w [O, C, kh, kw] as wf [kh·kw·O, C]: the filters
+// rotated by 180° and transposed, in the (i, j, o) row order of a window
+// over the output gradient.
+func flipFilters[T Float](g convGeom, w, wf []T) {
+	for o := 0; o < g.o; o++ {
+		for c := 0; c < g.c; c++ {
+			for i := 0; i < g.kh; i++ {
+				for j := 0; j < g.kw; j++ {
+					wf[(((g.kh-1-i)*g.kw+(g.kw-1-j))*g.o+o)*g.c+c] = w[((o*g.c+c)*g.kh+i)*g.kw+j]
+				}
+			}
+		}
+	}
+}
+
+// convImplicitGradX is the stride-1 input gradient: dx = conv(dy with a
+// border, the flipped filters), every element of dx written.
+func convImplicitGradX[T Float](g convGeom, w, dy, dx, wf, dyp, v []T, cols *any) {
+	flipFilters(g, w, wf)
+	p := g.bwdPad()
+	padFill(p, g.oh, g.ow, dy, dyp)
+	windowConv(p, g.kh, g.kw, dyp, wf, g.c, v, dx, cols)
+}
+
+// convImplicitGradW is the stride-1 filters' gradient: per filter row i,
+// (patch matrix of row i)ᵀ · dy on the virtual rows (dyv: dy at its
+// outputs' virtual rows, zero at the others), into rows i of dwp [K, O].
+func convImplicitGradW[T Float](g convGeom, x, dy, dw, dwp, xp, dyv []T) {
+	p := g.fwdPad()
+	padFill(p, g.h, g.w, x, xp)
+	// dy at virtual row (b·hp + y)·wp + x: the padded layout with no border
+	// before the image (the rows past it stay zero)
+	padFill(padded{b: g.b, hp: p.hp, wp: p.wp, c: g.o}, g.oh, g.ow, dy, dyv)
+	m, kr := p.virtualRows(g.kh, g.kw), g.kw*g.c
+	for i := 0; i < g.kh; i++ {
+		mulOverlap(true, kr, g.o, m, xp[i*p.wp*g.c:], g.c, dyv, g.o, 0, dwp[i*kr*g.o:], g.o)
+	}
+	unpermuteFilters(g, dwp, dw)
+}

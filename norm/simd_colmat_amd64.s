@@ -1,0 +1,412 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Whole-matrix kernels of the per-feature family (kernel_col.go) for
+// float32 x of n rows × d features, d a multiple of 4: one call per pass
+// over the batch instead of one per row. At the resnet's 8 channels a row
+// is 8 values, and the per-row call and loop set-up cost more than its
+// arithmetic. Each kernel does, per element, exactly the float64
+// operations of the Go loop it replaces, in the same order and without
+// FMA, so it gives the Go loop's bits; the per-feature sums add the rows
+// in row order, as the Go loops do. len(x) must be a multiple of d and of
+// 4, d > 0; the per-feature slices hold at least d values.
+
+// func colAccumMat32(x []float32, d int, s1, s2 []float64)
+// s1 += x, s2 += x² per feature (colAccum with sc = 1).
+TEXT ·colAccumMat32(SB), NOSPLIT, $0-80
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ d+24(FP), BX
+	MOVQ s1_base+32(FP), R8
+	MOVQ s2_base+56(FP), R9
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   cadone
+
+carow:
+	XORQ DX, DX
+
+caloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VADDPD    (R8)(DX*8), Y0, Y1
+	VMOVUPD   Y1, (R8)(DX*8)
+	VMULPD    Y0, Y0, Y2
+	VADDPD    (R9)(DX*8), Y2, Y2
+	VMOVUPD   Y2, (R9)(DX*8)
+	ADDQ      $4, AX
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        caloop
+	CMPQ      AX, CX
+	JB        carow
+
+cadone:
+	VZEROUPPER
+	RET
+
+// func colAccumDevMat32(x []float32, d int, mean, vs []float64)
+// vs += (x - mean)² per feature (colAccumDev with sc = 1).
+TEXT ·colAccumDevMat32(SB), NOSPLIT, $0-80
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ d+24(FP), BX
+	MOVQ mean_base+32(FP), R8
+	MOVQ vs_base+56(FP), R9
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   cvdone
+
+cvrow:
+	XORQ DX, DX
+
+cvloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    (R8)(DX*8), Y0, Y0
+	VMULPD    Y0, Y0, Y0
+	VADDPD    (R9)(DX*8), Y0, Y0
+	VMOVUPD   Y0, (R9)(DX*8)
+	ADDQ      $4, AX
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        cvloop
+	CMPQ      AX, CX
+	JB        cvrow
+
+cvdone:
+	VZEROUPPER
+	RET
+
+// func colWriteMat32(x []float32, d int, mu, a, gam, bet []float64, y []float32)
+// y = float32(γ·((x - μ)·a) + β) (colWrite with sc = 1).
+TEXT ·colWriteMat32(SB), NOSPLIT, $0-152
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ d+24(FP), BX
+	MOVQ mu_base+32(FP), R8
+	MOVQ a_base+56(FP), R9
+	MOVQ gam_base+80(FP), R10
+	MOVQ bet_base+104(FP), R11
+	MOVQ y_base+128(FP), DI
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   cwmdone
+
+cwmrow:
+	XORQ DX, DX
+
+cwmloop:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VSUBPD     (R8)(DX*8), Y0, Y0
+	VMULPD     (R9)(DX*8), Y0, Y0
+	VMULPD     (R10)(DX*8), Y0, Y0
+	VADDPD     (R11)(DX*8), Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)(AX*4)
+	ADDQ       $4, AX
+	ADDQ       $4, DX
+	CMPQ       DX, BX
+	JB         cwmloop
+	CMPQ       AX, CX
+	JB         cwmrow
+
+cwmdone:
+	VZEROUPPER
+	RET
+
+// func colParamGradsMat32(x, g []float32, d int, mu, a, dgam, dbet []float64)
+// dγ += g·x̂ and dβ += g per feature, x̂ = (x - μ)·a (colParamGrads with
+// sc = 1).
+TEXT ·colParamGradsMat32(SB), NOSPLIT, $0-152
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ g_base+24(FP), DI
+	MOVQ d+48(FP), BX
+	MOVQ mu_base+56(FP), R8
+	MOVQ a_base+80(FP), R9
+	MOVQ dgam_base+104(FP), R10
+	MOVQ dbet_base+128(FP), R11
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   cpdone
+
+cprow:
+	XORQ DX, DX
+
+cploop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    (R8)(DX*8), Y0, Y0
+	VMULPD    (R9)(DX*8), Y0, Y0
+	VCVTPS2PD (DI)(AX*4), Y1
+	VMULPD    Y0, Y1, Y2
+	VADDPD    (R10)(DX*8), Y2, Y2
+	VMOVUPD   Y2, (R10)(DX*8)
+	VADDPD    (R11)(DX*8), Y1, Y3
+	VMOVUPD   Y3, (R11)(DX*8)
+	ADDQ      $4, AX
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        cploop
+	CMPQ      AX, CX
+	JB        cprow
+
+cpdone:
+	VZEROUPPER
+	RET
+
+// func colGradOutMat32(x, g []float32, d int, gam, mu, a, cmu, cvar []float64, dx []float32, gv []float64)
+// dx = float32(γ·g·a + g_μ - x̂·cvar) with x̂ = (x - μ)·a (colGradOut then
+// gsBackRow without GroupScaling); where len(gv) > 0, gv[i] = Σ over row
+// i of (x̂·cvar)², added in feature order as colGradOut adds it.
+TEXT ·colGradOutMat32(SB), NOSPLIT, $0-224
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ g_base+24(FP), BX
+	MOVQ gam_base+56(FP), R8
+	MOVQ mu_base+80(FP), R9
+	MOVQ a_base+104(FP), R10
+	MOVQ cmu_base+128(FP), R11
+	MOVQ cvar_base+152(FP), R12
+	MOVQ dx_base+176(FP), DI
+	MOVQ gv_base+200(FP), R13
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   cgdone
+
+cgrow:
+	XORQ   DX, DX
+	VXORPD X7, X7, X7
+
+cgloop:
+	VCVTPS2PD  (SI)(AX*4), Y0
+	VSUBPD     (R9)(DX*8), Y0, Y0
+	VMULPD     (R10)(DX*8), Y0, Y0
+	VMULPD     (R12)(DX*8), Y0, Y0
+	VCVTPS2PD  (BX)(AX*4), Y1
+	VMULPD     (R8)(DX*8), Y1, Y1
+	VMULPD     (R10)(DX*8), Y1, Y1
+	VADDPD     (R11)(DX*8), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (DI)(AX*4)
+	CMPQ       gv_len+208(FP), $0
+	JEQ        cgnext
+	VMULPD     Y0, Y0, Y2
+	VADDSD     X2, X7, X7
+	VPERMILPD  $1, X2, X3
+	VADDSD     X3, X7, X7
+	VEXTRACTF128 $1, Y2, X4
+	VADDSD     X4, X7, X7
+	VPERMILPD  $1, X4, X5
+	VADDSD     X5, X7, X7
+
+cgnext:
+	ADDQ $4, AX
+	ADDQ $4, DX
+	CMPQ DX, d+48(FP)
+	JB   cgloop
+	CMPQ gv_len+208(FP), $0
+	JEQ  cgrowend
+	VMOVSD X7, (R13)
+	ADDQ   $8, R13
+
+cgrowend:
+	CMPQ AX, CX
+	JB   cgrow
+
+cgdone:
+	VZEROUPPER
+	RET
+
+// The probes' passes (the Stats and Theorem-1 taps) over plain rows of d
+// features, d a multiple of 4: each row's sums in the Go loops' order.
+
+DATA colmatabs<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL colmatabs<>(SB), RODATA|NOPTR, $8
+
+// HSUM4(y, x, hi, t) sets x's low lane to (y₀ + y₁) + (y₂ + y₃),
+// sumOf's and sumSqDev's order for their four lane sums; x is y's low
+// half, hi and t are scratch.
+#define HSUM4(y, x, hi, t) \
+	VEXTRACTF128 $1, y, hi \
+	VHADDPD      hi, x, t \
+	VUNPCKHPD    t, t, hi \
+	VADDSD       hi, t, x
+
+// func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+// mean += x, psi += x² per feature; sum = Σ over rows of the row's sum
+// taken element by element, as tapAccum and statTapSums add them; maxAbs
+// = max|x| (meaningless when x holds a NaN: then sum is NaN and the caller
+// rescans).
+TEXT ·tapAccumMat32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	MOVQ         mean_base+32(FP), R8
+	MOVQ         psi_base+56(FP), R9
+	VBROADCASTSD colmatabs<>(SB), Y13
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tadone
+
+tarow:
+	XORQ   DX, DX
+	VXORPD X7, X7, X7
+
+taloop:
+	VCVTPS2PD    (SI)(AX*4), Y0
+	VADDSD       X0, X7, X7
+	VPERMILPD    $1, X0, X3
+	VADDSD       X3, X7, X7
+	VEXTRACTF128 $1, Y0, X4
+	VADDSD       X4, X7, X7
+	VPERMILPD    $1, X4, X5
+	VADDSD       X5, X7, X7
+	VANDPD       Y13, Y0, Y1
+	VMAXPD       Y1, Y9, Y9
+	VADDPD       (R8)(DX*8), Y0, Y2
+	VMOVUPD      Y2, (R8)(DX*8)
+	VMULPD       Y0, Y0, Y2
+	VADDPD       (R9)(DX*8), Y2, Y2
+	VMOVUPD      Y2, (R9)(DX*8)
+	ADDQ         $4, AX
+	ADDQ         $4, DX
+	CMPQ         DX, BX
+	JB           taloop
+	VADDSD       X7, X8, X8
+	CMPQ         AX, CX
+	JB           tarow
+
+tadone:
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VMAXSD       X1, X9, X9
+	VZEROUPPER
+	MOVSD        X8, sum+80(FP)
+	MOVSD        X9, maxAbs+88(FP)
+	RET
+
+// func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+// vs += (x - mean)² per feature (colAccumDev with sc = 1); ss = Σ over
+// rows of sumSqDev(row, mu), in row order.
+TEXT ·tapDevMat32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	VBROADCASTSD mu+32(FP), Y15
+	MOVQ         mean_base+40(FP), R8
+	MOVQ         vs_base+64(FP), R9
+	VXORPD       X8, X8, X8
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tddone
+
+tdrow:
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+
+tdloop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    Y15, Y0, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y6, Y6
+	VSUBPD    (R8)(DX*8), Y0, Y2
+	VMULPD    Y2, Y2, Y2
+	VADDPD    (R9)(DX*8), Y2, Y2
+	VMOVUPD   Y2, (R9)(DX*8)
+	ADDQ      $4, AX
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        tdloop
+	HSUM4(Y6, X6, X4, X5)
+	VADDSD    X6, X8, X8
+	CMPQ      AX, CX
+	JB        tdrow
+
+tddone:
+	VZEROUPPER
+	MOVSD X8, ss+88(FP)
+	RET
+
+// func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
+// Σ over rows of rowMoments2's four moments (each row's mean and variance
+// of a and of b), in row order: mean = sumOf(row)/d, variance =
+// sumSqDev(row, mean)/d.
+TEXT ·momentsMat32(SB), NOSPLIT, $0-88
+	MOVQ         a_base+0(FP), SI
+	MOVQ         a_len+8(FP), CX
+	MOVQ         b_base+24(FP), DI
+	MOVQ         d+48(FP), BX
+	VCVTSI2SDQ   BX, X15, X15
+	VXORPD       X8, X8, X8
+	VXORPD       X9, X9, X9
+	VXORPD       X10, X10, X10
+	VXORPD       X11, X11, X11
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           mmdone
+
+mmrow:
+	// the row's sums
+	MOVQ   AX, R8
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+mmsum:
+	VCVTPS2PD (SI)(R8*4), Y0
+	VADDPD    Y0, Y6, Y6
+	VCVTPS2PD (DI)(R8*4), Y1
+	VADDPD    Y1, Y7, Y7
+	ADDQ      $4, R8
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        mmsum
+	HSUM4(Y6, X6, X4, X5)
+	VDIVSD       X15, X6, X6
+	VADDSD       X6, X8, X8
+	HSUM4(Y7, X7, X4, X5)
+	VDIVSD       X15, X7, X7
+	VADDSD       X7, X10, X10
+	VBROADCASTSD X6, Y12
+	VBROADCASTSD X7, Y13
+
+	// the squared deviations from the row's means
+	MOVQ   AX, R8
+	XORQ   DX, DX
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+mmdev:
+	VCVTPS2PD (SI)(R8*4), Y0
+	VSUBPD    Y12, Y0, Y0
+	VMULPD    Y0, Y0, Y0
+	VADDPD    Y0, Y6, Y6
+	VCVTPS2PD (DI)(R8*4), Y1
+	VSUBPD    Y13, Y1, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y7, Y7
+	ADDQ      $4, R8
+	ADDQ      $4, DX
+	CMPQ      DX, BX
+	JB        mmdev
+	HSUM4(Y6, X6, X4, X5)
+	VDIVSD    X15, X6, X6
+	VADDSD    X6, X9, X9
+	HSUM4(Y7, X7, X4, X5)
+	VDIVSD    X15, X7, X7
+	VADDSD    X7, X11, X11
+	MOVQ      R8, AX
+	CMPQ      AX, CX
+	JB        mmrow
+
+mmdone:
+	VZEROUPPER
+	MOVSD X8, am+56(FP)
+	MOVSD X9, av+64(FP)
+	MOVSD X10, bm+72(FP)
+	MOVSD X11, bv+80(FP)
+	RET

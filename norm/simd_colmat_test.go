@@ -1,0 +1,178 @@
+package norm
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestColMatKernelsMatchRowLoops holds each whole-matrix kernel of the
+// per-feature family to the Go row loop it replaces, bit for bit, at the
+// widths it takes (d a multiple of 4), with a NaN, an Inf and zeros among
+// the inputs. The Go functions run with the AVX kernels off, so the
+// reference is the plain Go loop whatever the width.
+func TestColMatKernelsMatchRowLoops(t *testing.T) {
+	if !colMat(make([]float32, 8), 8) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(7))
+	for _, tc := range []struct{ n, d int }{{1, 4}, {3, 8}, {50, 8}, {7, 12}, {9, 16}, {5, 32}, {4, 36}} {
+		n, d := tc.n, tc.d
+		x := randF32(r, n*d, 2, 0.5)
+		g := randF32(r, n*d, 1, -0.1)
+		x[0], g[len(g)-1] = 0, 0
+		if n > 2 {
+			x[d+1] = float32(math.NaN())
+			g[2*d] = float32(math.Inf(1))
+		}
+		per := func(scale, shift float64) []float64 {
+			v := make([]float64, d)
+			for k := range v {
+				v[k] = r.NormFloat64()*scale + shift
+			}
+			return v
+		}
+		mu, a, gam, bet, cmu, cvar := per(1, 0), per(0.3, 1), per(0.5, 1), per(0.5, 0), per(0.1, 0), per(0.1, 0)
+		acc := func() ([]float64, []float64) { return per(1, 0), per(1, 0) } // nonzero start
+
+		// Σx, Σx²
+		s1, s2 := acc()
+		w1, w2 := append([]float64(nil), s1...), append([]float64(nil), s2...)
+		colAccumMat(x, d, s1, s2)
+		withAVX(false, func() {
+			for off := 0; off < n*d; off += d {
+				colAccum(x[off:off+d], 1, w1, w2)
+			}
+		})
+		sameBits64(t, "colAccumMat s1", s1, w1)
+		sameBits64(t, "colAccumMat s2", s2, w2)
+
+		// Σ(x - μ)²
+		vs, _ := acc()
+		wv := append([]float64(nil), vs...)
+		colAccumDevMat(x, d, mu, vs)
+		withAVX(false, func() {
+			for off := 0; off < n*d; off += d {
+				colAccumDev(x[off:off+d], 1, mu, wv)
+			}
+		})
+		sameBits64(t, "colAccumDevMat", vs, wv)
+
+		// y = γ(x - μ)a + β
+		y, wy := make([]float32, n*d), make([]float32, n*d)
+		colWriteMat(x, d, mu, a, gam, bet, y)
+		withAVX(false, func() {
+			for off := 0; off < n*d; off += d {
+				colWrite(x[off:off+d], 1, mu, a, gam, bet, wy[off:off+d])
+			}
+		})
+		sameBits32(t, "colWriteMat", y, wy)
+
+		// dγ, dβ
+		dg, db := acc()
+		wg, wb := append([]float64(nil), dg...), append([]float64(nil), db...)
+		colParamGradsMat(x, g, d, mu, a, dg, db)
+		for off := 0; off < n*d; off += d {
+			colParamGrads(x[off:off+d], g[off:off+d], 1, mu, a, wg, wb)
+		}
+		sameBits64(t, "colParamGradsMat dγ", dg, wg)
+		sameBits64(t, "colParamGradsMat dβ", db, wb)
+
+		// dx and each row's ‖g_σ²‖², with and without the per-row sums
+		for _, withGv := range []bool{true, false} {
+			dx, wdx := make([]float32, n*d), make([]float32, n*d)
+			var gv []float64
+			if withGv {
+				gv = make([]float64, n)
+			}
+			colGradOutMat(x, g, d, gam, mu, a, cmu, cvar, dx, gv)
+			rb := make([]float64, d)
+			for i := 0; i < n; i++ {
+				want := colGradOut(x[i*d:(i+1)*d], g[i*d:(i+1)*d], gam, 1, mu, a, cmu, cvar, rb)
+				for k, v := range rb {
+					wdx[i*d+k] = float32(v)
+				}
+				if withGv {
+					sameBits64(t, "colGradOutMat gv", gv[i:i+1], []float64{0 + want})
+				}
+			}
+			sameBits32(t, "colGradOutMat dx", dx, wdx)
+		}
+	}
+}
+
+// TestTapMatKernelsMatchRowLoops holds the probes' whole-matrix kernels to
+// the Go row loops of statTapSums, statTapDevs and colBackward's
+// Theorem-1 sums, bit for bit, at the widths that run them (d < 16), with
+// and without a NaN (max|x| is then NaN, as the Go loop gives) and with
+// ±Inf.
+func TestTapMatKernelsMatchRowLoops(t *testing.T) {
+	if !colMatGo(make([]float32, 8), 8) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(11))
+	for _, tc := range []struct {
+		n, d int
+		poke string
+	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}} {
+		n, d := tc.n, tc.d
+		x := randF32(r, n*d, 3, 0.7)
+		g := randF32(r, n*d, 0.5, -0.2)
+		switch tc.poke {
+		case "nan":
+			x[d+2] = float32(math.NaN())
+		case "inf":
+			x[3], x[2*d] = float32(math.Inf(1)), float32(math.Inf(-1))
+		case "-inf":
+			x[n*d-1] = float32(math.Inf(-1))
+		}
+		per := func() []float64 {
+			v := make([]float64, d)
+			for k := range v {
+				v[k] = r.NormFloat64()
+			}
+			return v
+		}
+		mean, psi := per(), per()
+		wm, wp := append([]float64(nil), mean...), append([]float64(nil), psi...)
+		sum, mx := tapAccumMat(x, d, mean, psi)
+		var wsum, wmx float64
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				s, m := tapAccum(x[i*d:(i+1)*d], 1, wm, wp)
+				wsum += s
+				if m > wmx || m != m {
+					wmx = m
+				}
+			}
+		})
+		what := func(s string) string { return s + " " + tc.poke }
+		sameBits64(t, what("tapAccumMat mean"), mean, wm)
+		sameBits64(t, what("tapAccumMat psi"), psi, wp)
+		sameBits64(t, what("tapAccumMat sum"), []float64{sum}, []float64{wsum})
+		sameBits64(t, what("tapAccumMat max|x|"), []float64{mx}, []float64{wmx})
+
+		mu := r.NormFloat64()
+		vs := per()
+		wv := append([]float64(nil), vs...)
+		ss := tapDevMat(x, d, mu, mean, vs)
+		var wss float64
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				wss += sumSqDev(x[i*d:(i+1)*d], mu)
+				colAccumDev(x[i*d:(i+1)*d], 1, mean, wv)
+			}
+		})
+		sameBits64(t, what("tapDevMat vs"), vs, wv)
+		sameBits64(t, what("tapDevMat ss"), []float64{ss}, []float64{wss})
+
+		got := momentsMat(x, g, d)
+		var want momentSums
+		withAVX(false, func() {
+			for i := 0; i < n; i++ {
+				want = want.add(rowMoments2(x[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+			}
+		})
+		sameBits64(t, what("momentsMat"), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
+	}
+}
