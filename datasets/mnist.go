@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 )
 
 // ImageSplit is one split of an image set: Pix holds N rows of H*W pixels
@@ -71,10 +70,6 @@ func MNIST(dir string) (*Images, error) { return MNISTContext(context.Background
 // MNISTContext is MNIST that stops reading an IDX directory, with ctx's
 // error, when ctx is cancelled. (The GoMNIST files are local and small.)
 func MNISTContext(ctx context.Context, dir string) (*Images, error) {
-	// Loading leaves tens of MB of garbage (the gzip bytes, the other
-	// files' buffers) that the runtime would hand back to the OS only over
-	// minutes; a run holds its data for hours, so return it now, once.
-	defer debug.FreeOSMemory()
 	if dir == "" {
 		return loadGoMNIST(userCacheDir())
 	}
