@@ -198,7 +198,7 @@ func toSplit(pix, labels []byte, n, rowLen int) ImageSplit {
 func sliceSplit(s ImageSplit, from, to, rowLen int) ImageSplit {
 	return ImageSplit{
 		Pix: s.Pix[from*rowLen : to*rowLen : to*rowLen],
-		Y: s.Y[from:to:to],
-		N: to - from,
+		Y:   s.Y[from:to:to],
+		N:   to - from,
 	}
 }
