@@ -26,17 +26,47 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		return &attnOp{OpBase: NewOpBase("Attention"), n: 8, maxT: 4, lay: &lay, h: 2, d: 4, causal: causal, real: mask}
 	}
 	attn := func(causal bool, mask *[]bool) *attnOp { return attnIn(causal, mask, Layout{2, 4}) }
+	// an op's Do with a given previous output, from the op of the node
+	// build makes of the inputs' shapes
+	via := func(build func(in G.Nodes) (*G.Node, error), in ...G.Value) func(pre G.Value, _ []G.Value) (G.Value, error) {
+		g := G.NewGraph()
+		var nodes G.Nodes
+		for _, v := range in {
+			nodes = append(nodes, G.NewTensor(g, G.Float32, v.Shape().Dims(), G.WithShape(v.Shape()...)))
+		}
+		n, err := build(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := n.Op().(*graphOp)
+		return func(pre G.Value, in []G.Value) (G.Value, error) {
+			op.last = pre
+			return op.Do(in...)
+		}
+	}
+	relu := func(in G.Nodes) (*G.Node, error) { return ReLU(in[0]) }
+	reluBack := func(in G.Nodes) (*G.Node, error) {
+		ns, err := reluGrad(in[:1], in[1])
+		if err != nil {
+			return nil, err
+		}
+		return ns[0], nil
+	}
+	bias := func(in G.Nodes) (*G.Node, error) { return AddBias(in[0], in[1]) }
+	biasBack := func(in G.Nodes) (*G.Node, error) { return biasGrad(in[0]) }
+	in := func(vs ...G.Value) []G.Value { return vs }
+	x59, x2325, g59 := rnd(5, 9), rnd(2, 3, 2, 5), rnd(5, 9)
 	cases := []struct {
 		name string
 		do   func(pre G.Value, in []G.Value) (G.Value, error)
 		in   []G.Value
 	}{
-		{"AddBias/matrix", (&biasOp{OpBase: NewOpBase("AddBias"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(9)}},
-		{"AddBias/image", (&biasOp{OpBase: NewOpBase("AddBias"), dims: 4}).do, []G.Value{rnd(2, 3, 2, 5), rnd(3)}},
-		{"ReLU", (&reluOp{OpBase: NewOpBase("ReLU"), dims: 2}).do, []G.Value{rnd(5, 9)}},
-		{"ReLUGrad", (&reluGradOp{OpBase: NewOpBase("ReLUGrad"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(5, 9)}},
-		{"AddBiasGrad/matrix", (&biasGradOp{OpBase: NewOpBase("AddBiasGrad"), dims: 2, c: 9}).do, []G.Value{rnd(5, 9)}},
-		{"AddBiasGrad/image", (&biasGradOp{OpBase: NewOpBase("AddBiasGrad"), dims: 4, c: 3}).do, []G.Value{rnd(2, 3, 2, 5)}},
+		{"AddBias/matrix", via(bias, x59, rnd(9)), in(x59, rnd(9))},
+		{"AddBias/image", via(bias, x2325, rnd(3)), in(x2325, rnd(3))},
+		{"ReLU", via(relu, x59), in(x59)},
+		{"ReLUGrad", via(reluBack, x59, g59), in(x59, g59)},
+		{"AddBiasGrad/matrix", via(biasBack, x59), in(x59)},
+		{"AddBiasGrad/image", via(biasBack, x2325), in(x2325)},
 		{"CausalAttention", attn(true, nil).do, []G.Value{rnd(8, 12)}},
 		{"Attention/keymask", attn(false, &real).do, []G.Value{rnd(8, 12)}},
 		{"CausalAttentionGrad", (&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: attn(true, nil)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
