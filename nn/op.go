@@ -118,12 +118,12 @@ func valueType(dims int, scalar bool) hm.Type {
 }
 
 func (o *graphOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.out.Clone(), nil }
-func (o *graphOp) ReturnsPtr() bool                                 { return false }
-func (o *graphOp) CallsExtern() bool                                { return false }
-func (o *graphOp) OverwritesInput() int                             { return -1 }
-func (o *graphOp) WriteHash(h hash.Hash)                            { fmt.Fprint(h, o.name) }
-func (o *graphOp) Hashcode() uint32                                 { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
-func (o *graphOp) String() string                                   { return o.name }
+func (o *graphOp) ReturnsPtr() bool                               { return false }
+func (o *graphOp) CallsExtern() bool                              { return false }
+func (o *graphOp) OverwritesInput() int                           { return -1 }
+func (o *graphOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, o.name) }
+func (o *graphOp) Hashcode() uint32                               { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+func (o *graphOp) String() string                                 { return o.name }
 
 func (o *graphOp) DiffWRT(n int) []bool {
 	if o.def.Grad == nil {
