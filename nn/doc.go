@@ -36,8 +36,8 @@
 // in the same order, with every op's output kept from one step to the
 // next and reused, so a training step allocates almost nothing (train's
 // exec_test.go holds it to the TapeMachine bit for bit). An op written
-// elsewhere (train's fused LSTM layer, which calls the norm kernels) is
-// built from the same kit.
+// elsewhere is an Op too: train's fused LSTM layer, which calls the norm
+// kernels.
 //
 // Token-budget batches change shape every step; the per-sequence ops
 // (attention, mean pooling) read the batch's Layout when they run.

@@ -35,12 +35,9 @@ type Op struct {
 	// the state the op reads as it runs (indices, positions, targets, the
 	// batch's layout) and takes what it needs of it.
 	Prepare func() error
-	// F32 and F64 are the kernel on float32 and float64 tensors: they read
-	// each input's values (in argument order; a scalar input arrives as a
-	// one-element slice) and write the output's, which is as long as Out
-	// (one element for a scalar output).
-	F32 func(out []float32, in [][]float32)
-	F64 func(out []float64, in [][]float64)
+	// F32 and F64 are the kernel on float32 and float64 tensors.
+	F32 Kernel[float32]
+	F64 Kernel[float64]
 	// Grad builds the gradient of every input from the upstream gradient
 	// grad, as graph nodes (nil for an input DiffWRT rules out); nil: the
 	// op is not differentiated (a gradient op: the models need only first
@@ -52,6 +49,13 @@ type Op struct {
 	// a run (LastXent); the adapter does not touch it.
 	State any
 }
+
+// Kernel is an op's math on one element type: it reads each input's
+// values (in argument order; a scalar input arrives as a one-element
+// slice) and writes the output's, which is as long as Op.Out (one element
+// for a scalar output). An error is one the inputs' values or the op's
+// state cause (the adapter has checked the inputs' sizes and dtype).
+type Kernel[T Float] func(out []T, in [][]T) error
 
 // Apply adds the op to the graph of its inputs.
 func (d Op) Apply(in ...*G.Node) (*G.Node, error) {
@@ -208,7 +212,7 @@ func (o *graphOp) check(in []G.Value) (tensor.Dtype, error) {
 // runKernel calls kernel k on the inputs' T slices (values reads a dense
 // tensor's) and returns its output: a dense tensor, the op's previous one
 // where reusable says so, or a scalar.
-func runKernel[T Float](o *graphOp, a *kernelArgs[T], k func([]T, [][]T), values func(*tensor.Dense) []T, in []G.Value, dt tensor.Dtype) (G.Value, error) {
+func runKernel[T Float](o *graphOp, a *kernelArgs[T], k Kernel[T], values func(*tensor.Dense) []T, in []G.Value, dt tensor.Dtype) (G.Value, error) {
 	if len(a.scalars) != len(in) {
 		a.scalars = make([]T, len(in))
 	}
@@ -227,7 +231,9 @@ func runKernel[T Float](o *graphOp, a *kernelArgs[T], k func([]T, [][]T), values
 	}
 	if o.out.IsScalar() {
 		a.out[0] = 0
-		k(a.out[:], a.in)
+		if err := k(a.out[:], a.in); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.name, err)
+		}
 		return newScalar(dt, float64(a.out[0])), nil
 	}
 	var out *tensor.Dense
@@ -236,7 +242,9 @@ func runKernel[T Float](o *graphOp, a *kernelArgs[T], k func([]T, [][]T), values
 	} else {
 		out = OutBufFull(o.last, in, dt, o.out...)
 	}
-	k(values(out), a.in)
+	if err := k(values(out), a.in); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.name, err)
+	}
 	return out, nil
 }
 

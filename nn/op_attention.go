@@ -152,8 +152,8 @@ func hideKeys[T Float](row []T, keys []bool) bool {
 
 // attnFwd is every sequence's and head's softmax(QKᵀ/√dₕ)V, and zeros in
 // the rows past the layout.
-func attnFwd[T Float](o *attn) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func attnFwd[T Float](o *attn) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		qkv := in[0]
 		dh := o.d / o.h
 		scale := 1 / math.Sqrt(float64(dh))
@@ -167,15 +167,17 @@ func attnFwd[T Float](o *attn) func(out []T, in [][]T) {
 			}
 		}
 		clear(out[o.b*o.t*o.d:])
+		return nil
 	}
 }
 
 // attnBwd maps (qkv, dOut) to dqkv, recomputing the probabilities; zeros
 // in the rows past the layout.
-func attnBwd[T Float](o *attn) func(dqkv []T, in [][]T) {
-	return func(dqkv []T, in [][]T) {
+func attnBwd[T Float](o *attn) Kernel[T] {
+	return func(dqkv []T, in [][]T) error {
 		attnBack(o, in[0], in[1], dqkv)
 		clear(dqkv[o.b*o.t*3*o.d:])
+		return nil
 	}
 }
 

@@ -36,15 +36,15 @@ func inner(s tensor.Shape) int {
 }
 
 // biasFwd is x + b over x of shape s.
-func biasFwd[T Float](s tensor.Shape) func(out []T, in [][]T) {
+func biasFwd[T Float](s tensor.Shape) Kernel[T] {
 	in, c := inner(s), s[1]
-	return func(out []T, xb [][]T) {
+	return func(out []T, xb [][]T) error {
 		x, b := xb[0], xb[1]
 		if in == 1 { // [N, d]: one bias per column
 			for r := 0; r < len(x); r += c {
 				addRow(x[r:r+c], b[:c], out[r:r+c])
 			}
-			return
+			return nil
 		}
 		for blk := 0; blk*in < len(x); blk++ { // [B, C, ...]: one bias per channel block
 			bk := b[blk%c]
@@ -53,6 +53,7 @@ func biasFwd[T Float](s tensor.Shape) func(out []T, in [][]T) {
 				or[i] = v + bk
 			}
 		}
+		return nil
 	}
 }
 
@@ -65,9 +66,9 @@ func biasGrad(g *G.Node) (*G.Node, error) {
 }
 
 // biasBwd sums g over every axis but 1 into db, in float64 in acc.
-func biasBwd[T Float](s tensor.Shape, acc []float64) func(db []T, in [][]T) {
+func biasBwd[T Float](s tensor.Shape, acc []float64) Kernel[T] {
 	in, c := inner(s), s[1]
-	return func(db []T, gs [][]T) {
+	return func(db []T, gs [][]T) error {
 		g := gs[0]
 		clear(acc)
 		if in == 1 { // [N, d]: column sums, one row at a time
@@ -85,5 +86,6 @@ func biasBwd[T Float](s tensor.Shape, acc []float64) func(db []T, in [][]T) {
 		for i := range db {
 			db[i] = T(acc[i])
 		}
+		return nil
 	}
 }

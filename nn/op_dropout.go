@@ -67,10 +67,11 @@ func (o *DropoutOp) drawMask(n int) {
 
 // mulMask is x times the site's last mask, entry by entry: the forward
 // (x the input) and the backward (x the upstream gradient).
-func mulMask[T Float](o *DropoutOp) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func mulMask[T Float](o *DropoutOp) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		for i, v := range in[0] {
 			out[i] = v * T(o.mask[i])
 		}
+		return nil
 	}
 }

@@ -33,19 +33,20 @@ func Embed(w *G.Node, idx *[]int32) (*G.Node, error) {
 }
 
 // gather copies row (*idx)[i] of the table into row i of the output.
-func gather[T Float](idx *[]int32, d int) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func gather[T Float](idx *[]int32, d int) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		w := in[0]
 		for i, t := range *idx {
 			copy(out[i*d:(i+1)*d], w[int(t)*d:(int(t)+1)*d])
 		}
+		return nil
 	}
 }
 
 // scatterAdd adds row i of the upstream gradient into row (*idx)[i] of the
 // table's gradient.
-func scatterAdd[T Float](idx *[]int32, d int) func(dw []T, in [][]T) {
-	return func(dw []T, in [][]T) {
+func scatterAdd[T Float](idx *[]int32, d int) Kernel[T] {
+	return func(dw []T, in [][]T) error {
 		g := in[0]
 		for i, t := range *idx {
 			row := dw[int(t)*d : (int(t)+1)*d]
@@ -53,5 +54,6 @@ func scatterAdd[T Float](idx *[]int32, d int) func(dw []T, in [][]T) {
 				row[k] += v
 			}
 		}
+		return nil
 	}
 }

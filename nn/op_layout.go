@@ -45,9 +45,9 @@ func (m images) relayout(x *G.Node, toRows bool, kind string) (*G.Node, error) {
 
 // transposeImages copies between NCHW (per image a [C, P] block, P = H·W
 // pixels) and rows (per image a [P, C] block): a transpose per image.
-func transposeImages[T Float](m images, toRows bool) func(out []T, in [][]T) {
+func transposeImages[T Float](m images, toRows bool) Kernel[T] {
 	b, c, p := m.b, m.c, m.h*m.w
-	return func(out []T, in [][]T) {
+	return func(out []T, in [][]T) error {
 		x := in[0]
 		for i := 0; i < b; i++ {
 			src, dst := x[i*c*p:(i+1)*c*p], out[i*c*p:(i+1)*c*p]
@@ -64,5 +64,6 @@ func transposeImages[T Float](m images, toRows bool) func(out []T, in [][]T) {
 				}
 			}
 		}
+		return nil
 	}
 }

@@ -59,10 +59,11 @@ type product struct {
 
 // mulKernel is the product of a of shape as and b of shape bs (beta = 0:
 // it overwrites every element of the output, whatever was there).
-func mulKernel[T Float](p product, as, bs tensor.Shape) func(c []T, in [][]T) {
+func mulKernel[T Float](p product, as, bs tensor.Shape) Kernel[T] {
 	ar, ac, br, bc := as[0], as[1], bs[0], bs[1]
-	return func(c []T, ab [][]T) {
+	return func(c []T, ab [][]T) error {
 		Mul(p.tA, p.tB, 1, Mat[T]{ab[0], ar, ac, ac}, Mat[T]{ab[1], br, bc, bc}, 0, Mat[T]{c, p.m, p.n, p.n})
+		return nil
 	}
 }
 

@@ -61,8 +61,8 @@ func AddPositions(x *G.Node, scale float64, pos *[]int32, table []float64) (*G.N
 		F32: addPositions[float32](scale, pos, table, d), F64: addPositions[float64](scale, pos, table, d)}.Apply(x)
 }
 
-func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		x := in[0]
 		for i, p := range *pos {
 			pe := table[int(p)*d : (int(p)+1)*d]
@@ -71,14 +71,16 @@ func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) 
 				or[k] = T(scale*float64(v) + pe[k])
 			}
 		}
+		return nil
 	}
 }
 
 // scaled is y = s·x, AddPositions' backward.
-func scaled[T Float](s float64) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func scaled[T Float](s float64) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		for i, v := range in[0] {
 			out[i] = T(s * float64(v))
 		}
+		return nil
 	}
 }

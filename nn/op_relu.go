@@ -12,14 +12,14 @@ func ReLU(x *G.Node) (*G.Node, error) {
 	return Op{Kind: "ReLU", Out: x.Shape(), F32: relu[float32], F64: relu[float64], Grad: reluGrad}.Apply(x)
 }
 
-func relu[T Float](out []T, in [][]T) { reluMask(in[0], in[0], out) }
+func relu[T Float](out []T, in [][]T) error { reluMask(in[0], in[0], out); return nil }
 
 // reluGrad is g·[x ≥ 0] from the ReLU's input x and upstream gradient g.
 func reluGrad(in G.Nodes, g *G.Node) (G.Nodes, error) {
 	return one(Op{Kind: "ReLUGrad", Out: g.Shape(), F32: reluBack[float32], F64: reluBack[float64]}.Apply(in[0], g))
 }
 
-func reluBack[T Float](out []T, in [][]T) { reluMask(in[0], in[1], out) }
+func reluBack[T Float](out []T, in [][]T) error { reluMask(in[0], in[1], out); return nil }
 
 // reluMask writes v·[x ≥ 0] into out: the forward pass with v = x, the
 // backward pass with v = the upstream gradient. A product with the mask,

@@ -85,8 +85,8 @@ func (x *xent) check() error {
 
 // xentLoss is the loss, reduced as x.opt says; it keeps the plain NLL in
 // x.last.
-func xentLoss[T Float](x *xent) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func xentLoss[T Float](x *xent) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		r := xentFwd(in[0], *x.targets, x.c, x.opt.Smoothing)
 		x.last = XentResult{Real: r.n}
 		loss := r.loss
@@ -97,6 +97,7 @@ func xentLoss[T Float](x *xent) func(out []T, in [][]T) {
 			}
 		}
 		out[0] = T(loss)
+		return nil
 	}
 }
 
@@ -155,14 +156,15 @@ func (x *xent) grad(in G.Nodes, g *G.Node) (G.Nodes, error) {
 		F32: xentGrad[float32](x), F64: xentGrad[float64](x)}.Apply(in[0], g))
 }
 
-func xentGrad[T Float](x *xent) func(out []T, in [][]T) {
-	return func(out []T, in [][]T) {
+func xentGrad[T Float](x *xent) Kernel[T] {
+	return func(out []T, in [][]T) error {
 		t := *x.targets
 		sc := float64(in[1][0])
 		if n := realRows(t); n > 0 && !x.opt.Sum {
 			sc /= float64(n)
 		}
 		xentBwd(in[0], out, t, x.c, sc, x.opt.Smoothing)
+		return nil
 	}
 }
 
