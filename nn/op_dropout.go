@@ -15,13 +15,13 @@ import (
 // variant sees the same masks. gorgonia's own Dropout scales the gradient
 // by 1/p and seeds from the clock; this one has neither problem.
 //
-// The returned *DropoutOp lets the caller switch it off (identity) with
+// The returned *DropoutSite lets the caller switch it off (identity) with
 // SetTraining(false).
-func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutOp, error) {
+func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutSite, error) {
 	if p < 0 || p >= 1 {
 		return nil, nil, fmt.Errorf("dropout: p=%g, want 0 ≤ p < 1", p)
 	}
-	o := &DropoutOp{p: p, rng: rng, training: true}
+	o := &DropoutSite{p: p, rng: rng, training: true}
 	s := x.Shape()
 	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
 		return one(Op{Kind: "DropoutGrad", Out: s, F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(g))
@@ -32,9 +32,9 @@ func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutOp, error) 
 	return y, o, err
 }
 
-// DropoutOp is one dropout site's state: whether it drops, and the mask
+// DropoutSite is one dropout site's state: whether it drops, and the mask
 // of its last forward, which its backward applies again.
-type DropoutOp struct {
+type DropoutSite struct {
 	p        float64
 	rng      *rand.Rand
 	training bool
@@ -43,9 +43,9 @@ type DropoutOp struct {
 }
 
 // SetTraining switches between dropping (true) and the identity (false).
-func (o *DropoutOp) SetTraining(on bool) { o.training = on }
+func (o *DropoutSite) SetTraining(on bool) { o.training = on }
 
-func (o *DropoutOp) drawMask(n int) {
+func (o *DropoutSite) drawMask(n int) {
 	if o.freeze && len(o.mask) == n {
 		return
 	}
@@ -67,7 +67,7 @@ func (o *DropoutOp) drawMask(n int) {
 
 // mulMask is x times the site's last mask, entry by entry: the forward
 // (x the input) and the backward (x the upstream gradient).
-func mulMask[T Float](o *DropoutOp) Kernel[T] {
+func mulMask[T Float](o *DropoutSite) Kernel[T] {
 	return func(out []T, in [][]T) error {
 		for i, v := range in[0] {
 			out[i] = v * T(o.mask[i])

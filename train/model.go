@@ -142,7 +142,7 @@ type builder struct {
 	// dropout: p and the RNG (nil: no dropout, as in eval graphs).
 	dropP float64
 	rng   *rand.Rand
-	drops []*nn.DropoutOp
+	drops []*nn.DropoutSite
 
 	images  *tensor.Dense // image models: [batch, H·W] pixels in [0,1]
 	tokens  []int32       // transformer: batch·seq input ids
