@@ -7,9 +7,10 @@
 // each element type, and the ops of its gradient. Op.Apply answers every
 // question gorgonia's Op and SDOp interfaces ask (arity, type, shape,
 // hash, dtype dispatch, input checks, the reuse of the previous output as
-// the next one's buffer), so an op's file is its math. The convolution
-// family (op_conv.go, op_convrows.go, op_pool.go, op_shortcut.go) still
-// writes that plumbing out by hand (op_handwritten.go: OpBase).
+// the next one's buffer), so an op's file is its math. The two
+// convolutions (op_conv.go, op_convrows.go), whose kernels were being
+// reworked at the time, still write that plumbing out by hand
+// (op_handwritten.go: OpBase).
 //
 //	op.go              Op and its adapter to gorgonia; output buffers; Scalar, AsDense
 //	op_handwritten.go  OpBase: the plumbing of the ops not yet on Op
