@@ -223,7 +223,7 @@ func (m *transformer) logits(b *builder, h *G.Node) (*G.Node, error) {
 	return b.linear("out", h)
 }
 
-// ── Where the norms sit ──────────────────────────────────────────────────
+// Where the norms sit in a block: the placements.
 
 // Placement is where the norms sit in a Transformer block (docs/math.md §9).
 // With F a sub-layer (attention or FFN) and LN the run's variant:
@@ -294,7 +294,7 @@ func scalarConst(dt tensor.Dtype, x float64) *G.Node {
 	return G.NewConstant(x)
 }
 
-// ── The input and the initial weights ────────────────────────────────────
+// The input, and the initial weights under each input.
 
 // The transformer's input (Config.Input).
 const (
@@ -410,7 +410,8 @@ func xavierStd(gain float64, fanIn, fanOut int) float64 {
 	return gain * math.Sqrt(2/float64(fanIn+fanOut))
 }
 
-// ── The norm sites as the probes see them ────────────────────────────────
+// The norm sites as the probes see them: which sites a placement has, and
+// which weight matrices each site's output feeds.
 
 // Sites are one per norm, in the order the forward pass applies them; a
 // sample is one sequence of seq rows (encode lays the [B·T, d] rows out
