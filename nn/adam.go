@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"gorgonia.org/tensor"
+)
 
 // Adam hyper-parameters: β1 0.9 and β2 0.98 as in the Transformer papers
 // the norms come from (Vaswani et al.; PowerNorm's released code); ε 1e-9
@@ -33,26 +37,30 @@ func NewAdam(sizes []int) *Adam {
 }
 
 // Step applies one update with learning rate lr to every parameter, the
-// gradients scaled by gscale first (1, or the clipping factor).
-func (a *Adam) Step(params, grads []any, lr, gscale float64) {
+// gradients scaled by gscale first (1, or the clipping factor). Each
+// gradient has its parameter's dtype and size.
+func (a *Adam) Step(params, grads []*tensor.Dense, lr, gscale float64) {
 	a.t++
 	c1 := 1 - math.Pow(AdamBeta1, float64(a.t))
 	c2 := 1 - math.Pow(AdamBeta2, float64(a.t))
 	shrink := lr * a.WeightDecay
-	for i := range params {
-		switch p := params[i].(type) {
-		case []float32:
-			if a.WeightDecay != 0 {
-				decay(p, shrink)
-			}
-			adamUpdate(p, grads[i].([]float32), a.m[i], a.v[i], lr, gscale, c1, c2)
-		case []float64:
-			if a.WeightDecay != 0 {
-				decay(p, shrink)
-			}
-			adamUpdate(p, grads[i].([]float64), a.m[i], a.v[i], lr, gscale, c1, c2)
+	for i, p := range params {
+		switch p.Dtype() {
+		case tensor.Float32:
+			adamStep(p.Float32s(), grads[i].Float32s(), a, i, lr, gscale, shrink, c1, c2)
+		case tensor.Float64:
+			adamStep(p.Float64s(), grads[i].Float64s(), a, i, lr, gscale, shrink, c1, c2)
 		}
 	}
+}
+
+// adamStep is the decoupled weight decay, then the Adam update, of
+// parameter i.
+func adamStep[T Float](p, g []T, a *Adam, i int, lr, gscale, shrink, c1, c2 float64) {
+	if a.WeightDecay != 0 {
+		decay(p, shrink)
+	}
+	adamUpdate(p, g, a.m[i], a.v[i], lr, gscale, c1, c2)
 }
 
 // decay is p −= shrink·p, the product formed in float64: a float32 factor
@@ -89,17 +97,23 @@ func adamUpdate[T Float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
 
 // GradNorm is the global L2 norm of all gradients and whether every entry
 // is finite.
-func GradNorm(grads []any) (norm float64, finite bool) {
+func GradNorm(grads []*tensor.Dense) (norm float64, finite bool) {
 	var s float64
 	for _, g := range grads {
-		switch d := g.(type) {
-		case []float32:
-			s += SumSq(d)
-		case []float64:
-			s += SumSq(d)
-		}
+		s += DenseSumSq(g)
 	}
 	return math.Sqrt(s), !math.IsNaN(s) && !math.IsInf(s, 0)
+}
+
+// DenseSumSq is SumSq of a float32 or float64 tensor's values.
+func DenseSumSq(d *tensor.Dense) float64 {
+	switch d.Dtype() {
+	case tensor.Float32:
+		return SumSq(d.Float32s())
+	case tensor.Float64:
+		return SumSq(d.Float64s())
+	}
+	return 0
 }
 
 // SumSq is Σ x[i]² in float64 (the gradient norm's, and gw_norm's).

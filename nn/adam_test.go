@@ -3,7 +3,19 @@ package nn
 import (
 	"math"
 	"testing"
+
+	"gorgonia.org/tensor"
 )
+
+// dense wraps float slices as tensors (sharing their memory), as Adam and
+// GradNorm take them.
+func dense(xs ...any) []*tensor.Dense {
+	var out []*tensor.Dense
+	for _, x := range xs {
+		out = append(out, tensor.New(tensor.WithBacking(x)))
+	}
+	return out
+}
 
 func TestLearningRate(t *testing.T) {
 	cases := []struct {
@@ -30,7 +42,7 @@ func TestAdamFirstStepAndConvergence(t *testing.T) {
 	// The first bias-corrected step moves every weight by lr·sign(g).
 	p := []float64{1, -2, 3}
 	a := NewAdam([]int{3})
-	a.Step([]any{p}, []any{[]float64{0.5, -7, 1e-3}}, 0.1, 1)
+	a.Step(dense(p), dense([]float64{0.5, -7, 1e-3}), 0.1, 1)
 	want := []float64{0.9, -1.9, 2.9}
 	for i := range p {
 		if math.Abs(p[i]-want[i]) > 1e-6 {
@@ -45,7 +57,7 @@ func TestAdamFirstStepAndConvergence(t *testing.T) {
 		for i := range q {
 			g[i] = 2 * (q[i] - float32(i))
 		}
-		a.Step([]any{q}, []any{g}, LearningRate(0.1, 10, s), 1)
+		a.Step(dense(q), dense(g), LearningRate(0.1, 10, s), 1)
 	}
 	for i, v := range q {
 		if math.Abs(float64(v)-float64(i)) > 1e-2 {
@@ -55,7 +67,7 @@ func TestAdamFirstStepAndConvergence(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
-	n, ok := GradNorm([]any{[]float32{3}, []float64{4}})
+	n, ok := GradNorm(dense([]float32{3}, []float64{4}))
 	if n != 5 || !ok {
 		t.Fatalf("GradNorm = %v %v, want 5 true", n, ok)
 	}
@@ -65,7 +77,7 @@ func TestClip(t *testing.T) {
 	if s := ClipScale(n, 0); s != 1 {
 		t.Errorf("clip off: %v", s)
 	}
-	if _, ok := GradNorm([]any{[]float64{1, math.Inf(1)}}); ok {
+	if _, ok := GradNorm(dense([]float64{1, math.Inf(1)})); ok {
 		t.Error("Inf gradient reported finite")
 	}
 }
@@ -84,8 +96,8 @@ func TestAdamWeightDecay(t *testing.T) {
 			p64, g64 := []float64{1, -2, 0.5}, []float64{0, 0, 0}
 			a32, a64 := NewAdam([]int{3}), NewAdam([]int{3})
 			a32.WeightDecay, a64.WeightDecay = c.decay, c.decay
-			a32.Step([]any{p32}, []any{g32}, c.lr, 1)
-			a64.Step([]any{p64}, []any{g64}, c.lr, 1)
+			a32.Step(dense(p32), dense(g32), c.lr, 1)
+			a64.Step(dense(p64), dense(g64), c.lr, 1)
 			for i, x := range []float64{1, -2, 0.5} {
 				want := x - c.lr*c.decay*x
 				if d := math.Abs(p64[i] - want); d > 1e-15 {

@@ -1,19 +1,44 @@
 // Package nn is the small neural-network library normtop's models stand
-// on: the gorgonia ops gorgonia itself gets wrong or makes slow (the
-// matrix product, bias add, ReLU, convolution and its padded/strided form
-// in NCHW and on channels-last rows (ConvRows, the resnet's), the ResNet
-// shortcut in both layouts and the NCHW↔rows relayout, dropout, embedding
-// lookup, sinusoidal positions, causal and bidirectional self-attention,
-// mean pooling, fused softmax cross-entropy), the executor that runs a
-// graph, Adam with warmup and inverse-sqrt decay, and the elementwise
-// float32 SIMD loops of those ops (vec.go, vec_amd64.s).
+// on: the gorgonia ops gorgonia itself gets wrong or makes slow, the
+// executor that runs a graph, Adam with warmup and inverse-sqrt decay, and
+// the elementwise float32 SIMD loops of those ops.
 //
-// Graphs run on the Executor (exec.go), not on gorgonia's TapeMachine: the
-// same ops in the same order, with every op's output kept from one step to
-// the next and reused, so a training step allocates almost nothing (train's
+// An op is a description (Op, op.go): its kind, output shape, kernel for
+// each element type, and the ops of its gradient. Op.Apply answers every
+// question gorgonia's Op and SDOp interfaces ask (arity, type, shape,
+// hash, dtype dispatch, input checks, the reuse of the previous output as
+// the next one's buffer), so an op's file is its math. The two
+// convolutions (op_conv.go, op_convrows.go), whose kernels were being
+// reworked at the time, still write that plumbing out by hand
+// (op_handwritten.go: OpBase).
+//
+//	op.go              Op and its adapter to gorgonia; output buffers; Scalar, AsDense
+//	op_handwritten.go  OpBase: the plumbing of the ops not yet on Op
+//	op_matmul.go       MatMul, MatMulT: products through gemm, data operands without gradient
+//	op_bias.go         AddBias: x + b along axis 1, for rows and images
+//	op_relu.go         ReLU, with Rectify's NaN and signed zeros
+//	op_embed.go        Embed: a table lookup, scatter-add backward
+//	op_positions.go    Sinusoids, AddPositions: fairseq's scaled input plus sinusoids
+//	op_attention.go    Attention: fused multi-head self-attention, causal or not, masks, Layout
+//	op_dropout.go      Dropout: inverted dropout whose masks come from the caller's RNG
+//	op_xent.go         CrossEntropy: fused softmax cross-entropy, mean or sum, label smoothing
+//	op_layout.go       ToRows, FromRows: images between NCHW and [B·H·W, C] rows
+//	op_conv.go         Conv2D on NCHW (im2col through gemm)
+//	op_convrows.go     ConvRows: the convolution on channels-last rows (the resnet's)
+//	op_pool.go         MeanPool: the mean of each sequence's real rows (the classifier's pooling)
+//	op_shortcut.go     Shortcut, ShortcutRows: the ResNet shortcut where a block changes shape
+//	layout.go          Layout: a token batch's split into sequences, read by ops as they run
+//	mat.go             Mat and Mul: strided matrices and their product through gemm
+//	exec.go            Executor: runs a graph in the TapeMachine's order, reusing every output
+//	adam.go            Adam, the learning-rate schedule, gradient norm and clipping
+//	vec*.go            the elementwise loops and their AVX2 kernels
+//
+// Graphs run on the Executor, not on gorgonia's TapeMachine: the same ops
+// in the same order, with every op's output kept from one step to the
+// next and reused, so a training step allocates almost nothing (train's
 // exec_test.go holds it to the TapeMachine bit for bit). An op written
-// elsewhere (train's fused LSTM layer, which calls the norm kernels) is
-// built from the same kit: OpBase, Reuse, OutBufFull, TensorType, Mat and Mul.
+// elsewhere is an Op too: train's fused LSTM layer, which calls the norm
+// kernels.
 //
 // Token-budget batches change shape every step; the per-sequence ops
 // (attention, mean pooling) read the batch's Layout when they run.
@@ -27,6 +52,9 @@
 // normtop's above it: not norm, not train.
 package nn
 
-// gorgonia relies on the garbage collector not moving objects; on Go 1.26
-// the program panics at start unless this package vouches for it.
+// gorgonia imports go4.org/unsafe/assume-no-moving-gc at a version that
+// panics at start on Go ≥ 1.22. Importing it here keeps the module's
+// requirement at the version that asks the runtime instead; a requirement
+// holds for the whole module, so this one import serves every package that
+// links gorgonia (norm and train too).
 import _ "go4.org/unsafe/assume-no-moving-gc"

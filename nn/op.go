@@ -11,36 +11,249 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// Op describes one graph op by its math: the shape it makes, its kernel
+// for each element type and the ops of its gradient. Apply turns it into
+// a gorgonia node; everything gorgonia asks of an op besides the math
+// (arity, type, shape inference, hashing, buffer reuse, dtype dispatch,
+// input checks) is answered here, once for every op.
+//
+// Every shape is fixed when the node is built: gorgonia's nodes have fixed
+// shapes, and an op whose extent changes from batch to batch (token-budget
+// batches) reads that from state it shares with the trainer (a Layout,
+// index buffers), checked in Prepare.
+type Op struct {
+	// Kind names the op in errors and graph dumps ("ReLU"); every node gets
+	// its own instance name, Kind#n.
+	Kind string
+	// Out is the output's shape; a scalar when it has no dimensions.
+	Out tensor.Shape
+	// Accumulates says the kernel adds into its output, which then starts
+	// at zero on every run. Otherwise the kernel writes every element and
+	// gets its previous output back as it was (a pass over it saved).
+	Accumulates bool
+	// Prepare, when set, runs before the kernel on every run: it checks
+	// the state the op reads as it runs (indices, positions, targets, the
+	// batch's layout) and takes what it needs of it.
+	Prepare func() error
+	// F32 and F64 are the kernel on float32 and float64 tensors.
+	F32 Kernel[float32]
+	F64 Kernel[float64]
+	// Grad builds the gradient of every input from the upstream gradient
+	// grad, as graph nodes (nil for an input DiffWRT rules out); nil: the
+	// op is not differentiated (a gradient op: the models need only first
+	// derivatives).
+	Grad func(in G.Nodes, grad *G.Node) (G.Nodes, error)
+	// DiffWRT says which inputs have a gradient; nil: all of them.
+	DiffWRT []bool
+	// State is the op's own state, for code that reads it off a node after
+	// a run (LastXent); the adapter does not touch it.
+	State any
+}
+
+// Kernel is an op's math on one element type: it reads each input's
+// values (in argument order; a scalar input arrives as a one-element
+// slice) and writes the output's, which is as long as Op.Out (one element
+// for a scalar output). An error is one the inputs' values or the op's
+// state cause (the adapter has checked the inputs' sizes and dtype).
+type Kernel[T Float] func(out []T, in [][]T) error
+
+// Apply adds the op to the graph of its inputs.
+func (d Op) Apply(in ...*G.Node) (*G.Node, error) {
+	if d.F32 == nil || d.F64 == nil {
+		return nil, fmt.Errorf("%s: no kernel", d.Kind)
+	}
+	o := &graphOp{def: d, name: instanceName(d.Kind), out: d.Out.Clone()}
+	o.def.Out = o.out
+	for _, n := range in {
+		s := n.Shape()
+		o.inDims = append(o.inDims, s.Dims())
+		o.inSize = append(o.inSize, s.TotalSize())
+		o.scalarIn = append(o.scalarIn, s.IsScalar())
+	}
+	return G.ApplyOp(o, in...)
+}
+
 // opSeq makes every op instance unique: gorgonia deduplicates nodes by op
 // hash and children, which would merge two dropout sites (or two embedding
 // lookups with different index buffers) applied to the same input.
 var opSeq atomic.Int64
 
-// OpBase carries the boilerplate of gorgonia's Op interface. Ops are
-// identified by name plus a process-unique sequence number.
-type OpBase struct {
-	name string
-	last G.Value // the previous output, reused as the next one's buffer
+func instanceName(kind string) string { return fmt.Sprintf("%s#%d", kind, opSeq.Add(1)) }
+
+// graphOp is an Op as gorgonia's Op and SDOp interfaces see it.
+type graphOp struct {
+	def      Op
+	name     string
+	out      tensor.Shape
+	inDims   []int  // each input's dimensions, for Type
+	inSize   []int  // each input's element count, checked on every run
+	scalarIn []bool // inputs that are scalars (read through Scalar)
+	last     G.Value
+	args32   kernelArgs[float32]
+	args64   kernelArgs[float64]
 }
 
-// NewOpBase names an op instance kind#n, n unique in the process.
-func NewOpBase(kind string) OpBase {
-	return OpBase{name: fmt.Sprintf("%s#%d", kind, opSeq.Add(1))}
+// kernelArgs is one element type's scratch for calling a kernel without
+// allocating: the inputs' slices, the scalar inputs' values, and the output
+// of a scalar op.
+type kernelArgs[T Float] struct {
+	in      [][]T
+	scalars []T
+	out     [1]T
 }
 
-func (o OpBase) ReturnsPtr() bool      { return false }
-func (o OpBase) CallsExtern() bool     { return false }
-func (o OpBase) OverwritesInput() int  { return -1 }
-func (o OpBase) WriteHash(h hash.Hash) { fmt.Fprint(h, o.name) }
-func (o OpBase) String() string        { return o.name }
-func (o OpBase) Hashcode() uint32      { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+func (o *graphOp) Arity() int { return len(o.inDims) }
 
-// CheckArity is an error naming the op unless it got want inputs.
-func (o OpBase) CheckArity(n, want int) error {
-	if n != want {
-		return fmt.Errorf("%s: got %d inputs, want %d", o.name, n, want)
+func (o *graphOp) Type() hm.Type {
+	ts := make([]hm.Type, 0, len(o.inDims)+1)
+	for i, d := range o.inDims {
+		ts = append(ts, valueType(d, o.scalarIn[i]))
 	}
-	return nil
+	return hm.NewFnType(append(ts, valueType(o.out.Dims(), o.out.IsScalar()))...)
+}
+
+// valueType is the type of a tensor of dims dimensions (or of a scalar) of
+// the type variable a.
+func valueType(dims int, scalar bool) hm.Type {
+	if scalar {
+		return scalarT
+	}
+	return TensorType(dims)
+}
+
+func (o *graphOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.out.Clone(), nil }
+func (o *graphOp) ReturnsPtr() bool                               { return false }
+func (o *graphOp) CallsExtern() bool                              { return false }
+func (o *graphOp) OverwritesInput() int                           { return -1 }
+func (o *graphOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, o.name) }
+func (o *graphOp) Hashcode() uint32                               { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+func (o *graphOp) String() string                                 { return o.name }
+
+func (o *graphOp) DiffWRT(n int) []bool {
+	if o.def.Grad == nil {
+		return nil
+	}
+	if o.def.DiffWRT != nil {
+		return o.def.DiffWRT
+	}
+	all := make([]bool, n)
+	for i := range all {
+		all[i] = true
+	}
+	return all
+}
+
+func (o *graphOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	if o.def.Grad == nil {
+		return nil, fmt.Errorf("%s is not differentiated", o.name)
+	}
+	return o.def.Grad(in, grad)
+}
+
+// Do checks the inputs, runs Prepare and the kernel of their element type
+// into the op's previous output where it can (see reusable), and keeps
+// the output for the next run.
+func (o *graphOp) Do(in ...G.Value) (G.Value, error) {
+	dt, err := o.check(in)
+	if err != nil {
+		return nil, err
+	}
+	if o.def.Prepare != nil {
+		if err := o.def.Prepare(); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.name, err)
+		}
+	}
+	var v G.Value
+	switch dt {
+	case tensor.Float32:
+		v, err = runKernel(o, &o.args32, o.def.F32, (*tensor.Dense).Float32s, in, dt)
+	case tensor.Float64:
+		v, err = runKernel(o, &o.args64, o.def.F64, (*tensor.Dense).Float64s, in, dt)
+	default:
+		return nil, fmt.Errorf("%s: dtype %v", o.name, dt)
+	}
+	if err == nil {
+		o.last = v
+	}
+	return v, err
+}
+
+// check wants one value per input, each a dense tensor of the size the
+// node was built with (or a scalar where the input is one), all of one
+// dtype, which it returns.
+func (o *graphOp) check(in []G.Value) (tensor.Dtype, error) {
+	if len(in) != len(o.inDims) {
+		return tensor.Dtype{}, fmt.Errorf("%s: got %d inputs, want %d", o.name, len(in), len(o.inDims))
+	}
+	var dt tensor.Dtype
+	for i, v := range in {
+		if o.scalarIn[i] {
+			continue // read by runKernel
+		}
+		d, err := AsDense(o.name, v)
+		if err != nil {
+			return tensor.Dtype{}, err
+		}
+		if d.Size() != o.inSize[i] {
+			return tensor.Dtype{}, fmt.Errorf("%s: input %d has shape %v, want %d values", o.name, i, d.Shape(), o.inSize[i])
+		}
+		if dt == (tensor.Dtype{}) {
+			dt = d.Dtype()
+		} else if d.Dtype() != dt {
+			return tensor.Dtype{}, fmt.Errorf("%s: dtypes %v and %v", o.name, dt, d.Dtype())
+		}
+	}
+	if dt == (tensor.Dtype{}) {
+		return tensor.Dtype{}, fmt.Errorf("%s: no tensor input", o.name)
+	}
+	return dt, nil
+}
+
+// runKernel calls kernel k on the inputs' T slices (values reads a dense
+// tensor's) and returns its output: a dense tensor, the op's previous one
+// where reusable says so, or a scalar.
+func runKernel[T Float](o *graphOp, a *kernelArgs[T], k Kernel[T], values func(*tensor.Dense) []T, in []G.Value, dt tensor.Dtype) (G.Value, error) {
+	if len(a.scalars) != len(in) {
+		a.scalars = make([]T, len(in))
+	}
+	a.in = a.in[:0]
+	for i, v := range in {
+		if o.scalarIn[i] {
+			s, err := Scalar(o.name, v)
+			if err != nil {
+				return nil, err
+			}
+			a.scalars[i] = T(s)
+			a.in = append(a.in, a.scalars[i:i+1])
+			continue
+		}
+		a.in = append(a.in, values(v.(*tensor.Dense)))
+	}
+	if o.out.IsScalar() {
+		a.out[0] = 0
+		if err := k(a.out[:], a.in); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.name, err)
+		}
+		return newScalar(dt, float64(a.out[0])), nil
+	}
+	var out *tensor.Dense
+	if o.def.Accumulates {
+		out = outBuf(o.last, in, dt, o.out...)
+	} else {
+		out = OutBufFull(o.last, in, dt, o.out...)
+	}
+	if err := k(values(out), a.in); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.name, err)
+	}
+	return out, nil
+}
+
+// one is a gradient of a single input as Grad returns it.
+func one(n *G.Node, err error) (G.Nodes, error) {
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{n}, nil
 }
 
 // TensorType is the type of a dims-dimensional tensor of the type variable a.
@@ -55,25 +268,6 @@ func AsDense(op string, v G.Value) (*tensor.Dense, error) {
 		return nil, fmt.Errorf("%s: input %T is not a dense tensor", op, v)
 	}
 	return d, nil
-}
-
-// twoDense checks an op's two inputs are dense tensors of one dtype.
-func twoDense(name string, in []G.Value) (*tensor.Dense, *tensor.Dense, error) {
-	if len(in) != 2 {
-		return nil, nil, fmt.Errorf("%s: got %d inputs, want 2", name, len(in))
-	}
-	a, err := AsDense(name, in[0])
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := AsDense(name, in[1])
-	if err != nil {
-		return nil, nil, err
-	}
-	if a.Dtype() != b.Dtype() {
-		return nil, nil, fmt.Errorf("%s: dtypes %v and %v", name, a.Dtype(), b.Dtype())
-	}
-	return a, b, nil
 }
 
 // Scalar reads a scalar gorgonia value as float64.
@@ -108,26 +302,13 @@ func newScalar(dt tensor.Dtype, v float64) G.Value {
 	return G.NewF64(v)
 }
 
-// newLike allocates a zeroed dense tensor of dtype dt and the given shape.
+// NewDense allocates a zeroed dense tensor of dtype dt and the given shape.
 func NewDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return tensor.New(tensor.WithShape(shape...), tensor.Of(dt))
 }
 
 // Float is the element type of every tensor the trainer touches.
 type Float interface{ ~float32 | ~float64 }
-
-// Reuse runs do with the op's previous output as the buffer for the new
-// one. The op keeps it itself, whichever engine runs the graph (the
-// executor, or gorgonia's TapeMachine in tests, which drops every value
-// on Reset); an op's output is only read during the run that made it (and
-// by the trainer right after it), so the next run may overwrite it.
-func (o *OpBase) Reuse(do func(pre G.Value, in []G.Value) (G.Value, error), in []G.Value) (G.Value, error) {
-	v, err := do(o.last, in)
-	if err == nil {
-		o.last = v
-	}
-	return v, err
-}
 
 // outBuf returns a zeroed output tensor of dtype dt and the given shape:
 // pre (the op's previous output) when it is a dense tensor of exactly that
@@ -153,7 +334,11 @@ func OutBufFull(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tenso
 }
 
 // reusable returns pre when it is a dense tensor of exactly dtype dt and
-// the given shape that shares no memory with the inputs, else nil.
+// the given shape that shares no memory with the inputs, else nil. The op
+// keeps its output itself, whichever engine runs the graph (the executor,
+// or gorgonia's TapeMachine in tests, which drops every value on Reset);
+// an op's output is only read during the run that made it (and by the
+// trainer right after it), so the next run may overwrite it.
 func reusable(pre G.Value, in []G.Value, dt tensor.Dtype, shape []int) *tensor.Dense {
 	p, ok := pre.(*tensor.Dense)
 	if !ok || p.Dtype() != dt || !p.Shape().Eq(tensor.Shape(shape)) || p.IsView() {

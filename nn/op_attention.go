@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -49,12 +48,18 @@ func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, rea
 	if !causal {
 		kind = "Attention"
 	}
-	op := &attnOp{OpBase: NewOpBase(kind), n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
-	return G.ApplyOp(op, qkv)
+	o := &attn{n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
+	grad := func(in G.Nodes, g *G.Node) (G.Nodes, error) {
+		return one(Op{Kind: "AttentionGrad", Out: in[0].Shape(), Prepare: o.check,
+			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g))
+	}
+	return Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad,
+		F32: attnFwd[float32](o), F64: attnFwd[float64](o)}.Apply(qkv)
 }
 
-type attnOp struct {
-	OpBase
+// attn is one attention node's extent and state, shared by its forward and
+// backward.
+type attn struct {
 	n, maxT int     // rows of qkv; the longest sequence
 	lay     *Layout // this run's sequences
 	h, d    int
@@ -67,14 +72,14 @@ type attnOp struct {
 // squares returns the op's two T×T scratch matrices for this run's T. The
 // forward and the backward op run one after the other in one goroutine,
 // so they share them.
-func squares[T Float](o *attnOp) (p, dp Mat[T]) {
+func squares[T Float](o *attn) (p, dp Mat[T]) {
 	n := o.t * o.t
 	s := scratch[T](&o.sq, 2*o.maxT*o.maxT)
 	return Mat[T]{Data: s[:n], Rows: o.t, Cols: o.t, Stride: o.t}, Mat[T]{Data: s[n : 2*n], Rows: o.t, Cols: o.t, Stride: o.t}
 }
 
 // keys returns sequence b's key mask (nil when every key is real).
-func (o *attnOp) keys(b int) []bool {
+func (o *attn) keys(b int) []bool {
 	if o.real == nil || *o.real == nil {
 		return nil
 	}
@@ -83,66 +88,29 @@ func (o *attnOp) keys(b int) []bool {
 
 // visible is how many leading keys row i may attend to (before the padding
 // mask).
-func (o *attnOp) visible(i int) int {
+func (o *attn) visible(i int) int {
 	if o.causal {
 		return i + 1
 	}
 	return o.t
 }
 
-func (o *attnOp) Arity() int    { return 1 }
-func (o *attnOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
-func (o *attnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.n, o.d}, nil
-}
-
-// check checks qkv and the mask against the op and this run's layout,
-// which it takes into o.b, o.t.
-func (o *attnOp) check(v G.Value) (*tensor.Dense, error) {
-	x, err := AsDense(o.name, v)
-	if err != nil {
-		return nil, err
-	}
-	if s := x.Shape(); s.Dims() != 2 || s[0] != o.n || s[1] != 3*o.d {
-		return nil, fmt.Errorf("%s: qkv shape %v, want [%d %d]", o.name, s, o.n, 3*o.d)
-	}
+// check checks the mask against the op and takes this run's layout into
+// o.b, o.t.
+func (o *attn) check() error {
 	if o.real != nil && *o.real != nil && len(*o.real) != o.n {
-		return nil, fmt.Errorf("%s: key mask of %d rows, want %d", o.name, len(*o.real), o.n)
+		return fmt.Errorf("key mask of %d rows, want %d", len(*o.real), o.n)
 	}
 	o.b, o.t = o.lay.Rows, o.lay.T
 	if o.b < 0 || o.t < 1 || o.t > o.maxT || o.b*o.t > o.n {
-		return nil, fmt.Errorf("%s: layout of %d sequences × %d rows does not fit %d rows of up to %d", o.name, o.b, o.t, o.n, o.maxT)
+		return fmt.Errorf("layout of %d sequences × %d rows does not fit %d rows of up to %d", o.b, o.t, o.n, o.maxT)
 	}
-	return x, nil
-}
-
-func (o *attnOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *attnOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := o.check(in[0])
-	if err != nil {
-		return nil, err
-	}
-	out := OutBufFull(pre, in, x.Dtype(), o.n, o.d)
-	switch x.Dtype() {
-	case tensor.Float32:
-		attnFwd(o, x.Float32s(), out.Float32s())
-		clear(out.Float32s()[o.b*o.t*o.d:]) // rows past the layout
-	case tensor.Float64:
-		attnFwd(o, x.Float64s(), out.Float64s())
-		clear(out.Float64s()[o.b*o.t*o.d:])
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
+	return nil
 }
 
 // headMats returns strided views of sequence b's, head h's queries, keys
 // and values inside qkv: T×dₕ matrices with row stride 3d, no copies.
-func headMats[T Float](o *attnOp, qkv []T, b, h int) (q, k, v Mat[T]) {
+func headMats[T Float](o *attn, qkv []T, b, h int) (q, k, v Mat[T]) {
 	dh, d3 := o.d/o.h, 3*o.d
 	base := b * o.t * d3
 	view := func(col int) Mat[T] {
@@ -154,7 +122,7 @@ func headMats[T Float](o *attnOp, qkv []T, b, h int) (q, k, v Mat[T]) {
 // attnProbs fills the T×T matrix p with softmax(QKᵀ/√dₕ) over the keys
 // each row may see: positions below o.visible(i) whose key is real. Every
 // other entry is zero, so the products with p need no mask of their own.
-func attnProbs[T Float](o *attnOp, keys []bool, q, k Mat[T], p Mat[T], scale float64) {
+func attnProbs[T Float](o *attn, keys []bool, q, k Mat[T], p Mat[T], scale float64) {
 	Mul(false, true, scale, q, k, 0, p)
 	for i := 0; i < p.Rows; i++ {
 		row := p.Data[i*p.Stride : i*p.Stride+p.Cols]
@@ -182,73 +150,38 @@ func hideKeys[T Float](row []T, keys []bool) bool {
 	return real
 }
 
-func attnFwd[T Float](o *attnOp, qkv, out []T) {
-	dh := o.d / o.h
-	scale := 1 / math.Sqrt(float64(dh))
-	p, _ := squares[T](o)
-	for b := 0; b < o.b; b++ {
-		for h := 0; h < o.h; h++ {
-			q, k, v := headMats(o, qkv, b, h)
-			attnProbs(o, o.keys(b), q, k, p, scale)
-			base := b*o.t*o.d + h*dh
-			Mul(false, false, 1, p, v, 0, Mat[T]{Data: out[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d})
+// attnFwd is every sequence's and head's softmax(QKᵀ/√dₕ)V, and zeros in
+// the rows past the layout.
+func attnFwd[T Float](o *attn) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		qkv := in[0]
+		dh := o.d / o.h
+		scale := 1 / math.Sqrt(float64(dh))
+		p, _ := squares[T](o)
+		for b := 0; b < o.b; b++ {
+			for h := 0; h < o.h; h++ {
+				q, k, v := headMats(o, qkv, b, h)
+				attnProbs(o, o.keys(b), q, k, p, scale)
+				base := b*o.t*o.d + h*dh
+				Mul(false, false, 1, p, v, 0, Mat[T]{Data: out[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d})
+			}
 		}
+		clear(out[o.b*o.t*o.d:])
+		return nil
 	}
 }
 
-func (o *attnOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *attnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: o}, inputs[0], grad)
-	if err != nil {
-		return nil, err
+// attnBwd maps (qkv, dOut) to dqkv, recomputing the probabilities; zeros
+// in the rows past the layout.
+func attnBwd[T Float](o *attn) Kernel[T] {
+	return func(dqkv []T, in [][]T) error {
+		attnBack(o, in[0], in[1], dqkv)
+		clear(dqkv[o.b*o.t*3*o.d:])
+		return nil
 	}
-	return G.Nodes{d}, nil
 }
 
-// attnGradOp maps (qkv, dOut) to dqkv.
-type attnGradOp struct {
-	OpBase
-	fwd *attnOp
-}
-
-func (o *attnGradOp) Arity() int    { return 2 }
-func (o *attnGradOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2), TensorType(2)) }
-func (o *attnGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-func (o *attnGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *attnGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 2); err != nil {
-		return nil, err
-	}
-	x, err := o.fwd.check(in[0])
-	if err != nil {
-		return nil, err
-	}
-	g, err := AsDense(o.name, in[1])
-	if err != nil {
-		return nil, err
-	}
-	if g.Size() != o.fwd.n*o.fwd.d {
-		return nil, fmt.Errorf("%s: gradient shape %v", o.name, g.Shape())
-	}
-	out := OutBufFull(pre, in, x.Dtype(), x.Shape()...)
-	used := o.fwd.b * o.fwd.t * 3 * o.fwd.d
-	switch x.Dtype() {
-	case tensor.Float32:
-		attnBwd(o.fwd, x.Float32s(), g.Float32s(), out.Float32s())
-		clear(out.Float32s()[used:])
-	case tensor.Float64:
-		attnBwd(o.fwd, x.Float64s(), g.Float64s(), out.Float64s())
-		clear(out.Float64s()[used:])
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
-}
-
-func attnBwd[T Float](o *attnOp, qkv, gout, dqkv []T) {
+func attnBack[T Float](o *attn, qkv, gout, dqkv []T) {
 	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
 	p, dp := squares[T](o)

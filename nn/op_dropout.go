@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Dropout zeroes each entry of x with probability p and scales the kept ones
@@ -17,39 +15,37 @@ import (
 // variant sees the same masks. gorgonia's own Dropout scales the gradient
 // by 1/p and seeds from the clock; this one has neither problem.
 //
-// The returned *DropoutOp lets the caller switch it off (identity) with
+// The returned *DropoutSite lets the caller switch it off (identity) with
 // SetTraining(false).
-func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutOp, error) {
+func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutSite, error) {
 	if p < 0 || p >= 1 {
 		return nil, nil, fmt.Errorf("dropout: p=%g, want 0 ≤ p < 1", p)
 	}
-	op := &DropoutOp{OpBase: NewOpBase("Dropout"), p: p, rng: rng, dims: x.Shape().Dims(), training: true}
-	y, err := G.ApplyOp(op, x)
-	return y, op, err
+	o := &DropoutSite{p: p, rng: rng, training: true}
+	s := x.Shape()
+	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
+		return one(Op{Kind: "DropoutGrad", Out: s, F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(g))
+	}
+	n := s.TotalSize()
+	y, err := Op{Kind: "Dropout", Out: s, Prepare: func() error { o.drawMask(n); return nil }, Grad: grad,
+		F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(x)
+	return y, o, err
 }
 
-// DropoutOp is the forward op of Dropout; it keeps the last mask for its
-// backward op.
-type DropoutOp struct {
-	OpBase
+// DropoutSite is one dropout site's state: whether it drops, and the mask
+// of its last forward, which its backward applies again.
+type DropoutSite struct {
 	p        float64
 	rng      *rand.Rand
-	dims     int
 	training bool
 	freeze   bool      // reuse the last mask (finite-difference tests only)
 	mask     []float64 // 0 or 1/(1−p) per entry, the mask of the last forward
 }
 
 // SetTraining switches between dropping (true) and the identity (false).
-func (o *DropoutOp) SetTraining(on bool) { o.training = on }
+func (o *DropoutSite) SetTraining(on bool) { o.training = on }
 
-func (o *DropoutOp) Arity() int    { return 1 }
-func (o *DropoutOp) Type() hm.Type { return hm.NewFnType(TensorType(o.dims), TensorType(o.dims)) }
-func (o *DropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-
-func (o *DropoutOp) drawMask(n int) {
+func (o *DropoutSite) drawMask(n int) {
 	if o.freeze && len(o.mask) == n {
 		return
 	}
@@ -69,73 +65,13 @@ func (o *DropoutOp) drawMask(n int) {
 	}
 }
 
-func (o *DropoutOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *DropoutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
+// mulMask is x times the site's last mask, entry by entry: the forward
+// (x the input) and the backward (x the upstream gradient).
+func mulMask[T Float](o *DropoutSite) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		for i, v := range in[0] {
+			out[i] = v * T(o.mask[i])
+		}
+		return nil
 	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	o.drawMask(x.Size())
-	return applyMask(pre, in, o.name, x, o.mask)
-}
-
-func applyMask(pre G.Value, in []G.Value, name string, x *tensor.Dense, mask []float64) (G.Value, error) {
-	if x.Size() != len(mask) {
-		return nil, fmt.Errorf("%s: %d entries, mask of %d", name, x.Size(), len(mask))
-	}
-	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
-	switch x.Dtype() {
-	case tensor.Float32:
-		mulMask(x.Float32s(), out.Float32s(), mask)
-	case tensor.Float64:
-		mulMask(x.Float64s(), out.Float64s(), mask)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", name, x.Dtype())
-	}
-	return out, nil
-}
-
-func mulMask[T Float](x, out []T, mask []float64) {
-	for i, v := range x {
-		out[i] = v * T(mask[i])
-	}
-}
-
-func (o *DropoutOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *DropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&dropoutGradOp{OpBase: NewOpBase("DropoutGrad"), fwd: o}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-// dropoutGradOp multiplies the upstream gradient by the forward's mask.
-type dropoutGradOp struct {
-	OpBase
-	fwd *DropoutOp
-}
-
-func (o *dropoutGradOp) Arity() int { return 1 }
-func (o *dropoutGradOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(o.fwd.dims), TensorType(o.fwd.dims))
-}
-func (o *dropoutGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-func (o *dropoutGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *dropoutGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	g, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	return applyMask(pre, in, o.name, g, o.fwd.mask)
 }

@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -18,100 +17,43 @@ func Embed(w *G.Node, idx *[]int32) (*G.Node, error) {
 	if s.Dims() != 2 {
 		return nil, fmt.Errorf("Embed: table shape %v, want [V, d]", s)
 	}
-	return G.ApplyOp(&embedOp{OpBase: NewOpBase("Embed"), idx: idx, v: s[0], d: s[1]}, w)
-}
-
-type embedOp struct {
-	OpBase
-	idx  *[]int32
-	v, d int
-}
-
-func (o *embedOp) Arity() int    { return 1 }
-func (o *embedOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
-func (o *embedOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{len(*o.idx), o.d}, nil
-}
-func (o *embedOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *embedOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	w, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	idx := *o.idx
-	for i, t := range idx {
-		if t < 0 || int(t) >= o.v {
-			return nil, fmt.Errorf("%s: index %d at position %d outside [0,%d)", o.name, t, i, o.v)
+	v, d := s[0], s[1]
+	check := func() error {
+		for i, t := range *idx {
+			if t < 0 || int(t) >= v {
+				return fmt.Errorf("index %d at position %d outside [0,%d)", t, i, v)
+			}
 		}
+		return nil
 	}
-	out := outBuf(pre, in, w.Dtype(), len(idx), o.d)
-	switch w.Dtype() {
-	case tensor.Float32:
-		gather(w.Float32s(), out.Float32s(), idx, o.d)
-	case tensor.Float64:
-		gather(w.Float64s(), out.Float64s(), idx, o.d)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, w.Dtype())
+	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
+		return one(Op{Kind: "EmbedGrad", Out: s, Accumulates: true, F32: scatterAdd[float32](idx, d), F64: scatterAdd[float64](idx, d)}.Apply(g))
 	}
-	return out, nil
+	return Op{Kind: "Embed", Out: tensor.Shape{len(*idx), d}, Prepare: check, F32: gather[float32](idx, d), F64: gather[float64](idx, d), Grad: grad}.Apply(w)
 }
 
-func gather[T Float](w, out []T, idx []int32, d int) {
-	for i, t := range idx {
-		copy(out[i*d:(i+1)*d], w[int(t)*d:(int(t)+1)*d])
-	}
-}
-
-func (o *embedOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *embedOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dw, err := G.ApplyOp(&embedGradOp{OpBase: NewOpBase("EmbedGrad"), fwd: o}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dw}, nil
-}
-
-type embedGradOp struct {
-	OpBase
-	fwd *embedOp
-}
-
-func (o *embedGradOp) Arity() int    { return 1 }
-func (o *embedGradOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
-func (o *embedGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.fwd.v, o.fwd.d}, nil
-}
-func (o *embedGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *embedGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	g, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	out := outBuf(pre, in, g.Dtype(), o.fwd.v, o.fwd.d)
-	switch g.Dtype() {
-	case tensor.Float32:
-		scatterAdd(g.Float32s(), out.Float32s(), *o.fwd.idx, o.fwd.d)
-	case tensor.Float64:
-		scatterAdd(g.Float64s(), out.Float64s(), *o.fwd.idx, o.fwd.d)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
-	}
-	return out, nil
-}
-
-func scatterAdd[T Float](g, dw []T, idx []int32, d int) {
-	for i, t := range idx {
-		row := dw[int(t)*d : (int(t)+1)*d]
-		for k, v := range g[i*d : (i+1)*d] {
-			row[k] += v
+// gather copies row (*idx)[i] of the table into row i of the output.
+func gather[T Float](idx *[]int32, d int) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		w := in[0]
+		for i, t := range *idx {
+			copy(out[i*d:(i+1)*d], w[int(t)*d:(int(t)+1)*d])
 		}
+		return nil
+	}
+}
+
+// scatterAdd adds row i of the upstream gradient into row (*idx)[i] of the
+// table's gradient.
+func scatterAdd[T Float](idx *[]int32, d int) Kernel[T] {
+	return func(dw []T, in [][]T) error {
+		g := in[0]
+		for i, t := range *idx {
+			row := dw[int(t)*d : (int(t)+1)*d]
+			for k, v := range g[i*d : (i+1)*d] {
+				row[k] += v
+			}
+		}
+		return nil
 	}
 }

@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,75 +42,53 @@ func matMul(a, b *G.Node, tA, tB, dataA bool) (*G.Node, error) {
 	if k != k2 {
 		return nil, fmt.Errorf("MatMul: %v × %v (transposed %v, %v): inner sizes %d and %d differ", as, bs, tA, tB, k, k2)
 	}
-	op := &matMulOp{OpBase: NewOpBase("MatMul"), tA: tA, tB: tB, dataA: dataA, m: m, n: n}
-	return G.ApplyOp(op, a, b)
+	p := product{tA: tA, tB: tB, dataA: dataA, m: m, n: n}
+	d := Op{Kind: "MatMul", Out: tensor.Shape{m, n}, F32: mulKernel[float32](p, as, bs), F64: mulKernel[float64](p, as, bs)}
+	if !tA {
+		d.Grad, d.DiffWRT = p.grad, []bool{!dataA, true}
+	}
+	return d.Apply(a, b)
 }
 
-type matMulOp struct {
-	OpBase
+// product is op(a)·op(b) of an [m, n] result.
+type product struct {
 	tA, tB bool
 	dataA  bool // a is training data: no gradient is built for it
-	m, n   int  // the product's shape
+	m, n   int
 }
 
-func (o *matMulOp) Arity() int    { return 2 }
-func (o *matMulOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2), TensorType(2)) }
-func (o *matMulOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.m, o.n}, nil
-}
-func (o *matMulOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *matMulOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	a, b, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
+// mulKernel is the product of a of shape as and b of shape bs (beta = 0:
+// it overwrites every element of the output, whatever was there).
+func mulKernel[T Float](p product, as, bs tensor.Shape) Kernel[T] {
+	ar, ac, br, bc := as[0], as[1], bs[0], bs[1]
+	return func(c []T, ab [][]T) error {
+		Mul(p.tA, p.tB, 1, Mat[T]{ab[0], ar, ac, ac}, Mat[T]{ab[1], br, bc, bc}, 0, Mat[T]{c, p.m, p.n, p.n})
+		return nil
 	}
-	// beta = 0: the product overwrites every element, whatever was there
-	out := OutBufFull(pre, in, a.Dtype(), o.m, o.n)
-	switch a.Dtype() {
-	case tensor.Float32:
-		mulDense(o, a.Float32s(), b.Float32s(), out.Float32s(), a.Shape(), b.Shape())
-	case tensor.Float64:
-		mulDense(o, a.Float64s(), b.Float64s(), out.Float64s(), a.Shape(), b.Shape())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, a.Dtype())
-	}
-	return out, nil
 }
 
-func mulDense[T Float](o *matMulOp, a, b, c []T, as, bs tensor.Shape) {
-	Mul(o.tA, o.tB, 1,
-		Mat[T]{a, as[0], as[1], as[1]}, Mat[T]{b, bs[0], bs[1], bs[1]},
-		0, Mat[T]{c, o.m, o.n, o.n})
-}
-
-func (o *matMulOp) DiffWRT(int) []bool { return []bool{!o.dataA, true} }
-
-// SymDiff of C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC; of C = A·Bᵀ: dA = dC·B,
-// dB = dCᵀ·A.
-func (o *matMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if o.tA {
-		return nil, fmt.Errorf("%s: a product with a transposed first operand is not differentiated", o.name)
-	}
-	if o.tB {
-		da, err := matMul(grad, inputs[1], false, false, false)
+// grad of C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC; of C = A·Bᵀ: dA = dC·B,
+// dB = dCᵀ·A. A product with a transposed first operand has none.
+func (p product) grad(in G.Nodes, grad *G.Node) (G.Nodes, error) {
+	if p.tB {
+		da, err := matMul(grad, in[1], false, false, false)
 		if err != nil {
 			return nil, err
 		}
-		db, err := matMul(grad, inputs[0], true, false, false)
+		db, err := matMul(grad, in[0], true, false, false)
 		if err != nil {
 			return nil, err
 		}
 		return G.Nodes{da, db}, nil
 	}
-	db, err := matMul(inputs[0], grad, true, false, false)
+	db, err := matMul(in[0], grad, true, false, false)
 	if err != nil {
 		return nil, err
 	}
-	if o.dataA {
+	if p.dataA {
 		return G.Nodes{nil, db}, nil
 	}
-	da, err := matMul(grad, inputs[1], false, true, false)
+	da, err := matMul(grad, in[1], false, true, false)
 	if err != nil {
 		return nil, err
 	}

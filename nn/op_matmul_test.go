@@ -134,7 +134,7 @@ func TestMatMulDataOperand(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range g.AllNodes() {
-			if _, ok := n.Op().(*matMulOp); ok {
+			if o, ok := n.Op().(*graphOp); ok && o.def.Kind == "MatMul" {
 				products++
 			}
 		}

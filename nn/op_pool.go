@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,28 +30,49 @@ func MeanPoolLayout(x *G.Node, lay *Layout, rows int, real *[]bool) (*G.Node, er
 	if s.Dims() != 2 || rows < 1 {
 		return nil, fmt.Errorf("MeanPool: input shape %v, %d output rows", s, rows)
 	}
-	return G.ApplyOp(&poolOp{OpBase: NewOpBase("MeanPool"), n: s[0], b: rows, d: s[1], lay: lay, real: real}, x)
+	o := &meanPool{n: s[0], b: rows, d: s[1], lay: lay, real: real}
+	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
+		return one(Op{Kind: "MeanPoolGrad", Out: s, Accumulates: true, Prepare: o.prepare,
+			F32: unpoolKernel[float32](o), F64: unpoolKernel[float64](o)}.Apply(g))
+	}
+	return Op{Kind: "MeanPool", Out: tensor.Shape{rows, s[1]}, Accumulates: true, Prepare: o.prepare, Grad: grad,
+		F32: poolKernel[float32](o), F64: poolKernel[float64](o)}.Apply(x)
 }
 
-type poolOp struct {
-	OpBase
+// meanPool is one MeanPool node's extent and this run's weights, shared by
+// its forward and backward.
+type meanPool struct {
 	n, b, d int // input rows, output rows, features
 	lay     *Layout
 	real    *[]bool
 	w       []float64 // weights' buffer, rewritten on every call
+	l       Layout    // this run's layout, set by prepare
 }
 
-func (o *poolOp) Arity() int    { return 1 }
-func (o *poolOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
-func (o *poolOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.b, o.d}, nil
+// prepare takes this run's layout and weights.
+func (o *meanPool) prepare() (err error) {
+	if o.l, err = o.layout(); err != nil {
+		return err
+	}
+	_, err = o.weights(o.l)
+	return err
+}
+
+func poolKernel[T Float](o *meanPool) Kernel[T] {
+	return func(out []T, in [][]T) error { pool(in[0], out, o.w, o.l.T, o.d); return nil }
+}
+
+// unpoolKernel spreads the [B, d] upstream gradient back over the real
+// rows: dx_{b,t} = w_{b,t}·g_b.
+func unpoolKernel[T Float](o *meanPool) Kernel[T] {
+	return func(dx []T, in [][]T) error { unpool(in[0], dx, o.w, o.l.T, o.d); return nil }
 }
 
 // layout returns this run's layout after checking that it fits the op.
-func (o *poolOp) layout() (Layout, error) {
+func (o *meanPool) layout() (Layout, error) {
 	l := *o.lay
 	if l.Rows < 0 || l.Rows > o.b || l.T < 1 || l.Rows*l.T > o.n {
-		return l, fmt.Errorf("%s: layout of %d sequences × %d rows does not fit %d rows into %d", o.name, l.Rows, l.T, o.n, o.b)
+		return l, fmt.Errorf("layout of %d sequences × %d rows does not fit %d rows into %d", l.Rows, l.T, o.n, o.b)
 	}
 	return l, nil
 }
@@ -61,7 +81,7 @@ func (o *poolOp) layout() (Layout, error) {
 // padding: the pooling is out_b = Σ_t w_{b,t}·x_{b,t}. The slice is the
 // op's own buffer (a step allocates nothing), valid until the next call;
 // rows past the layout's sequences weigh 0.
-func (o *poolOp) weights(l Layout) ([]float64, error) {
+func (o *meanPool) weights(l Layout) ([]float64, error) {
 	if len(o.w) != o.n {
 		o.w = make([]float64, o.n)
 	}
@@ -72,7 +92,7 @@ func (o *poolOp) weights(l Layout) ([]float64, error) {
 		mask = *o.real
 	}
 	if mask != nil && len(mask) != o.n {
-		return nil, fmt.Errorf("%s: mask of %d rows, want %d", o.name, len(mask), o.n)
+		return nil, fmt.Errorf("mask of %d rows, want %d", len(mask), o.n)
 	}
 	for b := 0; b < l.Rows; b++ {
 		n := 0
@@ -90,39 +110,6 @@ func (o *poolOp) weights(l Layout) ([]float64, error) {
 	return w, nil
 }
 
-func (o *poolOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *poolOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	if s := x.Shape(); s.Dims() != 2 || s[0] != o.n || s[1] != o.d {
-		return nil, fmt.Errorf("%s: input shape %v, want [%d %d]", o.name, s, o.n, o.d)
-	}
-	l, err := o.layout()
-	if err != nil {
-		return nil, err
-	}
-	w, err := o.weights(l)
-	if err != nil {
-		return nil, err
-	}
-	out := outBuf(pre, in, x.Dtype(), o.b, o.d)
-	switch x.Dtype() {
-	case tensor.Float32:
-		pool(x.Float32s(), out.Float32s(), w, l.T, o.d)
-	case tensor.Float64:
-		pool(x.Float64s(), out.Float64s(), w, l.T, o.d)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
-}
-
 func pool[T Float](x, out []T, w []float64, seq, d int) {
 	for r, wr := range w {
 		if wr == 0 {
@@ -133,61 +120,6 @@ func pool[T Float](x, out []T, w []float64, seq, d int) {
 			o[k] += T(wr * float64(v))
 		}
 	}
-}
-
-func (o *poolOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *poolOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&poolGradOp{OpBase: NewOpBase("MeanPoolGrad"), fwd: o}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
-}
-
-// poolGradOp spreads the [B, d] upstream gradient back over the real rows:
-// dx_{b,t} = w_{b,t}·g_b.
-type poolGradOp struct {
-	OpBase
-	fwd *poolOp
-}
-
-func (o *poolGradOp) Arity() int    { return 1 }
-func (o *poolGradOp) Type() hm.Type { return hm.NewFnType(TensorType(2), TensorType(2)) }
-func (o *poolGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.fwd.n, o.fwd.d}, nil
-}
-func (o *poolGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *poolGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	g, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	f := o.fwd
-	if s := g.Shape(); s.Dims() != 2 || s[0] != f.b || s[1] != f.d {
-		return nil, fmt.Errorf("%s: gradient shape %v, want [%d %d]", o.name, s, f.b, f.d)
-	}
-	l, err := f.layout()
-	if err != nil {
-		return nil, err
-	}
-	w, err := f.weights(l)
-	if err != nil {
-		return nil, err
-	}
-	out := outBuf(pre, in, g.Dtype(), f.n, f.d)
-	switch g.Dtype() {
-	case tensor.Float32:
-		unpool(g.Float32s(), out.Float32s(), w, l.T, f.d)
-	case tensor.Float64:
-		unpool(g.Float64s(), out.Float64s(), w, l.T, f.d)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, g.Dtype())
-	}
-	return out, nil
 }
 
 func unpool[T Float](g, dx []T, w []float64, seq, d int) {

@@ -1,11 +1,7 @@
 package nn
 
 import (
-	"fmt"
-
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // ReLU returns x·[x ≥ 0], the same values as gorgonia's Rectify (NaN stays
@@ -13,40 +9,17 @@ import (
 // node and a product node, each allocating its output and its gradient on
 // every step: 14% of the transformer's step went there.
 func ReLU(x *G.Node) (*G.Node, error) {
-	return G.ApplyOp(&reluOp{OpBase: NewOpBase("ReLU"), dims: x.Shape().Dims()}, x)
+	return Op{Kind: "ReLU", Out: x.Shape(), F32: relu[float32], F64: relu[float64], Grad: reluGrad}.Apply(x)
 }
 
-type reluOp struct {
-	OpBase
-	dims int
+func relu[T Float](out []T, in [][]T) error { reluMask(in[0], in[0], out); return nil }
+
+// reluGrad is g·[x ≥ 0] from the ReLU's input x and upstream gradient g.
+func reluGrad(in G.Nodes, g *G.Node) (G.Nodes, error) {
+	return one(Op{Kind: "ReLUGrad", Out: g.Shape(), F32: reluBack[float32], F64: reluBack[float64]}.Apply(in[0], g))
 }
 
-func (o *reluOp) Arity() int    { return 1 }
-func (o *reluOp) Type() hm.Type { return hm.NewFnType(TensorType(o.dims), TensorType(o.dims)) }
-func (o *reluOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-func (o *reluOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *reluOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	out := OutBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch x.Dtype() {
-	case tensor.Float32:
-		reluMask(x.Float32s(), x.Float32s(), out.Float32s())
-	case tensor.Float64:
-		reluMask(x.Float64s(), x.Float64s(), out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
-}
+func reluBack[T Float](out []T, in [][]T) error { reluMask(in[0], in[1], out); return nil }
 
 // reluMask writes v·[x ≥ 0] into out: the forward pass with v = x, the
 // backward pass with v = the upstream gradient. A product with the mask,
@@ -64,55 +37,4 @@ func reluMask[T Float](x, v, out []T) {
 		}
 		out[i] = v[i] * T(m)
 	}
-}
-
-func (o *reluOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *reluOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&reluGradOp{OpBase: NewOpBase("ReLUGrad"), dims: o.dims}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx}, nil
-}
-
-// reluGradOp is g·[x ≥ 0] from the ReLU's input x and upstream gradient g.
-type reluGradOp struct {
-	OpBase
-	dims int
-}
-
-func (o *reluGradOp) Arity() int { return 2 }
-func (o *reluGradOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(o.dims), TensorType(o.dims), TensorType(o.dims))
-}
-func (o *reluGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-func (o *reluGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *reluGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 2); err != nil {
-		return nil, err
-	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	g, err := AsDense(o.name, in[1])
-	if err != nil {
-		return nil, err
-	}
-	if !x.Shape().Eq(g.Shape()) || x.Dtype() != g.Dtype() {
-		return nil, fmt.Errorf("%s: x %v %v and gradient %v %v differ", o.name, x.Shape(), x.Dtype(), g.Shape(), g.Dtype())
-	}
-	out := OutBufFull(pre, in, x.Dtype(), x.Shape()...)
-	switch x.Dtype() {
-	case tensor.Float32:
-		reluMask(x.Float32s(), g.Float32s(), out.Float32s())
-	case tensor.Float64:
-		reluMask(x.Float64s(), g.Float64s(), out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
 }

@@ -21,29 +21,90 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		}
 		return x
 	}
-	real := []bool{true, true, false, true, true, true, false, false}
-	attnIn := func(causal bool, mask *[]bool, lay Layout) *attnOp {
-		return &attnOp{OpBase: NewOpBase("Attention"), n: 8, maxT: 4, lay: &lay, h: 2, d: 4, causal: causal, real: mask}
+	// an op's Do given its previous output, of the op of the node build
+	// makes of inputs shaped as in
+	type build func(in G.Nodes) (*G.Node, error)
+	via := func(b build, in ...G.Value) func(pre G.Value, _ []G.Value) (G.Value, error) {
+		g := G.NewGraph()
+		var nodes G.Nodes
+		for _, v := range in {
+			nodes = append(nodes, G.NewTensor(g, G.Float32, v.Shape().Dims(), G.WithShape(v.Shape()...)))
+		}
+		n, err := b(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := n.Op().(*graphOp)
+		return func(pre G.Value, in []G.Value) (G.Value, error) {
+			op.last = pre
+			return op.Do(in...)
+		}
 	}
-	attn := func(causal bool, mask *[]bool) *attnOp { return attnIn(causal, mask, Layout{2, 4}) }
+	// the gradient op of the node fwd builds of in[0], given the upstream
+	// gradient in[1]
+	gradOf := func(fwd build) build {
+		return func(in G.Nodes) (*G.Node, error) {
+			y, err := fwd(in[:1])
+			if err != nil {
+				return nil, err
+			}
+			ns, err := y.Op().(*graphOp).def.Grad(in[:1], in[1])
+			if err != nil {
+				return nil, err
+			}
+			return ns[0], nil
+		}
+	}
+	relu := func(in G.Nodes) (*G.Node, error) { return ReLU(in[0]) }
+	bias := func(in G.Nodes) (*G.Node, error) { return AddBias(in[0], in[1]) }
+	biasBack := func(in G.Nodes) (*G.Node, error) { return biasGrad(in[0]) }
+	matmul := func(in G.Nodes) (*G.Node, error) { return MatMul(in[0], in[1], false) }
+	idx := []int32{3, 0, 3, 1, 4}
+	embed := func(in G.Nodes) (*G.Node, error) { return Embed(in[0], &idx) }
+	pos := []int32{0, 2, 1, 3, 0}
+	positions := func(in G.Nodes) (*G.Node, error) { return AddPositions(in[0], 1.5, &pos, Sinusoids(4, 9)) }
+	dropout := func(in G.Nodes) (*G.Node, error) {
+		y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(3)))
+		if op != nil {
+			op.freeze = true // the same mask on both runs
+		}
+		return y, err
+	}
+	toRows := func(in G.Nodes) (*G.Node, error) { return ToRows(in[0]) }
+	fromRows := func(in G.Nodes) (*G.Node, error) { return FromRows(in[0], 2, 3, 2, 5) }
+	real := []bool{true, true, false, true, true, true, false, false}
+	attnIn := func(causal bool, mask *[]bool, lay Layout) build {
+		return func(in G.Nodes) (*G.Node, error) { return AttentionLayout(in[0], &lay, 4, 2, causal, mask) }
+	}
+	attn := func(causal bool, mask *[]bool) build { return attnIn(causal, mask, Layout{2, 4}) }
+	in := func(vs ...G.Value) []G.Value { return vs }
+	x59, b9, x2325, b3, g59, w97 := rnd(5, 9), rnd(9), rnd(2, 3, 2, 5), rnd(3), rnd(5, 9), rnd(9, 7)
+	qkv, dout, rows := rnd(8, 12), rnd(8, 4), rnd(20, 3)
 	cases := []struct {
 		name string
 		do   func(pre G.Value, in []G.Value) (G.Value, error)
 		in   []G.Value
 	}{
-		{"AddBias/matrix", (&biasOp{OpBase: NewOpBase("AddBias"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(9)}},
-		{"AddBias/image", (&biasOp{OpBase: NewOpBase("AddBias"), dims: 4}).do, []G.Value{rnd(2, 3, 2, 5), rnd(3)}},
-		{"ReLU", (&reluOp{OpBase: NewOpBase("ReLU"), dims: 2}).do, []G.Value{rnd(5, 9)}},
-		{"ReLUGrad", (&reluGradOp{OpBase: NewOpBase("ReLUGrad"), dims: 2}).do, []G.Value{rnd(5, 9), rnd(5, 9)}},
-		{"AddBiasGrad/matrix", (&biasGradOp{OpBase: NewOpBase("AddBiasGrad"), dims: 2, c: 9}).do, []G.Value{rnd(5, 9)}},
-		{"AddBiasGrad/image", (&biasGradOp{OpBase: NewOpBase("AddBiasGrad"), dims: 4, c: 3}).do, []G.Value{rnd(2, 3, 2, 5)}},
-		{"CausalAttention", attn(true, nil).do, []G.Value{rnd(8, 12)}},
-		{"Attention/keymask", attn(false, &real).do, []G.Value{rnd(8, 12)}},
-		{"CausalAttentionGrad", (&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: attn(true, nil)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
-		{"AttentionGrad/keymask", (&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: attn(false, &real)}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
+		{"AddBias/matrix", via(bias, x59, b9), in(x59, b9)},
+		{"AddBias/image", via(bias, x2325, b3), in(x2325, b3)},
+		{"ReLU", via(relu, x59), in(x59)},
+		{"ReLUGrad", via(gradOf(relu), x59, g59), in(x59, g59)},
+		{"AddBiasGrad/matrix", via(biasBack, x59), in(x59)},
+		{"AddBiasGrad/image", via(biasBack, x2325), in(x2325)},
+		{"MatMul", via(matmul, x59, w97), in(x59, w97)},
+		{"Embed", via(embed, x59), in(x59)},
+		{"AddPositions", via(positions, x59), in(x59)},
+		{"AddPositionsGrad", via(gradOf(positions), x59, g59), in(g59)},
+		{"Dropout", via(dropout, x59), in(x59)},
+		{"ToRows", via(toRows, x2325), in(x2325)},
+		{"FromRows", via(fromRows, rows), in(rows)},
+		{"CausalAttention", via(attn(true, nil), qkv), in(qkv)},
+		{"Attention/keymask", via(attn(false, &real), qkv), in(qkv)},
+		{"CausalAttentionGrad", via(gradOf(attn(true, nil)), qkv, dout), in(qkv, dout)},
+		{"AttentionGrad/keymask", via(gradOf(attn(false, &real)), qkv, dout), in(qkv, dout)},
 		// a token-budget batch of 2 sequences of 3 rows in 8: rows 6, 7 are padding
-		{"Attention/short layout", attnIn(true, &real, Layout{2, 3}).do, []G.Value{rnd(8, 12)}},
-		{"AttentionGrad/short layout", (&attnGradOp{OpBase: NewOpBase("AttentionGrad"), fwd: attnIn(false, nil, Layout{1, 3})}).do, []G.Value{rnd(8, 12), rnd(8, 4)}},
+		{"Attention/short layout", via(attnIn(true, &real, Layout{2, 3}), qkv), in(qkv)},
+		{"AttentionGrad/short layout", via(gradOf(attnIn(false, nil, Layout{1, 3})), qkv, dout), in(qkv, dout)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

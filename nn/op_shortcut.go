@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -21,7 +20,7 @@ func Shortcut(x *G.Node, outC, stride int) (*G.Node, error) {
 	}
 	g := shortcutGeom{b: s[0], c: s[1], h: s[2], w: s[3], oc: outC, s: stride}
 	g.oh, g.ow = (g.h-1)/stride+1, (g.w-1)/stride+1
-	return G.ApplyOp(&shortcutOp{OpBase: NewOpBase("Shortcut"), g: g}, x)
+	return g.apply(x, "Shortcut")
 }
 
 // ShortcutRows is Shortcut on images in the row layout of ConvRows: x is
@@ -35,7 +34,7 @@ func ShortcutRows(x *G.Node, b, h, w, outC, stride int) (*G.Node, error) {
 	}
 	g := shortcutGeom{b: b, c: s[1], h: h, w: w, oc: outC, s: stride, rows: true}
 	g.oh, g.ow = (g.h-1)/stride+1, (g.w-1)/stride+1
-	return G.ApplyOp(&shortcutOp{OpBase: NewOpBase("ShortcutRows"), g: g}, x)
+	return g.apply(x, "ShortcutRows")
 }
 
 // shortcutGeom is a shortcut's sizes; rows says the images are in the row
@@ -59,8 +58,6 @@ func (g shortcutGeom) outShape() tensor.Shape {
 	}
 	return tensor.Shape{g.b, g.oc, g.oh, g.ow}
 }
-
-func (g shortcutGeom) dims() int { return len(g.inShape()) }
 
 // each calls f(in, out) for every input value that reaches the output,
 // with its offsets in the input and in the output.
@@ -90,90 +87,30 @@ func (g shortcutGeom) each(f func(in, out int)) {
 	}
 }
 
-type shortcutOp struct {
-	OpBase
-	g shortcutGeom
+// apply adds the shortcut of x; its gradient puts the upstream gradient
+// back on the sampled pixels, and the skipped pixels and the padded
+// channels get none (both outputs start at zero).
+func (g shortcutGeom) apply(x *G.Node, kind string) (*G.Node, error) {
+	grad := func(_ G.Nodes, dy *G.Node) (G.Nodes, error) {
+		return one(Op{Kind: kind + "Grad", Out: g.inShape(), Accumulates: true,
+			F32: shortcutBack[float32](g), F64: shortcutBack[float64](g)}.Apply(dy))
+	}
+	return Op{Kind: kind, Out: g.outShape(), Accumulates: true, Grad: grad,
+		F32: shortcutFwd[float32](g), F64: shortcutFwd[float64](g)}.Apply(x)
 }
 
-func (o *shortcutOp) Arity() int { return 1 }
-func (o *shortcutOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(o.g.dims()), TensorType(o.g.dims()))
-}
-func (o *shortcutOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.g.outShape(), nil }
-func (o *shortcutOp) Do(in ...G.Value) (G.Value, error)              { return o.Reuse(o.do, in) }
-
-func (o *shortcutOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	x, err := oneOf(o.OpBase, in, o.g.b*o.g.c*o.g.h*o.g.w)
-	if err != nil {
-		return nil, err
+func shortcutFwd[T Float](g shortcutGeom) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		xs := in[0]
+		g.each(func(i, j int) { out[j] = xs[i] })
+		return nil
 	}
-	out := outBuf(pre, in, x.Dtype(), o.g.outShape()...) // zeroed: the padded channels
-	switch x.Dtype() {
-	case tensor.Float32:
-		xs, os := x.Float32s(), out.Float32s()
-		o.g.each(func(i, j int) { os[j] = xs[i] })
-	case tensor.Float64:
-		xs, os := x.Float64s(), out.Float64s()
-		o.g.each(func(i, j int) { os[j] = xs[i] })
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
 }
 
-func (o *shortcutOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *shortcutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&shortcutGradOp{OpBase: NewOpBase("ShortcutGrad"), g: o.g}, grad)
-	if err != nil {
-		return nil, err
+func shortcutBack[T Float](g shortcutGeom) Kernel[T] {
+	return func(dx []T, in [][]T) error {
+		dy := in[0]
+		g.each(func(i, j int) { dx[i] = dy[j] })
+		return nil
 	}
-	return G.Nodes{dx}, nil
-}
-
-// shortcutGradOp puts the upstream gradient back on the sampled pixels;
-// the skipped pixels and the padded channels get none.
-type shortcutGradOp struct {
-	OpBase
-	g shortcutGeom
-}
-
-func (o *shortcutGradOp) Arity() int { return 1 }
-func (o *shortcutGradOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(o.g.dims()), TensorType(o.g.dims()))
-}
-func (o *shortcutGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return o.g.inShape(), nil }
-func (o *shortcutGradOp) Do(in ...G.Value) (G.Value, error)              { return o.Reuse(o.do, in) }
-
-func (o *shortcutGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	dy, err := oneOf(o.OpBase, in, o.g.b*o.g.oc*o.g.oh*o.g.ow)
-	if err != nil {
-		return nil, err
-	}
-	out := outBuf(pre, in, dy.Dtype(), o.g.inShape()...) // zeroed: skipped pixels
-	switch dy.Dtype() {
-	case tensor.Float32:
-		gs, ds := dy.Float32s(), out.Float32s()
-		o.g.each(func(i, j int) { ds[i] = gs[j] })
-	case tensor.Float64:
-		gs, ds := dy.Float64s(), out.Float64s()
-		o.g.each(func(i, j int) { ds[i] = gs[j] })
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
-	}
-	return out, nil
-}
-
-// oneOf checks an op has one dense input of n values and returns it.
-func oneOf(o OpBase, in []G.Value, n int) (*tensor.Dense, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	if x.Shape().TotalSize() != n {
-		return nil, fmt.Errorf("%s: input shape %v, want %d values", o.name, x.Shape(), n)
-	}
-	return x, nil
 }

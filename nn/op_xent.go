@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -37,7 +36,9 @@ func CrossEntropy(logits *G.Node, targets *[]int32, opt Xent) (*G.Node, error) {
 	if !(opt.Smoothing >= 0 && opt.Smoothing < 1) {
 		return nil, fmt.Errorf("CrossEntropy: label smoothing %g, want 0 ≤ ε < 1", opt.Smoothing)
 	}
-	return G.ApplyOp(&xentOp{OpBase: NewOpBase("CrossEntropy"), targets: targets, c: s[1], opt: opt}, logits)
+	x := &xent{targets: targets, rows: s[0], c: s[1], opt: opt}
+	return Op{Kind: "CrossEntropy", Out: tensor.ScalarShape(), Prepare: x.check, Grad: x.grad, State: x,
+		F32: xentLoss[float32](x), F64: xentLoss[float64](x)}.Apply(logits)
 }
 
 // XentResult is what the last run of a CrossEntropy node measured.
@@ -49,68 +50,55 @@ type XentResult struct {
 // LastXent is the result of loss's last forward; ok is false when loss is
 // not a CrossEntropy node.
 func LastXent(loss *G.Node) (r XentResult, ok bool) {
-	o, ok := loss.Op().(*xentOp)
+	o, ok := loss.Op().(*graphOp)
 	if !ok {
 		return XentResult{}, false
 	}
-	return o.last, true
+	x, ok := o.def.State.(*xent)
+	if !ok {
+		return XentResult{}, false
+	}
+	return x.last, true
 }
 
-type xentOp struct {
-	OpBase
+// xent is one CrossEntropy node's state.
+type xent struct {
 	targets *[]int32
-	c       int
+	rows, c int
 	opt     Xent
-	last    XentResult // of the last Do
+	last    XentResult // of the last forward
 }
 
-func (o *xentOp) Arity() int                                     { return 1 }
-func (o *xentOp) Type() hm.Type                                  { return hm.NewFnType(TensorType(2), scalarT) }
-func (o *xentOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-
-func (o *xentOp) check(in []G.Value) (*tensor.Dense, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	t := *o.targets
-	if x.Shape()[0] != len(t) {
-		return nil, fmt.Errorf("%s: %d rows of logits, %d targets", o.name, x.Shape()[0], len(t))
+// check wants one target per row of logits, each below the class count.
+func (x *xent) check() error {
+	t := *x.targets
+	if x.rows != len(t) {
+		return fmt.Errorf("%d rows of logits, %d targets", x.rows, len(t))
 	}
 	for i, c := range t {
-		if int(c) >= o.c {
-			return nil, fmt.Errorf("%s: target %d at row %d outside [0,%d)", o.name, c, i, o.c)
+		if int(c) >= x.c {
+			return fmt.Errorf("target %d at row %d outside [0,%d)", c, i, x.c)
 		}
 	}
-	return x, nil
+	return nil
 }
 
-func (o *xentOp) Do(in ...G.Value) (G.Value, error) {
-	x, err := o.check(in)
-	if err != nil {
-		return nil, err
-	}
-	var r xentRows
-	switch x.Dtype() {
-	case tensor.Float32:
-		r = xentFwd(x.Float32s(), *o.targets, o.c, o.opt.Smoothing)
-	case tensor.Float64:
-		r = xentFwd(x.Float64s(), *o.targets, o.c, o.opt.Smoothing)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	o.last = XentResult{Real: r.n}
-	loss := r.loss
-	if r.n > 0 {
-		o.last.NLL = r.nll / float64(r.n)
-		if !o.opt.Sum {
-			loss /= float64(r.n)
+// xentLoss is the loss, reduced as x.opt says; it keeps the plain NLL in
+// x.last.
+func xentLoss[T Float](x *xent) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		r := xentFwd(in[0], *x.targets, x.c, x.opt.Smoothing)
+		x.last = XentResult{Real: r.n}
+		loss := r.loss
+		if r.n > 0 {
+			x.last.NLL = r.nll / float64(r.n)
+			if !x.opt.Sum {
+				loss /= float64(r.n)
+			}
 		}
+		out[0] = T(loss)
+		return nil
 	}
-	return newScalar(x.Dtype(), loss), nil
 }
 
 // realRows counts the non-negative targets.
@@ -161,56 +149,23 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
 	return r
 }
 
-func (o *xentOp) DiffWRT(int) []bool { return []bool{true} }
-func (o *xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(&xentGradOp{OpBase: NewOpBase("CrossEntropyGrad"), fwd: o}, inputs[0], grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
+// grad is (softmax(x) − q)·g/n (the mean) or ·g (the sum) for real rows,
+// q the smoothed target distribution; 0 for padded ones.
+func (x *xent) grad(in G.Nodes, g *G.Node) (G.Nodes, error) {
+	return one(Op{Kind: "CrossEntropyGrad", Out: in[0].Shape(), Accumulates: true, Prepare: x.check,
+		F32: xentGrad[float32](x), F64: xentGrad[float64](x)}.Apply(in[0], g))
 }
 
-// xentGradOp computes (softmax(x) − q)·g/n (the mean) or ·g (the sum) for
-// real rows, q the smoothed target distribution; 0 for padded ones.
-type xentGradOp struct {
-	OpBase
-	fwd *xentOp
-}
-
-func (o *xentGradOp) Arity() int    { return 2 }
-func (o *xentGradOp) Type() hm.Type { return hm.NewFnType(TensorType(2), scalarT, TensorType(2)) }
-func (o *xentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return in[0].(tensor.Shape).Clone(), nil
-}
-func (o *xentGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *xentGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 2); err != nil {
-		return nil, err
+func xentGrad[T Float](x *xent) Kernel[T] {
+	return func(out []T, in [][]T) error {
+		t := *x.targets
+		sc := float64(in[1][0])
+		if n := realRows(t); n > 0 && !x.opt.Sum {
+			sc /= float64(n)
+		}
+		xentBwd(in[0], out, t, x.c, sc, x.opt.Smoothing)
+		return nil
 	}
-	x, err := o.fwd.check(in[:1])
-	if err != nil {
-		return nil, err
-	}
-	g, err := Scalar(o.name, in[1])
-	if err != nil {
-		return nil, err
-	}
-	out := outBuf(pre, in, x.Dtype(), x.Shape()...)
-	t := *o.fwd.targets
-	sc := g
-	if n := realRows(t); n > 0 && !o.fwd.opt.Sum {
-		sc = g / float64(n)
-	}
-	switch x.Dtype() {
-	case tensor.Float32:
-		xentBwd(x.Float32s(), out.Float32s(), t, o.fwd.c, sc, o.fwd.opt.Smoothing)
-	case tensor.Float64:
-		xentBwd(x.Float64s(), out.Float64s(), t, o.fwd.c, sc, o.fwd.opt.Smoothing)
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
 }
 
 // xentBwd writes each real row's (softmax − q)·sc: the softmax scaled in

@@ -23,10 +23,3 @@
 // vectorise and a scalar float32→float64 pass costs more than copying the
 // batch; `-tags purego` and other architectures run the Go loops.
 package norm
-
-import (
-	// gorgonia relies on the garbage collector not moving objects; on Go
-	// 1.26 the program panics at start unless this package vouches for it.
-	// Importing it here does it once for every package that uses norm.
-	_ "go4.org/unsafe/assume-no-moving-gc"
-)

@@ -65,21 +65,27 @@ func BenchmarkSteps(b *testing.B) {
 }
 
 // benchSteps times b.N training steps of r after one untimed step,
-// reporting steps/s and the median step's rate (robust to a slow step
-// when other jobs share the machine).
+// reporting steps/s, the median step's rate (robust to a slow step when
+// other jobs share the machine) and the process's CPU time per step (user
+// and system, every goroutine: the spectrum's and the collector's too),
+// which a machine shared with other jobs disturbs far less than the wall
+// clock, so that two builds can be compared on it.
 func benchSteps(b *testing.B, r *Runner) {
 	b.Helper()
 	trainStep(b, r, 1)
 	b.ReportAllocs()
 	ts := make([]time.Duration, 0, b.N)
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		trainStep(b, r, i+2)
 		ts = append(ts, time.Since(t0))
 	}
+	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 	b.ReportMetric(1e9/median(ts), "median-steps/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/step")
 }
 
 // product is one matrix product of the model: [m,k]×[k,n], possibly with

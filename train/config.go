@@ -75,7 +75,7 @@ type Config struct {
 	// Vocab caps the word vocabulary of word-level data (the rarest
 	// training words become <unk>); 0 keeps every word seen twice.
 	Vocab int
-	// Placement is where the norms sit in each block (placement.go);
+	// Placement is where the norms sit in each block (model_transformer.go);
 	// "" is pre. Only models with blocks take one.
 	Placement Placement
 	// Input is how token ids become the first block's input: InputFairseq

@@ -5,6 +5,7 @@ import (
 
 	"github.com/normtop/normtop/nn"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // weightFeeds maps each of m's norm sites (in Sites order) to the indices,
@@ -35,7 +36,7 @@ func weightFeeds(m model, params []*G.Node) [][]int {
 // gwNorms sets out[s] to the Frobenius norm of the gradients of site s's
 // weight matrices taken together, √(Σ_W ‖∂L/∂W‖_F²), or NaN for a site that
 // feeds none. grads are a net's gradient slices, in params order.
-func gwNorms(out []float64, feeds [][]int, grads []any) {
+func gwNorms(out []float64, feeds [][]int, grads []*tensor.Dense) {
 	for s, idx := range feeds {
 		if len(idx) == 0 {
 			out[s] = math.NaN()
@@ -43,12 +44,7 @@ func gwNorms(out []float64, feeds [][]int, grads []any) {
 		}
 		var sq float64
 		for _, i := range idx {
-			switch d := grads[i].(type) {
-			case []float32:
-				sq += nn.SumSq(d)
-			case []float64:
-				sq += nn.SumSq(d)
-			}
+			sq += nn.DenseSumSq(grads[i])
 		}
 		out[s] = math.Sqrt(sq)
 	}

@@ -6,13 +6,15 @@ import (
 
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/probes"
+	"gorgonia.org/tensor"
 )
 
 // TestGWNormsByHand: the Frobenius norm over a site's weight matrices,
 // worked by hand: ‖(3,4)‖ = 5; (3,4) with (1,2,2): √(25+9) = √34; a site
 // that feeds nothing is NaN; float32 gradients alike.
 func TestGWNormsByHand(t *testing.T) {
-	grads := []any{[]float64{3, 4}, []float32{1, 2, 2}, []float64{100}}
+	grads := []*tensor.Dense{tensor.New(tensor.WithBacking([]float64{3, 4})),
+		tensor.New(tensor.WithBacking([]float32{1, 2, 2})), tensor.New(tensor.WithBacking([]float64{100}))}
 	out := make([]float64, 4)
 	gwNorms(out, [][]int{{0}, {0, 1}, nil, {1}}, grads)
 	want := []float64{5, math.Sqrt(34), math.NaN(), 3}
@@ -55,7 +57,7 @@ func TestGWNormRecorded(t *testing.T) {
 		norm := func(name string) float64 {
 			for i, p := range v.train.params {
 				if p.Name() == name {
-					return math.Sqrt(nn.SumSq(grads[i].([]float32)))
+					return math.Sqrt(nn.SumSq(grads[i].Float32s()))
 				}
 			}
 			t.Fatalf("no param %s", name)

@@ -1,7 +1,7 @@
 package train
 
 import (
-	"fmt"
+	"errors"
 	"math"
 
 	"github.com/normtop/normtop/nn"
@@ -31,7 +31,7 @@ type lstmState[T nn.Float] struct {
 	backwarded bool
 }
 
-func lstmStateOf[T nn.Float](o *lstmOp) *lstmState[T] {
+func lstmStateOf[T nn.Float](o *lstmSeq) *lstmState[T] {
 	st, ok := o.st.(*lstmState[T])
 	if !ok {
 		st = &lstmState[T]{}
@@ -104,7 +104,7 @@ func tanhRow[T nn.Float](x []T) {
 	}
 }
 
-func lstmForward[T nn.Float](o *lstmOp, a lstmArgs[T], out []T) error {
+func lstmForward[T nn.Float](o *lstmSeq, a lstmArgs[T], out []T) error {
 	st := lstmStateOf[T](o)
 	st.backwarded = false
 	B, H, H4 := o.b, o.h, 4*o.h
@@ -148,7 +148,7 @@ func lstmForward[T nn.Float](o *lstmOp, a lstmArgs[T], out []T) error {
 
 // lstmCell computes sample b's gates and c_t at step t (c carried on a
 // padding step).
-func lstmCell[T nn.Float](o *lstmOp, st *lstmState[T], a lstmArgs[T], t, b int) {
+func lstmCell[T nn.Float](o *lstmSeq, st *lstmState[T], a lstmArgs[T], t, b int) {
 	H, H4 := o.h, 4*o.h
 	r := t*o.b + b
 	cprev := st.zeros
@@ -176,7 +176,7 @@ func lstmCell[T nn.Float](o *lstmOp, st *lstmState[T], a lstmArgs[T], t, b int) 
 
 // lstmOutput computes h_t = σ(o)⊙tanh(N_c(c_t)) of sample b (h carried on
 // a padding step) into the output and into the next step's h_{t−1}.
-func lstmOutput[T nn.Float](o *lstmOp, st *lstmState[T], out []T, t, b int) {
+func lstmOutput[T nn.Float](o *lstmSeq, st *lstmState[T], out []T, t, b int) {
 	H := o.h
 	r := t*o.b + b
 	h := out[(b*o.t+t)*H : (b*o.t+t+1)*H]
@@ -247,10 +247,10 @@ func hNorms[T nn.Float](st *lstmState[T], out []T, B, Tn, H int) (mean, cv float
 // lstmBackward is backpropagation through time over the sequence: d xn
 // into dx (batch-major, [B·T, 4H]); dW_h, db and the norms' dγ, dβ into the
 // state for the read ops.
-func lstmBackward[T nn.Float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
+func lstmBackward[T nn.Float](o *lstmSeq, a lstmArgs[T], gout, dx []T) error {
 	st, ok := o.st.(*lstmState[T])
 	if !ok {
-		return fmt.Errorf("%s: backward without a forward pass", o.String())
+		return errors.New("backward without a forward pass")
 	}
 	B, H, H4 := o.b, o.h, 4*o.h
 	clear(st.dh)
@@ -304,7 +304,7 @@ func lstmBackward[T nn.Float](o *lstmOp, a lstmArgs[T], gout, dx []T) error {
 
 // lstmGradTanh adds the upstream gradient of h_t to sample b's running dh
 // and takes it through h = σ(o)⊙tanh(N_c(c)) to N_c's output.
-func lstmGradTanh[T nn.Float](o *lstmOp, st *lstmState[T], gout []T, t, b int) {
+func lstmGradTanh[T nn.Float](o *lstmSeq, st *lstmState[T], gout []T, t, b int) {
 	H := o.h
 	r := t*o.b + b
 	dh := st.dh[b*H : (b+1)*H]
@@ -326,7 +326,7 @@ func lstmGradTanh[T nn.Float](o *lstmOp, st *lstmState[T], gout []T, t, b int) {
 
 // lstmGradGates takes sample b's gradient at step t to the gate
 // pre-activations (d gates, N_h's upstream gradient) and to c_{t−1}.
-func lstmGradGates[T nn.Float](o *lstmOp, st *lstmState[T], t, b int) {
+func lstmGradGates[T nn.Float](o *lstmSeq, st *lstmState[T], t, b int) {
 	H, H4 := o.h, 4*o.h
 	r := t*o.b + b
 	dg := st.dnh[r*H4 : (r+1)*H4]

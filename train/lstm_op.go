@@ -2,9 +2,7 @@ package train
 
 import (
 	"fmt"
-	"unsafe"
 
-	"github.com/chewxy/hm"
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
@@ -40,21 +38,23 @@ func LSTMSeq(xn, wh, bias *G.Node, nh, nc *norm.Seq, gamH, betH, gamC, betC *G.N
 	if xs.Dims() != 2 || xs[0] != batch*seq || xs[1] != 4*h {
 		return nil, fmt.Errorf("LSTMSeq: input shape %v, want [%d, %d]", xs, batch*seq, 4*h)
 	}
-	op := &lstmOp{OpBase: nn.NewOpBase("LSTMSeq"), b: batch, t: seq, h: h, real: real, nh: nh, nc: nc}
-	in := []*G.Node{xn, wh, bias}
+	o := &lstmSeq{b: batch, t: seq, h: h, real: real, nh: nh, nc: nc}
+	in := G.Nodes{xn, wh, bias}
 	if gamH != nil {
-		op.affine = true
+		o.affine = true
 		in = append(in, gamH, betH, gamC, betC)
 	}
-	op.want = [][]int{{batch * seq, 4 * h}, {h, 4 * h}, {4 * h}}
-	if op.affine {
-		op.want = append(op.want, []int{4 * h}, []int{4 * h}, []int{h}, []int{h})
+	o.want = [][]int{{batch * seq, 4 * h}, {h, 4 * h}, {4 * h}}
+	if o.affine {
+		o.want = append(o.want, []int{4 * h}, []int{4 * h}, []int{h}, []int{h})
 	}
-	return G.ApplyOp(op, in...)
+	return nn.Op{Kind: "LSTMSeq", Out: tensor.Shape{batch * seq, h}, Prepare: o.check, Grad: o.grad,
+		F32: lstmForwardKernel[float32](o), F64: lstmForwardKernel[float64](o)}.Apply(in...)
 }
 
-type lstmOp struct {
-	nn.OpBase
+// lstmSeq is one LSTMSeq node's extent and state, shared by its forward,
+// backward and read ops.
+type lstmSeq struct {
 	b, t, h int
 	real    *[]bool // batch-major padding mask; nil = every row real
 	nh, nc  *norm.Seq
@@ -63,75 +63,12 @@ type lstmOp struct {
 	st      any     // *lstmState[T], the forward's record for the backward
 }
 
-func (o *lstmOp) Arity() int {
-	if o.affine {
-		return 7
-	}
-	return 3
-}
-
-func (o *lstmOp) Type() hm.Type {
-	ts := []hm.Type{nn.TensorType(2), nn.TensorType(2), nn.TensorType(1)}
-	if o.affine {
-		ts = append(ts, nn.TensorType(1), nn.TensorType(1), nn.TensorType(1), nn.TensorType(1))
-	}
-	return hm.NewFnType(append(ts, nn.TensorType(2))...)
-}
-
-func (o *lstmOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.b * o.t, o.h}, nil
-}
-
-// shapes are the inputs' wanted shapes, in input order.
-func (o *lstmOp) shapes() [][]int { return o.want }
-
-// inputs checks the op's inputs (and the padding mask) and returns their
-// dense tensors.
-func (o *lstmOp) inputs(in []G.Value) (ds lstmInputs, err error) {
-	want := o.want
-	if err := o.CheckArity(len(in), len(want)); err != nil {
-		return ds, err
-	}
-	for i, v := range in {
-		d, err := nn.AsDense(o.String(), v)
-		if err != nil {
-			return ds, err
-		}
-		if !d.Shape().Eq(tensor.Shape(want[i])) || (i > 0 && d.Dtype() != ds[0].Dtype()) {
-			return ds, fmt.Errorf("%s: input %d: shape %v dtype %v, want %v and the dtype of input 0", o.String(), i, d.Shape(), d.Dtype(), want[i])
-		}
-		ds[i] = d
-	}
+// check wants the padding mask to have a flag per row.
+func (o *lstmSeq) check() error {
 	if o.real != nil && *o.real != nil && len(*o.real) != o.b*o.t {
-		return ds, fmt.Errorf("%s: padding mask of %d rows, want %d", o.String(), len(*o.real), o.b*o.t)
+		return fmt.Errorf("padding mask of %d rows, want %d", len(*o.real), o.b*o.t)
 	}
-	return ds, nil
-}
-
-// lstmInputs are the op's input tensors (unused entries nil): an array, so
-// that checking them allocates nothing.
-type lstmInputs [7]*tensor.Dense
-
-func (o *lstmOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *lstmOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	ds, err := o.inputs(in)
-	if err != nil {
-		return nil, err
-	}
-	out := nn.OutBufFull(pre, in, ds[0].Dtype(), o.b*o.t, o.h)
-	switch ds[0].Dtype() {
-	case tensor.Float32:
-		err = lstmForward(o, lstmArgsOf[float32](ds), out.Float32s())
-	case tensor.Float64:
-		err = lstmForward(o, lstmArgsOf[float64](ds), out.Float64s())
-	default:
-		err = fmt.Errorf("%s: dtype %v", o.String(), ds[0].Dtype())
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 // lstmArgs are the op's inputs as slices; the γ, β are nil without them.
@@ -140,35 +77,31 @@ type lstmArgs[T nn.Float] struct {
 	gamH, betH, gamC, betC []T
 }
 
-func lstmArgsOf[T nn.Float](ds lstmInputs) lstmArgs[T] {
-	s := func(i int) []T {
-		if ds[i] == nil {
-			return nil
-		}
-		return denseFloats[T](ds[i])
+func lstmArgsOf[T nn.Float](in [][]T) lstmArgs[T] {
+	a := lstmArgs[T]{xn: in[0], wh: in[1], bias: in[2]}
+	if len(in) == 7 {
+		a.gamH, a.betH, a.gamC, a.betC = in[3], in[4], in[5], in[6]
 	}
-	return lstmArgs[T]{xn: s(0), wh: s(1), bias: s(2), gamH: s(3), betH: s(4), gamC: s(5), betC: s(6)}
+	return a
 }
 
-func (o *lstmOp) DiffWRT(n int) []bool {
-	w := make([]bool, n)
-	for i := range w {
-		w[i] = true
-	}
-	return w
+func lstmForwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
+	return func(out []T, in [][]T) error { return lstmForward(o, lstmArgsOf(in), out) }
 }
 
-// SymDiff adds the backward op (which returns d xn and keeps the other
-// gradients) and one read op per other input.
-func (o *lstmOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &lstmGradOp{OpBase: nn.NewOpBase("LSTMSeqGrad"), fwd: o}
-	dx, err := G.ApplyOp(bw, append(append(G.Nodes{}, inputs...), grad)...)
+// grad adds the backward op, which maps (the forward's inputs, dh) to
+// d xn and keeps the gradients of W_h, b and the norms' γ, β in the
+// state, and one op per other input that reads its gradient from there.
+func (o *lstmSeq) grad(inputs G.Nodes, grad *G.Node) (G.Nodes, error) {
+	dx, err := nn.Op{Kind: "LSTMSeqGrad", Out: tensor.Shape{o.b * o.t, 4 * o.h}, Prepare: o.check,
+		F32: lstmBackwardKernel[float32](o), F64: lstmBackwardKernel[float64](o)}.Apply(append(append(G.Nodes{}, inputs...), grad)...)
 	if err != nil {
 		return nil, err
 	}
 	out := G.Nodes{dx}
 	for i := 1; i < len(inputs); i++ {
-		r, err := G.ApplyOp(&lstmReadOp{OpBase: nn.NewOpBase("LSTMSeqGradRead"), fwd: o, which: i}, dx)
+		r, err := nn.Op{Kind: "LSTMSeqGradRead", Out: tensor.Shape(o.want[i]),
+			F32: lstmReadGrad[float32](o, i), F64: lstmReadGrad[float64](o, i)}.Apply(dx)
 		if err != nil {
 			return nil, err
 		}
@@ -177,121 +110,32 @@ func (o *lstmOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	return out, nil
 }
 
-// lstmGradOp maps (the forward's inputs, dh) to d xn; the gradients of
-// W_h, b and the norms' γ, β wait in the forward op's state for the read
-// ops.
-type lstmGradOp struct {
-	nn.OpBase
-	fwd *lstmOp
+func lstmBackwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
+	return func(dx []T, in [][]T) error {
+		n := len(in) - 1
+		return lstmBackward(o, lstmArgsOf(in[:n]), in[n], dx)
+	}
 }
 
-func (o *lstmGradOp) Arity() int { return o.fwd.Arity() + 1 }
-func (o *lstmGradOp) Type() hm.Type {
-	ts := make([]hm.Type, 0, o.Arity()+1)
-	for _, s := range o.fwd.shapes() {
-		ts = append(ts, nn.TensorType(len(s)))
-	}
-	return hm.NewFnType(append(ts, nn.TensorType(2), nn.TensorType(2))...)
-}
-func (o *lstmGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.fwd.b * o.fwd.t, 4 * o.fwd.h}, nil
-}
-func (o *lstmGradOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *lstmGradOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	f := o.fwd
-	if len(in) != f.Arity()+1 {
-		return nil, fmt.Errorf("%s: got %d inputs, want %d", o.String(), len(in), f.Arity()+1)
-	}
-	ds, err := f.inputs(in[:len(in)-1])
-	if err != nil {
-		return nil, err
-	}
-	g, err := nn.AsDense(o.String(), in[len(in)-1])
-	if err != nil {
-		return nil, err
-	}
-	if g.Size() != f.b*f.t*f.h || g.Dtype() != ds[0].Dtype() {
-		return nil, fmt.Errorf("%s: gradient shape %v dtype %v", o.String(), g.Shape(), g.Dtype())
-	}
-	out := nn.OutBufFull(pre, in, ds[0].Dtype(), f.b*f.t, 4*f.h)
-	switch ds[0].Dtype() {
-	case tensor.Float32:
-		err = lstmBackward(f, lstmArgsOf[float32](ds), g.Float32s(), out.Float32s())
-	case tensor.Float64:
-		err = lstmBackward(f, lstmArgsOf[float64](ds), g.Float64s(), out.Float64s())
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// lstmReadOp hands out the gradient of the forward's input which (1: W_h,
-// 2: b, 3-6: γ_h, β_h, γ_c, β_c) that the backward op left in the state.
-type lstmReadOp struct {
-	nn.OpBase
-	fwd   *lstmOp
-	which int
-}
-
-func (o *lstmReadOp) Arity() int { return 1 }
-func (o *lstmReadOp) Type() hm.Type {
-	return hm.NewFnType(nn.TensorType(2), nn.TensorType(len(o.fwd.shapes()[o.which])))
-}
-func (o *lstmReadOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape(o.fwd.shapes()[o.which]).Clone(), nil
-}
-func (o *lstmReadOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *lstmReadOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	x, err := nn.AsDense(o.String(), in[0])
-	if err != nil {
-		return nil, err
-	}
-	out := nn.OutBufFull(pre, in, x.Dtype(), o.fwd.shapes()[o.which]...)
-	switch x.Dtype() {
-	case tensor.Float32:
-		err = lstmReadGrad(o, out.Float32s())
-	case tensor.Float64:
-		err = lstmReadGrad(o, out.Float64s())
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func lstmReadGrad[T nn.Float](o *lstmReadOp, out []T) error {
-	st, ok := o.fwd.st.(*lstmState[T])
-	if !ok || !st.backwarded {
-		return fmt.Errorf("%s: read before the backward pass", o.String())
-	}
-	switch o.which {
-	case 1:
-		copy(out, st.dwh)
-	case 2:
-		copy(out, st.db)
-	default:
-		src := [...][]float64{st.dgh, st.dbh, st.dgc, st.dbc}[o.which-3]
-		for k, v := range src {
-			out[k] = T(v)
+// lstmReadGrad hands out the gradient of the forward's input which (1:
+// W_h, 2: b, 3-6: γ_h, β_h, γ_c, β_c) that the backward left in the state.
+func lstmReadGrad[T nn.Float](o *lstmSeq, which int) nn.Kernel[T] {
+	return func(out []T, _ [][]T) error {
+		st, ok := o.st.(*lstmState[T])
+		if !ok || !st.backwarded {
+			return fmt.Errorf("read before the backward pass")
 		}
+		switch which {
+		case 1:
+			copy(out, st.dwh)
+		case 2:
+			copy(out, st.db)
+		default:
+			src := [...][]float64{st.dgh, st.dbh, st.dgc, st.dbc}[which-3]
+			for k, v := range src {
+				out[k] = T(v)
+			}
+		}
+		return nil
 	}
-	return nil
-}
-
-// denseFloats is d's backing slice as []T (d's dtype is T's, checked by the
-// caller), without the allocation of boxing it through Dense.Data.
-func denseFloats[T nn.Float](d *tensor.Dense) []T {
-	var z T
-	if unsafe.Sizeof(z) == 4 {
-		s := d.Float32s()
-		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
-	}
-	s := d.Float64s()
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }

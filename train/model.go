@@ -7,6 +7,7 @@ import (
 
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
+	"github.com/normtop/normtop/normspec"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -36,6 +37,28 @@ type site struct {
 	// Spatial marks an image site: groupnorm's unit spans a sample's rows
 	// (PyTorch's GroupNorm on [B,C,H,W]); elsewhere it is one row.
 	Spatial bool
+}
+
+// normSite is the norm layer's view of a model site.
+func normSite(s site, warmup int, dt tensor.Dtype) norm.Site {
+	return norm.Site{Name: s.Name, D: s.D, Heads: s.Heads, Warmup: warmup, Dtype: dt,
+		SampleRows: s.SampleRows, Spatial: s.Spatial}
+}
+
+// checkSites builds every variant's layer at every site of m once, before
+// any weight is allocated, so that a variant that does not fit the model
+// (groupnorm's groups not dividing d, instancenorm where a sample has one
+// row, powernorm's groups not dividing d) is a *VariantError: a usage
+// error that names the site, not a failure halfway through building.
+func checkSites(cfg Config, specs []normspec.Config, m model, dt tensor.Dtype) error {
+	for i, spec := range specs {
+		for _, s := range m.Sites() {
+			if _, err := norm.NewLayer(spec, normSite(s, cfg.Warmup, dt)); err != nil {
+				return &VariantError{Spec: cfg.Variants[i], Err: fmt.Errorf("model %s: %w", m.Name(), err)}
+			}
+		}
+	}
+	return nil
 }
 
 // weightSpec is one weight tensor and its initial distribution: N(0, Std²)
@@ -119,7 +142,7 @@ type builder struct {
 	// dropout: p and the RNG (nil: no dropout, as in eval graphs).
 	dropP float64
 	rng   *rand.Rand
-	drops []*nn.DropoutOp
+	drops []*nn.DropoutSite
 
 	images  *tensor.Dense // image models: [batch, H·W] pixels in [0,1]
 	tokens  []int32       // transformer: batch·seq input ids

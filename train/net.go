@@ -21,8 +21,21 @@ type net struct {
 	grads  []*G.Node // same order as params; nil in eval graphs
 	eng    engine
 
-	paramBoxes, gradBoxes boxes
+	paramVals, gradVals []*tensor.Dense // paramData's and gradData's, reused
 }
+
+// engine runs a net's graph: Run computes every node once, Value reads a
+// node's output of the last run, Reset ends the run (after the trainer
+// has read the outputs it needs).
+type engine interface {
+	Run() error
+	Value(n *G.Node) G.Value
+	Reset()
+}
+
+// newEngine builds the engine of every net: nn's executor. Tests swap in
+// gorgonia's TapeMachine to hold the executor to it bit for bit.
+var newEngine = func(g *G.ExprGraph) (engine, error) { return nn.NewExecutor(g) }
 
 // normApply applies the variant's norm layer at a site to x and returns its
 // output and its trainable parameters (γ/β nodes in x's graph).
@@ -135,50 +148,32 @@ func (n *net) run() (nn.XentResult, error) {
 
 func (n *net) reset() { n.eng.Reset() }
 
-// paramData and gradData are the backing slices ([]float32 or []float64)
-// of the parameters and of their gradients after run. The slices are
-// boxed once and handed out again while the tensor behind each stays the
-// same (weights are updated in place and the executor reuses every output),
-// since boxing a slice in an interface allocates. The gradients are
-// overwritten by the next run.
-func (n *net) paramData() ([]any, error) {
-	for i, p := range n.params {
-		if err := n.paramBoxes.set(i, len(n.params), p.Name(), p.Value()); err != nil {
+// paramData and gradData are the parameters' tensors and, after run,
+// their gradients', in params order, in slices the net keeps (a step
+// allocates nothing for them). The weights are updated in place; the
+// gradients are overwritten by the next run.
+func (n *net) paramData() ([]*tensor.Dense, error) {
+	n.paramVals = n.paramVals[:0]
+	for _, p := range n.params {
+		d, err := nn.AsDense(p.Name(), p.Value())
+		if err != nil {
 			return nil, err
 		}
+		n.paramVals = append(n.paramVals, d)
 	}
-	return n.paramBoxes.out, nil
+	return n.paramVals, nil
 }
 
-func (n *net) gradData() ([]any, error) {
+func (n *net) gradData() ([]*tensor.Dense, error) {
+	n.gradVals = n.gradVals[:0]
 	for i, g := range n.grads {
-		if err := n.gradBoxes.set(i, len(n.grads), n.params[i].Name(), n.eng.Value(g)); err != nil {
+		d, err := nn.AsDense(n.params[i].Name(), n.eng.Value(g))
+		if err != nil {
 			return nil, fmt.Errorf("gradient of %s: %w", n.params[i].Name(), err)
 		}
+		n.gradVals = append(n.gradVals, d)
 	}
-	return n.gradBoxes.out, nil
-}
-
-// boxes holds the boxed backing slices of a list of tensors.
-type boxes struct {
-	of  []*tensor.Dense
-	ptr []uintptr
-	out []any
-}
-
-// set boxes entry i of n for v unless it already holds v's slice.
-func (b *boxes) set(i, n int, name string, v G.Value) error {
-	if len(b.out) != n {
-		b.of, b.ptr, b.out = make([]*tensor.Dense, n), make([]uintptr, n), make([]any, n)
-	}
-	d, err := nn.AsDense(name, v)
-	if err != nil {
-		return err
-	}
-	if b.of[i] != d || b.ptr[i] != d.Uintptr() {
-		b.of[i], b.ptr[i], b.out[i] = d, d.Uintptr(), d.Data()
-	}
-	return nil
+	return n.gradVals, nil
 }
 
 // setImages copies a batch of pixels (float32, as the datasets deliver

@@ -45,7 +45,7 @@ func netGradCheck(t *testing.T, n *net) []paramGrad {
 	}
 	var analytic [][]float64
 	for _, g := range gd {
-		analytic = append(analytic, append([]float64(nil), g.([]float64)...))
+		analytic = append(analytic, append([]float64(nil), g.Float64s()...))
 	}
 	n.reset()
 	const h = 1e-6

@@ -170,7 +170,7 @@ func checkPaddingInvisible(t *testing.T, r *Runner, freeze bool) {
 		}
 		var out [][]float64
 		for _, g := range gs {
-			out = append(out, append([]float64(nil), g.([]float64)...))
+			out = append(out, append([]float64(nil), g.Float64s()...))
 		}
 		return loss.NLL, out
 	}

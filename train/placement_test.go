@@ -174,8 +174,8 @@ func placementGradCheck(t *testing.T, p Placement) {
 		t.Fatal(err)
 	}
 	for _, pv := range params[len(weights):] { // γ, β away from 1, 0
-		for k, x := range pv.([]float64) {
-			pv.([]float64)[k] = x + 0.3*r.NormFloat64()
+		for k, x := range pv.Float64s() {
+			pv.Float64s()[k] = x + 0.3*r.NormFloat64()
 		}
 	}
 	for i, g := range netGradCheck(t, n) {

@@ -170,3 +170,34 @@ func (r *Runner) metric() string {
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// measureInput records the variance of the first norm's input at the
+// first batch of the first seed (transformer.inputVariance) in the run's
+// header as input_var: the number that tells whether the running
+// statistics' init of 1 is near the batch statistics (fairseq's input) or
+// far from them.
+func (r *Runner) measureInput(init [][]float64) error {
+	var t *transformer
+	switch m := r.model.(type) {
+	case *transformer:
+		t = m
+	case *classifier:
+		t = m.transformer
+	default:
+		return nil
+	}
+	c := r.cfg
+	c.Seed = c.RunSeeds()[0]
+	bt, err := r.src.newBatcher(c) // a fresh stream: the variants' own are untouched
+	if err != nil {
+		return err
+	}
+	v := r.variants[0].train // its inputs are rewritten before every step
+	bt.next(v)
+	iv, err := t.inputVariance(init, v.b.tokens, v.b.pos, v.b.real)
+	if err != nil {
+		return err
+	}
+	r.meta.Config["input_var"] = strconv.FormatFloat(iv, 'g', 4, 64)
+	return nil
+}
