@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
@@ -187,6 +188,29 @@ func (n *net) setImages(x []float32) {
 		for i, v := range x {
 			d[i] = float64(v)
 		}
+	}
+}
+
+// setImageRows fills the graph's input with images [from, from+rows) of s,
+// scaled as setImages's pixels are, and zero images after them (an
+// evaluation batch's padding).
+func (n *net) setImageRows(s *datasets.ImageSplit, from, rows int) {
+	px := s.RowLen()
+	switch n.b.images.Dtype() {
+	case tensor.Float32:
+		d := n.b.images.Float32s()
+		s.Scale(d[:rows*px], from, from+rows)
+		clear(d[rows*px:])
+	case tensor.Float64:
+		d := n.b.images.Float64s()
+		row := make([]float32, px)
+		for i := range rows {
+			s.Scale(row, from+i, from+i+1)
+			for j, v := range row {
+				d[i*px+j] = float64(v)
+			}
+		}
+		clear(d[rows*px:])
 	}
 }
 

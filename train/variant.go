@@ -283,7 +283,7 @@ func (r *Runner) evaluate(ctx context.Context, v *variant, set []evalBatch, spli
 			return probes.Eval{}, err
 		}
 		if b.images != nil {
-			v.eval.setImages(b.images)
+			v.eval.setImageRows(b.images, b.from, b.real)
 			copy(v.eval.b.targets, b.targets)
 		} else {
 			if b.layout.Rows > 0 {
