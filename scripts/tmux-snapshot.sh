@@ -2,7 +2,7 @@
 # snapshot NAME: the tmux pane with its colours → HTML (aha) → PNG
 # (headless Chromium) in $E2E_PNG_DIR; skipped, said so, when a tool is
 # missing. Sourced by an e2e script that defines tmx (tmux on its socket),
-# SESSION, log and fail. (scripts/e2e-tmux.sh holds the same steps inline.)
+# SESSION, log and fail (scripts/e2e-tmux.sh and scripts/e2e-python-tmux.sh).
 snapshot() {
 	local name=$1 chrome
 	chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
