@@ -19,42 +19,9 @@ func TestConv2DMatchesGorgonia(t *testing.T) {
 		{[]int{1, 2, 5, 5}, []int{1, 2, 5, 5}},
 	} {
 		r := rand.New(rand.NewSource(3))
-		rnd := func(shape []int) *tensor.Dense {
-			d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
-			for i, v := 0, d.Float64s(); i < len(v); i++ {
-				v[i] = r.NormFloat64()
-			}
-			return d
-		}
-		xv, wv := rnd(s.x), rnd(s.w)
+		xv, wv := randNormal(r, s.x...), randNormal(r, s.w...)
 		run := func(conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
-			g := G.NewGraph()
-			x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
-			w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
-			out, err := conv(x, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var yv G.Value
-			G.Read(out, &yv)
-			sq, err := G.Square(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loss, err := G.Sum(sq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gs, err := G.Grad(loss, x, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vm := G.NewTapeMachine(g)
-			defer vm.Close()
-			if err := vm.RunAll(); err != nil {
-				t.Fatal(err)
-			}
-			return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
+			return convSquaredLoss(t, xv, wv, conv)
 		}
 		gy, gdx, gdw := run(func(x, w *G.Node) (*G.Node, error) {
 			return G.Conv2d(x, w, tensor.Shape{s.w[2], s.w[3]}, []int{0, 0}, []int{1, 1}, []int{1, 1})
@@ -74,4 +41,47 @@ func TestConv2DMatchesGorgonia(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randNormal is a float64 tensor of shape filled from r's normal draws.
+func randNormal(r *rand.Rand, shape ...int) *tensor.Dense {
+	d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
+	for i, v := 0, d.Float64s(); i < len(v); i++ {
+		v[i] = r.NormFloat64()
+	}
+	return d
+}
+
+// convSquaredLoss runs conv over copies of xv and wv on gorgonia's tape
+// machine and returns its output and the gradients of Σ out² with respect
+// to x and w: what two convolutions must agree on, value and gradient.
+func convSquaredLoss(t *testing.T, xv, wv *tensor.Dense, conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
+	t.Helper()
+	g := G.NewGraph()
+	x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
+	w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
+	out, err := conv(x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var yv G.Value
+	G.Read(out, &yv)
+	sq, err := G.Square(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := G.Sum(sq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := G.Grad(loss, x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
 }

@@ -112,42 +112,9 @@ func TestConvRowsMatchesConv2DPadded(t *testing.T) {
 
 func convRowsMatchesConv2DPadded(t *testing.T, c convRowsCase) {
 	r := rand.New(rand.NewSource(7))
-	rnd := func(shape ...int) *tensor.Dense {
-		d := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
-		for i, v := 0, d.Float64s(); i < len(v); i++ {
-			v[i] = r.NormFloat64()
-		}
-		return d
-	}
-	xv, wv := rnd(c.b*c.h*c.w, c.c), rnd(c.o, c.c, c.kh, c.kw)
+	xv, wv := randNormal(r, c.b*c.h*c.w, c.c), randNormal(r, c.o, c.c, c.kh, c.kw)
 	run := func(conv func(x, w *G.Node) (*G.Node, error)) (y, dx, dw []float64) {
-		g := G.NewGraph()
-		x := G.NodeFromAny(g, xv.Clone().(*tensor.Dense), G.WithName("x"))
-		w := G.NodeFromAny(g, wv.Clone().(*tensor.Dense), G.WithName("w"))
-		out, err := conv(x, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var yv G.Value
-		G.Read(out, &yv)
-		sq, err := G.Square(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loss, err := G.Sum(sq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gs, err := G.Grad(loss, x, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vm := G.NewTapeMachine(g)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		return floats(yv), floats(gs[0].Value()), floats(gs[1].Value())
+		return convSquaredLoss(t, xv, wv, conv)
 	}
 	wy, wdx, wdw := run(func(x, w *G.Node) (*G.Node, error) {
 		img, err := FromRows(x, c.b, c.c, c.h, c.w)
