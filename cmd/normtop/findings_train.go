@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/normtop/normtop/findings"
@@ -39,6 +40,9 @@ func trainForFindings(ctx context.Context, args []string, path string, progress 
 	if err != nil {
 		return fmt.Errorf("cannot create the run file: %w", err)
 	}
+	// As train says it: at once, on stderr, while the run goes on into the
+	// open file (the close then saves it elsewhere and fails this run).
+	w.OnPathLost(func(why string) { fmt.Fprintln(os.Stderr, pathLostLine(path, why)) })
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rec := newRecorder(w, cancel)
