@@ -50,6 +50,26 @@ func modelShapes() []shape {
 	return ss
 }
 
+// wideShapes are the word LM's products at d 512 (1,024 tokens a batch,
+// FFN 2,048, vocabulary 2,000, tied embeddings: the logits are x·Eᵀ),
+// as a step of BenchmarkPeer/words-d512 calls them, and 1024³: the big
+// shapes, where the blocking for L2 and L3 decides the speed.
+func wideShapes() []shape {
+	var ss []shape
+	add := func(rows, in, out int, inputGrad bool) {
+		ss = append(ss, shape{rows, in, out, false, false}, shape{in, rows, out, true, false})
+		if inputGrad {
+			ss = append(ss, shape{rows, out, in, false, true})
+		}
+	}
+	for _, l := range [][2]int{{512, 1536}, {512, 512}, {512, 2048}, {2048, 512}} {
+		add(1024, l[0], l[1], true)
+	}
+	// tied output layer: logits x·Eᵀ, input gradient dy·E, E's gradient dyᵀ·x
+	ss = append(ss, shape{1024, 512, 2000, false, true}, shape{1024, 2000, 512, false, false}, shape{2000, 1024, 512, true, false})
+	return append(ss, shape{1024, 1024, 1024, false, false})
+}
+
 // impls are the implementations compared in one run: gonum's, ours with
 // each float32 kernel the CPU has, and OpenBLAS under -tags openblas.
 var impls = benchImpls()
@@ -139,6 +159,31 @@ func BenchmarkSgemm(b *testing.B) {
 				}
 			}
 			reportGflops(b, ts, flops*float64(burst))
+		})
+	}
+}
+
+// BenchmarkSgemmWide is BenchmarkSgemm on wideShapes, one call a burst,
+// gonum's scalar code left out (a second or more a call at these sizes).
+func BenchmarkSgemmWide(b *testing.B) {
+	for _, s := range wideShapes() {
+		b.Run(s.String(), func(b *testing.B) {
+			a, bb, c, lda, ldb := operandsFor(s)
+			flops := 2 * float64(s.m*s.k*s.n)
+			ts := make([][]time.Duration, len(impls))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j, im := range impls {
+					if im.Name == "gonum" {
+						ts[j] = append(ts[j], time.Hour) // not run
+						continue
+					}
+					t0 := time.Now()
+					im.BLAS.Sgemm(tr(s.tA), tr(s.tB), s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
+					ts[j] = append(ts[j], time.Since(t0))
+				}
+			}
+			reportGflops(b, ts, flops)
 		})
 	}
 }

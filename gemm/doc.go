@@ -11,7 +11,11 @@
 // sweeps the rows, and k, m and n blocked so the working set stays in
 // cache. A is read in place with its row and column strides, so the
 // transposed products of the backward pass cost no copy; only a last
-// partial panel of fewer rows than the block is copied, zero padded.
+// partial panel of fewer rows than the block is copied, zero padded (and a
+// transposed A in the big products, whose in-place reads would each be a
+// new cache line). Full panels are copied by copy_amd64.s's AVX moves, and
+// the 8×32 kernel prefetches its block of C before its k loop, which the
+// big products' C (larger than L2, added into once per k block) needs.
 //
 // The micro-kernel is chosen at start-up. float32 products use an 8×32
 // block of 512-bit AVX-512 accumulators (kernel512_amd64.s, with an 8×16

@@ -85,8 +85,39 @@
 	ANDQ $3, CX
 
 // func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+//
+// C's 8×32 block (two cache lines a row) is prefetched first: the store
+// comes kc FMA steps later, by when the lines are in L1. At the big
+// shapes C does not fit L2 (1024×2048 floats is 8 MiB) and each k block
+// adds into it again, so without the prefetch every block's store waited
+// for memory: 1024×512×2048 ran at 85-87% of OpenBLAS, with it 97-101%.
+// A prefetch changes no arithmetic, so the bits are the same.
 TEXT ·kernel8x32(SB), NOSPLIT, $0-69
 	SETUP512
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	ADDQ       DX, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	MOVQ       c+48(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2

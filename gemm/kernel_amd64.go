@@ -30,6 +30,9 @@ var useAVX512 = haveAVX512 && os.Getenv("NORMTOP_GEMM") != "avx2"
 // whose bit is set in cols (the low bits: 1<<n - 1 for n columns).
 
 //go:noescape
+func copyRows32(dst, src *float32, ld, rows, w int)
+
+//go:noescape
 func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
 
 //go:noescape

@@ -28,3 +28,7 @@ func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64
 func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16, nseg, ajump int) {
 	panic("gemm: no assembly kernels in this build")
 }
+
+func copyRows32(dst, src *float32, ld, rows, w int) {
+	panic("gemm: no assembly kernels in this build")
+}

@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // Packing: the copies of A and B into the panel layouts the micro-kernels
 // read (driver.go decides when to pack).
 
@@ -9,6 +11,9 @@ func packB[T float](tB bool, b []T, ldb, pc, kc, jc, nc, nr int, dst []T) {
 	for jr := 0; jr < nc; jr += nr {
 		nw := min(nr, nc-jr)
 		pan := dst[jr*kc : jr*kc+kc*nr]
+		if !tB && nw == nr && copyRows(pan, b[pc*ldb+jc+jr:], ldb, kc, nr) {
+			continue
+		}
 		if !tB {
 			for p := 0; p < kc; p++ {
 				src := b[(pc+p)*ldb+jc+jr:]
@@ -68,6 +73,9 @@ func packA[T float](mr int, a []T, rsa, csa, rows, kc int, dst []T) {
 // each p: fixed-size copies, where a copy() per p would call memmove. It
 // reports false for an mr it has no case for.
 func packContiguous[T float](mr int, a []T, csa, kc int, pan []T) bool {
+	if copyRows(pan, a, csa, kc, mr) {
+		return true
+	}
 	switch mr {
 	case 6:
 		for p := 0; p < kc; p++ {
@@ -80,5 +88,19 @@ func packContiguous[T float](mr int, a []T, csa, kc int, pan []T) bool {
 	default:
 		return false
 	}
+	return true
+}
+
+// copyRows copies rows rows of w elements, row p from src[p·ld:] to
+// dst[p·w:], with the assembly copy where there is one and a row is a
+// whole number of 32-byte moves; it reports false where it did nothing.
+// Every source row must be in src, the last one too.
+func copyRows[T float](dst, src []T, ld, rows, w int) bool {
+	var z T
+	f := int(unsafe.Sizeof(z)) / 4 // float32s per element
+	if !haveKernels || rows == 0 || w*f%8 != 0 || len(dst) < rows*w || len(src) < (rows-1)*ld+w {
+		return false
+	}
+	copyRows32((*float32)(unsafe.Pointer(&dst[0])), (*float32)(unsafe.Pointer(&src[0])), ld*f, rows, w*f)
 	return true
 }
