@@ -57,9 +57,10 @@ type result struct {
 // headless unless told otherwise.
 func normtop(t *testing.T, dir string, args ...string) result {
 	t.Helper()
+	bin := buildNormtop(t) // before the deadline: a cold build alone can take minutes
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, buildNormtop(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

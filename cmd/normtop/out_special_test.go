@@ -190,10 +190,11 @@ func TestSignalDuringExportLeavesNoTemporaryFile(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "big.ntr")
 	writeRun(t, run, 20000, false)
+	bin := buildNormtop(t) // before the deadline: a cold build alone can take minutes
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT} {
 		out := filepath.Join(dir, "big.csv")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cmd := exec.CommandContext(ctx, buildNormtop(t), "export", run, "--format", "csv", "--out", out)
+		cmd := exec.CommandContext(ctx, bin, "export", run, "--format", "csv", "--out", out)
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {
