@@ -67,6 +67,7 @@ func TestGoMNISTCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads MNIST several times; skipped in -short mode")
 	}
+	skipUnderRace(t, "reads MNIST five times")
 	if _, err := findGoMNIST(); err != nil {
 		t.Skipf("GoMNIST module neither in the module cache nor downloadable: %v", err)
 	}

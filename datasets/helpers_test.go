@@ -112,6 +112,7 @@ func be32(b []byte, v uint32) []byte {
 // it.
 func realDataCache(t *testing.T, doing string) string {
 	t.Helper()
+	skipUnderRace(t, doing)
 	if testing.Short() {
 		t.Skip(doing + "; skipped in -short mode")
 	}
@@ -121,4 +122,16 @@ func realDataCache(t *testing.T, doing string) string {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	return cache
+}
+
+// skipUnderRace skips a test that reads a whole real data set on one
+// goroutine under -race: the detector has nothing to check there and makes
+// the reading minutes long (TestGoMNISTCache took 304 s of a cold
+// go test -race ./... at load 12). A plain `go test ./datasets/` runs them,
+// and so does CI's plain stage.
+func skipUnderRace(t *testing.T, doing string) {
+	t.Helper()
+	if raceOn {
+		t.Skip(doing + ": one goroutine reading a whole data set; skipped under -race (go test ./datasets/ runs it)")
+	}
 }
