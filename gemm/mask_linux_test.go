@@ -14,15 +14,7 @@ func TestMaskedColumnsDoNotFault(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512F on this CPU (or the OS does not save the Z registers), or no assembly in this build: kernel8x16 cannot run")
 	}
-	page := syscall.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Skip("mmap:", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
+	mem, page := guardedPage(t)
 	const mr, cols, ldc, kc = 8, 10, 10, 5
 	n := page / 4
 	all := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), n)
@@ -59,15 +51,7 @@ func TestNarrowBInPlaceDoesNotFault(t *testing.T) {
 	if !useAVX512 {
 		t.Skip("kernel8x16 does not run here")
 	}
-	page := syscall.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Skip("mmap:", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
+	mem, page := guardedPage(t)
 	const m, n, k = 13, 10, 7 // 13 rows: a full register block and an edge tile
 	all := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), page/4)
 	b := all[len(all)-k*n:]
@@ -90,4 +74,21 @@ func TestNarrowBInPlaceDoesNotFault(t *testing.T) {
 			}
 		}
 	}
+}
+
+// guardedPage maps two pages, the second unreadable and unwritable, and
+// returns them with the page size: a kernel that touches memory past the
+// first page's end faults. The mapping goes when the test ends.
+func guardedPage(t *testing.T) (mem []byte, page int) {
+	t.Helper()
+	page = syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip("mmap:", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
+		t.Skip("mprotect:", err)
+	}
+	return mem, page
 }
