@@ -76,6 +76,31 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 	}
 	attn := func(causal bool, mask *[]bool) build { return attnIn(causal, mask, Layout{2, 4}) }
 	in := func(vs ...G.Value) []G.Value { return vs }
+	// the convolutions: ConvRows at stride 1 on its whole-output path (made
+	// to run on these small images), at stride 2 by blocks; Conv2D
+	withImplicitAnySize(t, true)
+	convRows := func(stride int) build {
+		return func(in G.Nodes) (*G.Node, error) { return ConvRows(in[0], in[1], 2, 5, 5, stride, 1, false) }
+	}
+	conv2D := func(in G.Nodes) (*G.Node, error) { return Conv2DPadded(in[0], in[1], 1, 1, false) }
+	// gradient k (0: the input's, 1: the filters') of the convolution fwd
+	// builds of in[0], in[1], given the upstream gradient in[2]
+	convGrad := func(fwd build, k int) build {
+		return func(in G.Nodes) (*G.Node, error) {
+			y, err := fwd(in[:2])
+			if err != nil {
+				return nil, err
+			}
+			d, _ := graphop.Of(y)
+			ns, err := d.Grad(in[:2], in[2])
+			if err != nil {
+				return nil, err
+			}
+			return ns[k], nil
+		}
+	}
+	pix, w4 := rnd(2*5*5, 3), rnd(4, 3, 3, 3)
+	dy1, dy2, img, dimg := rnd(2*5*5, 4), rnd(2*3*3, 4), rnd(2, 3, 5, 5), rnd(2, 4, 5, 5)
 	x59, b9, x2325, b3, g59, w97 := rnd(5, 9), rnd(9), rnd(2, 3, 2, 5), rnd(3), rnd(5, 9), rnd(9, 7)
 	qkv, dout, rows := rnd(8, 12), rnd(8, 4), rnd(20, 3)
 	cases := []struct {
@@ -103,6 +128,14 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		// a token-budget batch of 2 sequences of 3 rows in 8: rows 6, 7 are padding
 		{"Attention/short layout", via(attnIn(true, &real, Layout{2, 3}), qkv), in(qkv)},
 		{"AttentionGrad/short layout", via(gradOf(attnIn(false, nil, Layout{1, 3})), qkv, dout), in(qkv, dout)},
+		{"ConvRows/stride 1", via(convRows(1), pix, w4), in(pix, w4)},
+		{"ConvRowsGradW/stride 1", via(convGrad(convRows(1), 1), pix, w4, dy1), in(pix, dy1)},
+		{"ConvRowsGradX/stride 1", via(convGrad(convRows(1), 0), pix, w4, dy1), in(w4, dy1)},
+		{"ConvRows/stride 2", via(convRows(2), pix, w4), in(pix, w4)},
+		{"ConvRowsGradW/stride 2", via(convGrad(convRows(2), 1), pix, w4, dy2), in(pix, dy2)},
+		{"ConvRowsGradX/stride 2", via(convGrad(convRows(2), 0), pix, w4, dy2), in(w4, dy2)},
+		{"Conv2D", via(conv2D, img, w4), in(img, w4)},
+		{"Conv2DGradX", via(convGrad(conv2D, 0), img, w4, dimg), in(w4, dimg)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
