@@ -192,7 +192,9 @@ func (o *convRowsOp) grad(in G.Nodes, dy *G.Node) (G.Nodes, error) {
 		return G.Nodes{nil, dw}, nil
 	}
 	xo := &convRowsGradXOp{g: g}
-	// the stride-1 path writes every pixel; the blocks' col2im adds onto zeros
+	// the stride-1 path writes every pixel; the blocks' col2im adds onto
+	// zeros (which path runs is fixed when the graph is built: the CPU's,
+	// and in tests implicitAnySize, set before)
 	dx, err := graphop.Op{Kind: "ConvRowsGradX", Out: tensor.Shape{g.b * g.h * g.w, g.c}, Accumulates: !g.implicitConv(),
 		F32: convRowsGradXKernel[float32](xo), F64: convRowsGradXKernel[float64](xo)}.Apply(in[1], dy)
 	if err != nil {
