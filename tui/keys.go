@@ -70,7 +70,7 @@ var rootViewKeys = keyTable[State, Bounds]{
 		return nil
 	}},
 	{key: keymap.layer, do: func(s *State, b Bounds, k keyName) tea.Cmd {
-		s.Layer = clamp(s.Layer+upDown(k), 0, b.Layers-1)
+		s.moveLayer(upDown(k), b)
 		return nil
 	}},
 	{key: keymap.probe, do: func(s *State, b Bounds, k keyName) tea.Cmd {
@@ -78,7 +78,7 @@ var rootViewKeys = keyTable[State, Bounds]{
 		return nil
 	}},
 	{key: keymap.page, do: func(s *State, b Bounds, k keyName) tea.Cmd {
-		s.Layer = clamp(s.Layer+upDown(k)*max(b.Page, 1), 0, b.Layers-1)
+		s.moveLayer(upDown(k)*max(b.Page, 1), b)
 		return nil
 	}},
 	{key: keymap.cursor, do: func(s *State, b Bounds, _ keyName) tea.Cmd {
@@ -130,6 +130,10 @@ var rootViewKeys = keyTable[State, Bounds]{
 		return nil
 	}},
 }
+
+// moveLayer selects the layer d rows on (↑/↓, PgUp/PgDn, the wheel),
+// within the layers.
+func (s *State) moveLayer(d int, b Bounds) { s.Layer = clamp(s.Layer+d, 0, b.Layers-1) }
 
 // rootRunKeys act on the run and the dashboard: the ends of the layer
 // list (in replay, of the run), the config panel (its own table's: listed

@@ -66,6 +66,13 @@ func TestNavigate(t *testing.T) {
 		{"start", replay, "g", with(replay, func(s *State) { s.SeekTo = 0 }), false},
 		{"end", replay, "G", with(replay, func(s *State) { s.SeekTo = 301 }), false},
 		{"enter elsewhere does nothing", replay, "enter", replay, false},
+		{"end live: the last layer", live, "end", with(live, func(s *State) { s.Layer = 3 }), false},
+		{"home live: the first", with(live, func(s *State) { s.Layer = 2 }), "home", live, false},
+		{"home in replay: the run's start", replay, "home", with(replay, func(s *State) { s.SeekTo = 0 }), false},
+		{"end in replay: past its last step", replay, "end", with(replay, func(s *State) { s.SeekTo = 301 }), false},
+		{"pgdown, no page known: one layer", live, "pgdown", with(live, func(s *State) { s.Layer = 1 }), false},
+		{"i is the config panel's: the root does nothing", live, "i", live, false},
+		{"/ is the text filter's: the root does nothing", with(live, func(s *State) { s.Screen = ScreenEvents }), "/", with(live, func(s *State) { s.Screen = ScreenEvents }), false},
 		{"stale seek request cleared", with(replay, func(s *State) { s.SeekTo = 7 }), "x", replay, false},
 	}
 	for _, tc := range tests {

@@ -45,12 +45,12 @@ func dismiss(s State) State {
 // instead, like a key.
 func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
 	s.SeekTo = -1
+	d := 1
+	if up {
+		d = -1
+	}
 	if s.Help { // the wheel scrolls the help, as ↑/↓ do
-		k := keyName("down")
-		if up {
-			k = "up"
-		}
-		helpKeys.handle(&s, struct{}{}, k, s.Replay)
+		helpScroll(d)(&s, struct{}{}, "")
 		return s
 	}
 	if s.Confirm {
@@ -66,10 +66,6 @@ func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
 		}
 		return s
 	}
-	k := keyName("down")
-	if up {
-		k = "up"
-	}
-	rootKeys.handle(&s, b, k, s.Replay)
+	s.moveLayer(d, b)
 	return s
 }
