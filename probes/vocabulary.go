@@ -76,7 +76,7 @@ func (m Metric) Format(v float64) string {
 	case MetricPerplexity:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return SigShort.Format(v, 4)
 }
 
 // FormatSD prints a spread (a standard deviation or a difference) of the
