@@ -44,3 +44,83 @@ func Windows(m, n, seglen, nseg, segstride int, a []float32, lda int, b []float3
 	}
 	return true
 }
+
+// WindowsT is C = Aᵀ·B in float32 for an m×kr A whose rows start lda
+// apart and may overlap (a convolution's patch matrix of one filter row
+// over a padded image, read in place) and an m×n B, into the kr×n C: the
+// filters' gradient of nn.ConvRows, a product with few rows and columns
+// and a long k (m, every window of the batch). It gives the bits of
+// Overlapping(true, false, kr, n, m, 1, a, lda, b, ldb, 0, c, ldc): the
+// same k blocks (m in equal blocks of at most kcBlock), in each one FMA
+// chain per element from zero, the first block stored and the others
+// added. But where Overlapping packs A's transpose for every k block (a
+// copy as large as the product at these sizes: 70% of its time at 8
+// channels, 90% at one), WindowsT keeps C's rows in registers (24 at a
+// time; at most 8 columns, two rows to a register) and reads A in
+// place, one B row per window.
+//
+// It runs on AVX-512 for n ≤ 16 and reports false, doing nothing,
+// elsewhere. a must hold whole register blocks: from the last row's
+// start, kr rounded up to 8 values. It panics when a slice is too short.
+func WindowsT(m, kr, n int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) bool {
+	const half, rmax = 16, 24
+	if !useAVX512 || n < 1 || n > half || kr < 1 || m < 0 {
+		return false
+	}
+	if lda < 1 || ldb < n || ldc < n || len(c) < (kr-1)*ldc+n ||
+		(m > 0 && (len(a) < (m-1)*lda+roundUp(kr, 8) || len(b) < (m-1)*ldb+n)) {
+		panic(fmt.Sprintf("gemm.WindowsT: %d rows of %d at row stride %d, n %d: slices of %d, %d, %d elements (ldb %d, ldc %d)",
+			m, kr, lda, n, len(a), len(b), len(c), ldb, ldc))
+	}
+	if m == 0 { // an empty sum, as Overlapping's beta = 0 gives
+		scale(kr, n, 0, c, ldc)
+		return true
+	}
+	cols := uint16(1)<<n - 1
+	kcEven := (m + (m+kcBlock-1)/kcBlock - 1) / ((m + kcBlock - 1) / kcBlock) // serial's k blocks
+	var t [rmax * half]float32
+	for p0 := 0; p0 < m; p0 += kcEven {
+		kc, add := min(kcEven, m-p0), p0 > 0
+		ap, bp := a[p0*lda:], &b[p0*ldb]
+		for r0 := 0; r0 < kr; r0 += rmax {
+			rows := min(rmax, kr-r0)
+			kern := rows8(rows, n)
+			if rows%8 == 0 {
+				kern(kc, &ap[r0], lda, bp, ldb, &c[r0*ldc], ldc, add, cols)
+				continue
+			}
+			// the last rows through a register block of scratch, with the
+			// kernel's rounding (the chain, then added to C)
+			kern(kc, &ap[r0], lda, bp, ldb, &t[0], half, false, cols)
+			for r := 0; r < rows; r++ {
+				cr, tr := c[(r0+r)*ldc:][:n], t[r*half:][:n]
+				if add {
+					for j := range cr {
+						cr[j] += tr[j]
+					}
+				} else {
+					copy(cr, tr)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// rows8 is the kernel for rows of C rounded up to 8 and n columns: at
+// most 8 columns, two rows to a register (kernelTNP, half the FMAs).
+func rows8(rows, n int) func(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	switch {
+	case rows <= 8 && n <= 8:
+		return kernelTNP8
+	case rows <= 8:
+		return kernelTN8
+	case rows <= 16 && n <= 8:
+		return kernelTNP16
+	case rows <= 16:
+		return kernelTN16
+	case n <= 8:
+		return kernelTNP24
+	}
+	return kernelTN24
+}

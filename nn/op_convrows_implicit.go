@@ -168,7 +168,13 @@ func convImplicitGradW[T Float](g convGeom, x, dy, dw, dwp, xp, dyv []T) {
 	padFill(padded{b: g.b, hp: p.hp, wp: p.wp, c: g.o}, g.oh, g.ow, dy, dyv)
 	m, kr := p.virtualRows(g.kh, g.kw), g.kw*g.c
 	for i := 0; i < g.kh; i++ {
-		mulOverlap(true, kr, g.o, m, xp[i*p.wp*g.c:], g.c, dyv, g.o, 0, dwp[i*kr*g.o:], g.o)
+		xi, dwi := xp[i*p.wp*g.c:], dwp[i*kr*g.o:]
+		// gemm.WindowsT gives mulOverlap's bits without packing xp's
+		// transpose: kr rows of dw in registers, xp read in place
+		if x32, ok := any(xi).([]float32); !ok ||
+			!gemm.WindowsT(m, kr, g.o, x32, g.c, any(dyv).([]float32), g.o, any(dwi).([]float32), g.o) {
+			mulOverlap(true, kr, g.o, m, xi, g.c, dyv, g.o, 0, dwi, g.o)
+		}
 	}
 	unpermuteFilters(g, dwp, dw)
 }
