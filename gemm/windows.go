@@ -84,14 +84,13 @@ func WindowsT(m, kr, n int, a []float32, lda int, b []float32, ldb int, c []floa
 		ap, bp := a[p0*lda:], &b[p0*ldb]
 		for r0 := 0; r0 < kr; r0 += rmax {
 			rows := min(rmax, kr-r0)
-			kern := rows8(rows, n)
 			if rows%8 == 0 {
-				kern(kc, &ap[r0], lda, bp, ldb, &c[r0*ldc], ldc, add, cols)
+				kernelTNFor(rows, n, kc, &ap[r0], lda, bp, ldb, &c[r0*ldc], ldc, add, cols)
 				continue
 			}
 			// the last rows through a register block of scratch, with the
 			// kernel's rounding (the chain, then added to C)
-			kern(kc, &ap[r0], lda, bp, ldb, &t[0], half, false, cols)
+			kernelTNFor(rows, n, kc, &ap[r0], lda, bp, ldb, &t[0], half, false, cols)
 			for r := 0; r < rows; r++ {
 				cr, tr := c[(r0+r)*ldc:][:n], t[r*half:][:n]
 				if add {
@@ -107,20 +106,24 @@ func WindowsT(m, kr, n int, a []float32, lda int, b []float32, ldb int, c []floa
 	return true
 }
 
-// rows8 is the kernel for rows of C rounded up to 8 and n columns: at
-// most 8 columns, two rows to a register (kernelTNP, half the FMAs).
-func rows8(rows, n int) func(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+// kernelTNFor runs the kernelTN for rows of C rounded up to 8 and n
+// columns: at most 8 columns, two rows to a register (kernelTNP, half the
+// FMAs). A switch, not a func value: through one, the compiler cannot
+// see that the kernels keep no pointer, and WindowsT's scratch escaped
+// to the heap on every call.
+func kernelTNFor(rows, n, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
 	switch {
 	case rows <= 8 && n <= 8:
-		return kernelTNP8
+		kernelTNP8(kc, a, lda, b, ldb, c, ldc, add, cols)
 	case rows <= 8:
-		return kernelTN8
+		kernelTN8(kc, a, lda, b, ldb, c, ldc, add, cols)
 	case rows <= 16 && n <= 8:
-		return kernelTNP16
+		kernelTNP16(kc, a, lda, b, ldb, c, ldc, add, cols)
 	case rows <= 16:
-		return kernelTN16
+		kernelTN16(kc, a, lda, b, ldb, c, ldc, add, cols)
 	case n <= 8:
-		return kernelTNP24
+		kernelTNP24(kc, a, lda, b, ldb, c, ldc, add, cols)
+	default:
+		kernelTN24(kc, a, lda, b, ldb, c, ldc, add, cols)
 	}
-	return kernelTN24
 }
