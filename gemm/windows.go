@@ -18,7 +18,7 @@ import "fmt"
 func Windows(m, n, seglen, nseg, segstride int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) bool {
 	const mr, half = 8, 16
 	k := nseg * seglen
-	if !useAVX512 || n < 1 || n > half || k < 1 || k > kcBlock || m < 0 {
+	if !WindowsRuns(n, k) || m < 0 {
 		return false
 	}
 	if m == 0 {
@@ -44,6 +44,9 @@ func Windows(m, n, seglen, nseg, segstride int, a []float32, lda int, b []float3
 	}
 	return true
 }
+
+// WindowsRuns says Windows runs here for n columns and K = nseg·seglen.
+func WindowsRuns(n, k int) bool { return useAVX512 && n >= 1 && n <= 16 && k >= 1 && k <= kcBlock }
 
 // WindowsT is C = Aᵀ·B in float32 for an m×kr A whose rows start lda
 // apart and may overlap (a convolution's patch matrix of one filter row

@@ -137,7 +137,7 @@ type convRowsOp struct {
 	xIsData bool
 	wp      any // []T: the filters as [K, O]
 	cols    any // []T: one block of patch rows
-	xp, v   any // []T: stride 1: the padded input, the virtual rows' output
+	xp      any // []T: stride 1: the padded input
 }
 
 func (o *convRowsOp) Arity() int { return 2 }
@@ -175,7 +175,7 @@ func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.fwdPad()
-		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o), &o.cols)
+		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), &o.cols)
 		return
 	}
 	convRowsFwd(g, x, w, out, wp, scratch[T](&o.cols, g.blockRows()*g.k()))
@@ -286,7 +286,7 @@ type convRowsGradXOp struct {
 	g      convGeom
 	wp     any // []T: the filters as [K, O] (stride 1: flipped, [K', C])
 	dcols  any // []T: one block of patch-gradient rows
-	dyp, v any // []T: stride 1: the padded output gradient, the virtual rows' dx
+	padded any // []T: stride 1: the output gradient with a zero border
 }
 
 func (o *convRowsGradXOp) Arity() int { return 2 }
@@ -328,7 +328,7 @@ func convRowsGradXOpDo[T Float](o *convRowsGradXOp, w, dy, dx []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.bwdPad()
-		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c), &o.dcols)
+		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.padded, p.bufLen()), &o.dcols)
 		return
 	}
 	convRowsGradX(g, w, dy, dx, wp, scratch[T](&o.dcols, g.blockRows()*g.k()))

@@ -47,12 +47,12 @@ func BenchmarkConvRows(b *testing.B) {
 			continue
 		}
 		fp, bp := g.fwdPad(), g.bwdPad()
-		xp, v := make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(3, 3)*g.o)
+		xp := make([]float32, fp.bufLen())
 		dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
-		dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(3, 3)*g.c)
+		dyp := make([]float32, bp.bufLen())
 		b.Run(name+"/implicit/fwd", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
 			}
 		})
 		b.Run(name+"/implicit/gradW", func(b *testing.B) {
@@ -62,7 +62,7 @@ func BenchmarkConvRows(b *testing.B) {
 		})
 		b.Run(name+"/implicit/gradX", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitGradX(g, w, y, dx, wp, dyp, vx, new(any))
+				convImplicitGradX(g, w, y, dx, wp, dyp, new(any))
 			}
 		})
 	}

@@ -8,16 +8,17 @@ import "github.com/normtop/normtop/gemm"
 // starts at padded pixel q, and its filter row i is the kw·C values from
 // pixel q + i·WP on. So a virtual row's patch is kh runs of kw·C values
 // WP·C apart, and the patch rows of consecutive virtual rows start C
-// apart: the convolution is one product over all virtual rows at once
-// (gemm.Windows) whose rows at x ≥ OW or y ≥ OH are the few windows that
-// wrap into the border (15% more rows at 28×28, 31% at 14×14), against
-// writing every patch 9 values wide. The input's gradient is the same
-// convolution of the output's zero-bordered gradient with the filters
-// flipped and transposed, so it writes every pixel's gradient once instead
-// of adding each patch's back (col2im) into a cleared buffer; the filters'
-// gradient is kh products of the padded image's patch matrix of one filter
-// row, transposed (rows overlapping, gemm.Overlapping), by the output
-// gradient laid out on the virtual rows.
+// apart: the OW windows of one output row are one product over
+// consecutive virtual rows (gemm.Windows), written straight into the
+// output's rows, against writing every patch 9 values wide. The input's
+// gradient is the same convolution of the output's zero-bordered gradient
+// with the filters flipped and transposed, so it writes every pixel's
+// gradient once instead of adding each patch's back (col2im) into a
+// cleared buffer; the filters' gradient is kh products of the padded
+// image's patch matrix of one filter row, transposed (rows overlapping,
+// gemm.WindowsT, or gemm.Overlapping), by the output gradient laid out on
+// all virtual rows, zero at the windows that wrap into the border (x ≥ OW
+// or y ≥ OH: 15% more rows at 28×28, 31% at 14×14).
 
 // implicitConv says the stride-1 path runs: stride 1, the GEMM's kernels
 // (which take overlapping rows), and at most 40% more virtual rows than
@@ -44,7 +45,8 @@ func (p padded) len() int { return p.b * p.hp * p.wp * p.c }
 
 // bufLen is the length of a padded buffer that windowConv reads: the
 // images and 8 pixels more, since gemm.Windows reads whole register blocks
-// of 8 virtual rows past the last one.
+// of 8 windows, up to 7 past an output row's last (the last row's reach
+// past the buffer's end is at most 6 pixels).
 func (p padded) bufLen() int { return p.len() + 8*p.c }
 
 // virtualRows are the rows of the product over p with a kh×kw window: the
@@ -65,31 +67,27 @@ func padFill[T Float](p padded, h, w int, x, dst []T) {
 	}
 }
 
-// gatherRows copies the h×w valid outputs of virtual rows v (n values each,
-// row (b·hp + y)·wp + x) into out, [b·h·w, n] rows.
-func gatherRows[T Float](p padded, h, w, n int, v, out []T) {
-	row := w * n
-	for b := 0; b < p.b; b++ {
-		for y := 0; y < h; y++ {
-			copy(out[((b*h+y)*w)*n:][:row], v[((b*p.hp+y)*p.wp)*n:][:row])
-		}
-	}
-}
-
 // windowConv is the convolution of the padded images xp with filters wk
 // [kh·kw·c, n] at every window that fits, into out: [b·oh·ow, n] rows with
-// oh = hp−kh+1, ow = wp−kw+1. Where gemm.Windows runs, it takes every
-// virtual row in one product (v: their outputs) and gathers the valid
-// ones; elsewhere the same convolution runs by patch blocks over the
-// padded images (an unpadded ConvRows, cols its scratch), whose products
-// sum each output in the same order, so the bits do not depend on the
-// CPU having AVX-512.
-func windowConv[T Float](p padded, kh, kw int, xp, wk []T, n int, v, out []T, cols *any) {
-	m, kr := p.virtualRows(kh, kw), kw*p.c
+// oh = hp−kh+1, ow = wp−kw+1. Where gemm.Windows runs, it takes the ow
+// windows of each output row, which start at consecutive padded pixels,
+// in one product written straight into out's rows: the windows that wrap
+// into the border (x ≥ ow) are never computed (before, one product over
+// all virtual rows wrote 15% more rows at 28×28 and 31% more at 14×14 to
+// a buffer, then gathered the valid ones). Elsewhere the same convolution
+// runs by patch blocks over the padded images (an unpadded ConvRows, cols
+// its scratch), whose products sum each output in the same order, so the
+// bits do not depend on the CPU having AVX-512.
+func windowConv[T Float](p padded, kh, kw int, xp, wk []T, n int, out []T, cols *any) {
+	kr := kw * p.c
 	oh, ow := p.hp-kh+1, p.wp-kw+1
-	if x32, ok := any(xp).([]float32); ok &&
-		gemm.Windows(m, n, kr, kh, p.wp*p.c, x32, p.c, any(wk).([]float32), n, any(v).([]float32), n) {
-		gatherRows(p, oh, ow, n, v, out)
+	if x32, ok := any(xp).([]float32); ok && gemm.WindowsRuns(n, kh*kr) {
+		w32, o32 := any(wk).([]float32), any(out).([]float32)
+		for b := 0; b < p.b; b++ {
+			for y := 0; y < oh; y++ {
+				gemm.Windows(ow, n, kr, kh, p.wp*p.c, x32[((b*p.hp+y)*p.wp)*p.c:], p.c, w32, n, o32[((b*oh+y)*ow)*n:], n)
+			}
+		}
 		return
 	}
 	g := convGeom{b: p.b, c: p.c, h: p.hp, w: p.wp, o: n, kh: kh, kw: kw, oh: oh, ow: ow, s: 1}
@@ -125,12 +123,12 @@ func (g convGeom) bwdPad() padded {
 }
 
 // convImplicitFwd is the stride-1 forward: out = conv(x, w) through the
-// padded copy xp and the virtual rows v.
-func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp, v []T, cols *any) {
+// padded copy xp.
+func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp []T, cols *any) {
 	permuteFilters(g, w, wp)
 	p := g.fwdPad()
 	padFill(p, g.h, g.w, x, xp)
-	windowConv(p, g.kh, g.kw, xp, wp, g.o, v, out, cols)
+	windowConv(p, g.kh, g.kw, xp, wp, g.o, out, cols)
 }
 
 // flipFilters writes w [O, C, kh, kw] as wf [kh·kw·O, C]: the filters
@@ -150,11 +148,11 @@ func flipFilters[T Float](g convGeom, w, wf []T) {
 
 // convImplicitGradX is the stride-1 input gradient: dx = conv(dy with a
 // border, the flipped filters), every element of dx written.
-func convImplicitGradX[T Float](g convGeom, w, dy, dx, wf, dyp, v []T, cols *any) {
+func convImplicitGradX[T Float](g convGeom, w, dy, dx, wf, dyp []T, cols *any) {
 	flipFilters(g, w, wf)
 	p := g.bwdPad()
 	padFill(p, g.oh, g.ow, dy, dyp)
-	windowConv(p, g.kh, g.kw, dyp, wf, g.c, v, dx, cols)
+	windowConv(p, g.kh, g.kw, dyp, wf, g.c, dx, cols)
 }
 
 // convImplicitGradW is the stride-1 filters' gradient: per filter row i,

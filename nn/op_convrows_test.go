@@ -224,14 +224,14 @@ func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 				return v
 			}
 			fp, bp := g.fwdPad(), g.bwdPad()
-			wp, xp, v := make([]float32, g.k()*g.o), make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(g.kh, g.kw)*g.o)
+			wp, xp := make([]float32, g.k()*g.o), make([]float32, fp.bufLen())
 			dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
-			dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(g.kh, g.kw)*g.c)
+			dyp := make([]float32, bp.bufLen())
 			for call := 0; call < 2; call++ {
 				x, w, dy := rnd(g.b*g.h*g.w*g.c), rnd(g.o*g.k()), rnd(g.outRows()*g.o)
 				y, dx, dw := make([]float32, g.outRows()*g.o), rnd(len(x)), rnd(len(w)) // dx, dw: stale values
-				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
-				convImplicitGradX(g, w, dy, dx, wp, dyp, vx, new(any))
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
+				convImplicitGradX(g, w, dy, dx, wp, dyp, new(any))
 				convImplicitGradW(g, x, dy, dw, wp, xp, dyv)
 				cols := make([]float32, g.blockRows()*g.k())
 				wy, wdx, wdw := make([]float32, len(y)), make([]float32, len(x)), make([]float32, len(w))
