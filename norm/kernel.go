@@ -102,10 +102,14 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 			}
 			if in.tapGrad && in.nReal > 0 {
 				var dm, dv float64
+				var mom momentSums
+				ok := false
 				if all := g[:n*l.d]; in.plainRows() && colMatGo(all, l.d) {
 					// the same sums in one kernel call (its dx moments,
 					// as dx = g)
-					mom := momentsMat(all, all, l.d)
+					mom, ok = momentsMat(all, all, l.d)
+				}
+				if ok {
 					dm, dv = mom.dxm, mom.dxv
 				} else {
 					for i := 0; i < n; i++ {

@@ -235,11 +235,12 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 		for i := range gvs {
 			gvarSum += math.Sqrt(gvs[i])
 		}
-		if tap && colMatGo(all, d) {
-			mom = momentsMat(dx[:in.n*d], g[:in.n*d], d)
-		} else if tap {
-			for i := 0; i < in.n; i++ {
-				mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		if tap {
+			var ok bool
+			if mom, ok = momentsMat(dx[:in.n*d], g[:in.n*d], d); !ok {
+				for i := 0; i < in.n; i++ {
+					mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+				}
 			}
 		}
 	} else {

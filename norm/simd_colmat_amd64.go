@@ -30,7 +30,10 @@ func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64
 func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
 
 //go:noescape
-func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
+func momentsMat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
+
+//go:noescape
+func moments2Mat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
 
 //go:noescape
 func colGradOutMat32(x, g []float32, d int, gam, mu, a, cmu, cvar []float64, dx []float32, gv []float64)
@@ -94,8 +97,21 @@ func tapDevMat[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
 	return tapDevMat32(f32(x), d, mu, mean[:d], vs[:d])
 }
 
-// momentsMat is the Theorem-1 taps' sums over plain rows of dx and g.
-func momentsMat[T float](dx, g []T, d int) momentSums {
-	am, av, bm, bv := momentsMat32(f32(dx), f32(g)[:len(dx)], d)
-	return momentSums{am, av, bm, bv}
+// momentsMat is the Theorem-1 taps' sums over plain rows of dx and g:
+// Σ over rows of rowMoments2(dx row, g row), in row order, with its bits.
+// It reports false, doing nothing, where no whole-matrix kernel takes the
+// rows: the kernels divide by d as a product with 1/d, the same bits only
+// for d a power of two; d < 16 (momentsMat32: rowMoments' sums, which
+// rowMoments2 takes there) or a multiple of 16 (moments2Mat32:
+// moments2_32AVX's).
+func momentsMat[T float](dx, g []T, d int) (momentSums, bool) {
+	if !colMat(dx, d) || d&(d-1) != 0 || (d >= 16 && d%16 != 0) {
+		return momentSums{}, false
+	}
+	kern := momentsMat32
+	if d >= 16 {
+		kern = moments2Mat32
+	}
+	am, av, bm, bv := kern(f32(dx), f32(g)[:len(dx)], d, 1/float64(d))
+	return momentSums{am, av, bm, bv}, true
 }

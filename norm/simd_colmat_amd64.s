@@ -331,16 +331,18 @@ tddone:
 	MOVSD X8, ss+88(FP)
 	RET
 
-// func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
+// func momentsMat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
 // Σ over rows of rowMoments2's four moments (each row's mean and variance
 // of a and of b), in row order: mean = sumOf(row)/d, variance =
-// sumSqDev(row, mean)/d.
-TEXT ·momentsMat32(SB), NOSPLIT, $0-88
+// sumSqDev(row, mean)/d, each /d a product with inv = 1/d, d a power of
+// two: x·2⁻ᵏ and x/2ᵏ are the same exact value rounded once, so the same
+// bits, and a multiply costs a fraction of the four divides a row took.
+TEXT ·momentsMat32(SB), NOSPLIT, $0-96
 	MOVQ         a_base+0(FP), SI
 	MOVQ         a_len+8(FP), CX
 	MOVQ         b_base+24(FP), DI
 	MOVQ         d+48(FP), BX
-	VCVTSI2SDQ   BX, X15, X15
+	MOVSD        inv+56(FP), X15
 	VXORPD       X8, X8, X8
 	VXORPD       X9, X9, X9
 	VXORPD       X10, X10, X10
@@ -366,10 +368,10 @@ mmsum:
 	CMPQ      DX, BX
 	JB        mmsum
 	HSUM4(Y6, X6, X4, X5)
-	VDIVSD       X15, X6, X6
+	VMULSD       X15, X6, X6
 	VADDSD       X6, X8, X8
 	HSUM4(Y7, X7, X4, X5)
-	VDIVSD       X15, X7, X7
+	VMULSD       X15, X7, X7
 	VADDSD       X7, X10, X10
 	VBROADCASTSD X6, Y12
 	VBROADCASTSD X7, Y13
@@ -394,10 +396,10 @@ mmdev:
 	CMPQ      DX, BX
 	JB        mmdev
 	HSUM4(Y6, X6, X4, X5)
-	VDIVSD    X15, X6, X6
+	VMULSD    X15, X6, X6
 	VADDSD    X6, X9, X9
 	HSUM4(Y7, X7, X4, X5)
-	VDIVSD    X15, X7, X7
+	VMULSD    X15, X7, X7
 	VADDSD    X7, X11, X11
 	MOVQ      R8, AX
 	CMPQ      AX, CX
@@ -405,8 +407,114 @@ mmdev:
 
 mmdone:
 	VZEROUPPER
-	MOVSD X8, am+56(FP)
-	MOVSD X9, av+64(FP)
-	MOVSD X10, bm+72(FP)
-	MOVSD X11, bv+80(FP)
+	MOVSD X8, am+64(FP)
+	MOVSD X9, av+72(FP)
+	MOVSD X10, bm+80(FP)
+	MOVSD X11, bv+88(FP)
+	RET
+
+// func moments2Mat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
+// momentsMat32 for rows of d = 16·2ᵏ features, each row's moments as
+// moments2_32AVX and rowMoments2Fast take them (eight lane sums a row, the
+// deviations' squares by FMA, the variance a sum over d), added in row
+// order as momentSums.add adds them; /d a product with inv = 1/d, as in
+// momentsMat32. Before, a call per row cost more than its 16-32 values.
+TEXT ·moments2Mat32(SB), NOSPLIT, $0-96
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), BX
+	MOVQ   d+48(FP), R9
+	MOVSD  inv+56(FP), X13
+	VXORPD X4, X4, X4
+	VXORPD X5, X5, X5
+	VXORPD X6, X6, X6
+	VXORPD X7, X7, X7
+	XORQ   R8, R8
+	TESTQ  CX, CX
+	JZ     mmmdone
+
+mmmrow:
+	LEAQ   (R8)(R9*1), DX
+	MOVQ   R8, AX
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+
+mmmsum:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VCVTPS2PD (BX)(AX*4), Y2
+	VCVTPS2PD 16(BX)(AX*4), Y3
+	VADDPD    Y0, Y8, Y8
+	VADDPD    Y1, Y9, Y9
+	VADDPD    Y2, Y10, Y10
+	VADDPD    Y3, Y11, Y11
+	ADDQ      $8, AX
+	CMPQ      AX, DX
+	JB        mmmsum
+
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VMULSD       X13, X8, X8
+	VADDSD       X8, X4, X4
+	VADDPD       Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X0
+	VADDPD       X0, X10, X10
+	VUNPCKHPD    X10, X10, X0
+	VADDSD       X0, X10, X10
+	VMULSD       X13, X10, X10
+	VADDSD       X10, X6, X6
+	VBROADCASTSD X8, Y14
+	VBROADCASTSD X10, Y15
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	MOVQ         R8, AX
+
+mmmdev:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VCVTPS2PD   16(SI)(AX*4), Y1
+	VCVTPS2PD   (BX)(AX*4), Y2
+	VCVTPS2PD   16(BX)(AX*4), Y3
+	VSUBPD      Y14, Y0, Y0
+	VSUBPD      Y14, Y1, Y1
+	VSUBPD      Y15, Y2, Y2
+	VSUBPD      Y15, Y3, Y3
+	VFMADD231PD Y0, Y0, Y8
+	VFMADD231PD Y1, Y1, Y9
+	VFMADD231PD Y2, Y2, Y10
+	VFMADD231PD Y3, Y3, Y11
+	ADDQ        $8, AX
+	CMPQ        AX, DX
+	JB          mmmdev
+
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VMULSD       X13, X8, X8
+	VADDSD       X8, X5, X5
+	VADDPD       Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X0
+	VADDPD       X0, X10, X10
+	VUNPCKHPD    X10, X10, X0
+	VADDSD       X0, X10, X10
+	VMULSD       X13, X10, X10
+	VADDSD       X10, X7, X7
+	MOVQ         DX, R8
+	CMPQ         R8, CX
+	JB           mmmrow
+
+mmmdone:
+	VZEROUPPER
+	MOVSD X4, am+64(FP)
+	MOVSD X5, av+72(FP)
+	MOVSD X6, bm+80(FP)
+	MOVSD X7, bv+88(FP)
 	RET

@@ -28,6 +28,4 @@ func tapAccumMat[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float6
 func tapDevMat[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
 	panic("norm: tapDevMat without AVX kernels")
 }
-func momentsMat[T float](dx, g []T, d int) momentSums {
-	panic("norm: momentsMat without AVX kernels")
-}
+func momentsMat[T float](dx, g []T, d int) (momentSums, bool) { return momentSums{}, false }

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -166,7 +167,13 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 		sameBits64(t, what("tapDevMat vs"), vs, wv)
 		sameBits64(t, what("tapDevMat ss"), []float64{ss}, []float64{wss})
 
-		got := momentsMat(x, g, d)
+		got, ok := momentsMat(x, g, d)
+		if pow2 := d&(d-1) == 0; ok != pow2 {
+			t.Fatalf("d %d: momentsMat ran %v, want %v (only at a power of two)", d, ok, pow2)
+		}
+		if !ok {
+			continue
+		}
 		var want momentSums
 		withAVX(false, func() {
 			for i := 0; i < n; i++ {
@@ -174,5 +181,43 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 			}
 		})
 		sameBits64(t, what("momentsMat"), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
+	}
+}
+
+// TestMomentsMatWideRows holds momentsMat at 16 features or more
+// (moments2Mat32) to colBackward's row loop, rowMoments2 a row at a time
+// with the AVX kernels on (moments2_32AVX), bit for bit, with NaN and
+// ±Inf among the values; at widths that are no power of two, or no
+// multiple of 16, it declines.
+func TestMomentsMatWideRows(t *testing.T) {
+	if !colMat(make([]float32, 16), 16) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(13))
+	for _, tc := range []struct {
+		n, d int
+		poke string
+	}{{1, 16, ""}, {37, 16, ""}, {9, 32, ""}, {5, 64, ""}, {6, 16, "nan"}, {6, 32, "inf"}, {3, 48, ""}, {3, 24, ""}} {
+		n, d := tc.n, tc.d
+		x := randF32(r, n*d, 3, 0.7)
+		g := randF32(r, n*d, 0.5, -0.2)
+		switch tc.poke {
+		case "nan":
+			g[d+2] = float32(math.NaN())
+		case "inf":
+			x[3], x[2*d] = float32(math.Inf(1)), float32(math.Inf(-1))
+		}
+		got, ok := momentsMat(x, g, d)
+		if want := d&(d-1) == 0 && d%16 == 0; ok != want {
+			t.Fatalf("d %d: momentsMat ran %v, want %v", d, ok, want)
+		}
+		if !ok {
+			continue
+		}
+		var want momentSums
+		for i := 0; i < n; i++ {
+			want = want.add(rowMoments2(x[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		}
+		sameBits64(t, fmt.Sprintf("momentsMat n %d d %d %s", n, d, tc.poke), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
 	}
 }
