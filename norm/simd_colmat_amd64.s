@@ -23,6 +23,8 @@ TEXT ·colAccumMat32(SB), NOSPLIT, $0-80
 	XORQ AX, AX
 	TESTQ CX, CX
 	JZ   cadone
+	CMPQ BX, $8
+	JEQ  ca8
 
 carow:
 	XORQ DX, DX
@@ -41,6 +43,34 @@ caloop:
 	CMPQ      AX, CX
 	JB        carow
 
+	VZEROUPPER
+	RET
+
+// d = 8: the sums stay in registers from row to row, not a load and a
+// store per row whose store-to-load latency every next row waited on.
+ca8:
+	VMOVUPD (R8), Y8
+	VMOVUPD 32(R8), Y9
+	VMOVUPD (R9), Y10
+	VMOVUPD 32(R9), Y11
+
+ca8loop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VADDPD    Y8, Y0, Y8
+	VADDPD    Y9, Y1, Y9
+	VMULPD    Y0, Y0, Y2
+	VADDPD    Y10, Y2, Y10
+	VMULPD    Y1, Y1, Y3
+	VADDPD    Y11, Y3, Y11
+	ADDQ      $8, AX
+	CMPQ      AX, CX
+	JB        ca8loop
+	VMOVUPD   Y8, (R8)
+	VMOVUPD   Y9, 32(R8)
+	VMOVUPD   Y10, (R9)
+	VMOVUPD   Y11, 32(R9)
+
 cadone:
 	VZEROUPPER
 	RET
@@ -56,6 +86,8 @@ TEXT ·colAccumDevMat32(SB), NOSPLIT, $0-80
 	XORQ AX, AX
 	TESTQ CX, CX
 	JZ   cvdone
+	CMPQ BX, $8
+	JEQ  cv8
 
 cvrow:
 	XORQ DX, DX
@@ -72,6 +104,31 @@ cvloop:
 	JB        cvloop
 	CMPQ      AX, CX
 	JB        cvrow
+
+	VZEROUPPER
+	RET
+
+// d = 8: the means and sums in registers (as ca8).
+cv8:
+	VMOVUPD (R8), Y12
+	VMOVUPD 32(R8), Y13
+	VMOVUPD (R9), Y10
+	VMOVUPD 32(R9), Y11
+
+cv8loop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VSUBPD    Y12, Y0, Y0
+	VSUBPD    Y13, Y1, Y1
+	VMULPD    Y0, Y0, Y0
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y10, Y0, Y10
+	VADDPD    Y11, Y1, Y11
+	ADDQ      $8, AX
+	CMPQ      AX, CX
+	JB        cv8loop
+	VMOVUPD   Y10, (R9)
+	VMOVUPD   Y11, 32(R9)
 
 cvdone:
 	VZEROUPPER
@@ -129,6 +186,8 @@ TEXT ·colParamGradsMat32(SB), NOSPLIT, $0-152
 	XORQ AX, AX
 	TESTQ CX, CX
 	JZ   cpdone
+	CMPQ BX, $8
+	JEQ  cp8
 
 cprow:
 	XORQ DX, DX
@@ -149,6 +208,43 @@ cploop:
 	JB        cploop
 	CMPQ      AX, CX
 	JB        cprow
+
+	VZEROUPPER
+	RET
+
+// d = 8: μ, a and the sums in registers (as ca8).
+cp8:
+	VMOVUPD (R8), Y12
+	VMOVUPD 32(R8), Y13
+	VMOVUPD (R9), Y14
+	VMOVUPD 32(R9), Y15
+	VMOVUPD (R10), Y8
+	VMOVUPD 32(R10), Y9
+	VMOVUPD (R11), Y10
+	VMOVUPD 32(R11), Y11
+
+cp8loop:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    Y12, Y0, Y0
+	VMULPD    Y14, Y0, Y0
+	VCVTPS2PD (DI)(AX*4), Y1
+	VMULPD    Y0, Y1, Y2
+	VADDPD    Y8, Y2, Y8
+	VADDPD    Y10, Y1, Y10
+	VCVTPS2PD 16(SI)(AX*4), Y4
+	VSUBPD    Y13, Y4, Y4
+	VMULPD    Y15, Y4, Y4
+	VCVTPS2PD 16(DI)(AX*4), Y5
+	VMULPD    Y4, Y5, Y6
+	VADDPD    Y9, Y6, Y9
+	VADDPD    Y11, Y5, Y11
+	ADDQ      $8, AX
+	CMPQ      AX, CX
+	JB        cp8loop
+	VMOVUPD   Y8, (R10)
+	VMOVUPD   Y9, 32(R10)
+	VMOVUPD   Y10, (R11)
+	VMOVUPD   Y11, 32(R11)
 
 cpdone:
 	VZEROUPPER
@@ -250,6 +346,8 @@ TEXT ·tapAccumMat32(SB), NOSPLIT, $0-96
 	XORQ         AX, AX
 	TESTQ        CX, CX
 	JZ           tadone
+	CMPQ         BX, $8
+	JEQ          ta8
 
 tarow:
 	XORQ   DX, DX
@@ -279,6 +377,52 @@ taloop:
 	CMPQ         AX, CX
 	JB           tarow
 
+	JMP tadone
+
+// d = 8: mean and psi in registers (as ca8); each row's sum as above.
+ta8:
+	VMOVUPD (R8), Y10
+	VMOVUPD 32(R8), Y11
+	VMOVUPD (R9), Y12
+	VMOVUPD 32(R9), Y14
+
+ta8row:
+	VXORPD       X7, X7, X7
+	VCVTPS2PD    (SI)(AX*4), Y0
+	VADDSD       X0, X7, X7
+	VPERMILPD    $1, X0, X3
+	VADDSD       X3, X7, X7
+	VEXTRACTF128 $1, Y0, X4
+	VADDSD       X4, X7, X7
+	VPERMILPD    $1, X4, X5
+	VADDSD       X5, X7, X7
+	VANDPD       Y13, Y0, Y1
+	VMAXPD       Y1, Y9, Y9
+	VADDPD       Y10, Y0, Y10
+	VMULPD       Y0, Y0, Y2
+	VADDPD       Y12, Y2, Y12
+	VCVTPS2PD    16(SI)(AX*4), Y0
+	VADDSD       X0, X7, X7
+	VPERMILPD    $1, X0, X3
+	VADDSD       X3, X7, X7
+	VEXTRACTF128 $1, Y0, X4
+	VADDSD       X4, X7, X7
+	VPERMILPD    $1, X4, X5
+	VADDSD       X5, X7, X7
+	VANDPD       Y13, Y0, Y1
+	VMAXPD       Y1, Y9, Y9
+	VADDPD       Y11, Y0, Y11
+	VMULPD       Y0, Y0, Y2
+	VADDPD       Y14, Y2, Y14
+	VADDSD       X7, X8, X8
+	ADDQ         $8, AX
+	CMPQ         AX, CX
+	JB           ta8row
+	VMOVUPD      Y10, (R8)
+	VMOVUPD      Y11, 32(R8)
+	VMOVUPD      Y12, (R9)
+	VMOVUPD      Y14, 32(R9)
+
 tadone:
 	VEXTRACTF128 $1, Y9, X1
 	VMAXPD       X1, X9, X9
@@ -303,6 +447,8 @@ TEXT ·tapDevMat32(SB), NOSPLIT, $0-96
 	XORQ         AX, AX
 	TESTQ        CX, CX
 	JZ           tddone
+	CMPQ         BX, $8
+	JEQ          td8
 
 tdrow:
 	XORQ   DX, DX
@@ -325,6 +471,39 @@ tdloop:
 	VADDSD    X6, X8, X8
 	CMPQ      AX, CX
 	JB        tdrow
+
+	JMP tddone
+
+// d = 8: the means and sums in registers (as ca8); each row's ss as above.
+td8:
+	VMOVUPD (R8), Y10
+	VMOVUPD 32(R8), Y11
+	VMOVUPD (R9), Y12
+	VMOVUPD 32(R9), Y14
+
+td8row:
+	VXORPD    Y6, Y6, Y6
+	VCVTPS2PD (SI)(AX*4), Y0
+	VSUBPD    Y15, Y0, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y6, Y6
+	VSUBPD    Y10, Y0, Y2
+	VMULPD    Y2, Y2, Y2
+	VADDPD    Y12, Y2, Y12
+	VCVTPS2PD 16(SI)(AX*4), Y0
+	VSUBPD    Y15, Y0, Y1
+	VMULPD    Y1, Y1, Y1
+	VADDPD    Y1, Y6, Y6
+	VSUBPD    Y11, Y0, Y2
+	VMULPD    Y2, Y2, Y2
+	VADDPD    Y14, Y2, Y14
+	HSUM4(Y6, X6, X4, X5)
+	VADDSD    X6, X8, X8
+	ADDQ      $8, AX
+	CMPQ      AX, CX
+	JB        td8row
+	VMOVUPD   Y12, (R9)
+	VMOVUPD   Y14, 32(R9)
 
 tddone:
 	VZEROUPPER
