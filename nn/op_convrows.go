@@ -173,7 +173,7 @@ func (o *convRowsOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 	g := o.g
 	wp := scratch[T](&o.wp, g.k()*g.o)
-	if g.implicitConv() {
+	if g.implicitConv() || stridedWindows[T](g) {
 		p := g.fwdPad()
 		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), &o.cols)
 		return

@@ -36,18 +36,23 @@ func (g convGeom) implicitConv() bool {
 var implicitAnySize = false
 
 // padded is a batch of images laid out with a zero border: hp×wp pixels of
-// c values each, the image's pixel (y, x) at (y + top, x + left).
+// c values each, the image's pixel (y, x) at (y + top, x + left), read by
+// windows s pixels apart (the convolution's stride; 0 reads as 1).
 type padded struct {
 	b, hp, wp, c, top, left int
+	s                       int
 }
+
+// step is the pixels between the windows of consecutive outputs.
+func (p padded) step() int { return max(1, p.s) }
 
 func (p padded) len() int { return p.b * p.hp * p.wp * p.c }
 
 // bufLen is the length of a padded buffer that windowConv reads: the
-// images and 8 pixels more, since gemm.Windows reads whole register blocks
-// of 8 windows, up to 7 past an output row's last (the last row's reach
-// past the buffer's end is at most 6 pixels).
-func (p padded) bufLen() int { return p.len() + 8*p.c }
+// images and 8 windows' steps more, since gemm.Windows reads whole
+// register blocks of 8 windows, up to 7 past an output row's last (the
+// last row's reach past the buffer's end is at most 7 steps).
+func (p padded) bufLen() int { return p.len() + 8*p.step()*p.c }
 
 // virtualRows are the rows of the product over p with a kh×kw window: the
 // windows that start at every pixel from which the window stays inside
@@ -68,30 +73,40 @@ func padFill[T Float](p padded, h, w int, x, dst []T) {
 }
 
 // windowConv is the convolution of the padded images xp with filters wk
-// [kh·kw·c, n] at every window that fits, into out: [b·oh·ow, n] rows with
-// oh = hp−kh+1, ow = wp−kw+1. Where gemm.Windows runs, it takes the ow
-// windows of each output row, which start at consecutive padded pixels,
-// in one product written straight into out's rows: the windows that wrap
-// into the border (x ≥ ow) are never computed (before, one product over
-// all virtual rows wrote 15% more rows at 28×28 and 31% more at 14×14 to
-// a buffer, then gathered the valid ones). Elsewhere the same convolution
-// runs by patch blocks over the padded images (an unpadded ConvRows, cols
-// its scratch), whose products sum each output in the same order, so the
-// bits do not depend on the CPU having AVX-512.
+// [kh·kw·c, n] at every window that fits, s = p.step() pixels apart, into
+// out: [b·oh·ow, n] rows with oh = (hp−kh)/s+1, ow = (wp−kw)/s+1. Where
+// gemm.Windows runs, it takes the ow windows of each output row, which
+// start s pixels apart, in one product written straight into out's rows:
+// no patch is written, and the windows that wrap into the border (x ≥ ow)
+// are never computed (before, one product over all virtual rows wrote 15%
+// more rows at 28×28 and 31% more at 14×14 to a buffer, then gathered the
+// valid ones). Elsewhere the same convolution runs by patch blocks over
+// the padded images (an unpadded ConvRows, cols its scratch), whose
+// products sum each output in the same order, so the bits do not depend
+// on the CPU having AVX-512.
 func windowConv[T Float](p padded, kh, kw int, xp, wk []T, n int, out []T, cols *any) {
-	kr := kw * p.c
-	oh, ow := p.hp-kh+1, p.wp-kw+1
+	kr, s := kw*p.c, p.step()
+	oh, ow := (p.hp-kh)/s+1, (p.wp-kw)/s+1
 	if x32, ok := any(xp).([]float32); ok && gemm.WindowsRuns(n, kh*kr) {
 		w32, o32 := any(wk).([]float32), any(out).([]float32)
 		for b := 0; b < p.b; b++ {
 			for y := 0; y < oh; y++ {
-				gemm.Windows(ow, n, kr, kh, p.wp*p.c, x32[((b*p.hp+y)*p.wp)*p.c:], p.c, w32, n, o32[((b*oh+y)*ow)*n:], n)
+				gemm.Windows(ow, n, kr, kh, p.wp*p.c, x32[((b*p.hp+s*y)*p.wp)*p.c:], s*p.c, w32, n, o32[((b*oh+y)*ow)*n:], n)
 			}
 		}
 		return
 	}
-	g := convGeom{b: p.b, c: p.c, h: p.hp, w: p.wp, o: n, kh: kh, kw: kw, oh: oh, ow: ow, s: 1}
+	g := convGeom{b: p.b, c: p.c, h: p.hp, w: p.wp, o: n, kh: kh, kw: kw, oh: oh, ow: ow, s: s}
 	convRowsPermuted(g, xp[:p.len()], wk, out, scratch[T](cols, g.blockRows()*g.k()))
+}
+
+// stridedWindows says a strided forward runs by windows of a padded copy
+// (windowConv) rather than by patch blocks: where gemm.Windows takes its
+// product (float32), which gives the patch blocks' bits.
+func stridedWindows[T Float](g convGeom) bool {
+	var z T
+	_, f32 := any(z).(float32)
+	return g.s > 1 && f32 && gemm.WindowsRuns(g.o, g.k())
 }
 
 // mulOverlap is gemm.Overlapping for nn's element types: C = op(A)·B +
@@ -111,7 +126,7 @@ func mulOverlap[T Float](tA bool, m, n, k int, a []T, lda int, b []T, ldb int, b
 
 // fwdPad is the forward's padded input: the convolution's own border.
 func (g convGeom) fwdPad() padded {
-	return padded{b: g.b, hp: g.h + 2*g.pad, wp: g.w + 2*g.pad, c: g.c, top: g.pad, left: g.pad}
+	return padded{b: g.b, hp: g.h + 2*g.pad, wp: g.w + 2*g.pad, c: g.c, top: g.pad, left: g.pad, s: g.s}
 }
 
 // bwdPad is the input gradient's padded output gradient: a border of
@@ -122,8 +137,8 @@ func (g convGeom) bwdPad() padded {
 	return padded{b: g.b, hp: g.oh + 2*t, wp: g.ow + 2*l, c: g.o, top: t, left: l}
 }
 
-// convImplicitFwd is the stride-1 forward: out = conv(x, w) through the
-// padded copy xp.
+// convImplicitFwd is the forward by windows: out = conv(x, w) through the
+// padded copy xp (stride 1, or stridedWindows).
 func convImplicitFwd[T Float](g convGeom, x, w, out, wp, xp []T, cols *any) {
 	permuteFilters(g, w, wp)
 	p := g.fwdPad()

@@ -259,3 +259,49 @@ func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestConvStridedWindowsMatchesPatchBlocks: in float32, a strided forward
+// by windows over a padded copy gives the patch-block forward's output bit
+// for bit, on a second call with the same scratch too: through
+// gemm.Windows where it runs (16 channels or fewer), by patch blocks over
+// the padded copy elsewhere; and the op takes the windows exactly where
+// gemm.Windows runs.
+func TestConvStridedWindowsMatchesPatchBlocks(t *testing.T) {
+	if !gemm.CanOverlap() {
+		t.Skip("no GEMM kernels in this build")
+	}
+	for _, c := range append(convRowsCases,
+		convRowsCase{"28×28, 8 to 16 channels, stride 2", 2, 8, 28, 28, 16, 3, 3, 2, 1},
+		convRowsCase{"14×14, 16 to 32 channels, stride 2", 2, 16, 14, 14, 32, 3, 3, 2, 1},
+		convRowsCase{"odd 9×11, stride 3, pad 2", 3, 3, 9, 11, 5, 3, 3, 3, 2}) {
+		if c.stride == 1 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			g := convGeom{b: c.b, c: c.c, h: c.h, w: c.w, o: c.o, kh: c.kh, kw: c.kw, s: c.stride, pad: c.pad}
+			g.oh, g.ow = (g.h+2*g.pad-g.kh)/g.s+1, (g.w+2*g.pad-g.kw)/g.s+1
+			if want := gemm.WindowsRuns(g.o, g.k()); stridedWindows[float32](g) != want || stridedWindows[float64](g) {
+				t.Fatalf("stridedWindows: float32 %v (gemm.Windows runs: %v), float64 %v", stridedWindows[float32](g), want, stridedWindows[float64](g))
+			}
+			r := rand.New(rand.NewSource(5))
+			wp, xp := make([]float32, g.k()*g.o), make([]float32, g.fwdPad().bufLen())
+			for call := 0; call < 2; call++ {
+				x, w := make([]float32, g.b*g.h*g.w*g.c), make([]float32, g.o*g.k())
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				for i := range w {
+					w[i] = float32(r.NormFloat64())
+				}
+				y, wy := make([]float32, g.outRows()*g.o), make([]float32, g.outRows()*g.o)
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
+				convRowsFwd(g, x, w, wy, make([]float32, len(wp)), make([]float32, g.blockRows()*g.k()))
+				for i := range wy {
+					if math.Float32bits(y[i]) != math.Float32bits(wy[i]) {
+						t.Fatalf("call %d: y[%d] = %v, patch blocks %v (bit-identical)", call, i, y[i], wy[i])
+					}
+				}
+			}
+		})
+	}
+}
