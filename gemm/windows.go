@@ -45,6 +45,9 @@ func Windows(m, n, seglen, nseg, segstride int, a []float32, lda int, b []float3
 	return true
 }
 
+// HasWindowKernels says WindowsT and WindowsTRuns run here (AVX-512).
+func HasWindowKernels() bool { return useAVX512 }
+
 // WindowsRuns says Windows runs here for n columns and K = nseg·seglen.
 func WindowsRuns(n, k int) bool { return useAVX512 && n >= 1 && n <= 16 && k >= 1 && k <= kcBlock }
 

@@ -256,6 +256,10 @@ func (o *convRowsGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
 func convRowsGradWOpDo[T Float](o *convRowsGradWOp, x, dy, dw []T) {
 	g := o.g
 	dwp := scratch[T](&o.dwp, g.k()*g.o)
+	if x32, ok := any(x).([]float32); ok &&
+		convWindowsGradW(g, x32, any(dy).([]float32), any(dw).([]float32), any(dwp).([]float32), scratch[float32](&o.xp, g.fwdPad().bufLen())) {
+		return
+	}
 	if g.implicitConv() {
 		p := g.fwdPad()
 		convImplicitGradW(g, x, dy, dw, dwp, scratch[T](&o.xp, p.bufLen()),

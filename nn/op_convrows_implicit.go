@@ -1,6 +1,10 @@
 package nn
 
-import "github.com/normtop/normtop/gemm"
+import (
+	"sync"
+
+	"github.com/normtop/normtop/gemm"
+)
 
 // The stride-1 path of ConvRows: the patches read in place from a
 // zero-bordered copy of the image, no im2col. In the padded layout [B, HP,
@@ -190,4 +194,106 @@ func convImplicitGradW[T Float](g convGeom, x, dy, dw, dwp, xp, dyv []T) {
 		}
 	}
 	unpermuteFilters(g, dwp, dw)
+}
+
+// convWindowsGradW is the filters' gradient of any stride in float32 where
+// gemm.WindowsTRuns runs: per filter row i, Σ over the valid windows of
+// (the window's row i in the padded copy xp)ᵀ·dy, read in place, the
+// windows in the chains of g.gradWChains (the k blocks of the path it
+// replaces, so the same bits). Against convImplicitGradW it copies no
+// output gradient onto the padded image's virtual rows and skips the
+// windows that wrap into the border (zero rows there: their products
+// added exact zeros, so the sums are the same but for the sign of an
+// all-zero one, and the non-finite inputs those windows read); against
+// the patch blocks (strided, or 7×7), it writes no patches.
+func convWindowsGradW(g convGeom, x, dy, dw, dwp, xp []float32) bool {
+	if !gemm.HasWindowKernels() {
+		return false
+	}
+	p := g.fwdPad()
+	padFill(p, g.h, g.w, x, xp)
+	ch, kr := g.gradWChains(), g.kw*g.c
+	for i := 0; i < g.kh; i++ {
+		gemm.WindowsTRuns(kr, g.o, xp[i*p.wp*g.c:], g.s*g.c, dy, g.o, ch.runs, ch.ends, dwp[i*kr*g.o:], g.o, false)
+	}
+	unpermuteFilters(g, dwp, dw)
+	return true
+}
+
+// windowChains are the valid windows of a convolution as runs of
+// gemm.WindowsTRuns (one output row's windows, cut at the chains' ends:
+// A at the window's first padded pixel, B at its output row), and the
+// chains' ends among them.
+type windowChains struct {
+	runs []gemm.Run
+	ends []int
+}
+
+// gradWChainsOf memoises gradWChains per geometry and path (implicitConv,
+// which tests switch with implicitAnySize): they depend on nothing else
+// and every step of every variant asks for them.
+var gradWChainsOf sync.Map // chainsKey → *windowChains
+
+type chainsKey struct {
+	g        convGeom
+	implicit bool
+}
+
+// gradWChains are the windows of g's filters' gradient in the k blocks of
+// the path it replaces: at stride 1 where implicitConv holds, the blocks
+// of the product over every virtual row of the padded image (q = (b·hp +
+// y)·wp + x, gemm.KBlock(virtual rows) each); elsewhere the patch blocks'
+// blocks (blockRows output rows, each in k blocks of gemm.KBlock of its
+// rows).
+func (g convGeom) gradWChains() *windowChains {
+	key := chainsKey{g, g.implicitConv()}
+	if ch, ok := gradWChainsOf.Load(key); ok {
+		return ch.(*windowChains)
+	}
+	p, s := g.fwdPad(), g.s
+	ch := &windowChains{}
+	// each output row's windows: coordinates [lo, lo+ow) in the blocks'
+	// space, A and B (elements) at lo
+	var bounds []int // the chains' ends, in the blocks' space
+	if key.implicit {
+		m := p.virtualRows(g.kh, g.kw)
+		for e, kc := 0, gemm.KBlock(m); e < m; {
+			e = min(m, e+kc)
+			bounds = append(bounds, e)
+		}
+	} else {
+		n, rb := g.outRows(), g.blockRows()
+		for r0 := 0; r0 < n; r0 += rb {
+			l := min(rb, n-r0)
+			for e, kc := r0, gemm.KBlock(l); e < r0+l; {
+				e = min(r0+l, e+kc)
+				bounds = append(bounds, e)
+			}
+		}
+	}
+	chain := 0
+	for b := 0; b < g.b; b++ {
+		for y := 0; y < g.oh; y++ {
+			lo := (b*g.oh + y) * g.ow // output row
+			a0 := ((b*p.hp + s*y) * p.wp) * g.c
+			if key.implicit {
+				lo = (b*p.hp + y) * p.wp // virtual row
+			}
+			b0 := ((b*g.oh + y) * g.ow) * g.o
+			for x := 0; x < g.ow; {
+				for lo+x >= bounds[chain] {
+					ch.ends = append(ch.ends, len(ch.runs))
+					chain++
+				}
+				n := min(g.ow-x, bounds[chain]-(lo+x))
+				ch.runs = append(ch.runs, gemm.Run{A: a0 + s*x*g.c, B: b0 + x*g.o, N: n})
+				x += n
+			}
+		}
+	}
+	for ; chain < len(bounds); chain++ {
+		ch.ends = append(ch.ends, len(ch.runs))
+	}
+	got, _ := gradWChainsOf.LoadOrStore(key, ch)
+	return got.(*windowChains)
 }
