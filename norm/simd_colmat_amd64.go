@@ -30,6 +30,12 @@ func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64
 func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
 
 //go:noescape
+func colWriteMatFMA32(x []float32, d int, mu, a, gam, bet []float64, y []float32)
+
+//go:noescape
+func colAccumDevMatFMA32(x []float32, d int, mean, vs []float64)
+
+//go:noescape
 func momentsMat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
 
 //go:noescape
@@ -50,6 +56,22 @@ func colMat[T float](x []T, d int) bool {
 // whole-matrix kernel in place of a Go row loop keeps the bits of the
 // kernels that use FMA on wider rows.
 func colMatGo[T float](x []T, d int) bool { return colMat(x, d) && d < 16 }
+
+// colMatFMA says the whole-matrix FMA kernels take x: colMat holds and d
+// is a multiple of 16, so the per-row path runs all of every row in the
+// per-row FMA kernels, whose bits these keep.
+func colMatFMA[T float](x []T, d int) bool { return colMat(x, d) && d%16 == 0 }
+
+// colWriteMatFMA is colWriteRows over plain rows where colMatFMA holds.
+func colWriteMatFMA[T float](x []T, d int, mu, a, gam, bet []float64, y []T) {
+	colWriteMatFMA32(f32(x), d, mu[:d], a[:d], gam[:d], bet[:d], f32(y)[:len(x)])
+}
+
+// colAccumDevMatFMA is bnStats' row loop of colAccumDev over plain rows
+// where colMatFMA holds.
+func colAccumDevMatFMA[T float](x []T, d int, mean, vs []float64) {
+	colAccumDevMatFMA32(f32(x), d, mean[:d], vs[:d])
+}
 
 func colAccumMat[T float](x []T, d int, s1, s2 []float64) {
 	colAccumMat32(f32(x), d, s1[:d], s2[:d])

@@ -4,8 +4,16 @@ package norm
 
 // Without the amd64 kernels the per-feature passes run their Go row loops.
 
-func colMat[T float](x []T, d int) bool   { return false }
-func colMatGo[T float](x []T, d int) bool { return false }
+func colMat[T float](x []T, d int) bool    { return false }
+func colMatGo[T float](x []T, d int) bool  { return false }
+func colMatFMA[T float](x []T, d int) bool { return false }
+
+func colWriteMatFMA[T float](x []T, d int, mu, a, gam, bet []float64, y []T) {
+	panic("norm: colWriteMatFMA without AVX kernels")
+}
+func colAccumDevMatFMA[T float](x []T, d int, mean, vs []float64) {
+	panic("norm: colAccumDevMatFMA without AVX kernels")
+}
 
 func colAccumMat[T float](x []T, d int, s1, s2 []float64) {
 	panic("norm: colAccumMat without AVX kernels")

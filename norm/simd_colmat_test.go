@@ -221,3 +221,54 @@ func TestMomentsMatWideRows(t *testing.T) {
 		sameBits64(t, fmt.Sprintf("momentsMat n %d d %d %s", n, d, tc.poke), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
 	}
 }
+
+// TestColMatFMAKernelsMatchRowLoops holds the whole-matrix FMA kernels
+// (d a multiple of 16) to the per-row path they replace, with the AVX
+// kernels on (colWrite and colAccumDev a row at a time, which run each
+// row in the per-row FMA kernels), bit for bit, with a NaN, ±Inf and
+// zeros among the inputs; elsewhere colMatFMA declines.
+func TestColMatFMAKernelsMatchRowLoops(t *testing.T) {
+	if !colMat(make([]float32, 16), 16) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(17))
+	for _, tc := range []struct{ n, d int }{{1, 16}, {7, 16}, {5, 32}, {3, 48}, {2, 64}, {3, 8}, {3, 24}} {
+		n, d := tc.n, tc.d
+		if want := d%16 == 0; colMatFMA(make([]float32, n*d), d) != want {
+			t.Fatalf("d %d: colMatFMA %v, want %v", d, !want, want)
+		}
+		if d%16 != 0 {
+			continue
+		}
+		x := randF32(r, n*d, 2, 0.5)
+		x[0] = 0
+		if n > 2 {
+			x[d+1], x[2*d+3], x[2*d+5] = float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))
+		}
+		per := func(scale, shift float64) []float64 {
+			v := make([]float64, d)
+			for k := range v {
+				v[k] = r.NormFloat64()*scale + shift
+			}
+			return v
+		}
+		mu, a, gam, bet := per(1, 0), per(0.3, 1), per(0.5, 1), per(0.5, 0)
+		y, wy := make([]float32, n*d), make([]float32, n*d)
+		colWriteMatFMA(x, d, mu, a, gam, bet, y)
+		for off := 0; off < n*d; off += d {
+			colWrite(x[off:off+d], 1, mu, a, gam, bet, wy[off:off+d])
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(wy[i]) && !(y[i] != y[i] && wy[i] != wy[i]) {
+				t.Fatalf("n %d d %d: colWriteMatFMA y[%d] = %v, the row loop's %v", n, d, i, y[i], wy[i])
+			}
+		}
+		vs := per(1, 0)
+		wv := append([]float64(nil), vs...)
+		colAccumDevMatFMA(x, d, mu, vs)
+		for off := 0; off < n*d; off += d {
+			colAccumDev(x[off:off+d], 1, mu, wv)
+		}
+		sameBits64(t, fmt.Sprintf("colAccumDevMatFMA n %d d %d", n, d), vs, wv)
+	}
+}
