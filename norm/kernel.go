@@ -229,8 +229,16 @@ func (in *instance) rowScales(i int) []float64 {
 // (NaN if x holds a NaN) over the whole input.
 func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs float64) {
 	d := in.l.d
-	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+	all := x[:in.n*d]
+	if in.plainRows() && colMatGo(all, d) {
 		return tapAccumMat(all, d, mean, psi)
+	}
+	if in.plainRows() && colMatFMA(all, d) && tapRows(x, d) {
+		if sum, maxAbs, ok := tapAccumMatFMA(all, d, mean, psi); ok {
+			return sum, maxAbs
+		}
+		zero(mean) // a NaN: the row loop below, from fresh sums
+		zero(psi)
 	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
@@ -264,8 +272,12 @@ func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs
 // whole input.
 func statTapDevs[T float](in *instance, x []T, inMean float64, mean, vr []float64) (ss float64) {
 	d := in.l.d
-	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+	all := x[:in.n*d]
+	if in.plainRows() && colMatGo(all, d) {
 		return tapDevMat(all, d, inMean, mean, vr)
+	}
+	if in.plainRows() && colMatFMA(all, d) && tapRows(x, d) {
+		return tapDevMatFMA(all, d, inMean, mean, vr)
 	}
 	G, m := in.layout()
 	rows := tapRows(x, m)

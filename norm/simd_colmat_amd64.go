@@ -36,6 +36,12 @@ func colWriteMatFMA32(x []float32, d int, mu, a, gam, bet []float64, y []float32
 func colAccumDevMatFMA32(x []float32, d int, mean, vs []float64)
 
 //go:noescape
+func tapAccumMatFMA32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+
+//go:noescape
+func tapDevMatFMA32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+
+//go:noescape
 func momentsMat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
 
 //go:noescape
@@ -71,6 +77,21 @@ func colWriteMatFMA[T float](x []T, d int, mu, a, gam, bet []float64, y []T) {
 // where colMatFMA holds.
 func colAccumDevMatFMA[T float](x []T, d int, mean, vs []float64) {
 	colAccumDevMatFMA32(f32(x), d, mean[:d], vs[:d])
+}
+
+// tapAccumMatFMA is statTapSums' row loop over plain rows where colMatFMA
+// holds, in one call; where x holds a NaN or both infinities (a NaN sum)
+// it reports false, having added to mean and psi, and the caller runs the
+// row loop on fresh sums (statTapSums: its max|x| rescans a row).
+func tapAccumMatFMA[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float64, ok bool) {
+	sum, maxAbs = tapAccumMatFMA32(f32(x), d, mean[:d], psi[:d])
+	return sum, maxAbs, !math.IsNaN(sum)
+}
+
+// tapDevMatFMA is statTapDevs' row loop over plain rows where colMatFMA
+// holds, in one call.
+func tapDevMatFMA[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
+	return tapDevMatFMA32(f32(x), d, mu, mean[:d], vs[:d])
 }
 
 func colAccumMat[T float](x []T, d int, s1, s2 []float64) {

@@ -774,3 +774,114 @@ cdfloop:
 cdfdone:
 	VZEROUPPER
 	RET
+
+// func tapAccumMatFMA32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+// statTapSums' row loop of tapAccumRow32AVX over plain rows (one group of
+// d = 16k features, scale 1, whose x·1 is x): per row its lane sums
+// reduced as that kernel reduces them, added to sum in row order; mean +=
+// x and psi = fma(x, x, psi) per feature; maxAbs = max|x| (meaningless
+// when x holds a NaN or both infinities: then sum is NaN and the caller
+// runs the row loop instead).
+TEXT ·tapAccumMatFMA32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	MOVQ         mean_base+32(FP), R9
+	MOVQ         psi_base+56(FP), R10
+	VBROADCASTSD colmatabs<>(SB), Y13
+	VXORPD       Y9, Y9, Y9
+	VXORPD       X10, X10, X10
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tafdone
+
+tafrow:
+	XORQ   DX, DX
+	VXORPD Y8, Y8, Y8
+
+tafloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VADDPD      Y0, Y8, Y8
+	VANDPD      Y13, Y0, Y1
+	VMAXPD      Y1, Y9, Y9
+	VADDPD      (R9)(DX*8), Y0, Y3
+	VMOVUPD     Y3, (R9)(DX*8)
+	VMOVUPD     (R10)(DX*8), Y2
+	VFMADD231PD Y0, Y0, Y2
+	VMOVUPD     Y2, (R10)(DX*8)
+	ADDQ        $4, AX
+	ADDQ        $4, DX
+	CMPQ        DX, BX
+	JB          tafloop
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VADDSD       X8, X10, X10
+	CMPQ         AX, CX
+	JB           tafrow
+
+tafdone:
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPD       X1, X9, X9
+	VUNPCKHPD    X9, X9, X1
+	VMAXSD       X1, X9, X9
+	VZEROUPPER
+	MOVSD        X10, sum+80(FP)
+	MOVSD        X9, maxAbs+88(FP)
+	RET
+
+// func tapDevMatFMA32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+// statTapDevs' row loop of tapDevRow32AVX over plain rows (one group of
+// d = 16k features, scale 1): per row Σ(x - mu)² in its two accumulators,
+// reduced as that kernel reduces them, added to ss in row order; vs =
+// fma(x - mean, x - mean, vs) per feature.
+TEXT ·tapDevMatFMA32(SB), NOSPLIT, $0-96
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d+24(FP), BX
+	VBROADCASTSD mu+32(FP), Y14
+	MOVQ         mean_base+40(FP), R9
+	MOVQ         vs_base+64(FP), R10
+	VXORPD       X10, X10, X10
+	XORQ         AX, AX
+	TESTQ        CX, CX
+	JZ           tdfdone
+
+tdfrow:
+	XORQ   DX, DX
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+
+tdfloop:
+	VCVTPS2PD   (SI)(AX*4), Y0
+	VSUBPD      Y14, Y0, Y1
+	VFMADD231PD Y1, Y1, Y8
+	VSUBPD      (R9)(DX*8), Y0, Y0
+	VMOVUPD     (R10)(DX*8), Y1
+	VFMADD231PD Y0, Y0, Y1
+	VMOVUPD     Y1, (R10)(DX*8)
+	VCVTPS2PD   16(SI)(AX*4), Y2
+	VSUBPD      Y14, Y2, Y3
+	VFMADD231PD Y3, Y3, Y9
+	VSUBPD      32(R9)(DX*8), Y2, Y2
+	VMOVUPD     32(R10)(DX*8), Y3
+	VFMADD231PD Y2, Y2, Y3
+	VMOVUPD     Y3, 32(R10)(DX*8)
+	ADDQ        $8, AX
+	ADDQ        $8, DX
+	CMPQ        DX, BX
+	JB          tdfloop
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $1, Y8, X0
+	VADDPD       X0, X8, X8
+	VUNPCKHPD    X8, X8, X0
+	VADDSD       X0, X8, X8
+	VADDSD       X8, X10, X10
+	CMPQ         AX, CX
+	JB           tdfrow
+
+tdfdone:
+	VZEROUPPER
+	MOVSD X10, ss+88(FP)
+	RET

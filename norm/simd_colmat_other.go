@@ -14,6 +14,12 @@ func colWriteMatFMA[T float](x []T, d int, mu, a, gam, bet []float64, y []T) {
 func colAccumDevMatFMA[T float](x []T, d int, mean, vs []float64) {
 	panic("norm: colAccumDevMatFMA without AVX kernels")
 }
+func tapAccumMatFMA[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float64, ok bool) {
+	panic("norm: tapAccumMatFMA without AVX kernels")
+}
+func tapDevMatFMA[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
+	panic("norm: tapDevMatFMA without AVX kernels")
+}
 
 func colAccumMat[T float](x []T, d int, s1, s2 []float64) {
 	panic("norm: colAccumMat without AVX kernels")

@@ -270,5 +270,40 @@ func TestColMatFMAKernelsMatchRowLoops(t *testing.T) {
 			colAccumDev(x[off:off+d], 1, mu, wv)
 		}
 		sameBits64(t, fmt.Sprintf("colAccumDevMatFMA n %d d %d", n, d), vs, wv)
+
+		// the Stats taps' two passes: finite rows (a NaN or both
+		// infinities make tapAccumMatFMA decline, for the row loop's rescan)
+		xf := randF32(r, n*d, 2, 0.5)
+		xf[0] = 0
+		mean, psi := per(1, 0), per(1, 0)
+		wm, wp := append([]float64(nil), mean...), append([]float64(nil), psi...)
+		sum, mx, ok := tapAccumMatFMA(xf, d, mean, psi)
+		var wsum, wmx float64
+		for off := 0; off < n*d; off += d {
+			s, m := tapAccumRowFast(xf[off:off+d], d, noScales[:], wm, wp)
+			wsum += s
+			if m > wmx || m != m {
+				wmx = m
+			}
+		}
+		what := fmt.Sprintf("tapAccumMatFMA n %d d %d", n, d)
+		if !ok {
+			t.Fatalf("%s: declined finite rows", what)
+		}
+		sameBits64(t, what+" mean", mean, wm)
+		sameBits64(t, what+" psi", psi, wp)
+		sameBits64(t, what+" sum, max|x|", []float64{sum, mx}, []float64{wsum, wmx})
+		if _, _, ok := tapAccumMatFMA(x, d, per(1, 0), per(1, 0)); ok == (n > 2) {
+			t.Fatalf("%s: ran %v with a NaN among the values: %v", what, ok, n > 2)
+		}
+		inMean := r.NormFloat64()
+		vs, wv = per(1, 0), nil
+		wv = append(wv, vs...)
+		ss := tapDevMatFMA(xf, d, inMean, mean, vs)
+		var wss float64
+		for off := 0; off < n*d; off += d {
+			wss += tapDevRowFast(xf[off:off+d], d, inMean, noScales[:], mean, wv)
+		}
+		sameBits64(t, fmt.Sprintf("tapDevMatFMA n %d d %d", n, d), append(vs, ss), append(wv, wss))
 	}
 }
