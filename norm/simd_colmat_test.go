@@ -307,3 +307,30 @@ func TestColMatFMAKernelsMatchRowLoops(t *testing.T) {
 		sameBits64(t, fmt.Sprintf("tapDevMatFMA n %d d %d", n, d), append(vs, ss), append(wv, wss))
 	}
 }
+
+// TestValuesFinite: the identity site's finiteness probe finds a NaN or
+// an infinity wherever it sits (in the four-way body or the tail, in
+// float32 and float64), and nothing in finite values, zeros or an empty
+// batch.
+func TestValuesFinite(t *testing.T) {
+	for n := 0; n < 11; n++ {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i) - 3.5
+		}
+		if !valuesFinite(x) {
+			t.Fatalf("%d finite values: not finite", n)
+		}
+		for i := 0; i < n; i++ {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				y := append([]float32(nil), x...)
+				y[i] = float32(bad)
+				z := make([]float64, n)
+				z[i] = bad
+				if valuesFinite(y) || valuesFinite(z) {
+					t.Fatalf("%v at %d of %d: finite", bad, i, n)
+				}
+			}
+		}
+	}
+}
