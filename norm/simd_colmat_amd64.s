@@ -329,6 +329,18 @@ GLOBL colmatabs<>(SB), RODATA|NOPTR, $8
 	VUNPCKHPD    t, t, hi \
 	VADDSD       hi, t, x
 
+// TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) transposes the 4×4 doubles in
+// r0-r3 (row i, lane j → row j, lane i); t0-t3 are scratch.
+#define TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) \
+	VUNPCKLPD  r1, r0, t0 \
+	VUNPCKHPD  r1, r0, t1 \
+	VUNPCKLPD  r3, r2, t2 \
+	VUNPCKHPD  r3, r2, t3 \
+	VPERM2F128 $0x20, t2, t0, r0 \
+	VPERM2F128 $0x20, t3, t1, r1 \
+	VPERM2F128 $0x31, t2, t0, r2 \
+	VPERM2F128 $0x31, t3, t1, r3
+
 // func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
 // mean += x, psi += x² per feature; sum = Σ over rows of the row's sum
 // taken element by element, as tapAccum and statTapSums add them; maxAbs
@@ -522,6 +534,7 @@ TEXT ·momentsMat32(SB), NOSPLIT, $0-96
 	MOVQ         b_base+24(FP), DI
 	MOVQ         d+48(FP), BX
 	MOVSD        inv+56(FP), X15
+	VBROADCASTSD X15, Y14
 	VXORPD       X8, X8, X8
 	VXORPD       X9, X9, X9
 	VXORPD       X10, X10, X10
@@ -531,6 +544,190 @@ TEXT ·momentsMat32(SB), NOSPLIT, $0-96
 	JZ           mmdone
 
 mmrow:
+	CMPQ BX, $8
+	JNE  mmrow1
+	LEAQ 32(AX), R8
+	CMPQ R8, CX
+	JA   mmrow1
+
+	// d = 8, four rows at a time: each row's four lane sums as the row
+	// loop takes them, transposed so that one add of lanes gives the four
+	// rows' (s₀ + s₁) + (s₂ + s₃) and one multiply their means; the means
+	// and variances are added to the sums one row at a time, in order.
+	VXORPD    Y0, Y0, Y0
+	VCVTPS2PD 0(SI)(AX*4), Y5
+	VADDPD    Y5, Y0, Y0
+	VCVTPS2PD 16(SI)(AX*4), Y5
+	VADDPD    Y5, Y0, Y0
+	VXORPD    Y1, Y1, Y1
+	VCVTPS2PD 32(SI)(AX*4), Y5
+	VADDPD    Y5, Y1, Y1
+	VCVTPS2PD 48(SI)(AX*4), Y5
+	VADDPD    Y5, Y1, Y1
+	VXORPD    Y2, Y2, Y2
+	VCVTPS2PD 64(SI)(AX*4), Y5
+	VADDPD    Y5, Y2, Y2
+	VCVTPS2PD 80(SI)(AX*4), Y5
+	VADDPD    Y5, Y2, Y2
+	VXORPD    Y3, Y3, Y3
+	VCVTPS2PD 96(SI)(AX*4), Y5
+	VADDPD    Y5, Y3, Y3
+	VCVTPS2PD 112(SI)(AX*4), Y5
+	VADDPD    Y5, Y3, Y3
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y3, Y2, Y2
+	VADDPD    Y2, Y0, Y0
+	VMULPD    Y14, Y0, Y12
+	VADDSD       X12, X8, X8
+	VPERMILPD    $1, X12, X4
+	VADDSD       X4, X8, X8
+	VEXTRACTF128 $1, Y12, X5
+	VADDSD       X5, X8, X8
+	VPERMILPD    $1, X5, X4
+	VADDSD       X4, X8, X8
+	VXORPD    Y0, Y0, Y0
+	VCVTPS2PD 0(DI)(AX*4), Y5
+	VADDPD    Y5, Y0, Y0
+	VCVTPS2PD 16(DI)(AX*4), Y5
+	VADDPD    Y5, Y0, Y0
+	VXORPD    Y1, Y1, Y1
+	VCVTPS2PD 32(DI)(AX*4), Y5
+	VADDPD    Y5, Y1, Y1
+	VCVTPS2PD 48(DI)(AX*4), Y5
+	VADDPD    Y5, Y1, Y1
+	VXORPD    Y2, Y2, Y2
+	VCVTPS2PD 64(DI)(AX*4), Y5
+	VADDPD    Y5, Y2, Y2
+	VCVTPS2PD 80(DI)(AX*4), Y5
+	VADDPD    Y5, Y2, Y2
+	VXORPD    Y3, Y3, Y3
+	VCVTPS2PD 96(DI)(AX*4), Y5
+	VADDPD    Y5, Y3, Y3
+	VCVTPS2PD 112(DI)(AX*4), Y5
+	VADDPD    Y5, Y3, Y3
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y3, Y2, Y2
+	VADDPD    Y2, Y0, Y0
+	VMULPD    Y14, Y0, Y13
+	VADDSD       X13, X10, X10
+	VPERMILPD    $1, X13, X4
+	VADDSD       X4, X10, X10
+	VEXTRACTF128 $1, Y13, X5
+	VADDSD       X5, X10, X10
+	VPERMILPD    $1, X5, X4
+	VADDSD       X4, X10, X10
+	VXORPD    Y0, Y0, Y0
+	VPERMPD   $0x00, Y12, Y6
+	VCVTPS2PD 0(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y0, Y0
+	VCVTPS2PD 16(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y0, Y0
+	VXORPD    Y1, Y1, Y1
+	VPERMPD   $0x55, Y12, Y6
+	VCVTPS2PD 32(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y1, Y1
+	VCVTPS2PD 48(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y1, Y1
+	VXORPD    Y2, Y2, Y2
+	VPERMPD   $0xaa, Y12, Y6
+	VCVTPS2PD 64(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y2, Y2
+	VCVTPS2PD 80(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y2, Y2
+	VXORPD    Y3, Y3, Y3
+	VPERMPD   $0xff, Y12, Y6
+	VCVTPS2PD 96(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y3, Y3
+	VCVTPS2PD 112(SI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y3, Y3
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y3, Y2, Y2
+	VADDPD    Y2, Y0, Y0
+	VMULPD    Y14, Y0, Y0
+	VADDSD       X0, X9, X9
+	VPERMILPD    $1, X0, X4
+	VADDSD       X4, X9, X9
+	VEXTRACTF128 $1, Y0, X5
+	VADDSD       X5, X9, X9
+	VPERMILPD    $1, X5, X4
+	VADDSD       X4, X9, X9
+	VXORPD    Y0, Y0, Y0
+	VPERMPD   $0x00, Y13, Y6
+	VCVTPS2PD 0(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y0, Y0
+	VCVTPS2PD 16(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y0, Y0
+	VXORPD    Y1, Y1, Y1
+	VPERMPD   $0x55, Y13, Y6
+	VCVTPS2PD 32(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y1, Y1
+	VCVTPS2PD 48(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y1, Y1
+	VXORPD    Y2, Y2, Y2
+	VPERMPD   $0xaa, Y13, Y6
+	VCVTPS2PD 64(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y2, Y2
+	VCVTPS2PD 80(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y2, Y2
+	VXORPD    Y3, Y3, Y3
+	VPERMPD   $0xff, Y13, Y6
+	VCVTPS2PD 96(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y3, Y3
+	VCVTPS2PD 112(DI)(AX*4), Y5
+	VSUBPD    Y6, Y5, Y5
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y3, Y3
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y3, Y2, Y2
+	VADDPD    Y2, Y0, Y0
+	VMULPD    Y14, Y0, Y0
+	VADDSD       X0, X11, X11
+	VPERMILPD    $1, X0, X4
+	VADDSD       X4, X11, X11
+	VEXTRACTF128 $1, Y0, X5
+	VADDSD       X5, X11, X11
+	VPERMILPD    $1, X5, X4
+	VADDSD       X4, X11, X11
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   mmrow
+	JMP  mmdone
+
+mmrow1:
 	// the row's sums
 	MOVQ   AX, R8
 	XORQ   DX, DX

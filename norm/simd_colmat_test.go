@@ -115,7 +115,7 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 	for _, tc := range []struct {
 		n, d int
 		poke string
-	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}} {
+	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}, {13, 8, ""}, {11, 8, "inf"}, {8, 8, "nan"}} {
 		n, d := tc.n, tc.d
 		x := randF32(r, n*d, 3, 0.7)
 		g := randF32(r, n*d, 0.5, -0.2)
