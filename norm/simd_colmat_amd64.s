@@ -250,6 +250,18 @@ cpdone:
 	VZEROUPPER
 	RET
 
+// TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) transposes the 4×4 doubles in
+// r0-r3 (row i, lane j → row j, lane i); t0-t3 are scratch.
+#define TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) \
+	VUNPCKLPD  r1, r0, t0 \
+	VUNPCKHPD  r1, r0, t1 \
+	VUNPCKLPD  r3, r2, t2 \
+	VUNPCKHPD  r3, r2, t3 \
+	VPERM2F128 $0x20, t2, t0, r0 \
+	VPERM2F128 $0x20, t3, t1, r1 \
+	VPERM2F128 $0x31, t2, t0, r2 \
+	VPERM2F128 $0x31, t3, t1, r3
+
 // func colGradOutMat32(x, g []float32, d int, gam, mu, a, cmu, cvar []float64, dx []float32, gv []float64)
 // dx = float32(γ·g·a + g_μ - x̂·cvar) with x̂ = (x - μ)·a (colGradOut then
 // gsBackRow without GroupScaling); where len(gv) > 0, gv[i] = Σ over row
@@ -270,6 +282,133 @@ TEXT ·colGradOutMat32(SB), NOSPLIT, $0-224
 	JZ   cgdone
 
 cgrow:
+	CMPQ d+48(FP), $8
+	JNE  cgrow1
+	CMPQ gv_len+208(FP), $0
+	JEQ  cgrow1
+	LEAQ 32(AX), DX
+	CMPQ DX, CX
+	JA   cgrow1
+
+	// d = 8 with the per-row sums, four rows at a time: dx as below; the
+	// rows' squared terms transposed so that each add of lanes adds the
+	// next feature's term to four rows' sums, in feature order, as the
+	// row loop adds them one by one.
+	VXORPD Y7, Y7, Y7
+	VCVTPS2PD  0(SI)(AX*4), Y0
+	VSUBPD     0(R9), Y0, Y0
+	VMULPD     0(R10), Y0, Y0
+	VMULPD     0(R12), Y0, Y0
+	VCVTPS2PD  0(BX)(AX*4), Y1
+	VMULPD     0(R8), Y1, Y1
+	VMULPD     0(R10), Y1, Y1
+	VADDPD     0(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 0(DI)(AX*4)
+	VMULPD     Y0, Y0, Y8
+	VCVTPS2PD  32(SI)(AX*4), Y0
+	VSUBPD     0(R9), Y0, Y0
+	VMULPD     0(R10), Y0, Y0
+	VMULPD     0(R12), Y0, Y0
+	VCVTPS2PD  32(BX)(AX*4), Y1
+	VMULPD     0(R8), Y1, Y1
+	VMULPD     0(R10), Y1, Y1
+	VADDPD     0(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 32(DI)(AX*4)
+	VMULPD     Y0, Y0, Y9
+	VCVTPS2PD  64(SI)(AX*4), Y0
+	VSUBPD     0(R9), Y0, Y0
+	VMULPD     0(R10), Y0, Y0
+	VMULPD     0(R12), Y0, Y0
+	VCVTPS2PD  64(BX)(AX*4), Y1
+	VMULPD     0(R8), Y1, Y1
+	VMULPD     0(R10), Y1, Y1
+	VADDPD     0(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 64(DI)(AX*4)
+	VMULPD     Y0, Y0, Y10
+	VCVTPS2PD  96(SI)(AX*4), Y0
+	VSUBPD     0(R9), Y0, Y0
+	VMULPD     0(R10), Y0, Y0
+	VMULPD     0(R12), Y0, Y0
+	VCVTPS2PD  96(BX)(AX*4), Y1
+	VMULPD     0(R8), Y1, Y1
+	VMULPD     0(R10), Y1, Y1
+	VADDPD     0(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 96(DI)(AX*4)
+	VMULPD     Y0, Y0, Y11
+	TRANSPOSE4(Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	VADDPD     Y8, Y7, Y7
+	VADDPD     Y9, Y7, Y7
+	VADDPD     Y10, Y7, Y7
+	VADDPD     Y11, Y7, Y7
+	VCVTPS2PD  16(SI)(AX*4), Y0
+	VSUBPD     32(R9), Y0, Y0
+	VMULPD     32(R10), Y0, Y0
+	VMULPD     32(R12), Y0, Y0
+	VCVTPS2PD  16(BX)(AX*4), Y1
+	VMULPD     32(R8), Y1, Y1
+	VMULPD     32(R10), Y1, Y1
+	VADDPD     32(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 16(DI)(AX*4)
+	VMULPD     Y0, Y0, Y8
+	VCVTPS2PD  48(SI)(AX*4), Y0
+	VSUBPD     32(R9), Y0, Y0
+	VMULPD     32(R10), Y0, Y0
+	VMULPD     32(R12), Y0, Y0
+	VCVTPS2PD  48(BX)(AX*4), Y1
+	VMULPD     32(R8), Y1, Y1
+	VMULPD     32(R10), Y1, Y1
+	VADDPD     32(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 48(DI)(AX*4)
+	VMULPD     Y0, Y0, Y9
+	VCVTPS2PD  80(SI)(AX*4), Y0
+	VSUBPD     32(R9), Y0, Y0
+	VMULPD     32(R10), Y0, Y0
+	VMULPD     32(R12), Y0, Y0
+	VCVTPS2PD  80(BX)(AX*4), Y1
+	VMULPD     32(R8), Y1, Y1
+	VMULPD     32(R10), Y1, Y1
+	VADDPD     32(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 80(DI)(AX*4)
+	VMULPD     Y0, Y0, Y10
+	VCVTPS2PD  112(SI)(AX*4), Y0
+	VSUBPD     32(R9), Y0, Y0
+	VMULPD     32(R10), Y0, Y0
+	VMULPD     32(R12), Y0, Y0
+	VCVTPS2PD  112(BX)(AX*4), Y1
+	VMULPD     32(R8), Y1, Y1
+	VMULPD     32(R10), Y1, Y1
+	VADDPD     32(R11), Y1, Y1
+	VSUBPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 112(DI)(AX*4)
+	VMULPD     Y0, Y0, Y11
+	TRANSPOSE4(Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	VADDPD     Y8, Y7, Y7
+	VADDPD     Y9, Y7, Y7
+	VADDPD     Y10, Y7, Y7
+	VADDPD     Y11, Y7, Y7
+	VMOVUPD Y7, (R13)
+	ADDQ    $32, R13
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      cgrow
+	JMP     cgdone
+
+cgrow1:
 	XORQ   DX, DX
 	VXORPD X7, X7, X7
 
@@ -328,18 +467,6 @@ GLOBL colmatabs<>(SB), RODATA|NOPTR, $8
 	VHADDPD      hi, x, t \
 	VUNPCKHPD    t, t, hi \
 	VADDSD       hi, t, x
-
-// TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) transposes the 4×4 doubles in
-// r0-r3 (row i, lane j → row j, lane i); t0-t3 are scratch.
-#define TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3) \
-	VUNPCKLPD  r1, r0, t0 \
-	VUNPCKHPD  r1, r0, t1 \
-	VUNPCKLPD  r3, r2, t2 \
-	VUNPCKHPD  r3, r2, t3 \
-	VPERM2F128 $0x20, t2, t0, r0 \
-	VPERM2F128 $0x20, t3, t1, r1 \
-	VPERM2F128 $0x31, t2, t0, r2 \
-	VPERM2F128 $0x31, t3, t1, r3
 
 // func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
 // mean += x, psi += x² per feature; sum = Σ over rows of the row's sum
