@@ -41,13 +41,19 @@
 // fast ones, every other routine is gonum's. Without AVX and FMA, with
 // `-tags purego` and off amd64, Sgemm and Dgemm are gonum's too.
 //
-// Two entry points beyond BLAS serve convolutions that read their patches
-// in place (nn.ConvRows at stride 1): Overlapping is the product with A's
-// rows allowed to overlap (a row stride below the row's width, which BLAS
-// refuses), and Windows the product whose A rows are several such runs,
-// walked by one AVX-512 kernel in one FMA chain per element, the chain
-// Sgemm gives the patch matrix written out. Both run on this package's
-// kernels whatever Install chose.
+// Entry points beyond BLAS serve convolutions that read their patches in
+// place from a zero-bordered copy of the images (nn.ConvRows): Overlapping
+// is the product with A's rows allowed to overlap (a row stride below the
+// row's width, which BLAS refuses); Windows the product whose A rows are
+// several such runs (a window's filter rows), walked by one AVX-512
+// kernel in one FMA chain per element, the chain Sgemm gives the patch
+// matrix written out; WindowsT and WindowsTRuns the filters' gradient,
+// Aᵀ·B over a long k of windows with C's few rows held in registers and
+// A read in place (no packed transpose), over runs of rows that need not
+// be consecutive (the valid windows only, or a strided convolution's),
+// summed in the k blocks (KBlock) that Overlapping and Sgemm use, so with
+// their bits. Overlapping runs on this package's kernels whatever Install
+// chose, the window products on AVX-512.
 //
 // With `-tags openblas` (cgo, Debian's libopenblas-dev) the package also
 // offers OpenBLAS, the reference the kernels are measured against, and

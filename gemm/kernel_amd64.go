@@ -46,3 +46,27 @@ func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64
 
 //go:noescape
 func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16, nseg, ajump int)
+
+// kernelTN8, kernelTN16 and kernelTN24 are C[0:R, cols] (+)= Σ over the
+// rows of the runs of A[p, 0:R]ᵀ · B[p, cols] for R = 8, 16, 24, A read in
+// place at row stride lda (WindowsTRuns); kernelTNP8, kernelTNP16 and
+// kernelTNP24 the same for at most 8 columns (cols < 1<<8), two rows of C
+// to a register, with the same bits. Every run has N ≥ 1 rows.
+
+//go:noescape
+func kernelTN8(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)
+
+//go:noescape
+func kernelTN16(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)
+
+//go:noescape
+func kernelTN24(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)
+
+//go:noescape
+func kernelTNP8(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)
+
+//go:noescape
+func kernelTNP16(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)
+
+//go:noescape
+func kernelTNP24(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16)

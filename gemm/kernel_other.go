@@ -32,3 +32,27 @@ func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *flo
 func copyRows32(dst, src *float32, ld, rows, w int) {
 	panic("gemm: no assembly kernels in this build")
 }
+
+func kernelTN8(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernelTN16(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernelTN24(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernelTNP8(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernelTNP16(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernelTNP24(runs *Run, nruns int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, cols uint16) {
+	panic("gemm: no assembly kernels in this build")
+}

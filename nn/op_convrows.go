@@ -139,7 +139,7 @@ type convRowsOp struct {
 	xIsData bool
 	wp      any // []T: the filters as [K, O]
 	cols    any // []T: one block of patch rows
-	xp, v   any // []T: stride 1: the padded input, the virtual rows' output
+	xp      any // []T: stride 1: the padded input
 }
 
 // convRowsKernel is the forward on the inputs (x, w).
@@ -153,9 +153,9 @@ func convRowsKernel[T Float](o *convRowsOp) graphop.Kernel[T] {
 func convRowsFwdOp[T Float](o *convRowsOp, x, w, out []T) {
 	g := o.g
 	wp := scratch[T](&o.wp, g.k()*g.o)
-	if g.implicitConv() {
+	if g.implicitConv() || stridedWindows[T](g) {
 		p := g.fwdPad()
-		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.o), &o.cols)
+		convImplicitFwd(g, x, w, out, wp, scratch[T](&o.xp, p.bufLen()), &o.cols)
 		return
 	}
 	convRowsFwd(g, x, w, out, wp, scratch[T](&o.cols, g.blockRows()*g.k()))
@@ -221,6 +221,10 @@ func convRowsGradWKernel[T Float](o *convRowsGradWOp) graphop.Kernel[T] {
 func convRowsGradWOpDo[T Float](o *convRowsGradWOp, x, dy, dw []T) {
 	g := o.g
 	dwp := scratch[T](&o.dwp, g.k()*g.o)
+	if x32, ok := any(x).([]float32); ok &&
+		convWindowsGradW(g, x32, any(dy).([]float32), any(dw).([]float32), any(dwp).([]float32), scratch[float32](&o.xp, g.fwdPad().bufLen())) {
+		return
+	}
 	if g.implicitConv() {
 		p := g.fwdPad()
 		convImplicitGradW(g, x, dy, dw, dwp, scratch[T](&o.xp, p.bufLen()),
@@ -250,7 +254,7 @@ type convRowsGradXOp struct {
 	g      convGeom
 	wp     any // []T: the filters as [K, O] (stride 1: flipped, [K', C])
 	dcols  any // []T: one block of patch-gradient rows
-	dyp, v any // []T: stride 1: the padded output gradient, the virtual rows' dx
+	padded any // []T: stride 1: the output gradient with a zero border
 }
 
 // convRowsGradXKernel is the input rows' gradient on the inputs (w, dy).
@@ -265,7 +269,7 @@ func convRowsGradXOpDo[T Float](o *convRowsGradXOp, w, dy, dx []T) {
 	wp := scratch[T](&o.wp, g.k()*g.o)
 	if g.implicitConv() {
 		p := g.bwdPad()
-		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.dyp, p.bufLen()), scratch[T](&o.v, p.virtualRows(g.kh, g.kw)*g.c), &o.dcols)
+		convImplicitGradX(g, w, dy, dx, wp, scratch[T](&o.padded, p.bufLen()), &o.dcols)
 		return
 	}
 	convRowsGradX(g, w, dy, dx, wp, scratch[T](&o.dcols, g.blockRows()*g.k()))

@@ -8,8 +8,8 @@ import (
 // BenchmarkConvRows times ConvRows' forward, filter gradient and input
 // gradient (float32) apart, at each of the resnet preset's convolution
 // shapes (batch 32 of MNIST's 28×28; widths 8/16/32), by blocks of patch
-// rows (im2col) and, at stride 1, read in place from a padded copy
-// (implicit).
+// rows (im2col) and read in place from a padded copy: at stride 1
+// (implicit), strided where gemm.Windows runs (windows).
 func BenchmarkConvRows(b *testing.B) {
 	for _, c := range []struct{ h, c, o, s int }{
 		{28, 1, 8, 1}, {28, 8, 8, 1}, {28, 8, 16, 2}, {14, 16, 16, 1}, {14, 16, 32, 2}, {7, 32, 32, 1},
@@ -43,16 +43,24 @@ func BenchmarkConvRows(b *testing.B) {
 				convRowsGradX(g, w, y, dx, wp, cols)
 			}
 		})
+		if stridedWindows[float32](g) {
+			xp := make([]float32, g.fwdPad().bufLen())
+			b.Run(name+"/windows/fwd", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					convImplicitFwd(g, x, w, y, wp, xp, new(any))
+				}
+			})
+		}
 		if !g.implicitConv() {
 			continue
 		}
 		fp, bp := g.fwdPad(), g.bwdPad()
-		xp, v := make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(3, 3)*g.o)
+		xp := make([]float32, fp.bufLen())
 		dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
-		dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(3, 3)*g.c)
+		dyp := make([]float32, bp.bufLen())
 		b.Run(name+"/implicit/fwd", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
 			}
 		})
 		b.Run(name+"/implicit/gradW", func(b *testing.B) {
@@ -62,7 +70,7 @@ func BenchmarkConvRows(b *testing.B) {
 		})
 		b.Run(name+"/implicit/gradX", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				convImplicitGradX(g, w, y, dx, wp, dyp, vx, new(any))
+				convImplicitGradX(g, w, y, dx, wp, dyp, new(any))
 			}
 		})
 	}

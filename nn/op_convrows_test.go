@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -224,14 +225,14 @@ func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 				return v
 			}
 			fp, bp := g.fwdPad(), g.bwdPad()
-			wp, xp, v := make([]float32, g.k()*g.o), make([]float32, fp.bufLen()), make([]float32, fp.virtualRows(g.kh, g.kw)*g.o)
+			wp, xp := make([]float32, g.k()*g.o), make([]float32, fp.bufLen())
 			dyv := make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len())
-			dyp, vx := make([]float32, bp.bufLen()), make([]float32, bp.virtualRows(g.kh, g.kw)*g.c)
+			dyp := make([]float32, bp.bufLen())
 			for call := 0; call < 2; call++ {
 				x, w, dy := rnd(g.b*g.h*g.w*g.c), rnd(g.o*g.k()), rnd(g.outRows()*g.o)
 				y, dx, dw := make([]float32, g.outRows()*g.o), rnd(len(x)), rnd(len(w)) // dx, dw: stale values
-				convImplicitFwd(g, x, w, y, wp, xp, v, new(any))
-				convImplicitGradX(g, w, dy, dx, wp, dyp, vx, new(any))
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
+				convImplicitGradX(g, w, dy, dx, wp, dyp, new(any))
 				convImplicitGradW(g, x, dy, dw, wp, xp, dyv)
 				cols := make([]float32, g.blockRows()*g.k())
 				wy, wdx, wdw := make([]float32, len(y)), make([]float32, len(x)), make([]float32, len(w))
@@ -254,6 +255,170 @@ func TestConvImplicitMatchesPatchBlocks(t *testing.T) {
 							t.Fatalf("call %d: %s[%d] = %v, patch blocks %v", call, s.name, i, s.got[i], s.want[i])
 						}
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestConvStridedWindowsMatchesPatchBlocks: in float32, a strided forward
+// by windows over a padded copy gives the patch-block forward's output bit
+// for bit, on a second call with the same scratch too: through
+// gemm.Windows where it runs (16 channels or fewer), by patch blocks over
+// the padded copy elsewhere; and the op takes the windows exactly where
+// gemm.Windows runs.
+func TestConvStridedWindowsMatchesPatchBlocks(t *testing.T) {
+	if !gemm.CanOverlap() {
+		t.Skip("no GEMM kernels in this build")
+	}
+	for _, c := range append(convRowsCases,
+		convRowsCase{"28×28, 8 to 16 channels, stride 2", 2, 8, 28, 28, 16, 3, 3, 2, 1},
+		convRowsCase{"14×14, 16 to 32 channels, stride 2", 2, 16, 14, 14, 32, 3, 3, 2, 1},
+		convRowsCase{"odd 9×11, stride 3, pad 2", 3, 3, 9, 11, 5, 3, 3, 3, 2}) {
+		if c.stride == 1 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			g := convGeom{b: c.b, c: c.c, h: c.h, w: c.w, o: c.o, kh: c.kh, kw: c.kw, s: c.stride, pad: c.pad}
+			g.oh, g.ow = (g.h+2*g.pad-g.kh)/g.s+1, (g.w+2*g.pad-g.kw)/g.s+1
+			if want := gemm.WindowsRuns(g.o, g.k()); stridedWindows[float32](g) != want || stridedWindows[float64](g) {
+				t.Fatalf("stridedWindows: float32 %v (gemm.Windows runs: %v), float64 %v", stridedWindows[float32](g), want, stridedWindows[float64](g))
+			}
+			r := rand.New(rand.NewSource(5))
+			wp, xp := make([]float32, g.k()*g.o), make([]float32, g.fwdPad().bufLen())
+			for call := 0; call < 2; call++ {
+				x, w := make([]float32, g.b*g.h*g.w*g.c), make([]float32, g.o*g.k())
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				for i := range w {
+					w[i] = float32(r.NormFloat64())
+				}
+				y, wy := make([]float32, g.outRows()*g.o), make([]float32, g.outRows()*g.o)
+				convImplicitFwd(g, x, w, y, wp, xp, new(any))
+				convRowsFwd(g, x, w, wy, make([]float32, len(wp)), make([]float32, g.blockRows()*g.k()))
+				for i := range wy {
+					if math.Float32bits(y[i]) != math.Float32bits(wy[i]) {
+						t.Fatalf("call %d: y[%d] = %v, patch blocks %v (bit-identical)", call, i, y[i], wy[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// windowGradCases are the geometries the filters' gradient by windows is
+// checked at: the resnet's shapes (the stride-1 ones in the implicit
+// path's blocks, the strided and 7×7 ones in the patch blocks'), odd sizes
+// and strides, one input channel, more than 16 output channels.
+var windowGradCases = []convRowsCase{
+	{"28×28 1→8, as conv1", 2, 1, 28, 28, 8, 3, 3, 1, 1},
+	{"28×28 8→8", 2, 8, 28, 28, 8, 3, 3, 1, 1},
+	{"28×28 8→16 stride 2", 2, 8, 28, 28, 16, 3, 3, 2, 1},
+	{"14×14 16→16", 3, 16, 14, 14, 16, 3, 3, 1, 1},
+	{"14×14 16→32 stride 2", 2, 16, 14, 14, 32, 3, 3, 2, 1},
+	{"7×7 32→32", 4, 32, 7, 7, 32, 3, 3, 1, 1},
+	{"odd 9×11 3→5 stride 3 pad 2", 3, 3, 9, 11, 5, 3, 3, 3, 2},
+	{"5×4 2→3 3×2 filters unpadded", 2, 2, 5, 4, 3, 3, 2, 1, 0},
+}
+
+// TestConvWindowsGradWMatchesReplacedPath: in float32, the filters'
+// gradient by windows (gemm.WindowsTRuns) gives the bits of the path it
+// replaces, the implicit one at stride 1 where implicitConv holds (with
+// and without implicitAnySize) and the patch blocks elsewhere, on a
+// second call with the same scratch too.
+func TestConvWindowsGradWMatchesReplacedPath(t *testing.T) {
+	if !gemm.HasWindowKernels() {
+		if convWindowsGradW(convGeom{}, nil, nil, nil, nil, nil) {
+			t.Fatal("ran without the window kernels")
+		}
+		t.Skip("no AVX-512 window kernels here")
+	}
+	for _, c := range windowGradCases {
+		for _, anySize := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/implicit at any size %v", c.name, anySize), func(t *testing.T) {
+				withImplicitAnySize(t, anySize)
+				g := convGeom{b: c.b, c: c.c, h: c.h, w: c.w, o: c.o, kh: c.kh, kw: c.kw, s: c.stride, pad: c.pad}
+				g.oh, g.ow = (g.h+2*g.pad-g.kh)/g.s+1, (g.w+2*g.pad-g.kw)/g.s+1
+				r := rand.New(rand.NewSource(9))
+				rnd := func(n int) []float32 {
+					v := make([]float32, n)
+					for i := range v {
+						v[i] = float32(r.NormFloat64())
+					}
+					return v
+				}
+				fp := g.fwdPad()
+				xp, dwp := make([]float32, fp.bufLen()), make([]float32, g.k()*g.o)
+				for call := 0; call < 2; call++ {
+					x, dy := rnd(g.b*g.h*g.w*g.c), rnd(g.outRows()*g.o)
+					dw, want := rnd(g.o*g.k()), make([]float32, g.o*g.k()) // dw: stale values
+					if !convWindowsGradW(g, x, dy, dw, dwp, xp) {
+						t.Fatal("declined")
+					}
+					if g.implicitConv() {
+						convImplicitGradW(g, x, dy, want, make([]float32, len(dwp)), make([]float32, fp.bufLen()),
+							make([]float32, padded{b: g.b, hp: fp.hp, wp: fp.wp, c: g.o}.len()))
+					} else {
+						convRowsGradW(g, x, dy, want, make([]float32, len(dwp)), make([]float32, g.blockRows()*g.k()))
+					}
+					for i := range want {
+						if math.Float32bits(dw[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("call %d: dw[%d] = %v, the replaced path's %v (bit-identical)", call, i, dw[i], want[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConvWindowsGradWFiniteDifferences: the filters' gradient by windows
+// (float32) is the derivative of Σ conv(x, w)·dy in w, taken by central
+// differences of a float64 forward, to float32 rounding.
+func TestConvWindowsGradWFiniteDifferences(t *testing.T) {
+	if !gemm.HasWindowKernels() {
+		t.Skip("no AVX-512 window kernels here")
+	}
+	for _, c := range windowGradCases {
+		t.Run(c.name, func(t *testing.T) {
+			g := convGeom{b: 1, c: c.c, h: c.h, w: c.w, o: c.o, kh: c.kh, kw: c.kw, s: c.stride, pad: c.pad}
+			g.oh, g.ow = (g.h+2*g.pad-g.kh)/g.s+1, (g.w+2*g.pad-g.kw)/g.s+1
+			r := rand.New(rand.NewSource(4))
+			x, dy, w := make([]float64, g.h*g.w*g.c), make([]float64, g.outRows()*g.o), make([]float64, g.o*g.k())
+			for _, v := range [][]float64{x, dy, w} {
+				for i := range v {
+					v[i] = float64(float32(r.NormFloat64()))
+				}
+			}
+			loss := func(w []float64) float64 {
+				y := make([]float64, g.outRows()*g.o)
+				convRowsFwd(g, x, w, y, make([]float64, len(w)), make([]float64, g.blockRows()*g.k()))
+				s := 0.0
+				for i := range y {
+					s += y[i] * dy[i]
+				}
+				return s
+			}
+			f32 := func(v []float64) []float32 {
+				o := make([]float32, len(v))
+				for i := range v {
+					o[i] = float32(v[i])
+				}
+				return o
+			}
+			dw := make([]float32, len(w))
+			if !convWindowsGradW(g, f32(x), f32(dy), dw, make([]float32, g.k()*g.o), make([]float32, g.fwdPad().bufLen())) {
+				t.Fatal("declined")
+			}
+			const h = 1e-3
+			for i := 0; i < len(w); i += 1 + len(w)/40 {
+				wp, wm := append([]float64(nil), w...), append([]float64(nil), w...)
+				wp[i] += h
+				wm[i] -= h
+				fd := (loss(wp) - loss(wm)) / (2 * h)
+				if d := math.Abs(float64(dw[i]) - fd); d > 1e-4*(1+math.Abs(fd)) {
+					t.Fatalf("dw[%d] = %v, finite differences %v", i, dw[i], fd)
 				}
 			}
 		})

@@ -102,10 +102,14 @@ func backward[T float](in *instance, x, gam, g, dx []T, n int) error {
 			}
 			if in.tapGrad && in.nReal > 0 {
 				var dm, dv float64
+				var mom momentSums
+				ok := false
 				if all := g[:n*l.d]; in.plainRows() && colMatGo(all, l.d) {
 					// the same sums in one kernel call (its dx moments,
 					// as dx = g)
-					mom := momentsMat(all, all, l.d)
+					mom, ok = momentsMat(all, all, l.d)
+				}
+				if ok {
 					dm, dv = mom.dxm, mom.dxv
 				} else {
 					for i := 0; i < n; i++ {
@@ -150,8 +154,31 @@ func snapshot(buf *[]float64, v []float64) []float64 {
 	return *buf
 }
 
+// valuesFinite says every value of x is finite: x·0 is ±0 for finite x and
+// NaN for NaN or ±Inf, and a sum of zeros is zero, in four independent
+// sums (the identity site's probe read a resnet batch row by row, 8
+// values a row, in float64).
+func valuesFinite[T float](x []T) bool {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * 0
+		s1 += x[i+1] * 0
+		s2 += x[i+2] * 0
+		s3 += x[i+3] * 0
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * 0
+	}
+	return s0+s1+s2+s3 == 0
+}
+
+// rowsFinite says every value of the real rows of x is finite.
 func rowsFinite[T float](in *instance, x []T) bool {
 	d := in.l.d
+	if in.mask == nil { // every row: one pass, not a loop set up per row
+		return valuesFinite(x[:in.n*d])
+	}
 	for i := 0; i < in.n; i++ {
 		if !in.real(i) {
 			continue
@@ -225,8 +252,16 @@ func (in *instance) rowScales(i int) []float64 {
 // (NaN if x holds a NaN) over the whole input.
 func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs float64) {
 	d := in.l.d
-	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+	all := x[:in.n*d]
+	if in.plainRows() && colMatGo(all, d) {
 		return tapAccumMat(all, d, mean, psi)
+	}
+	if in.plainRows() && colMatFMA(all, d) && tapRows(x, d) {
+		if sum, maxAbs, ok := tapAccumMatFMA(all, d, mean, psi); ok {
+			return sum, maxAbs
+		}
+		zero(mean) // a NaN: the row loop below, from fresh sums
+		zero(psi)
 	}
 	G, m := in.layout()
 	rows := tapRows(x, m)
@@ -260,8 +295,12 @@ func statTapSums[T float](in *instance, x []T, mean, psi []float64) (sum, maxAbs
 // whole input.
 func statTapDevs[T float](in *instance, x []T, inMean float64, mean, vr []float64) (ss float64) {
 	d := in.l.d
-	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
+	all := x[:in.n*d]
+	if in.plainRows() && colMatGo(all, d) {
 		return tapDevMat(all, d, inMean, mean, vr)
+	}
+	if in.plainRows() && colMatFMA(all, d) && tapRows(x, d) {
+		return tapDevMatFMA(all, d, inMean, mean, vr)
 	}
 	G, m := in.layout()
 	rows := tapRows(x, m)

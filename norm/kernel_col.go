@@ -32,6 +32,8 @@ func colForward[T float](in *instance, x, gam, bet, y []T) {
 	g64, b64 := in.gam64, in.bet64
 	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
 		colWriteMat(all, d, mu, a, g64, b64, y[:in.n*d])
+	} else if in.plainRows() && colMatFMA(all, d) {
+		colWriteMatFMA(all, d, mu, a, g64, b64, y[:in.n*d])
 	} else {
 		colWriteRows(in, x, mu, a, g64, b64, y)
 	}
@@ -117,6 +119,8 @@ func bnStats[T float](in *instance, x []T) (nonFinite bool) {
 	zero(vs)
 	if all := x[:in.n*d]; in.plainRows() && colMatGo(all, d) {
 		colAccumDevMat(all, d, mean, vs)
+	} else if in.plainRows() && colMatFMA(all, d) {
+		colAccumDevMatFMA(all, d, mean, vs)
 	} else if in.plainRows() {
 		for off := 0; off < in.n*d; off += d {
 			colAccumDev(x[off:off+d], 1, mean, vs)
@@ -235,11 +239,12 @@ func colBackward[T float](in *instance, x, gam, g, dx []T) {
 		for i := range gvs {
 			gvarSum += math.Sqrt(gvs[i])
 		}
-		if tap && colMatGo(all, d) {
-			mom = momentsMat(dx[:in.n*d], g[:in.n*d], d)
-		} else if tap {
-			for i := 0; i < in.n; i++ {
-				mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		if tap {
+			var ok bool
+			if mom, ok = momentsMat(dx[:in.n*d], g[:in.n*d], d); !ok {
+				for i := 0; i < in.n; i++ {
+					mom = mom.add(rowMoments2(dx[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+				}
 			}
 		}
 	} else {

@@ -30,7 +30,22 @@ func tapAccumMat32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64
 func tapDevMat32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
 
 //go:noescape
-func momentsMat32(a, b []float32, d int) (am, av, bm, bv float64)
+func colWriteMatFMA32(x []float32, d int, mu, a, gam, bet []float64, y []float32)
+
+//go:noescape
+func colAccumDevMatFMA32(x []float32, d int, mean, vs []float64)
+
+//go:noescape
+func tapAccumMatFMA32(x []float32, d int, mean, psi []float64) (sum, maxAbs float64)
+
+//go:noescape
+func tapDevMatFMA32(x []float32, d int, mu float64, mean, vs []float64) (ss float64)
+
+//go:noescape
+func momentsMat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
+
+//go:noescape
+func moments2Mat32(a, b []float32, d int, inv float64) (am, av, bm, bv float64)
 
 //go:noescape
 func colGradOutMat32(x, g []float32, d int, gam, mu, a, cmu, cvar []float64, dx []float32, gv []float64)
@@ -47,6 +62,37 @@ func colMat[T float](x []T, d int) bool {
 // whole-matrix kernel in place of a Go row loop keeps the bits of the
 // kernels that use FMA on wider rows.
 func colMatGo[T float](x []T, d int) bool { return colMat(x, d) && d < 16 }
+
+// colMatFMA says the whole-matrix FMA kernels take x: colMat holds and d
+// is a multiple of 16, so the per-row path runs all of every row in the
+// per-row FMA kernels, whose bits these keep.
+func colMatFMA[T float](x []T, d int) bool { return colMat(x, d) && d%16 == 0 }
+
+// colWriteMatFMA is colWriteRows over plain rows where colMatFMA holds.
+func colWriteMatFMA[T float](x []T, d int, mu, a, gam, bet []float64, y []T) {
+	colWriteMatFMA32(f32(x), d, mu[:d], a[:d], gam[:d], bet[:d], f32(y)[:len(x)])
+}
+
+// colAccumDevMatFMA is bnStats' row loop of colAccumDev over plain rows
+// where colMatFMA holds.
+func colAccumDevMatFMA[T float](x []T, d int, mean, vs []float64) {
+	colAccumDevMatFMA32(f32(x), d, mean[:d], vs[:d])
+}
+
+// tapAccumMatFMA is statTapSums' row loop over plain rows where colMatFMA
+// holds, in one call; where x holds a NaN or both infinities (a NaN sum)
+// it reports false, having added to mean and psi, and the caller runs the
+// row loop on fresh sums (statTapSums: its max|x| rescans a row).
+func tapAccumMatFMA[T float](x []T, d int, mean, psi []float64) (sum, maxAbs float64, ok bool) {
+	sum, maxAbs = tapAccumMatFMA32(f32(x), d, mean[:d], psi[:d])
+	return sum, maxAbs, !math.IsNaN(sum)
+}
+
+// tapDevMatFMA is statTapDevs' row loop over plain rows where colMatFMA
+// holds, in one call.
+func tapDevMatFMA[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
+	return tapDevMatFMA32(f32(x), d, mu, mean[:d], vs[:d])
+}
 
 func colAccumMat[T float](x []T, d int, s1, s2 []float64) {
 	colAccumMat32(f32(x), d, s1[:d], s2[:d])
@@ -94,8 +140,21 @@ func tapDevMat[T float](x []T, d int, mu float64, mean, vs []float64) float64 {
 	return tapDevMat32(f32(x), d, mu, mean[:d], vs[:d])
 }
 
-// momentsMat is the Theorem-1 taps' sums over plain rows of dx and g.
-func momentsMat[T float](dx, g []T, d int) momentSums {
-	am, av, bm, bv := momentsMat32(f32(dx), f32(g)[:len(dx)], d)
-	return momentSums{am, av, bm, bv}
+// momentsMat is the Theorem-1 taps' sums over plain rows of dx and g:
+// Σ over rows of rowMoments2(dx row, g row), in row order, with its bits.
+// It reports false, doing nothing, where no whole-matrix kernel takes the
+// rows: the kernels divide by d as a product with 1/d, the same bits only
+// for d a power of two; d < 16 (momentsMat32: rowMoments' sums, which
+// rowMoments2 takes there) or a multiple of 16 (moments2Mat32:
+// moments2_32AVX's).
+func momentsMat[T float](dx, g []T, d int) (momentSums, bool) {
+	if !colMat(dx, d) || d&(d-1) != 0 || (d >= 16 && d%16 != 0) {
+		return momentSums{}, false
+	}
+	kern := momentsMat32
+	if d >= 16 {
+		kern = moments2Mat32
+	}
+	am, av, bm, bv := kern(f32(dx), f32(g)[:len(dx)], d, 1/float64(d))
+	return momentSums{am, av, bm, bv}, true
 }

@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -114,7 +115,7 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 	for _, tc := range []struct {
 		n, d int
 		poke string
-	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}} {
+	}{{1, 4, ""}, {40, 8, ""}, {9, 12, ""}, {6, 8, "nan"}, {6, 8, "inf"}, {5, 4, "-inf"}, {13, 8, ""}, {11, 8, "inf"}, {8, 8, "nan"}} {
 		n, d := tc.n, tc.d
 		x := randF32(r, n*d, 3, 0.7)
 		g := randF32(r, n*d, 0.5, -0.2)
@@ -166,7 +167,13 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 		sameBits64(t, what("tapDevMat vs"), vs, wv)
 		sameBits64(t, what("tapDevMat ss"), []float64{ss}, []float64{wss})
 
-		got := momentsMat(x, g, d)
+		got, ok := momentsMat(x, g, d)
+		if pow2 := d&(d-1) == 0; ok != pow2 {
+			t.Fatalf("d %d: momentsMat ran %v, want %v (only at a power of two)", d, ok, pow2)
+		}
+		if !ok {
+			continue
+		}
 		var want momentSums
 		withAVX(false, func() {
 			for i := 0; i < n; i++ {
@@ -174,5 +181,156 @@ func TestTapMatKernelsMatchRowLoops(t *testing.T) {
 			}
 		})
 		sameBits64(t, what("momentsMat"), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
+	}
+}
+
+// TestMomentsMatWideRows holds momentsMat at 16 features or more
+// (moments2Mat32) to colBackward's row loop, rowMoments2 a row at a time
+// with the AVX kernels on (moments2_32AVX), bit for bit, with NaN and
+// ±Inf among the values; at widths that are no power of two, or no
+// multiple of 16, it declines.
+func TestMomentsMatWideRows(t *testing.T) {
+	if !colMat(make([]float32, 16), 16) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(13))
+	for _, tc := range []struct {
+		n, d int
+		poke string
+	}{{1, 16, ""}, {37, 16, ""}, {9, 32, ""}, {5, 64, ""}, {6, 16, "nan"}, {6, 32, "inf"}, {3, 48, ""}, {3, 24, ""}} {
+		n, d := tc.n, tc.d
+		x := randF32(r, n*d, 3, 0.7)
+		g := randF32(r, n*d, 0.5, -0.2)
+		switch tc.poke {
+		case "nan":
+			g[d+2] = float32(math.NaN())
+		case "inf":
+			x[3], x[2*d] = float32(math.Inf(1)), float32(math.Inf(-1))
+		}
+		got, ok := momentsMat(x, g, d)
+		if want := d&(d-1) == 0 && d%16 == 0; ok != want {
+			t.Fatalf("d %d: momentsMat ran %v, want %v", d, ok, want)
+		}
+		if !ok {
+			continue
+		}
+		var want momentSums
+		for i := 0; i < n; i++ {
+			want = want.add(rowMoments2(x[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		}
+		sameBits64(t, fmt.Sprintf("momentsMat n %d d %d %s", n, d, tc.poke), []float64{got.dxm, got.dxv, got.dym, got.dyv}, []float64{want.dxm, want.dxv, want.dym, want.dyv})
+	}
+}
+
+// TestColMatFMAKernelsMatchRowLoops holds the whole-matrix FMA kernels
+// (d a multiple of 16) to the per-row path they replace, with the AVX
+// kernels on (colWrite and colAccumDev a row at a time, which run each
+// row in the per-row FMA kernels), bit for bit, with a NaN, ±Inf and
+// zeros among the inputs; elsewhere colMatFMA declines.
+func TestColMatFMAKernelsMatchRowLoops(t *testing.T) {
+	if !colMat(make([]float32, 16), 16) {
+		t.Skip("no whole-matrix kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewSource(17))
+	for _, tc := range []struct{ n, d int }{{1, 16}, {7, 16}, {5, 32}, {3, 48}, {2, 64}, {3, 8}, {3, 24}} {
+		n, d := tc.n, tc.d
+		if want := d%16 == 0; colMatFMA(make([]float32, n*d), d) != want {
+			t.Fatalf("d %d: colMatFMA %v, want %v", d, !want, want)
+		}
+		if d%16 != 0 {
+			continue
+		}
+		x := randF32(r, n*d, 2, 0.5)
+		x[0] = 0
+		if n > 2 {
+			x[d+1], x[2*d+3], x[2*d+5] = float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))
+		}
+		per := func(scale, shift float64) []float64 {
+			v := make([]float64, d)
+			for k := range v {
+				v[k] = r.NormFloat64()*scale + shift
+			}
+			return v
+		}
+		mu, a, gam, bet := per(1, 0), per(0.3, 1), per(0.5, 1), per(0.5, 0)
+		y, wy := make([]float32, n*d), make([]float32, n*d)
+		colWriteMatFMA(x, d, mu, a, gam, bet, y)
+		for off := 0; off < n*d; off += d {
+			colWrite(x[off:off+d], 1, mu, a, gam, bet, wy[off:off+d])
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(wy[i]) && !(y[i] != y[i] && wy[i] != wy[i]) {
+				t.Fatalf("n %d d %d: colWriteMatFMA y[%d] = %v, the row loop's %v", n, d, i, y[i], wy[i])
+			}
+		}
+		vs := per(1, 0)
+		wv := append([]float64(nil), vs...)
+		colAccumDevMatFMA(x, d, mu, vs)
+		for off := 0; off < n*d; off += d {
+			colAccumDev(x[off:off+d], 1, mu, wv)
+		}
+		sameBits64(t, fmt.Sprintf("colAccumDevMatFMA n %d d %d", n, d), vs, wv)
+
+		// the Stats taps' two passes: finite rows (a NaN or both
+		// infinities make tapAccumMatFMA decline, for the row loop's rescan)
+		xf := randF32(r, n*d, 2, 0.5)
+		xf[0] = 0
+		mean, psi := per(1, 0), per(1, 0)
+		wm, wp := append([]float64(nil), mean...), append([]float64(nil), psi...)
+		sum, mx, ok := tapAccumMatFMA(xf, d, mean, psi)
+		var wsum, wmx float64
+		for off := 0; off < n*d; off += d {
+			s, m := tapAccumRowFast(xf[off:off+d], d, noScales[:], wm, wp)
+			wsum += s
+			if m > wmx || m != m {
+				wmx = m
+			}
+		}
+		what := fmt.Sprintf("tapAccumMatFMA n %d d %d", n, d)
+		if !ok {
+			t.Fatalf("%s: declined finite rows", what)
+		}
+		sameBits64(t, what+" mean", mean, wm)
+		sameBits64(t, what+" psi", psi, wp)
+		sameBits64(t, what+" sum, max|x|", []float64{sum, mx}, []float64{wsum, wmx})
+		if _, _, ok := tapAccumMatFMA(x, d, per(1, 0), per(1, 0)); ok == (n > 2) {
+			t.Fatalf("%s: ran %v with a NaN among the values: %v", what, ok, n > 2)
+		}
+		inMean := r.NormFloat64()
+		vs, wv = per(1, 0), nil
+		wv = append(wv, vs...)
+		ss := tapDevMatFMA(xf, d, inMean, mean, vs)
+		var wss float64
+		for off := 0; off < n*d; off += d {
+			wss += tapDevRowFast(xf[off:off+d], d, inMean, noScales[:], mean, wv)
+		}
+		sameBits64(t, fmt.Sprintf("tapDevMatFMA n %d d %d", n, d), append(vs, ss), append(wv, wss))
+	}
+}
+
+// TestValuesFinite: the identity site's finiteness probe finds a NaN or
+// an infinity wherever it sits (in the four-way body or the tail, in
+// float32 and float64), and nothing in finite values, zeros or an empty
+// batch.
+func TestValuesFinite(t *testing.T) {
+	for n := 0; n < 11; n++ {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i) - 3.5
+		}
+		if !valuesFinite(x) {
+			t.Fatalf("%d finite values: not finite", n)
+		}
+		for i := 0; i < n; i++ {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				y := append([]float32(nil), x...)
+				y[i] = float32(bad)
+				z := make([]float64, n)
+				z[i] = bad
+				if valuesFinite(y) || valuesFinite(z) {
+					t.Fatalf("%v at %d of %d: finite", bad, i, n)
+				}
+			}
+		}
 	}
 }
