@@ -3,17 +3,13 @@
 // executor that runs a graph, Adam with warmup and inverse-sqrt decay, and
 // the elementwise float32 SIMD loops of those ops.
 //
-// An op is a description (Op, op.go): its kind, output shape, kernel for
-// each element type, and the ops of its gradient. Op.Apply answers every
-// question gorgonia's Op and SDOp interfaces ask (arity, type, shape,
-// hash, dtype dispatch, input checks, the reuse of the previous output as
-// the next one's buffer), so an op's file is its math. The two
-// convolutions (op_conv.go, op_convrows.go), whose kernels were being
-// reworked at the time, still write that plumbing out by hand
-// (op_handwritten.go: OpBase).
+// An op is a description (internal/graphop's Op): its kind, output shape,
+// kernel for each element type, and the ops of its gradient. graphop
+// answers every question gorgonia's Op and SDOp interfaces ask (arity,
+// type, shape, hash, dtype dispatch, input checks, the reuse of the
+// previous output as the next one's buffer), so an op's file is its math.
 //
-//	op.go              Op and its adapter to gorgonia; output buffers; Scalar, AsDense
-//	op_handwritten.go  OpBase: the plumbing of the ops not yet on Op
+//	float.go           Float: the element types the kernels are written over
 //	op_matmul.go       MatMul, MatMulT: products through gemm, data operands without gradient
 //	op_bias.go         AddBias: x + b along axis 1, for rows and images
 //	op_relu.go         ReLU, with Rectify's NaN and signed zeros
@@ -25,6 +21,7 @@
 //	op_layout.go       ToRows, FromRows: images between NCHW and [B·H·W, C] rows
 //	op_conv.go         Conv2D on NCHW (im2col through gemm)
 //	op_convrows.go     ConvRows: the convolution on channels-last rows (the resnet's)
+//	op_convrows_implicit.go  ConvRows at stride 1: products on a padded copy, no patches
 //	op_pool.go         MeanPool: the mean of each sequence's real rows (the classifier's pooling)
 //	op_shortcut.go     Shortcut, ShortcutRows: the ResNet shortcut where a block changes shape
 //	layout.go          Layout: a token batch's split into sequences, read by ops as they run
@@ -37,8 +34,8 @@
 // in the same order, with every op's output kept from one step to the
 // next and reused, so a training step allocates almost nothing (train's
 // exec_test.go holds it to the TapeMachine bit for bit). An op written
-// elsewhere is an Op too: train's fused LSTM layer, which calls the norm
-// kernels.
+// elsewhere is a graphop.Op too: norm's layers, and train's fused LSTM
+// layer, which calls the norm kernels.
 //
 // Token-budget batches change shape every step; the per-sequence ops
 // (attention, mean pooling) read the batch's Layout when they run.
@@ -48,13 +45,8 @@
 // (builtins_test.go). The SIMD kernels run where internal/simd says the
 // processor has AVX2 and FMA; vec_test.go holds them to the Go loops.
 //
-// nn imports gemm (every matrix product goes through it) and nothing of
-// normtop's above it: not norm, not train.
+// nn imports gemm (every matrix product goes through it), internal/graphop
+// (the op adapter, below nn and norm so that both describe their ops the
+// same way) and internal/simd, and nothing of normtop's above it: not
+// norm, not train.
 package nn
-
-// gorgonia imports go4.org/unsafe/assume-no-moving-gc at a version that
-// panics at start on Go ≥ 1.22. Importing it here keeps the module's
-// requirement at the version that asks the runtime instead; a requirement
-// holds for the whole module, so this one import serves every package that
-// links gorgonia (norm and train too).
-import _ "go4.org/unsafe/assume-no-moving-gc"

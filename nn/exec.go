@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -160,7 +161,7 @@ func (e *Executor) HeldFloats() int {
 		if d, ok := e.vals[i].(*tensor.Dense); ok {
 			n += d.Shape().TotalSize()
 		}
-		if c, ok := s.op.(*convOp); ok {
+		if c, ok := convState(s.node); ok {
 			switch cols := c.cols.(type) {
 			case []float64:
 				n += len(cols)
@@ -170,4 +171,11 @@ func (e *Executor) HeldFloats() int {
 		}
 	}
 	return n
+}
+
+// convState is the state of n's op when n is a Conv2D node.
+func convState(n *G.Node) (*convOp, bool) {
+	d, _ := graphop.Of(n)
+	c, ok := d.State.(*convOp)
+	return c, ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -50,10 +51,10 @@ func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, rea
 	}
 	o := &attn{n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
 	grad := func(in G.Nodes, g *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: "AttentionGrad", Out: in[0].Shape(), Prepare: o.check,
+		return graphop.One(graphop.Op{Kind: "AttentionGrad", Out: in[0].Shape(), Prepare: o.check,
 			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g))
 	}
-	return Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad,
+	return graphop.Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad,
 		F32: attnFwd[float32](o), F64: attnFwd[float64](o)}.Apply(qkv)
 }
 
@@ -152,7 +153,7 @@ func hideKeys[T Float](row []T, keys []bool) bool {
 
 // attnFwd is every sequence's and head's softmax(QKᵀ/√dₕ)V, and zeros in
 // the rows past the layout.
-func attnFwd[T Float](o *attn) Kernel[T] {
+func attnFwd[T Float](o *attn) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		qkv := in[0]
 		dh := o.d / o.h
@@ -173,7 +174,7 @@ func attnFwd[T Float](o *attn) Kernel[T] {
 
 // attnBwd maps (qkv, dOut) to dqkv, recomputing the probabilities; zeros
 // in the rows past the layout.
-func attnBwd[T Float](o *attn) Kernel[T] {
+func attnBwd[T Float](o *attn) graphop.Kernel[T] {
 	return func(dqkv []T, in [][]T) error {
 		attnBack(o, in[0], in[1], dqkv)
 		clear(dqkv[o.b*o.t*3*o.d:])

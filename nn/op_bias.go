@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -23,7 +24,7 @@ func AddBias(x, b *G.Node) (*G.Node, error) {
 		}
 		return G.Nodes{g, db}, nil
 	}
-	return Op{Kind: "AddBias", Out: xs, F32: biasFwd[float32](xs), F64: biasFwd[float64](xs), Grad: grad}.Apply(x, b)
+	return graphop.Op{Kind: "AddBias", Out: xs, F32: biasFwd[float32](xs), F64: biasFwd[float64](xs), Grad: grad}.Apply(x, b)
 }
 
 // inner is the number of contiguous elements that share one bias entry.
@@ -36,7 +37,7 @@ func inner(s tensor.Shape) int {
 }
 
 // biasFwd is x + b over x of shape s.
-func biasFwd[T Float](s tensor.Shape) Kernel[T] {
+func biasFwd[T Float](s tensor.Shape) graphop.Kernel[T] {
 	in, c := inner(s), s[1]
 	return func(out []T, xb [][]T) error {
 		x, b := xb[0], xb[1]
@@ -62,11 +63,11 @@ func biasFwd[T Float](s tensor.Shape) Kernel[T] {
 func biasGrad(g *G.Node) (*G.Node, error) {
 	s := g.Shape()
 	acc := make([]float64, s[1])
-	return Op{Kind: "AddBiasGrad", Out: tensor.Shape{s[1]}, F32: biasBwd[float32](s, acc), F64: biasBwd[float64](s, acc)}.Apply(g)
+	return graphop.Op{Kind: "AddBiasGrad", Out: tensor.Shape{s[1]}, F32: biasBwd[float32](s, acc), F64: biasBwd[float64](s, acc)}.Apply(g)
 }
 
 // biasBwd sums g over every axis but 1 into db, in float64 in acc.
-func biasBwd[T Float](s tensor.Shape, acc []float64) Kernel[T] {
+func biasBwd[T Float](s tensor.Shape, acc []float64) graphop.Kernel[T] {
 	in, c := inner(s), s[1]
 	return func(db []T, gs [][]T) error {
 		g := gs[0]

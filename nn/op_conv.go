@@ -1,9 +1,10 @@
 package nn
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/chewxy/hm"
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -32,7 +33,9 @@ func Conv2DPadded(x, w *G.Node, stride, pad int, xIsData bool) (*G.Node, error) 
 	}
 	g := convGeom{b: xs[0], c: xs[1], h: xs[2], w: xs[3], o: ws[0], kh: ws[2], kw: ws[3], s: stride, pad: pad}
 	g.oh, g.ow = (g.h+2*pad-g.kh)/stride+1, (g.w+2*pad-g.kw)/stride+1
-	return G.ApplyOp(&convOp{OpBase: NewOpBase("Conv2D"), g: g, xIsData: xIsData}, x, w)
+	o := &convOp{g: g, xIsData: xIsData}
+	return graphop.Op{Kind: "Conv2D", Out: tensor.Shape{g.b, g.o, g.oh, g.ow}, Grad: o.grad, DiffWRT: []bool{!xIsData, true}, State: o,
+		F32: convKernel[float32](o), F64: convKernel[float64](o)}.Apply(x, w)
 }
 
 // convGeom is one convolution's sizes: s is the stride, pad the zero
@@ -45,36 +48,20 @@ type convGeom struct {
 func (g convGeom) k() int { return g.c * g.kh * g.kw } // rows of an image's patch matrix
 func (g convGeom) p() int { return g.oh * g.ow }       // output positions per image
 
+// convOp is one Conv2D node's geometry and the patches its forward keeps
+// for the filters' gradient.
 type convOp struct {
-	OpBase
 	g       convGeom
 	xIsData bool
 	cols    any // []T: every image's patch matrix, [b][k][p], kept for the filters' gradient
 }
 
-func (o *convOp) Arity() int    { return 2 }
-func (o *convOp) Type() hm.Type { return hm.NewFnType(TensorType(4), TensorType(4), TensorType(4)) }
-func (o *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.g.b, o.g.o, o.g.oh, o.g.ow}, nil
-}
-func (o *convOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	x, w, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
+// convKernel is the forward on the inputs (x, w).
+func convKernel[T Float](o *convOp) graphop.Kernel[T] {
+	return func(out []T, in [][]T) error {
+		convFwd(o.g, in[0], in[1], out, scratch[T](&o.cols, o.g.b*o.g.k()*o.g.p()))
+		return nil
 	}
-	g := o.g
-	out := OutBufFull(pre, in, x.Dtype(), g.b, g.o, g.oh, g.ow)
-	switch x.Dtype() {
-	case tensor.Float32:
-		convFwd(g, x.Float32s(), w.Float32s(), out.Float32s(), scratch[float32](&o.cols, g.b*g.k()*g.p()))
-	case tensor.Float64:
-		convFwd(g, x.Float64s(), w.Float64s(), out.Float64s(), scratch[float64](&o.cols, g.b*g.k()*g.p()))
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
 }
 
 // scratch returns *buf as a []T of length n, reallocated when it is not
@@ -156,64 +143,40 @@ func col2imAdd[T Float](g convGeom, cols, img []T) {
 	})
 }
 
-func (o *convOp) DiffWRT(int) []bool { return []bool{!o.xIsData, true} }
-func (o *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dw, err := G.ApplyOp(&convGradWOp{OpBase: NewOpBase("Conv2DGradW"), fwd: o}, grad)
+// grad is the filters' gradient from the upstream gradient and the
+// patches the forward kept, and unless x is data the images' gradient from
+// the filters and the upstream gradient.
+func (o *convOp) grad(in G.Nodes, dy *G.Node) (G.Nodes, error) {
+	g := o.g
+	dw, err := graphop.Op{Kind: "Conv2DGradW", Out: tensor.Shape{g.o, g.c, g.kh, g.kw},
+		F32: convGradWKernel[float32](o), F64: convGradWKernel[float64](o)}.Apply(dy)
 	if err != nil {
 		return nil, err
 	}
 	if o.xIsData {
 		return G.Nodes{nil, dw}, nil
 	}
-	dx, err := G.ApplyOp(&convGradXOp{OpBase: NewOpBase("Conv2DGradX"), fwd: o}, inputs[1], grad)
+	// Accumulates: col2im adds onto zeros; dcol is one image's patch gradient, []T
+	dcol := new(any)
+	dx, err := graphop.Op{Kind: "Conv2DGradX", Out: tensor.Shape{g.b, g.c, g.h, g.w}, Accumulates: true,
+		F32: convGradXKernel[float32](g, dcol), F64: convGradXKernel[float64](g, dcol)}.Apply(in[1], dy)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx, dw}, nil
 }
 
-// convGradWOp is the filters' gradient, Σ over images of dy·colsᵀ, from
-// the upstream gradient and the patches the forward op kept.
-type convGradWOp struct {
-	OpBase
-	fwd *convOp
-}
-
-func (o *convGradWOp) Arity() int    { return 1 }
-func (o *convGradWOp) Type() hm.Type { return hm.NewFnType(TensorType(4), TensorType(4)) }
-func (o *convGradWOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	g := o.fwd.g
-	return tensor.Shape{g.o, g.c, g.kh, g.kw}, nil
-}
-func (o *convGradWOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	if err := o.CheckArity(len(in), 1); err != nil {
-		return nil, err
-	}
-	dy, err := AsDense(o.name, in[0])
-	if err != nil {
-		return nil, err
-	}
-	g := o.fwd.g
-	out := OutBufFull(pre, in, dy.Dtype(), g.o, g.c, g.kh, g.kw)
-	switch dy.Dtype() {
-	case tensor.Float32:
-		cols, ok := o.fwd.cols.([]float32)
+// convGradWKernel is Σ over images of dy·colsᵀ on the input (dy).
+func convGradWKernel[T Float](o *convOp) graphop.Kernel[T] {
+	return func(dw []T, in [][]T) error {
+		g := o.g
+		cols, ok := o.cols.([]T)
 		if !ok || len(cols) != g.b*g.k()*g.p() {
-			return nil, fmt.Errorf("%s: the forward convolution has not run", o.name)
+			return errors.New("the forward convolution has not run")
 		}
-		convGradW(g, dy.Float32s(), cols, out.Float32s())
-	case tensor.Float64:
-		cols, ok := o.fwd.cols.([]float64)
-		if !ok || len(cols) != g.b*g.k()*g.p() {
-			return nil, fmt.Errorf("%s: the forward convolution has not run", o.name)
-		}
-		convGradW(g, dy.Float64s(), cols, out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
+		convGradW(g, in[0], cols, dw)
+		return nil
 	}
-	return out, nil
 }
 
 func convGradW[T Float](g convGeom, dy, cols, dw []T) {
@@ -228,40 +191,13 @@ func convGradW[T Float](g convGeom, dy, cols, dw []T) {
 	}
 }
 
-// convGradXOp is the images' gradient: per image wᵀ·dy, scattered back
-// onto the pixels (col2im).
-type convGradXOp struct {
-	OpBase
-	fwd  *convOp
-	dcol any // []T: one image's patch gradient
-}
-
-func (o *convGradXOp) Arity() int { return 2 }
-func (o *convGradXOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(4), TensorType(4), TensorType(4))
-}
-func (o *convGradXOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	g := o.fwd.g
-	return tensor.Shape{g.b, g.c, g.h, g.w}, nil
-}
-func (o *convGradXOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	w, dy, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
+// convGradXKernel is the images' gradient on the inputs (w, dy): per
+// image wᵀ·dy, scattered back onto the zeroed pixels (col2im).
+func convGradXKernel[T Float](g convGeom, dcol *any) graphop.Kernel[T] {
+	return func(dx []T, in [][]T) error {
+		convGradX(g, in[0], in[1], dx, scratch[T](dcol, g.k()*g.p()))
+		return nil
 	}
-	g := o.fwd.g
-	out := outBuf(pre, in, dy.Dtype(), g.b, g.c, g.h, g.w) // zeroed: col2im adds
-	switch dy.Dtype() {
-	case tensor.Float32:
-		convGradX(g, w.Float32s(), dy.Float32s(), out.Float32s(), scratch[float32](&o.dcol, g.k()*g.p()))
-	case tensor.Float64:
-		convGradX(g, w.Float64s(), dy.Float64s(), out.Float64s(), scratch[float64](&o.dcol, g.k()*g.p()))
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
-	}
-	return out, nil
 }
 
 func convGradX[T Float](g convGeom, w, dy, dx, dcol []T) {

@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/chewxy/hm"
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -34,7 +34,9 @@ func ConvRows(x, w *G.Node, b, h, wd, stride, pad int, xIsData bool) (*G.Node, e
 	}
 	g := convGeom{b: b, c: xs[1], h: h, w: wd, o: ws[0], kh: ws[2], kw: ws[3], s: stride, pad: pad}
 	g.oh, g.ow = (g.h+2*pad-g.kh)/stride+1, (g.w+2*pad-g.kw)/stride+1
-	return G.ApplyOp(&convRowsOp{OpBase: NewOpBase("ConvRows"), g: g, xIsData: xIsData}, x, w)
+	o := &convRowsOp{g: g, xIsData: xIsData}
+	return graphop.Op{Kind: "ConvRows", Out: tensor.Shape{g.outRows(), g.o}, Grad: o.grad, DiffWRT: []bool{!xIsData, true},
+		F32: convRowsKernel[float32](o), F64: convRowsKernel[float64](o)}.Apply(x, w)
 }
 
 // blockRows is how many output rows one patch block holds: about 24K
@@ -131,8 +133,8 @@ func col2imRows[T Float](g convGeom, dcols, dx []T, r0, r1 int) {
 	})
 }
 
+// convRowsOp is one ConvRows node's geometry and its forward's scratch.
 type convRowsOp struct {
-	OpBase
 	g       convGeom
 	xIsData bool
 	wp      any // []T: the filters as [K, O]
@@ -140,31 +142,9 @@ type convRowsOp struct {
 	xp, v   any // []T: stride 1: the padded input, the virtual rows' output
 }
 
-func (o *convRowsOp) Arity() int { return 2 }
-func (o *convRowsOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(2), TensorType(4), TensorType(2))
-}
-func (o *convRowsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.g.outRows(), o.g.o}, nil
-}
-func (o *convRowsOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convRowsOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	x, w, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
-	}
-	g := o.g
-	out := OutBufFull(pre, in, x.Dtype(), g.outRows(), g.o)
-	switch x.Dtype() {
-	case tensor.Float32:
-		convRowsFwdOp(o, x.Float32s(), w.Float32s(), out.Float32s())
-	case tensor.Float64:
-		convRowsFwdOp(o, x.Float64s(), w.Float64s(), out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, x.Dtype())
-	}
-	return out, nil
+// convRowsKernel is the forward on the inputs (x, w).
+func convRowsKernel[T Float](o *convRowsOp) graphop.Kernel[T] {
+	return func(out []T, in [][]T) error { convRowsFwdOp(o, in[0], in[1], out); return nil }
 }
 
 // convRowsFwdOp runs the forward on the op's scratch: in place from a
@@ -197,59 +177,44 @@ func convRowsPermuted[T Float](g convGeom, x, wp, out, cols []T) {
 	}
 }
 
-func (o *convRowsOp) DiffWRT(int) []bool { return []bool{!o.xIsData, true} }
-func (o *convRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dw, err := G.ApplyOp(&convRowsGradWOp{OpBase: NewOpBase("ConvRowsGradW"), g: o.g}, inputs[0], grad)
+// grad is the filters' gradient from the input rows and the upstream
+// gradient, and unless x is data the input rows' gradient from the filters
+// and the upstream gradient.
+func (o *convRowsOp) grad(in G.Nodes, dy *G.Node) (G.Nodes, error) {
+	g := o.g
+	wo := &convRowsGradWOp{g: g}
+	dw, err := graphop.Op{Kind: "ConvRowsGradW", Out: tensor.Shape{g.o, g.c, g.kh, g.kw},
+		F32: convRowsGradWKernel[float32](wo), F64: convRowsGradWKernel[float64](wo)}.Apply(in[0], dy)
 	if err != nil {
 		return nil, err
 	}
 	if o.xIsData {
 		return G.Nodes{nil, dw}, nil
 	}
-	dx, err := G.ApplyOp(&convRowsGradXOp{OpBase: NewOpBase("ConvRowsGradX"), g: o.g}, inputs[1], grad)
+	xo := &convRowsGradXOp{g: g}
+	// the stride-1 path writes every pixel; the blocks' col2im adds onto
+	// zeros (which path runs is fixed when the graph is built: the CPU's,
+	// and in tests implicitAnySize, set before)
+	dx, err := graphop.Op{Kind: "ConvRowsGradX", Out: tensor.Shape{g.b * g.h * g.w, g.c}, Accumulates: !g.implicitConv(),
+		F32: convRowsGradXKernel[float32](xo), F64: convRowsGradXKernel[float64](xo)}.Apply(in[1], dy)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx, dw}, nil
 }
 
-// convRowsGradWOp is the filters' gradient from the input rows and the
-// upstream gradient: Σ over blocks of patchesᵀ·dy, as [K, O], then laid
-// out as the filters.
+// convRowsGradWOp is the scratch of the filters' gradient: Σ over blocks
+// of patchesᵀ·dy, as [K, O], then laid out as the filters.
 type convRowsGradWOp struct {
-	OpBase
 	g       convGeom
 	dwp     any // []T: [K, O]
 	cols    any // []T: one block of patch rows
 	xp, dyv any // []T: stride 1: the padded input, dy on the virtual rows
 }
 
-func (o *convRowsGradWOp) Arity() int { return 2 }
-func (o *convRowsGradWOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(2), TensorType(2), TensorType(4))
-}
-func (o *convRowsGradWOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	g := o.g
-	return tensor.Shape{g.o, g.c, g.kh, g.kw}, nil
-}
-func (o *convRowsGradWOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convRowsGradWOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	x, dy, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
-	}
-	g := o.g
-	out := OutBufFull(pre, in, dy.Dtype(), g.o, g.c, g.kh, g.kw)
-	switch dy.Dtype() {
-	case tensor.Float32:
-		convRowsGradWOpDo(o, x.Float32s(), dy.Float32s(), out.Float32s())
-	case tensor.Float64:
-		convRowsGradWOpDo(o, x.Float64s(), dy.Float64s(), out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
-	}
-	return out, nil
+// convRowsGradWKernel is the filters' gradient on the inputs (x, dy).
+func convRowsGradWKernel[T Float](o *convRowsGradWOp) graphop.Kernel[T] {
+	return func(dw []T, in [][]T) error { convRowsGradWOpDo(o, in[0], in[1], dw); return nil }
 }
 
 // convRowsGradWOpDo runs the filters' gradient on the op's scratch.
@@ -279,46 +244,18 @@ func convRowsGradW[T Float](g convGeom, x, dy, dw, dwp, cols []T) {
 	unpermuteFilters(g, dwp, dw)
 }
 
-// convRowsGradXOp is the input rows' gradient: per block dy·Wᵀ, added back
-// onto the pixels (col2im).
+// convRowsGradXOp is the scratch of the input rows' gradient: per block
+// dy·Wᵀ, added back onto the pixels (col2im).
 type convRowsGradXOp struct {
-	OpBase
 	g      convGeom
 	wp     any // []T: the filters as [K, O] (stride 1: flipped, [K', C])
 	dcols  any // []T: one block of patch-gradient rows
 	dyp, v any // []T: stride 1: the padded output gradient, the virtual rows' dx
 }
 
-func (o *convRowsGradXOp) Arity() int { return 2 }
-func (o *convRowsGradXOp) Type() hm.Type {
-	return hm.NewFnType(TensorType(4), TensorType(2), TensorType(2))
-}
-func (o *convRowsGradXOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.g.b * o.g.h * o.g.w, o.g.c}, nil
-}
-func (o *convRowsGradXOp) Do(in ...G.Value) (G.Value, error) { return o.Reuse(o.do, in) }
-
-func (o *convRowsGradXOp) do(pre G.Value, in []G.Value) (G.Value, error) {
-	w, dy, err := twoDense(o.name, in)
-	if err != nil {
-		return nil, err
-	}
-	g := o.g
-	var out *tensor.Dense
-	if g.implicitConv() {
-		out = OutBufFull(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // every pixel written
-	} else {
-		out = outBuf(pre, in, dy.Dtype(), g.b*g.h*g.w, g.c) // zeroed: col2im adds
-	}
-	switch dy.Dtype() {
-	case tensor.Float32:
-		convRowsGradXOpDo(o, w.Float32s(), dy.Float32s(), out.Float32s())
-	case tensor.Float64:
-		convRowsGradXOpDo(o, w.Float64s(), dy.Float64s(), out.Float64s())
-	default:
-		return nil, fmt.Errorf("%s: dtype %v", o.name, dy.Dtype())
-	}
-	return out, nil
+// convRowsGradXKernel is the input rows' gradient on the inputs (w, dy).
+func convRowsGradXKernel[T Float](o *convRowsGradXOp) graphop.Kernel[T] {
+	return func(dx []T, in [][]T) error { convRowsGradXOpDo(o, in[0], in[1], dx); return nil }
 }
 
 // convRowsGradXOpDo runs the input's gradient on the op's scratch; dx

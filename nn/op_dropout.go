@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -24,10 +25,10 @@ func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutSite, error
 	o := &DropoutSite{p: p, rng: rng, training: true}
 	s := x.Shape()
 	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: "DropoutGrad", Out: s, F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(g))
+		return graphop.One(graphop.Op{Kind: "DropoutGrad", Out: s, F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(g))
 	}
 	n := s.TotalSize()
-	y, err := Op{Kind: "Dropout", Out: s, Prepare: func() error { o.drawMask(n); return nil }, Grad: grad,
+	y, err := graphop.Op{Kind: "Dropout", Out: s, Prepare: func() error { o.drawMask(n); return nil }, Grad: grad,
 		F32: mulMask[float32](o), F64: mulMask[float64](o)}.Apply(x)
 	return y, o, err
 }
@@ -67,7 +68,7 @@ func (o *DropoutSite) drawMask(n int) {
 
 // mulMask is x times the site's last mask, entry by entry: the forward
 // (x the input) and the backward (x the upstream gradient).
-func mulMask[T Float](o *DropoutSite) Kernel[T] {
+func mulMask[T Float](o *DropoutSite) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		for i, v := range in[0] {
 			out[i] = v * T(o.mask[i])

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -27,13 +28,13 @@ func Embed(w *G.Node, idx *[]int32) (*G.Node, error) {
 		return nil
 	}
 	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: "EmbedGrad", Out: s, Accumulates: true, F32: scatterAdd[float32](idx, d), F64: scatterAdd[float64](idx, d)}.Apply(g))
+		return graphop.One(graphop.Op{Kind: "EmbedGrad", Out: s, Accumulates: true, F32: scatterAdd[float32](idx, d), F64: scatterAdd[float64](idx, d)}.Apply(g))
 	}
-	return Op{Kind: "Embed", Out: tensor.Shape{len(*idx), d}, Prepare: check, F32: gather[float32](idx, d), F64: gather[float64](idx, d), Grad: grad}.Apply(w)
+	return graphop.Op{Kind: "Embed", Out: tensor.Shape{len(*idx), d}, Prepare: check, F32: gather[float32](idx, d), F64: gather[float64](idx, d), Grad: grad}.Apply(w)
 }
 
 // gather copies row (*idx)[i] of the table into row i of the output.
-func gather[T Float](idx *[]int32, d int) Kernel[T] {
+func gather[T Float](idx *[]int32, d int) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		w := in[0]
 		for i, t := range *idx {
@@ -45,7 +46,7 @@ func gather[T Float](idx *[]int32, d int) Kernel[T] {
 
 // scatterAdd adds row i of the upstream gradient into row (*idx)[i] of the
 // table's gradient.
-func scatterAdd[T Float](idx *[]int32, d int) Kernel[T] {
+func scatterAdd[T Float](idx *[]int32, d int) graphop.Kernel[T] {
 	return func(dw []T, in [][]T) error {
 		g := in[0]
 		for i, t := range *idx {

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -38,14 +39,14 @@ func (m images) relayout(x *G.Node, toRows bool, kind string) (*G.Node, error) {
 	if toRows {
 		out = tensor.Shape{m.b * m.h * m.w, m.c}
 	}
-	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) { return one(m.relayout(g, !toRows, kind+"Grad")) }
-	return Op{Kind: kind, Out: out, Grad: grad,
+	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) { return graphop.One(m.relayout(g, !toRows, kind+"Grad")) }
+	return graphop.Op{Kind: kind, Out: out, Grad: grad,
 		F32: transposeImages[float32](m, toRows), F64: transposeImages[float64](m, toRows)}.Apply(x)
 }
 
 // transposeImages copies between NCHW (per image a [C, P] block, P = H·W
 // pixels) and rows (per image a [P, C] block): a transpose per image.
-func transposeImages[T Float](m images, toRows bool) Kernel[T] {
+func transposeImages[T Float](m images, toRows bool) graphop.Kernel[T] {
 	b, c, p := m.b, m.c, m.h*m.w
 	return func(out []T, in [][]T) error {
 		x := in[0]

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,7 +44,7 @@ func matMul(a, b *G.Node, tA, tB, dataA bool) (*G.Node, error) {
 		return nil, fmt.Errorf("MatMul: %v × %v (transposed %v, %v): inner sizes %d and %d differ", as, bs, tA, tB, k, k2)
 	}
 	p := product{tA: tA, tB: tB, dataA: dataA, m: m, n: n}
-	d := Op{Kind: "MatMul", Out: tensor.Shape{m, n}, F32: mulKernel[float32](p, as, bs), F64: mulKernel[float64](p, as, bs)}
+	d := graphop.Op{Kind: "MatMul", Out: tensor.Shape{m, n}, F32: mulKernel[float32](p, as, bs), F64: mulKernel[float64](p, as, bs)}
 	if !tA {
 		d.Grad, d.DiffWRT = p.grad, []bool{!dataA, true}
 	}
@@ -59,7 +60,7 @@ type product struct {
 
 // mulKernel is the product of a of shape as and b of shape bs (beta = 0:
 // it overwrites every element of the output, whatever was there).
-func mulKernel[T Float](p product, as, bs tensor.Shape) Kernel[T] {
+func mulKernel[T Float](p product, as, bs tensor.Shape) graphop.Kernel[T] {
 	ar, ac, br, bc := as[0], as[1], bs[0], bs[1]
 	return func(c []T, ab [][]T) error {
 		Mul(p.tA, p.tB, 1, Mat[T]{ab[0], ar, ac, ac}, Mat[T]{ab[1], br, bc, bc}, 0, Mat[T]{c, p.m, p.n, p.n})

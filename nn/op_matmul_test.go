@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -40,7 +41,7 @@ func checkMatMul(t *testing.T, m, k, n int, tA, tB bool, dt tensor.Dtype) {
 				v[i] = float64(float32(v[i]))
 			}
 		}
-		d := NewDense(dt, sh...)
+		d := graphop.NewDense(dt, sh...)
 		for i, x := range v {
 			d.Set(i, castTo(dt, x))
 		}
@@ -134,7 +135,7 @@ func TestMatMulDataOperand(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range g.AllNodes() {
-			if o, ok := n.Op().(*graphOp); ok && o.def.Kind == "MatMul" {
+			if d, ok := graphop.Of(n); ok && d.Kind == "MatMul" {
 				products++
 			}
 		}

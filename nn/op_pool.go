@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -32,10 +33,10 @@ func MeanPoolLayout(x *G.Node, lay *Layout, rows int, real *[]bool) (*G.Node, er
 	}
 	o := &meanPool{n: s[0], b: rows, d: s[1], lay: lay, real: real}
 	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: "MeanPoolGrad", Out: s, Accumulates: true, Prepare: o.prepare,
+		return graphop.One(graphop.Op{Kind: "MeanPoolGrad", Out: s, Accumulates: true, Prepare: o.prepare,
 			F32: unpoolKernel[float32](o), F64: unpoolKernel[float64](o)}.Apply(g))
 	}
-	return Op{Kind: "MeanPool", Out: tensor.Shape{rows, s[1]}, Accumulates: true, Prepare: o.prepare, Grad: grad,
+	return graphop.Op{Kind: "MeanPool", Out: tensor.Shape{rows, s[1]}, Accumulates: true, Prepare: o.prepare, Grad: grad,
 		F32: poolKernel[float32](o), F64: poolKernel[float64](o)}.Apply(x)
 }
 
@@ -58,13 +59,13 @@ func (o *meanPool) prepare() (err error) {
 	return err
 }
 
-func poolKernel[T Float](o *meanPool) Kernel[T] {
+func poolKernel[T Float](o *meanPool) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error { pool(in[0], out, o.w, o.l.T, o.d); return nil }
 }
 
 // unpoolKernel spreads the [B, d] upstream gradient back over the real
 // rows: dx_{b,t} = w_{b,t}·g_b.
-func unpoolKernel[T Float](o *meanPool) Kernel[T] {
+func unpoolKernel[T Float](o *meanPool) graphop.Kernel[T] {
 	return func(dx []T, in [][]T) error { unpool(in[0], dx, o.w, o.l.T, o.d); return nil }
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -55,13 +56,13 @@ func AddPositions(x *G.Node, scale float64, pos *[]int32, table []float64) (*G.N
 		return nil
 	}
 	grad := func(_ G.Nodes, g *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: "AddPositionsGrad", Out: s, F32: scaled[float32](scale), F64: scaled[float64](scale)}.Apply(g))
+		return graphop.One(graphop.Op{Kind: "AddPositionsGrad", Out: s, F32: scaled[float32](scale), F64: scaled[float64](scale)}.Apply(g))
 	}
-	return Op{Kind: "AddPositions", Out: s, Prepare: check, Grad: grad,
+	return graphop.Op{Kind: "AddPositions", Out: s, Prepare: check, Grad: grad,
 		F32: addPositions[float32](scale, pos, table, d), F64: addPositions[float64](scale, pos, table, d)}.Apply(x)
 }
 
-func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) Kernel[T] {
+func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		x := in[0]
 		for i, p := range *pos {
@@ -76,7 +77,7 @@ func addPositions[T Float](scale float64, pos *[]int32, table []float64, d int) 
 }
 
 // scaled is y = s·x, AddPositions' backward.
-func scaled[T Float](s float64) Kernel[T] {
+func scaled[T Float](s float64) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		for i, v := range in[0] {
 			out[i] = T(s * float64(v))

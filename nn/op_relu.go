@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -9,14 +10,14 @@ import (
 // node and a product node, each allocating its output and its gradient on
 // every step: 14% of the transformer's step went there.
 func ReLU(x *G.Node) (*G.Node, error) {
-	return Op{Kind: "ReLU", Out: x.Shape(), F32: relu[float32], F64: relu[float64], Grad: reluGrad}.Apply(x)
+	return graphop.Op{Kind: "ReLU", Out: x.Shape(), F32: relu[float32], F64: relu[float64], Grad: reluGrad}.Apply(x)
 }
 
 func relu[T Float](out []T, in [][]T) error { reluMask(in[0], in[0], out); return nil }
 
 // reluGrad is g·[x ≥ 0] from the ReLU's input x and upstream gradient g.
 func reluGrad(in G.Nodes, g *G.Node) (G.Nodes, error) {
-	return one(Op{Kind: "ReLUGrad", Out: g.Shape(), F32: reluBack[float32], F64: reluBack[float64]}.Apply(in[0], g))
+	return graphop.One(graphop.Op{Kind: "ReLUGrad", Out: g.Shape(), F32: reluBack[float32], F64: reluBack[float64]}.Apply(in[0], g))
 }
 
 func reluBack[T Float](out []T, in [][]T) error { reluMask(in[0], in[1], out); return nil }

@@ -5,26 +5,27 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // TestFullOutputsOverwriteStaleBuffers: the ops that take their previous
-// output back unzeroed (OutBufFull) write every element, so a stale buffer
+// output back unzeroed (not Accumulates) write every element, so a stale buffer
 // full of NaN gives the same output as a fresh one.
 func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 	r := rand.New(rand.NewSource(21))
 	rnd := func(shape ...int) *tensor.Dense {
-		x := NewDense(tensor.Float32, shape...)
+		x := graphop.NewDense(tensor.Float32, shape...)
 		for i, d := 0, x.Data().([]float32); i < len(d); i++ {
 			d[i] = float32(r.NormFloat64())
 		}
 		return x
 	}
-	// an op's Do given its previous output, of the op of the node build
-	// makes of inputs shaped as in
+	// the Do of the op of the node build makes of inputs shaped as in; the
+	// op keeps its output, so its second run gets the first one's back
 	type build func(in G.Nodes) (*G.Node, error)
-	via := func(b build, in ...G.Value) func(pre G.Value, _ []G.Value) (G.Value, error) {
+	via := func(b build, in ...G.Value) func(in []G.Value) (G.Value, error) {
 		g := G.NewGraph()
 		var nodes G.Nodes
 		for _, v := range in {
@@ -34,11 +35,7 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		op := n.Op().(*graphOp)
-		return func(pre G.Value, in []G.Value) (G.Value, error) {
-			op.last = pre
-			return op.Do(in...)
-		}
+		return func(in []G.Value) (G.Value, error) { return n.Op().Do(in...) }
 	}
 	// the gradient op of the node fwd builds of in[0], given the upstream
 	// gradient in[1]
@@ -48,7 +45,8 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			ns, err := y.Op().(*graphOp).def.Grad(in[:1], in[1])
+			d, _ := graphop.Of(y)
+			ns, err := d.Grad(in[:1], in[1])
 			if err != nil {
 				return nil, err
 			}
@@ -78,11 +76,36 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 	}
 	attn := func(causal bool, mask *[]bool) build { return attnIn(causal, mask, Layout{2, 4}) }
 	in := func(vs ...G.Value) []G.Value { return vs }
+	// the convolutions: ConvRows at stride 1 on its whole-output path (made
+	// to run on these small images), at stride 2 by blocks; Conv2D
+	withImplicitAnySize(t, true)
+	convRows := func(stride int) build {
+		return func(in G.Nodes) (*G.Node, error) { return ConvRows(in[0], in[1], 2, 5, 5, stride, 1, false) }
+	}
+	conv2D := func(in G.Nodes) (*G.Node, error) { return Conv2DPadded(in[0], in[1], 1, 1, false) }
+	// gradient k (0: the input's, 1: the filters') of the convolution fwd
+	// builds of in[0], in[1], given the upstream gradient in[2]
+	convGrad := func(fwd build, k int) build {
+		return func(in G.Nodes) (*G.Node, error) {
+			y, err := fwd(in[:2])
+			if err != nil {
+				return nil, err
+			}
+			d, _ := graphop.Of(y)
+			ns, err := d.Grad(in[:2], in[2])
+			if err != nil {
+				return nil, err
+			}
+			return ns[k], nil
+		}
+	}
+	pix, w4 := rnd(2*5*5, 3), rnd(4, 3, 3, 3)
+	dy1, dy2, img, dimg := rnd(2*5*5, 4), rnd(2*3*3, 4), rnd(2, 3, 5, 5), rnd(2, 4, 5, 5)
 	x59, b9, x2325, b3, g59, w97 := rnd(5, 9), rnd(9), rnd(2, 3, 2, 5), rnd(3), rnd(5, 9), rnd(9, 7)
 	qkv, dout, rows := rnd(8, 12), rnd(8, 4), rnd(20, 3)
 	cases := []struct {
 		name string
-		do   func(pre G.Value, in []G.Value) (G.Value, error)
+		do   func(in []G.Value) (G.Value, error)
 		in   []G.Value
 	}{
 		{"AddBias/matrix", via(bias, x59, b9), in(x59, b9)},
@@ -105,10 +128,18 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		// a token-budget batch of 2 sequences of 3 rows in 8: rows 6, 7 are padding
 		{"Attention/short layout", via(attnIn(true, &real, Layout{2, 3}), qkv), in(qkv)},
 		{"AttentionGrad/short layout", via(gradOf(attnIn(false, nil, Layout{1, 3})), qkv, dout), in(qkv, dout)},
+		{"ConvRows/stride 1", via(convRows(1), pix, w4), in(pix, w4)},
+		{"ConvRowsGradW/stride 1", via(convGrad(convRows(1), 1), pix, w4, dy1), in(pix, dy1)},
+		{"ConvRowsGradX/stride 1", via(convGrad(convRows(1), 0), pix, w4, dy1), in(w4, dy1)},
+		{"ConvRows/stride 2", via(convRows(2), pix, w4), in(pix, w4)},
+		{"ConvRowsGradW/stride 2", via(convGrad(convRows(2), 1), pix, w4, dy2), in(pix, dy2)},
+		{"ConvRowsGradX/stride 2", via(convGrad(convRows(2), 0), pix, w4, dy2), in(w4, dy2)},
+		{"Conv2D", via(conv2D, img, w4), in(img, w4)},
+		{"Conv2DGradX", via(convGrad(conv2D, 0), img, w4, dimg), in(w4, dimg)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fresh, err := c.do(nil, c.in)
+			fresh, err := c.do(c.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +148,7 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 			for i, d := 0, stale.Data().([]float32); i < len(d); i++ {
 				d[i] = float32(math.NaN())
 			}
-			got, err := c.do(stale, c.in)
+			got, err := c.do(c.in) // its previous output is stale
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -92,14 +93,14 @@ func (g shortcutGeom) each(f func(in, out int)) {
 // channels get none (both outputs start at zero).
 func (g shortcutGeom) apply(x *G.Node, kind string) (*G.Node, error) {
 	grad := func(_ G.Nodes, dy *G.Node) (G.Nodes, error) {
-		return one(Op{Kind: kind + "Grad", Out: g.inShape(), Accumulates: true,
+		return graphop.One(graphop.Op{Kind: kind + "Grad", Out: g.inShape(), Accumulates: true,
 			F32: shortcutBack[float32](g), F64: shortcutBack[float64](g)}.Apply(dy))
 	}
-	return Op{Kind: kind, Out: g.outShape(), Accumulates: true, Grad: grad,
+	return graphop.Op{Kind: kind, Out: g.outShape(), Accumulates: true, Grad: grad,
 		F32: shortcutFwd[float32](g), F64: shortcutFwd[float64](g)}.Apply(x)
 }
 
-func shortcutFwd[T Float](g shortcutGeom) Kernel[T] {
+func shortcutFwd[T Float](g shortcutGeom) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		xs := in[0]
 		g.each(func(i, j int) { out[j] = xs[i] })
@@ -107,7 +108,7 @@ func shortcutFwd[T Float](g shortcutGeom) Kernel[T] {
 	}
 }
 
-func shortcutBack[T Float](g shortcutGeom) Kernel[T] {
+func shortcutBack[T Float](g shortcutGeom) graphop.Kernel[T] {
 	return func(dx []T, in [][]T) error {
 		dy := in[0]
 		g.each(func(i, j int) { dx[i] = dy[j] })

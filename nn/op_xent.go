@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -37,7 +38,7 @@ func CrossEntropy(logits *G.Node, targets *[]int32, opt Xent) (*G.Node, error) {
 		return nil, fmt.Errorf("CrossEntropy: label smoothing %g, want 0 ≤ ε < 1", opt.Smoothing)
 	}
 	x := &xent{targets: targets, rows: s[0], c: s[1], opt: opt}
-	return Op{Kind: "CrossEntropy", Out: tensor.ScalarShape(), Prepare: x.check, Grad: x.grad, State: x,
+	return graphop.Op{Kind: "CrossEntropy", Out: tensor.ScalarShape(), Prepare: x.check, Grad: x.grad, State: x,
 		F32: xentLoss[float32](x), F64: xentLoss[float64](x)}.Apply(logits)
 }
 
@@ -50,11 +51,11 @@ type XentResult struct {
 // LastXent is the result of loss's last forward; ok is false when loss is
 // not a CrossEntropy node.
 func LastXent(loss *G.Node) (r XentResult, ok bool) {
-	o, ok := loss.Op().(*graphOp)
+	d, ok := graphop.Of(loss)
 	if !ok {
 		return XentResult{}, false
 	}
-	x, ok := o.def.State.(*xent)
+	x, ok := d.State.(*xent)
 	if !ok {
 		return XentResult{}, false
 	}
@@ -85,7 +86,7 @@ func (x *xent) check() error {
 
 // xentLoss is the loss, reduced as x.opt says; it keeps the plain NLL in
 // x.last.
-func xentLoss[T Float](x *xent) Kernel[T] {
+func xentLoss[T Float](x *xent) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		r := xentFwd(in[0], *x.targets, x.c, x.opt.Smoothing)
 		x.last = XentResult{Real: r.n}
@@ -152,11 +153,11 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
 // grad is (softmax(x) − q)·g/n (the mean) or ·g (the sum) for real rows,
 // q the smoothed target distribution; 0 for padded ones.
 func (x *xent) grad(in G.Nodes, g *G.Node) (G.Nodes, error) {
-	return one(Op{Kind: "CrossEntropyGrad", Out: in[0].Shape(), Accumulates: true, Prepare: x.check,
+	return graphop.One(graphop.Op{Kind: "CrossEntropyGrad", Out: in[0].Shape(), Accumulates: true, Prepare: x.check,
 		F32: xentGrad[float32](x), F64: xentGrad[float64](x)}.Apply(in[0], g))
 }
 
-func xentGrad[T Float](x *xent) Kernel[T] {
+func xentGrad[T Float](x *xent) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
 		t := *x.targets
 		sc := float64(in[1][0])

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -35,7 +36,7 @@ func TestCrossEntropyValue(t *testing.T) {
 	x := tensor.New(tensor.WithShape(3, 2), tensor.WithBacking([]float64{0, math.Log(3), 5, 7, 1000, 1000}))
 	targets := []int32{1, -1, 0}
 	v := runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) { return CrossEntropy(in[0], &targets, Xent{}) })
-	got, _ := Scalar("", v)
+	got, _ := graphop.Scalar("", v)
 	want := (-math.Log(0.75) + math.Log(2)) / 2
 	if math.Abs(got-want) > 1e-12 {
 		t.Fatalf("loss %v, want %v (mean over the 2 real rows)", got, want)
@@ -61,7 +62,7 @@ func TestCrossEntropyValue(t *testing.T) {
 			node, err = CrossEntropy(in[0], &targets, c.opt)
 			return node, err
 		})
-		if got, _ := Scalar("", v); math.Abs(got-c.want) > 1e-12 {
+		if got, _ := graphop.Scalar("", v); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: loss %v, want %v", c.name, got, c.want)
 		}
 		if r, ok := LastXent(node); !ok || r.Real != 2 || math.Abs(r.NLL-want) > 1e-12 {

@@ -23,8 +23,8 @@ import (
 //   - x-copy:         fastest op pair / fastest copy over the iterations, the
 //     ratio least disturbed by other processes on a shared machine.
 //
-// The ops are driven as the TapeMachine drives them (UsePreallocDo into
-// reused buffers); "/taps" cases have every tap group on, which is how the
+// The ops are driven as the executor drives them (Do, each op reusing its
+// previous output); "/taps" cases have every tap group on, which is how the
 // trainer runs them by default (probes.DefaultIntervals: stats, grad and
 // params every step), the others none (intervals 0, or a step between
 // intervals).
@@ -72,10 +72,7 @@ func BenchmarkNormVariants(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			l := mustLayer(b, c.spec, Site{Name: "bench", D: d, Heads: 8, Warmup: c.warmup, Dtype: tensor.Float32, SampleRows: 64, Spatial: c.spatial})
 			l.SetTapMask(c.taps)
-			in := l.newInstance()
-			fw, bw := fwdOp{in}, bwdOp{in}
-			y := tensor.New(tensor.WithShape(n, d), tensor.WithBacking(yb))
-			dx := tensor.New(tensor.WithShape(n, d), tensor.WithBacking(dxb))
+			ops := applyOps(b, l, n)
 			fin := []gorgonia.Value{x}
 			bin := []gorgonia.Value{x, g}
 			if l.gamma != nil {
@@ -89,10 +86,10 @@ func BenchmarkNormVariants(b *testing.B) {
 				copy(yb, xs)
 				copy(dxb, gs)
 				t1 := time.Now()
-				if _, err := fw.UsePreallocDo(y, fin...); err != nil {
+				if _, err := ops.fw.Do(fin...); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := bw.UsePreallocDo(dx, bin...); err != nil {
+				if _, err := ops.bw.Do(bin...); err != nil {
 					b.Fatal(err)
 				}
 				t2 := time.Now()

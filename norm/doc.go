@@ -9,7 +9,9 @@
 //
 // A variant is named by a spec string such as "powernorm:alpha_fwd=0.95" that
 // normspec.Parse turns into a normspec.Config; NewLayer binds a Config to a Site (the place in
-// a model) and Layer.Apply adds the layer to a gorgonia graph. The layer owns
+// a model) and Layer.Apply adds the layer to a gorgonia graph, as three
+// internal/graphop descriptions (ops.go: the forward, the backward that
+// also computes dγ and dβ, and their reads), as nn's ops are. The layer owns
 // its γ/β tensors and its running state, so Apply can be called on a training
 // graph and on a forward-only evaluation graph that share them. A recurrent
 // op (the LSTM's N_h and N_c) uses a per-row layer through Seq instead: the

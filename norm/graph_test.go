@@ -138,54 +138,78 @@ func TestApplyErrors(t *testing.T) {
 	}
 }
 
+// layerOps are one Apply's ops on an [n, D] input, as its graph holds
+// them: the forward, the backward, and for variants with γ/β the reads of
+// dγ and dβ.
+type layerOps struct{ fw, bw, rg, rb gorgonia.Op }
+
+func applyOps(t testing.TB, l *Layer, n int) layerOps {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewMatrix(g, l.site.Dtype, gorgonia.WithShape(n, l.d), gorgonia.WithName("x"))
+	y, params, err := l.Apply(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := gorgonia.NewMatrix(g, l.site.Dtype, gorgonia.WithShape(n, l.d), gorgonia.WithName("g"))
+	grads, err := y.Op().(gorgonia.SDOp).SymDiff(append(gorgonia.Nodes{x}, params...), y, up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := layerOps{fw: y.Op(), bw: grads[0].Op()}
+	if len(grads) == 3 {
+		ops.rg, ops.rb = grads[1].Op(), grads[2].Op()
+	}
+	return ops
+}
+
 // TestOpsUniquePerApply: two layers of the same variant, and two Apply
-// calls of one layer, give ops with distinct names, so gorgonia never merges
-// their stateful nodes.
+// calls of one layer, give ops with distinct names and hashes, so gorgonia
+// never merges their stateful nodes.
 func TestOpsUniquePerApply(t *testing.T) {
 	a := mustLayer(t, "layernorm", Site{Name: "x", D: 4, Dtype: tensor.Float64})
 	b := mustLayer(t, "layernorm", Site{Name: "x", D: 4, Dtype: tensor.Float64})
-	seen := map[string]bool{}
+	names, hashes := map[string]bool{}, map[uint32]bool{}
 	for _, l := range []*Layer{a, b, a} {
-		op := fwdOp{l.newInstance()}
-		for _, s := range []string{op.String(), bwdOp(op).String(), readOp{op.in, 0}.String(), readOp{op.in, 1}.String()} {
-			if seen[s] {
-				t.Fatalf("op name %q repeated", s)
+		ops := applyOps(t, l, 3)
+		for _, op := range []gorgonia.Op{ops.fw, ops.bw, ops.rg, ops.rb} {
+			if s, h := op.String(), op.Hashcode(); names[s] || hashes[h] {
+				t.Fatalf("op %q (hash %d) repeated", s, h)
 			}
-			seen[s] = true
+			names[op.String()], hashes[op.Hashcode()] = true, true
 		}
 	}
 }
 
-// TestPreallocValidation: a wrong buffer from UsePreallocDo is not written
-// into; the op allocates instead.
-func TestPreallocValidation(t *testing.T) {
-	l := mustLayer(t, "rmsnorm", Site{D: 3, Dtype: tensor.Float64})
-	op := fwdOp{l.newInstance()}
+// TestOpInputs: the ops refuse values of another dtype than the layer's
+// (with and without γ/β), and keep their output from one run to the next
+// without writing into an input.
+func TestOpInputs(t *testing.T) {
 	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6}))
-	bad := []gorgonia.Value{
-		tensor.New(tensor.WithShape(3, 2), tensor.WithBacking(make([]float64, 6))),
-		tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6))),
-		x, // the input itself
-		nil,
-	}
-	for i, p := range bad {
-		out, err := op.UsePreallocDo(p, x, l.gamma, l.beta)
+	x32 := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6)))
+	for _, spec := range []string{"rmsnorm", "layernorm-simple"} {
+		l := mustLayer(t, spec, Site{D: 3, Dtype: tensor.Float64})
+		ops := applyOps(t, l, 2)
+		in := []gorgonia.Value{x}
+		in32 := []gorgonia.Value{x32}
+		if l.gamma != nil {
+			in = append(in, l.gamma, l.beta)
+			in32 = append(in32, l.gamma, l.beta)
+		}
+		if _, err := ops.fw.Do(in32...); err == nil {
+			t.Errorf("%s: accepted a float32 input on a float64 layer", spec)
+		}
+		first, err := ops.fw.Do(in...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p != nil && out == p {
-			t.Errorf("case %d: wrote into an unusable buffer", i)
+		again, err := ops.fw.Do(in...)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !out.Shape().Eq(tensor.Shape{2, 3}) {
-			t.Errorf("case %d: output shape %v", i, out.Shape())
+		if first != again || first == gorgonia.Value(x) || !again.Shape().Eq(tensor.Shape{2, 3}) {
+			t.Errorf("%s: outputs %p then %p of shape %v, input %p: want one buffer of its own, [2, 3]", spec, first, again, again.Shape(), x)
 		}
-	}
-	good := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float64, 6)))
-	if out, _ := op.UsePreallocDo(good, x, l.gamma, l.beta); out != good {
-		t.Error("did not use a valid buffer")
-	}
-	if _, err := op.UsePreallocDo(nil, tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6))), l.gamma, l.beta); err == nil {
-		t.Error("accepted a float32 input on a float64 layer")
 	}
 }
 
@@ -229,41 +253,40 @@ func TestGradOnlyParams(t *testing.T) {
 }
 
 // TestNoAllocationsPerStep: after the first step, a training step of the
-// op pair (forward + backward + dγ/dβ reads into reused buffers) does not
-// allocate, with every tap group on and a mask.
+// op pair (forward + backward + dγ/dβ reads, each op reusing its previous
+// output) does not allocate, with every tap group on and a mask.
 func TestNoAllocationsPerStep(t *testing.T) {
 	const n, d = 8, 16
 	for _, v := range normspec.Variants() {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			l := mustLayer(t, v.Name, Site{Name: "a", D: d, Heads: 4, Dtype: dt, SampleRows: 4})
 			l.SetMask([]bool{true, true, false, true, true, true, true, false})
-			in := l.newInstance()
-			fw, bw := fwdOp{in}, bwdOp{in}
-			rg, rb := readOp{in, 0}, readOp{in, 1}
+			ops := applyOps(t, l, n)
 			mk := func() *tensor.Dense { return tensor.New(tensor.Of(dt), tensor.WithShape(n, d)) }
-			x, g, y, dx := mk(), mk(), mk(), mk()
+			x, g := mk(), mk()
 			setData(x, randSlice(rand.New(rand.NewSource(1)), n*d, 1, 0))
 			setData(g, randSlice(rand.New(rand.NewSource(2)), n*d, 1, 0))
-			dg := tensor.New(tensor.Of(dt), tensor.WithShape(d))
-			db := tensor.New(tensor.Of(dt), tensor.WithShape(d))
 			fin := []gorgonia.Value{x}
 			bin := []gorgonia.Value{x, g}
 			if l.gamma != nil {
 				fin = []gorgonia.Value{x, l.gamma, l.beta}
 				bin = []gorgonia.Value{x, l.gamma, g}
 			}
+			rin := make([]gorgonia.Value, 1) // the reads' input, dx (a slice of its own: Do(dx) would allocate one)
 			step := func() {
-				if _, err := fw.UsePreallocDo(y, fin...); err != nil {
+				if _, err := ops.fw.Do(fin...); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := bw.UsePreallocDo(dx, bin...); err != nil {
+				dx, err := ops.bw.Do(bin...)
+				if err != nil {
 					t.Fatal(err)
 				}
 				if l.gamma != nil {
-					if _, err := rg.UsePreallocDo(dg, dx); err != nil {
+					rin[0] = dx
+					if _, err := ops.rg.Do(rin...); err != nil {
 						t.Fatal(err)
 					}
-					if _, err := rb.UsePreallocDo(db, dx); err != nil {
+					if _, err := ops.rb.Do(rin...); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -12,8 +12,7 @@ type float interface{ ~float32 | ~float64 }
 // the mask it used), so that several graphs sharing the layer do not
 // disturb each other's tapes. Running state stays in the Layer.
 type instance struct {
-	l  *Layer
-	id int
+	l *Layer
 
 	// set by the forward pass, read by the backward pass
 	n, nReal  int

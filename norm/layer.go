@@ -54,10 +54,9 @@ type Layer struct {
 
 	tapBuf struct{ bm, bv, bp, rm, rv, rp []float64 }
 
-	nextInst int
-	ref      *instance // used by Forward64/Backward64
-	refG     []float64 // γ/β as float64 for the reference entry points
-	refB     []float64
+	ref  *instance // used by Forward64/Backward64
+	refG []float64 // γ/β as float64 for the reference entry points
+	refB []float64
 }
 
 // NewLayer checks cfg against site and builds the layer with γ = 1, β = 0
@@ -193,10 +192,7 @@ func (l *Layer) Warmup() int { return l.warmup }
 // updates node values in place updates every graph the layer is in.
 func (l *Layer) Params() (gamma, beta *tensor.Dense) { return l.gamma, l.beta }
 
-func (l *Layer) newInstance() *instance {
-	l.nextInst++
-	return &instance{l: l, id: l.nextInst}
-}
+func (l *Layer) newInstance() *instance { return &instance{l: l} }
 
 var nan = math.NaN()
 

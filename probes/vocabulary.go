@@ -76,7 +76,7 @@ func (m Metric) Format(v float64) string {
 	case MetricPerplexity:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return SigShort.Format(v, 4)
 }
 
 // FormatSD prints a spread (a standard deviation or a difference) of the
@@ -241,32 +241,74 @@ func FormatLoss(v float64) string { return FormatSig(v, LossDigits) }
 // dashboard shows it: FormatSig with ValueDigits.
 func FormatValue(v float64) string { return FormatSig(v, ValueDigits) }
 
-// FormatSig is the one rule for a number with a few significant digits:
-// fixed notation from 0.001 to 99,999, so that columns line up without
-// exponents ("4.225", "0.4127", "12.35" at four digits; a number of more
-// integer digits than that keeps them: "12346"); exponent notation outside,
-// without strconv's padding ("2.371e-4", "1.235e5"). A missing value (NaN)
-// prints as Missing, ±Inf as "+Inf", "-Inf" (NonFinite), 0 as "0".
-func FormatSig(v float64, digits int) string {
+// FormatSig is the one rule for a number with a few significant digits,
+// in the style every consumer but the report's prose uses (SigKept): fixed
+// notation from 0.001 to 99,999, so that columns line up without exponents
+// ("4.225", "0.4127", "12.35" at four digits; a number of more integer
+// digits than that keeps them: "12346"); exponent notation outside, without
+// strconv's padding ("2.371e-4", "1.235e5"). A missing value (NaN) prints as
+// Missing, ±Inf as "+Inf", "-Inf" (NonFinite), 0 as "0".
+func FormatSig(v float64, digits int) string { return SigKept.Format(v, digits) }
+
+// A SigStyle is how the one significant-digit formatter (Format) writes a
+// number once it is rounded: which magnitudes take an exponent, how the
+// exponent is spelled, and whether trailing zeros stay.
+type SigStyle uint8
+
+const (
+	// SigKept is FormatSig's: trailing zeros stay ("1.500": four digits
+	// shown are four digits measured, and a column's decimals line up);
+	// plain for 1e-3 ≤ |v| < 1e5 (of v before rounding), else an exponent
+	// without padding ("1.5e6"); zero is "0".
+	SigKept SigStyle = iota
+	// SigShort is the report's prose (its tables' numbers, ratios and
+	// slopes), strconv's %g byte for byte: trailing zeros dropped ("1.5"),
+	// plain while the rounded decimal exponent is in [-4, digits), else an
+	// exponent as strconv writes it ("1.5e+06", "2e-05").
+	SigShort
+)
+
+// Format writes v rounded to digits significant digits (digits ≥ 1) in
+// style st. Both styles round once, the same way (strconv's exponent form
+// gives the digits and the decimal exponent x), and a plain number shows
+// the digits down to the last significant one (digits-1-x decimals, none
+// past the units); they differ only in the three rules SigStyle names.
+// NaN and ±Inf are NonFinite's.
+func (st SigStyle) Format(v float64, digits int) string {
 	if s, ok := NonFinite(v); ok {
 		return s
 	}
-	if v == 0 {
-		return "0"
+	short := st == SigShort
+	if v == 0 && !short {
+		return "0" // not "0.000": an exact zero has no digits to keep
 	}
-	a := math.Abs(v)
-	if a < 1e-3 || a >= 1e5 {
-		return formatExp(v, digits)
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', digits-1, 64), "e")
+	x, _ := strconv.Atoi(exp)
+	var plain bool
+	if short {
+		plain = x >= -4 && x < digits
+	} else {
+		a := math.Abs(v)
+		plain = a >= 1e-3 && a < 1e5
 	}
-	// Decimals for the digits at a's magnitude; re-rounded when rounding
-	// carries into the next decade (9.9996 → "10.00", not "10.000").
-	mag := math.Floor(math.Log10(a))
-	dec := max(digits-1-int(mag), 0)
-	s := strconv.FormatFloat(v, 'f', dec, 64)
-	if r, _ := strconv.ParseFloat(s, 64); math.Abs(r) >= math.Pow(10, mag+1) && dec > 0 {
-		s = strconv.FormatFloat(v, 'f', dec-1, 64)
+	switch {
+	case plain && short:
+		return trimZeros(strconv.FormatFloat(v, 'f', max(digits-1-x, 0), 64))
+	case plain:
+		return strconv.FormatFloat(v, 'f', max(digits-1-x, 0), 64)
+	case short:
+		return trimZeros(mant) + "e" + exp
 	}
-	return s
+	return mant + "e" + strconv.Itoa(x)
+}
+
+// trimZeros drops a decimal number's trailing zeros after its point, and
+// the point when nothing is left after it ("1.500" → "1.5", "2.000" → "2").
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
 // FormatSigExp is FormatSig in exponent notation whatever the magnitude

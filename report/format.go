@@ -6,14 +6,10 @@ import (
 	"github.com/normtop/normtop/probes"
 )
 
-// fmtNum prints a number with four significant digits; probes.Missing for
-// NaN.
-func fmtNum(v float64) string {
-	if s, ok := probes.NonFinite(v); ok {
-		return s
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
+// fmtNum prints a number of the report's prose and tables with four
+// significant digits, in the one formatter's short style
+// (probes.SigShort: "1.5", "2.371e-05"; probes.Missing for NaN).
+func fmtNum(v float64) string { return probes.SigShort.Format(v, 4) }
 
 // fmtSigned is fmtNum with a sign.
 func fmtSigned(v float64) string {

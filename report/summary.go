@@ -18,11 +18,13 @@ var findingTitles = map[string]string{
 
 // Line is the finding in one line: its claim in a few words and the
 // verdict, e.g. "(iii) ψ² fluctuates far less than σ² (PowerNorm Fig. 4):
-// not supported".
+// not supported". A finding without a short title gives its whole claim,
+// a sentence, without its closing period: the colon and the verdict end
+// the line ("…beyond seed noise: not measurable", not "noise.: not").
 func (f Finding) Line() string {
 	t, ok := findingTitles[f.ID]
 	if !ok {
-		t = f.Claim
+		t = strings.TrimSuffix(f.Claim, ".")
 	}
 	if f.Verdict == NotMeasurable && f.Reason != "" {
 		// Say why: what the claim needs that these runs lack.

@@ -16,6 +16,11 @@ func TestFindingLine(t *testing.T) {
 		{Finding{ID: "iii", Verdict: NotSupported}, "(iii) ψ² fluctuates far less than σ² (PowerNorm Fig. 4): not supported"},
 		{Finding{ID: "i", Verdict: WithinNoise}, "(i) DetachNorm trains worse than LayerNorm-simple (Xu et al. Table 2): within seed noise"},
 		{Finding{ID: "x", Claim: "some claim", Verdict: Supported}, "(x) some claim: supported"},
+		// A whole claim is a sentence: its period does not precede the colon.
+		{Finding{ID: "vi-a", Claim: "Judged: above 1, beyond seed noise.", Verdict: NotMeasurable},
+			"(vi-a) Judged: above 1, beyond seed noise: not measurable with this model/run"},
+		{Finding{ID: "y", Claim: "ends in (ii-b) and (iii-b) hold).", Verdict: WithinNoise, Reason: "why."},
+			"(y) ends in (ii-b) and (iii-b) hold): within seed noise"},
 	}
 	for _, c := range cases {
 		if got := c.f.Line(); got != c.want {

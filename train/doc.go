@@ -30,7 +30,8 @@
 //
 // The models stand on package nn (the ops, the executor, Adam) and package
 // norm (the variants' layers). The one op that stays here is the LSTM
-// layer fused over the sequence (lstm_op.go, lstm_kernel.go): its cell
+// layer fused over the sequence (lstm_op.go, lstm_kernel.go; described to
+// gorgonia through internal/graphop, as nn's and norm's ops are): its cell
 // calls the norm kernels row range by row range, and nn does not import
 // norm.
 //

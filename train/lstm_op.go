@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 
+	"github.com/normtop/normtop/internal/graphop"
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
@@ -48,7 +49,7 @@ func LSTMSeq(xn, wh, bias *G.Node, nh, nc *norm.Seq, gamH, betH, gamC, betC *G.N
 	if o.affine {
 		o.want = append(o.want, []int{4 * h}, []int{4 * h}, []int{h}, []int{h})
 	}
-	return nn.Op{Kind: "LSTMSeq", Out: tensor.Shape{batch * seq, h}, Prepare: o.check, Grad: o.grad,
+	return graphop.Op{Kind: "LSTMSeq", Out: tensor.Shape{batch * seq, h}, Prepare: o.check, Grad: o.grad,
 		F32: lstmForwardKernel[float32](o), F64: lstmForwardKernel[float64](o)}.Apply(in...)
 }
 
@@ -85,7 +86,7 @@ func lstmArgsOf[T nn.Float](in [][]T) lstmArgs[T] {
 	return a
 }
 
-func lstmForwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
+func lstmForwardKernel[T nn.Float](o *lstmSeq) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error { return lstmForward(o, lstmArgsOf(in), out) }
 }
 
@@ -93,14 +94,14 @@ func lstmForwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
 // d xn and keeps the gradients of W_h, b and the norms' γ, β in the
 // state, and one op per other input that reads its gradient from there.
 func (o *lstmSeq) grad(inputs G.Nodes, grad *G.Node) (G.Nodes, error) {
-	dx, err := nn.Op{Kind: "LSTMSeqGrad", Out: tensor.Shape{o.b * o.t, 4 * o.h}, Prepare: o.check,
+	dx, err := graphop.Op{Kind: "LSTMSeqGrad", Out: tensor.Shape{o.b * o.t, 4 * o.h}, Prepare: o.check,
 		F32: lstmBackwardKernel[float32](o), F64: lstmBackwardKernel[float64](o)}.Apply(append(append(G.Nodes{}, inputs...), grad)...)
 	if err != nil {
 		return nil, err
 	}
 	out := G.Nodes{dx}
 	for i := 1; i < len(inputs); i++ {
-		r, err := nn.Op{Kind: "LSTMSeqGradRead", Out: tensor.Shape(o.want[i]),
+		r, err := graphop.Op{Kind: "LSTMSeqGradRead", Out: tensor.Shape(o.want[i]),
 			F32: lstmReadGrad[float32](o, i), F64: lstmReadGrad[float64](o, i)}.Apply(dx)
 		if err != nil {
 			return nil, err
@@ -110,7 +111,7 @@ func (o *lstmSeq) grad(inputs G.Nodes, grad *G.Node) (G.Nodes, error) {
 	return out, nil
 }
 
-func lstmBackwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
+func lstmBackwardKernel[T nn.Float](o *lstmSeq) graphop.Kernel[T] {
 	return func(dx []T, in [][]T) error {
 		n := len(in) - 1
 		return lstmBackward(o, lstmArgsOf(in[:n]), in[n], dx)
@@ -119,7 +120,7 @@ func lstmBackwardKernel[T nn.Float](o *lstmSeq) nn.Kernel[T] {
 
 // lstmReadGrad hands out the gradient of the forward's input which (1:
 // W_h, 2: b, 3-6: γ_h, β_h, γ_c, β_c) that the backward left in the state.
-func lstmReadGrad[T nn.Float](o *lstmSeq, which int) nn.Kernel[T] {
+func lstmReadGrad[T nn.Float](o *lstmSeq, which int) graphop.Kernel[T] {
 	return func(out []T, _ [][]T) error {
 		st, ok := o.st.(*lstmState[T])
 		if !ok || !st.backwarded {

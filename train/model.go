@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/normtop/normtop/internal/graphop"
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	"github.com/normtop/normtop/normspec"
@@ -102,7 +103,7 @@ func initWeights(specs []weightSpec, seed int64) [][]float64 {
 
 // toTensor copies float64 values into a new tensor of dtype dt.
 func toTensor(v []float64, dt tensor.Dtype, shape ...int) *tensor.Dense {
-	t := nn.NewDense(dt, shape...)
+	t := graphop.NewDense(dt, shape...)
 	switch d := t.Data().(type) {
 	case []float32:
 		for i, x := range v {

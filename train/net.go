@@ -5,6 +5,7 @@ import (
 	"math/rand"
 
 	"github.com/normtop/normtop/datasets"
+	"github.com/normtop/normtop/internal/graphop"
 	"github.com/normtop/normtop/nn"
 	"github.com/normtop/normtop/norm"
 	G "gorgonia.org/gorgonia"
@@ -99,7 +100,7 @@ func buildNet(s netSpec) (*net, error) {
 		return q, p, nil
 	}
 	if s.pixels > 0 {
-		b.images = nn.NewDense(s.dt, s.batch, s.pixels)
+		b.images = graphop.NewDense(s.dt, s.batch, s.pixels)
 	} else {
 		b.tokens = make([]int32, s.tokens)
 		if s.padded {
@@ -156,7 +157,7 @@ func (n *net) reset() { n.eng.Reset() }
 func (n *net) paramData() ([]*tensor.Dense, error) {
 	n.paramVals = n.paramVals[:0]
 	for _, p := range n.params {
-		d, err := nn.AsDense(p.Name(), p.Value())
+		d, err := graphop.AsDense(p.Name(), p.Value())
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +169,7 @@ func (n *net) paramData() ([]*tensor.Dense, error) {
 func (n *net) gradData() ([]*tensor.Dense, error) {
 	n.gradVals = n.gradVals[:0]
 	for i, g := range n.grads {
-		d, err := nn.AsDense(n.params[i].Name(), n.eng.Value(g))
+		d, err := graphop.AsDense(n.params[i].Name(), n.eng.Value(g))
 		if err != nil {
 			return nil, fmt.Errorf("gradient of %s: %w", n.params[i].Name(), err)
 		}
@@ -247,7 +248,7 @@ func (n *net) setTokens(in, target []int32, mask []bool) {
 func (n *net) correct() int {
 	c := n.logits.Shape()[1]
 	hits := 0
-	logits, err := nn.AsDense("logits", n.eng.Value(n.logits))
+	logits, err := graphop.AsDense("logits", n.eng.Value(n.logits))
 	if err != nil {
 		return 0
 	}

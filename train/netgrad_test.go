@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/normtop/normtop/nn"
+	"github.com/normtop/normtop/internal/graphop"
 	"github.com/normtop/normtop/nn/nntest"
 )
 
@@ -29,7 +29,7 @@ func netGradCheck(t *testing.T, n *net) []paramGrad {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := nn.Scalar("loss", n.eng.Value(n.loss))
+		v, err := graphop.Scalar("loss", n.eng.Value(n.loss))
 		n.reset()
 		if err != nil {
 			t.Fatal(err)

@@ -65,7 +65,7 @@ func TestEventsCountUnderFilter(t *testing.T) {
 		t.Fatalf("want %q (filtered %d of %d):\n%s", want, ev.matchedEvents(), all, out)
 	}
 	// The text filter: only rows whose layer, variant, kind or message match.
-	ev.state.kind, m.st.Filter = -1, "block1.ln2"
+	ev.state.kind, m.filter.pattern = -1, "block1.ln2"
 	for _, r := range ev.eventRows() {
 		if r.Layer < 0 || m.data.meta.Layers[r.Layer] != "block1.ln2" {
 			if !strings.Contains(r.Msg, "block1.ln2") {
@@ -171,26 +171,36 @@ func TestNoColorGlyphsOnLines(t *testing.T) {
 	}
 }
 
-// TestListKeys: h and F1 open the help; / types a text filter on Events
-// (backspace, enter keeps it, esc clears it); PgUp/PgDn page and
-// Home/End go to the ends of the list.
+// TestListKeys: h and F1 open the help; / types a text filter (backspace,
+// enter keeps it, esc clears it, but with the chart cursor on esc is the
+// cursor's); PgUp/PgDn page and Home/End go to the ends of the list.
 func TestListKeys(t *testing.T) {
 	b := Bounds{Variants: 2, Layers: 30, Page: 10}
 	s := NewState(false, 1)
 	for _, k := range []string{"h", "f1", "?"} {
-		if !Navigate(s, k, b).Help {
+		if got, _ := Navigate(s, k, b); !got.Help {
 			t.Errorf("%s does not open the help", k)
 		}
 	}
-	s.Screen = ScreenEvents
-	for _, k := range []string{"/", "a", "b", "backspace", "c", "enter"} {
-		s = Navigate(s, k, b)
+	var flt textFilter
+	if _, ok := filterKeys.handle(&flt, false, "/", false); !ok || !flt.typing {
+		t.Fatal("/ does not type the filter")
 	}
-	if s.Filter != "ac" || s.Filtering {
-		t.Fatalf("filter %q (typing %v), want \"ac\" kept", s.Filter, s.Filtering)
+	for _, k := range []keyName{"a", "b", "backspace", "c", "space", "d", "enter"} {
+		flt.typeKey(k)
 	}
-	if s = Navigate(s, "esc", b); s.Filter != "" {
-		t.Errorf("esc kept the filter %q", s.Filter)
+	if flt.pattern != "ac d" || flt.typing {
+		t.Fatalf("filter %q (typing %v), want \"ac d\" kept", flt.pattern, flt.typing)
+	}
+	if _, ok := filterKeys.handle(&flt, true, "esc", false); ok || flt.pattern == "" {
+		t.Errorf("esc with the cursor on was the filter's (pattern %q), not the cursor's", flt.pattern)
+	}
+	if _, ok := filterKeys.handle(&flt, false, "esc", false); !ok || flt.pattern != "" {
+		t.Errorf("esc kept the filter %q", flt.pattern)
+	}
+	flt = textFilter{pattern: "ab", typing: true}
+	if flt.typeKey("esc"); flt.pattern != "" || flt.typing {
+		t.Errorf("esc while typing: %+v, want the filter dropped", flt)
 	}
 	// The Events screen's own keys over its rows.
 	var ev eventsState
@@ -204,7 +214,7 @@ func TestListKeys(t *testing.T) {
 		}
 	}
 	s.Screen = ScreenLayers
-	if s = Navigate(s, "pgdown", b); s.Layer != 10 {
+	if s, _ = Navigate(s, "pgdown", b); s.Layer != 10 {
 		t.Errorf("pgdown on layers: layer %d, want 10", s.Layer)
 	}
 }

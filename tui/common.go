@@ -5,6 +5,7 @@ package tui
 // layout of the frame being laid out (its scale and mouse zones).
 type common struct {
 	st     State
+	filter textFilter // the text filter (/) the Events and Grid screens share
 	data   *store
 	styles *Styles
 	w, h   int

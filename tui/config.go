@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/normtop/normtop/normspec"
 	"github.com/normtop/normtop/probes"
@@ -22,10 +23,12 @@ import (
 // name still shows, under "other": nothing recorded is hidden.
 
 // configPanel is the config panel (i), a component over the view context
-// like a screen, shown over the current one; its keys are infoKeys, its
-// state State.Info and State.InfoTop.
+// like a screen, shown over the current one. It owns its state (shown, and
+// the first line shown) and its keys: configClosedKeys (i opens it) and,
+// while it is shown, configKeys.
 type configPanel struct {
 	page
+	state   configState
 	runPath string           // the run file, as given
 	live    bool             // a live run: the process's facts are shown
 	sys     sysSample        // the last CPU sample (live runs)
@@ -34,9 +37,66 @@ type configPanel struct {
 
 func (m *configPanel) View() []string { return m.configView(m.w, m.h) }
 
-// ShortHelp is the help bar while the panel is shown.
+// ShortHelp is the help bar while the panel is shown: its keys, then the
+// screens' (which close it and act).
 func (m *configPanel) ShortHelp() []key.Binding {
-	return []key.Binding{keymap.info, keymap.layer, keymap.page, keymap.screens}
+	return append(configKeys.help(false), keymap.screens)
+}
+
+// configState is the panel's own state.
+type configState struct {
+	open bool // shown, over the current screen
+	top  int  // the first line shown (the view clamps it to the lines)
+}
+
+// configClosedKeys: i opens the panel at its top.
+var configClosedKeys = keyTable[configState, int]{
+	{key: keymap.info, do: func(s *configState, _ int, _ keyName) tea.Cmd {
+		*s = configState{open: true}
+		return nil
+	}},
+}
+
+// configKeys are the panel's keys while it is shown, given its page (the
+// rows PgUp/PgDn move): i and esc close it, ↑/↓ and PgUp/PgDn scroll it,
+// Home goes to its top. Any other key closes it and goes on to the root
+// (key).
+var configKeys = keyTable[configState, int]{
+	{key: bind([]string{"i", "esc"}, "i", "run config"), do: func(s *configState, _ int, _ keyName) tea.Cmd {
+		*s = configState{}
+		return nil
+	}},
+	{key: keymap.layer, do: func(s *configState, _ int, k keyName) tea.Cmd {
+		s.scroll(upDown(k))
+		return nil
+	}},
+	{key: keymap.page, do: func(s *configState, page int, k keyName) tea.Cmd {
+		s.scroll(upDown(k) * max(page, 1))
+		return nil
+	}},
+	{key: keymap.home, do: func(s *configState, _ int, _ keyName) tea.Cmd {
+		s.top = 0
+		return nil
+	}},
+}
+
+// scroll moves the panel by d lines (its keys, the wheel).
+func (s *configState) scroll(d int) { s.top = max(s.top+d, 0) }
+
+// key takes a key: when closed, i opens the panel; when shown, its keys
+// act, and any other key closes it. It reports whether the key was the
+// panel's (else the key goes on: to the root's keys when it closed the
+// panel).
+func (m *configPanel) key(k keyName) bool {
+	if !m.state.open {
+		_, ok := configClosedKeys.handle(&m.state, 0, k, false)
+		return ok
+	}
+	if _, ok := configKeys.handle(&m.state, listPage(m.h), k, false); ok {
+		return true
+	}
+	m.state = configState{}
+	return false
 }
 
 // configGroups name the Config keys of each section, in display order.
@@ -215,7 +275,7 @@ func wrapIndented(text string, w int, indent string) []string {
 }
 
 // configView lays the panel out: two columns when wide enough, scrolled
-// by ↑/↓ and PgUp/PgDn (InfoTop) when it does not fit.
+// by ↑/↓ and PgUp/PgDn (state.top) when it does not fit.
 func (m *configPanel) configView(w, h int) []string {
 	s := m.styles
 	title := s.Heading.Render("run config") + s.Dim.Render(" · what the run header records · i or esc: close")
@@ -246,7 +306,7 @@ func (m *configPanel) configView(w, h int) []string {
 		}
 		lines = merged
 	}
-	top := clamp(m.st.InfoTop, 0, max(len(lines)-rows, 0))
+	top := clamp(m.state.top, 0, max(len(lines)-rows, 0))
 	if len(lines) > rows {
 		title = withHint(title, s.Dim.Render(fmt.Sprintf("lines %d–%d of %d (↑/↓)", top+1, min(top+rows, len(lines)), len(lines))), w)
 	}
@@ -255,23 +315,4 @@ func (m *configPanel) configView(w, h int) []string {
 		out = append(out, l)
 	}
 	return out
-}
-
-// infoKeys: while the panel is open, i and esc close it and ↑/↓, PgUp/PgDn
-// scroll it; the screen keys close it and act.
-func infoKeys(s State, k keyName, b Bounds) (State, bool) {
-	if !s.Info {
-		return s, false
-	}
-	km := &keymap
-	switch {
-	case key.Matches(k, km.info, km.esc):
-		s.Info = false
-	case key.Matches(k, km.home):
-		s.InfoTop = 0
-	default:
-		s.Info = false
-		return s, false
-	}
-	return s, true
 }

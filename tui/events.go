@@ -48,7 +48,7 @@ func eventRows(evs []event, kind, variant int) []eventRow {
 // and the text filter /).
 func (m *eventsScreen) eventRows() []eventRow {
 	rows := eventRows(m.data.events, m.state.kind, m.state.variant)
-	if m.st.Filter == "" {
+	if m.filter.pattern == "" {
 		return rows
 	}
 	out := rows[:0]
@@ -79,7 +79,7 @@ func (m *eventsScreen) matchedEvents() int {
 // eventMatches applies the text filter to an event: its variant, layer,
 // kind, probe and message, case-insensitive, glob patterns allowed.
 func (m *eventsScreen) eventMatches(e *event) bool {
-	if m.st.Filter == "" {
+	if m.filter.pattern == "" {
 		return true
 	}
 	var parts []string
@@ -93,7 +93,7 @@ func (m *eventsScreen) eventMatches(e *event) bool {
 	if e.Probe < probes.NumProbes {
 		parts = append(parts, e.Probe.String())
 	}
-	return matchAny(m.st.Filter, parts...)
+	return matchAny(m.filter.pattern, parts...)
 }
 
 // kindCounts counts the events of each kind.
@@ -220,7 +220,7 @@ func (m *eventsScreen) eventsTitle() []string {
 	}
 	// Under a filter the count is of what it lets through, then of all.
 	title := s.Heading.Render(fmt.Sprintf("events %d", len(evs)))
-	if m.state.kind >= 0 || m.state.variant >= 0 || m.st.Filter != "" {
+	if m.state.kind >= 0 || m.state.variant >= 0 || m.filter.pattern != "" {
 		title = s.Heading.Render(fmt.Sprintf("events %d of %d", m.matchedEvents(), len(evs)))
 	}
 	if len(parts) > 0 {
@@ -239,10 +239,10 @@ func (m *eventsScreen) eventsTitle() []string {
 		filter += " · all variants"
 	}
 	switch {
-	case m.st.Filtering:
-		filter += " · /" + m.st.Filter + "▏"
-	case m.st.Filter != "":
-		filter += " · /" + m.st.Filter
+	case m.filter.typing:
+		filter += " · /" + m.filter.pattern + "▏"
+	case m.filter.pattern != "":
+		filter += " · /" + m.filter.pattern
 	}
 	out := []string{title, s.Dim.Render("showing " + filter + " (f: kind, F: variant, /: text)")}
 	if m.st.Replay {
@@ -344,12 +344,4 @@ var eventsKeys = keyTable[eventsState, eventsFacts]{
 // scroll moves the selected row by d (↑/↓, PgUp/PgDn, the wheel).
 func (s *eventsState) scroll(d int, f eventsFacts) {
 	s.sel = clamp(s.sel+d, 0, len(f.steps)-1)
-}
-
-// upDown is -1 for a key that moves up a list (↑, k, PgUp), else 1.
-func upDown(k keyName) int {
-	if key.Matches(k, keymap.up, keymap.pageUp) {
-		return -1
-	}
-	return 1
 }

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // The text filter (/): typed on the Events screen it keeps the events
@@ -36,26 +36,63 @@ func matchAny(pattern string, names ...string) bool {
 	return false
 }
 
-// filterKey applies a key to the filter being typed: printable text is
-// appended, backspace deletes, enter keeps the filter, esc drops it.
-func filterKey(s State, k keyName) State {
-	km := &keymap
-	switch {
-	case key.Matches(k, km.keep):
-		s.Filtering = false
-	case key.Matches(k, km.drop):
-		s.Filtering, s.Filter = false, ""
-	case key.Matches(k, km.backspace):
-		if r := []rune(s.Filter); len(r) > 0 {
-			s.Filter = string(r[:len(r)-1])
+// textFilter is the text filter (/) the Events and Grid screens share: a
+// component of its own, one pattern that both apply and show (typed on
+// the one, it holds on the other), and its keys in two tables: filterKeys
+// on a screen that shows it, typingKeys while it is typed. The root owns
+// the one instance (common.filter) and routes the keys to it.
+type textFilter struct {
+	pattern string
+	typing  bool // the pattern is being typed: every key goes to it
+}
+
+// filterKeys are the filter's keys on a screen that shows it, given
+// whether the chart cursor is on: / types (on from the pattern there);
+// esc clears it, with the cursor off (else esc is the root's: it turns
+// the cursor off first).
+var filterKeys = keyTable[textFilter, bool]{
+	{key: keymap.text, do: func(f *textFilter, _ bool, _ keyName) tea.Cmd {
+		f.typing = true
+		return nil
+	}},
+	{key: keymap.esc, when: func(cursorOn bool) bool { return !cursorOn }, do: func(f *textFilter, _ bool, _ keyName) tea.Cmd {
+		f.pattern = ""
+		return nil
+	}},
+}
+
+// typingKeys are the keys of the filter being typed: enter keeps it, esc
+// drops it, backspace deletes; any other key that names one printable
+// character is that text (typeKey).
+var typingKeys = keyTable[textFilter, struct{}]{
+	{key: keymap.keep, do: func(f *textFilter, _ struct{}, _ keyName) tea.Cmd {
+		f.typing = false
+		return nil
+	}},
+	{key: keymap.drop, do: func(f *textFilter, _ struct{}, _ keyName) tea.Cmd {
+		f.typing, f.pattern = false, ""
+		return nil
+	}},
+	{key: keymap.backspace, do: func(f *textFilter, _ struct{}, _ keyName) tea.Cmd {
+		if r := []rune(f.pattern); len(r) > 0 {
+			f.pattern = string(r[:len(r)-1])
 		}
-	case key.Matches(k, km.space):
-		s.Filter += " "
-	default:
-		// Text: a key that names one printable character is that character.
-		if r := []rune(k); len(r) == 1 && r[0] >= ' ' {
-			s.Filter += string(k)
-		}
+		return nil
+	}},
+	{key: keymap.space, do: func(f *textFilter, _ struct{}, _ keyName) tea.Cmd {
+		f.pattern += " "
+		return nil
+	}},
+}
+
+// typeKey applies a key to the filter being typed: typingKeys', else a
+// key that names one printable character is appended; any other does
+// nothing (the typing holds every key).
+func (f *textFilter) typeKey(k keyName) {
+	if _, ok := typingKeys.handle(f, struct{}{}, k, false); ok {
+		return
 	}
-	return s
+	if r := []rune(k); len(r) == 1 && r[0] >= ' ' {
+		f.pattern += string(k)
+	}
 }

@@ -21,28 +21,43 @@ func (k *keyMap) shortHelp(sc screen, replay bool) []key.Binding {
 	return out
 }
 
-// fullHelp is shown by ?: every key, the screens' own from their tables
-// (so a screen's new key is listed here too).
-func (k *keyMap) fullHelp(replay bool) [][]key.Binding {
-	cols := [][]key.Binding{
-		{k.screens, k.tab, k.variant, k.layer, k.probe, k.page},
-		{k.cursor, k.zoom, k.last, k.toggle, k.log, k.smooth, k.diff, k.base},
-		append(append(eventsKeys.own(), k.text), append(append(summaryKeys.own(), gridKeys.own()...), k.listEnds, k.info, k.pause, k.help, k.quit)...),
-	}
+// fullHelp is shown by ?: every key, drawn from the tables that handle
+// them (so a new key of any table is listed, and nothing unhandled is):
+// the root's view keys, the screens' own and the text filter's, the
+// root's run keys, then (in replay) the screens' own replay keys.
+func fullHelp(replay bool) []key.Binding {
+	out := rootViewKeys.help(replay)
+	out = append(out, screensOwn(false)...)
+	out = append(out, rootRunKeys.help(replay)...)
 	if replay {
-		cols = append(cols, []key.Binding{k.speed, k.seek, k.ends, k.jump})
+		out = append(out, screensOwn(true)...)
 	}
-	return cols
+	return out
+}
+
+// screensOwn is the keys of the screens' tables (and of the text filter,
+// after the first screen that shows it) that are not the root's, each
+// entry once: those of replay only, or the others.
+func screensOwn(replay bool) []key.Binding {
+	var out []key.Binding
+	seen := map[key.Help]bool{}
+	for _, keys := range [][]key.Binding{overviewKeys.own(replay), eventsKeys.own(replay), filterKeys.own(replay),
+		summaryKeys.own(replay), gridKeys.own(replay)} {
+		for _, k := range keys {
+			if !seen[k.Help()] {
+				seen[k.Help()] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // fullHelpLines lays every key of the full help out in as many columns as
 // the width holds, filled down then across: no key is cut off at 80
 // columns, and the list stays short enough to leave room for the guide.
 func (m *Model) fullHelpLines() []string {
-	var keys []key.Binding
-	for _, col := range keymap.fullHelp(m.st.Replay) {
-		keys = append(keys, col...)
-	}
+	keys := fullHelp(m.st.Replay)
 	kw, dw := 0, 0
 	for _, k := range keys {
 		kw = max(kw, ansi.StringWidth(k.Help().Key))
@@ -75,7 +90,7 @@ func maxWidth(block string) int {
 // helpBar is the one-line help of the mode and screen; "? help" and
 // "q quit" always show at its end, the other keys give way from the right.
 func (m *Model) helpBar() string {
-	if m.st.Info {
+	if m.config.state.open {
 		return m.help.ShortHelpView(m.config.ShortHelp())
 	}
 	keys := keymap.shortHelp(m.screens[m.st.Screen], m.st.Replay)

@@ -2,11 +2,14 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap is the root's keys and those several screens share (the Events
-// and Summary screens hold their own besides: eventsKeys, summaryKeys). Navigate dispatches on these bindings (key.Matches) and the
-// help bar and full help list them, so a key shown is a key handled. A
-// binding per action; the help's entries that name two actions ("←/→",
-// "p/P") join their bindings (either).
+// keyMap is the bindings of the root's keys and of those several
+// components share (the screens hold their own besides, in their tables:
+// overviewKeys, eventsKeys, summaryKeys, gridKeys). The key tables
+// (rootKeys, the screens', filterKeys, configKeys) hold these bindings and
+// drive both dispatch (key.Matches) and the help, so a key shown is a key
+// handled. A binding per action; the help's entries that name two actions
+// ("←/→", "p/P") join their bindings (either), and a table entry holds
+// the joined one.
 type keyMap struct {
 	screen                            [numScreens]key.Binding // 1-8: that screen
 	nextScreen, prevScreen            key.Binding
@@ -98,11 +101,11 @@ func newKeyMap() keyMap {
 	return m
 }
 
-// isRoot reports whether h is the help entry of one of the root's bindings.
-func (k *keyMap) isRoot(h key.Help) bool {
-	for _, b := range []key.Binding{k.screens, k.tab, k.variant, k.layer, k.probe, k.page, k.listEnds, k.cursor, k.zoom,
-		k.last, k.toggle, k.log, k.smooth, k.diff, k.base, k.info, k.text, k.pause, k.help, k.quit, k.speed, k.seek, k.ends, k.jump} {
-		if b.Help() == h {
+// isRoot reports whether h is the help entry of one of the root's keys
+// (rootKeys): a screen's table that shows it does not list it as its own.
+func isRoot(h key.Help) bool {
+	for _, a := range rootKeys {
+		if a.key.Help() == h {
 			return true
 		}
 	}

@@ -51,7 +51,7 @@ func (m *Model) layout() *frameLayout {
 		switch {
 		case m.st.Help:
 			m.lay.body = m.helpBody(bodyH)
-		case m.st.Info:
+		case m.config.state.open:
 			m.config.SetSize(m.w, bodyH)
 			m.lay.body = m.config.View()
 		default:

@@ -164,7 +164,7 @@ func TestLiveFeedClosed(t *testing.T) {
 	}
 	// And q quits at once: nothing is left to stop.
 	m.Update(keyPress("1"))
-	if _, cmd := m.Update(keyPress("q")); cmd == nil || !m.st.Quit {
+	if _, cmd := m.Update(keyPress("q")); cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("q on an ended live run did not quit")
 	}
 }
@@ -180,12 +180,11 @@ func TestLiveQuitAsks(t *testing.T) {
 	if !strings.Contains(m.View().Content, "stop the live run and quit?") {
 		t.Fatal("the question is not shown")
 	}
-	m.Update(keyPress("x"))
-	if m.st.Confirm || m.st.Quit {
+	if _, cmd := m.Update(keyPress("x")); m.st.Confirm || cmd != nil {
 		t.Fatal("another key did not cancel")
 	}
 	m.Update(keyPress("q"))
-	if _, cmd := m.Update(keyPress("q")); cmd == nil || !m.st.Quit {
+	if _, cmd := m.Update(keyPress("q")); cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("q twice did not quit")
 	}
 }

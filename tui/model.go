@@ -145,29 +145,75 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// onKey: the shown screen's own keys first (unless help, the config
-// panel, the filter being typed or the quit question has the keys), then
-// the root's, over the frame's layout.
+// onKey routes a key to the table that holds it, over the frame's layout:
+// the root's modes (the full help, the quit question) hold every key while
+// shown, as does the text filter while it is typed; the config panel its
+// own while shown (any other key closes it and goes on, past the screen,
+// to rootKey); else the shown screen's own keys first, then rootKey.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	lay := m.layout()
-	if m.screenHasKeys() && key.Matches(keyName(msg.String()), keymap.diff) && m.st.Screen != ScreenOverview {
+	k := keyName(msg.String())
+	switch {
+	case m.st.Help || m.st.Confirm:
+		return m.onState(Navigate(m.st, msg.String(), lay.bounds))
+	case m.filter.typing:
+		m.filter.typeKey(k)
+		m.filterChanged()
+		return nil
+	case m.config.state.open:
+		if m.config.key(k) {
+			m.dirty = true
+			return nil
+		}
+		return m.rootKey(k, lay.bounds)
+	}
+	if key.Matches(k, keymap.diff) && m.st.Screen != ScreenOverview {
 		// d is the Overview's from any screen: show it, then toggle.
 		m.st.Screen = ScreenOverview
 		m.dirty = true
 		lay = m.layout()
 	}
-	if m.screenHasKeys() {
-		if cmd, ok := m.screens[m.st.Screen].Update(msg); ok {
+	if cmd, ok := m.screens[m.st.Screen].Update(msg); ok {
+		m.dirty = true
+		return cmd
+	}
+	return m.rootKey(k, lay.bounds)
+}
+
+// rootKey is a key the screen did not take: the text filter's keys (on a
+// screen that shows it), the config panel's i, then the root's.
+func (m *Model) rootKey(k keyName, b Bounds) tea.Cmd {
+	if _, shows := m.screens[m.st.Screen].(filterer); shows {
+		before := m.filter.pattern
+		if _, ok := filterKeys.handle(&m.filter, m.st.Cursor >= 0, k, m.st.Replay); ok {
+			if m.filter.pattern != before {
+				m.filterChanged()
+			}
 			m.dirty = true
-			return cmd
+			return nil
 		}
 	}
-	return m.onState(Navigate(m.st, msg.String(), lay.bounds))
+	if m.config.key(k) {
+		m.dirty = true
+		return nil
+	}
+	return m.onState(Navigate(m.st, string(k), b))
+}
+
+// filterChanged: the text filter was typed or cleared; the screens that
+// show it go back to their first row or page.
+func (m *Model) filterChanged() {
+	m.dirty = true
+	for _, sc := range m.screens {
+		if f, ok := sc.(filterer); ok {
+			f.filterChanged()
+		}
+	}
 }
 
 // screenHasKeys: nothing over the shown screen takes the keys or the mouse.
 func (m *Model) screenHasKeys() bool {
-	return !m.st.Help && !m.st.Info && !m.st.Filtering && !m.st.Confirm
+	return !m.st.Help && !m.config.state.open && !m.filter.typing && !m.st.Confirm
 }
 
 // onClick: a heading of the shown screen's table sorts it (sorter); every
@@ -181,25 +227,31 @@ func (m *Model) onClick(x, y int) tea.Cmd {
 			return nil
 		}
 	}
-	return m.onState(Click(m.st, lay.zones, x, y))
+	return m.onState(Click(m.st, lay.zones, x, y), nil)
 }
 
 // onWheel: off a chart, the wheel scrolls the shown screen's own list
-// (scroller); else it is the root's (Wheel: zoom, the layers, the help).
+// (scroller) or the config panel, as ↑/↓ do; else it is the root's
+// (Wheel: zoom, the layers, the help).
 func (m *Model) onWheel(x, y int, up bool) tea.Cmd {
 	lay := m.layout()
+	d := 1
+	if up {
+		d = -1
+	}
+	if m.config.state.open && !m.st.Help && !m.st.Confirm {
+		m.config.state.scroll(d)
+		m.dirty = true
+		return nil
+	}
 	if s, ok := m.screens[m.st.Screen].(scroller); ok && m.screenHasKeys() {
 		if z := hit(lay.zones, x, y); z == nil || z.kind != zoneChart {
-			d := 1
-			if up {
-				d = -1
-			}
 			s.scroll(d)
 			m.dirty = true
 			return nil
 		}
 	}
-	return m.onState(Wheel(m.st, lay.zones, x, y, up, lay.bounds))
+	return m.onState(Wheel(m.st, lay.zones, x, y, up, lay.bounds), nil)
 }
 
 // scroller is a screen with a list of its own (the Events' rows, the
@@ -209,8 +261,9 @@ type scroller interface{ scroll(d int) }
 // sorter is a screen whose table a click on a heading sorts (Summary).
 type sorter interface{ sortBy(col int) }
 
-// filterer is a screen the text filter (/) narrows: a new filter shows
-// its first row or page.
+// filterer is a screen that shows the text filter (/) and is narrowed by
+// it: the filter's keys act there, and a new filter shows its first row
+// or page.
 type filterer interface{ filterChanged() }
 
 // seekMsg is a screen's request to seek the replay to step (until variant
@@ -221,26 +274,19 @@ func seekCmd(step, variant int) tea.Cmd {
 	return func() tea.Msg { return seekMsg{step, variant} }
 }
 
-// onState applies the state a key or the mouse produced: quit, seek,
-// resume.
-func (m *Model) onState(next State) tea.Cmd {
+// onState applies the state a root key or the mouse produced, and the
+// Cmd the key asked for (tea.Quit): a seek, resume.
+func (m *Model) onState(next State, cmd tea.Cmd) tea.Cmd {
 	wasPaused := m.st.Paused
-	if m.st.Filtering || next.Filter != m.st.Filter {
-		for _, sc := range m.screens {
-			if f, ok := sc.(filterer); ok {
-				f.filterChanged()
-			}
-		}
-	}
 	m.st = next
 	m.dirty = true
-	if m.st.Quit {
-		return tea.Quit
+	if cmd != nil {
+		return cmd
 	}
 	if m.replay != nil && m.st.SeekTo >= 0 {
-		target, wait := m.st.SeekTo, m.st.SeekVariant
-		m.st.SeekTo, m.st.SeekVariant = -1, -1
-		return m.replay.SeekFor(target, wait)
+		target := m.st.SeekTo
+		m.st.SeekTo = -1
+		return m.replay.SeekFor(target, -1)
 	}
 	if wasPaused && !m.st.Paused {
 		cmd, news := m.driver().Resume(m.playback())

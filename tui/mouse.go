@@ -39,15 +39,19 @@ func dismiss(s State) State {
 
 // Wheel returns the state after a wheel turn at (x, y): over a chart it
 // zooms in (up) or out around the step under the mouse, as z and Z do
-// around the cursor; elsewhere it scrolls the list shown, as ↑/↓ do. It
-// closes help or the quit question instead, like a key.
+// around the cursor; elsewhere it moves the layer, as ↑/↓ do (a screen
+// with a list of its own, and the config panel, take the wheel first:
+// Model.onWheel). It scrolls the help, or closes the quit question
+// instead, like a key.
 func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
-	s.SeekTo, s.SeekVariant = -1, -1
+	s.SeekTo = -1
+	d := 1
+	if up {
+		d = -1
+	}
 	if s.Help { // the wheel scrolls the help, as ↑/↓ do
-		if up {
-			return helpKey(s, "up")
-		}
-		return helpKey(s, "down")
+		helpScroll(d)(&s, struct{}{}, "")
+		return s
 	}
 	if s.Confirm {
 		return dismiss(s)
@@ -62,8 +66,6 @@ func Wheel(s State, zs []zone, x, y int, up bool, b Bounds) State {
 		}
 		return s
 	}
-	if up {
-		return scroll(s, -1, b)
-	}
-	return scroll(s, 1, b)
+	s.moveLayer(d, b)
+	return s
 }

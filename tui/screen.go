@@ -47,27 +47,34 @@ func (p *page) Update(tea.Msg) (tea.Cmd, bool) { return nil, false }
 // listPage is how many rows PgUp/PgDn move a list of a body h lines high.
 func listPage(h int) int { return max(h-7, 1) }
 
-// keyAction is one key of a screen's key map: its binding (the keys and
-// the help entry) and its handler, a pure function over the screen's state
-// S and the facts F its keys need (rows, pages: the frame's layout). A nil
-// handler is a root key the screen shows in its help bar at that place
-// (the root handles it). A keyTable drives both the screen's dispatch and
-// its help bar, so a key shown is a key handled: a new screen key is one
-// entry in one table.
+// keyAction is one key of a component's key map (a screen's, the root's,
+// the text filter's, the config panel's): its binding (the keys and the
+// help entry) and its handler, a pure function over the component's state
+// S and the facts F its keys need (rows, pages, steps: the frame's
+// layout). A nil handler is another table's key the component shows in
+// its help at that place (a screen shows the root's; the root the config
+// panel's i). A keyTable drives both the component's dispatch and its
+// help, so a key shown is a key handled: a new key is one entry in one
+// table.
 type keyAction[S, F any] struct {
 	key    key.Binding
 	replay bool // only in replay (shown and handled)
-	do     func(s *S, f F, k keyName) tea.Cmd
+	// when, if set, is the facts under which the entry holds the key;
+	// otherwise the key goes on to the next table (the filter's esc
+	// clears it only with the chart cursor off: the root's esc turns the
+	// cursor off first).
+	when func(f F) bool
+	do   func(s *S, f F, k keyName) tea.Cmd
 }
 
-// keyTable is a screen's key map, in help-bar order.
+// keyTable is a component's key map, in help order.
 type keyTable[S, F any] []keyAction[S, F]
 
 // handle runs the first action of the table whose binding matches k; ok
 // reports whether one did.
 func (t keyTable[S, F]) handle(s *S, f F, k keyName, replay bool) (cmd tea.Cmd, ok bool) {
 	for _, a := range t {
-		if a.do != nil && (replay || !a.replay) && key.Matches(k, a.key) {
+		if a.do != nil && (replay || !a.replay) && (a.when == nil || a.when(f)) && key.Matches(k, a.key) {
 			return a.do(s, f, k), true
 		}
 	}
@@ -85,13 +92,13 @@ func (t keyTable[S, F]) help(replay bool) []key.Binding {
 	return out
 }
 
-// own is the table's help entries that are the screen's own: those with a
-// handler that are not a root binding the screen also takes (↑/↓, PgUp/PgDn
-// on its list). The full help lists them.
-func (t keyTable[S, F]) own() []key.Binding {
+// own is the table's help entries that are the screen's own, of replay
+// or not: those with a handler that are not a root key the screen also
+// takes (↑/↓, PgUp/PgDn on its list). The full help lists them.
+func (t keyTable[S, F]) own(replay bool) []key.Binding {
 	var out []key.Binding
 	for _, a := range t {
-		if h := a.key.Help(); a.do != nil && h.Key != "" && !keymap.isRoot(h) {
+		if h := a.key.Help(); a.do != nil && a.replay == replay && h.Key != "" && !isRoot(h) {
 			out = append(out, a.key)
 		}
 	}

@@ -1,9 +1,9 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/normtop/normtop/probes"
 )
@@ -136,30 +136,37 @@ func TestWorkspaceKeys(t *testing.T) {
 	}
 }
 
-// TestScreenKeysInFullHelp: every key a screen's table handles and names
-// is in the full help (its own entries come from the table), so a new
-// screen key is one table entry, listed both in its help bar and in ?.
-func TestScreenKeysInFullHelp(t *testing.T) {
-	listed := map[string]bool{}
-	for _, col := range keymap.fullHelp(true) {
-		for _, b := range col {
-			listed[b.Help().Key] = true
-		}
+// TestKeyRouting: which table a key reaches on the model. The config
+// panel closes on a key not its own and hands it on to the text filter's
+// and the root's keys, never the screen's; the text filter typed on Events
+// holds on the Grid; esc turns the chart cursor off before it clears the
+// filter.
+func TestKeyRouting(t *testing.T) {
+	m := fixtureModel(3, 4, 200, Options{NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	ev := m.screens[ScreenEvents].(*eventsScreen)
+	for _, k := range []string{"6", "i", "f"} {
+		m.Update(keyPress(k))
 	}
-	check := func(name string, helps []key.Help) {
-		for _, h := range helps {
-			if h.Key != "" && !listed[h.Key] {
-				t.Errorf("%s: %q (%s) is not in the full help", name, h.Key, h.Desc)
-			}
-		}
+	if m.config.state.open || ev.state.kind != -1 {
+		t.Fatalf("f over the panel: panel open %v, Events' kind %d (the screen took it)", m.config.state.open, ev.state.kind)
 	}
-	handled := func(bs []key.Binding) (out []key.Help) {
-		for _, b := range bs {
-			out = append(out, b.Help())
-		}
-		return out
+	for _, k := range []string{"i", "/", "l", "n", "enter", "8"} {
+		m.Update(keyPress(k))
 	}
-	check("Events", handled(eventsKeys.help(true)))
-	check("Summary", handled(summaryKeys.help(true)))
-	check("Grid", handled(gridKeys.help(true)))
+	if m.config.state.open || m.filter != (textFilter{pattern: "ln"}) {
+		t.Fatalf("/ln over the panel: panel open %v, filter %+v", m.config.state.open, m.filter)
+	}
+	if out := m.View().Content; !strings.Contains(out, "filter /ln") {
+		t.Fatalf("the Grid does not show the filter typed on Events:\n%s", out)
+	}
+	m.Update(keyPress("c"))
+	m.Update(keyPress("esc"))
+	if m.st.Cursor != -1 || m.filter.pattern != "ln" {
+		t.Fatalf("esc with the cursor on: cursor %d, filter %q", m.st.Cursor, m.filter.pattern)
+	}
+	m.Update(keyPress("esc"))
+	if m.filter.pattern != "" {
+		t.Fatalf("esc with the cursor off kept the filter %q", m.filter.pattern)
+	}
 }

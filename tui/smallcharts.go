@@ -41,7 +41,7 @@ func (m *gridScreen) panels() []panel {
 	var out []panel
 	for l, name := range m.data.meta.Layers {
 		for _, p := range measured {
-			if !matchAny(m.st.Filter, name, p.String(), name+"/"+p.String()) {
+			if !matchAny(m.filter.pattern, name, p.String(), name+"/"+p.String()) {
 				continue
 			}
 			for _, v := range vs {
@@ -123,10 +123,10 @@ func (m *gridScreen) gridView(w, h int) []string {
 	ps := m.panels()
 	filter := "/ filter by layer or probe (name or glob)"
 	switch {
-	case m.st.Filtering:
-		filter = "/" + m.st.Filter + "▏ (enter: keep · esc: clear)"
-	case m.st.Filter != "":
-		filter = "filter /" + m.st.Filter + " (/ to change, esc in it to clear)"
+	case m.filter.typing:
+		filter = "/" + m.filter.pattern + "▏ (enter: keep · esc: clear)"
+	case m.filter.pattern != "":
+		filter = "filter /" + m.filter.pattern + " (/ to change, esc in it to clear)"
 	}
 	m.buf = m.buf[:0]
 	cols, rows := gridLayout(w, h-3)

@@ -30,7 +30,7 @@ func TestPanelsFilter(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		m.st.Filter = tc.filter
+		m.filter.pattern = tc.filter
 		ps := grid.panels()
 		if len(ps) == 0 || len(ps) == all {
 			t.Errorf("%q keeps %d of %d panels", tc.filter, len(ps), all)
@@ -41,7 +41,7 @@ func TestPanelsFilter(t *testing.T) {
 			}
 		}
 	}
-	m.st.Filter = "no such thing"
+	m.filter.pattern = "no such thing"
 	if n := len(grid.panels()); n != 0 {
 		t.Errorf("a filter matching nothing keeps %d", n)
 	}

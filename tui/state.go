@@ -29,10 +29,12 @@ func (s Screen) Title() string {
 
 // State is what the root's keys change: what is run-wide (the screen shown,
 // the variant, layer and probe selected, the cursor, zoom, scale and
-// smoothing, the modes: help, config panel, filter, pause, replay speed).
-// A screen's own state is the screen's (eventsState, summaryState, the
-// Grid's page). Navigate is a pure function over it, so the key handling is
-// tested without Bubble Tea.
+// smoothing, pause and replay speed, and the root's own modes: the full
+// help and the quit question). A component's own state is the
+// component's (eventsState, summaryState, the Grid's page, the config
+// panel's configState, the shared textFilter). The root's key tables
+// (rootKeys, helpKeys, confirmKeys) are pure functions over it, so the key
+// handling is tested without Bubble Tea.
 type State struct {
 	Screen  Screen
 	Variant int          // selected variant (overview scroll, layers, gradients)
@@ -45,13 +47,12 @@ type State struct {
 	// steps through them; 0 is off).
 	Smooth  int
 	Paused  bool
-	Help    bool // full help shown
-	HelpTop int  // the first line of the full help shown (it scrolls at 80×24)
-	Quit    bool
+	Help    bool    // full help shown
+	HelpTop int     // the first line of the full help shown (it scrolls at 80×24)
 	Replay  bool    // replay keys are active
 	Speed   float64 // replay speed multiplier
-	// Confirm: q was pressed during a live run; q or y again quits, any
-	// other key cancels.
+	// Confirm: q was pressed during a live run; q or y again quits (the
+	// key's Cmd: tea.Quit), any other key cancels.
 	Confirm bool
 	// Cursor is the chart cursor's step, -1 when off (c toggles it; ←/→
 	// move it while it is on).
@@ -60,21 +61,15 @@ type State struct {
 	// at ZoomEnd (0: the latest step, following the run).
 	ZoomSpan, ZoomEnd int
 	Hidden            uint64 // bit i: variant i is hidden from the charts (v)
-	// Filter is the text filter (/) of the Events and Grid screens;
-	// Filtering: it is being typed (keys go to it).
-	Filter    string
-	Filtering bool
-	// Info: the run's config panel is shown (i), scrolled to InfoTop.
-	Info    bool
-	InfoTop int
-	// SeekTo is a seek request for the replay driver: -1 = none. The model
-	// consumes it and resets it to -1. SeekVariant ≥ 0: the seek ends once
-	// that variant has reached SeekTo (enter on an event of it).
-	SeekTo, SeekVariant int
+	// SeekTo is a seek request for the replay driver ([, ], g, G): -1 =
+	// none. The model consumes it at once, so the seek starts with the
+	// key (a screen's seek, enter on an event, is a Cmd: seekMsg).
+	SeekTo int
 }
 
-// Bounds are the facts Navigate needs from the data: how many things there
-// are to select and where a seek may go.
+// Bounds are the facts the root's keys (rootKeys) and the wheel need from
+// the frame's layout: how many things there are to select and where a seek
+// may go.
 type Bounds struct {
 	Variants, Layers int
 	Step             int // current replay position (highest step shown)
@@ -97,6 +92,5 @@ func NewState(replay bool, speed float64) State {
 	if speed <= 0 {
 		speed = 1
 	}
-	return State{Replay: replay, Speed: speed, SeekTo: -1, SeekVariant: -1, Probe: probes.DistMu, Cursor: -1,
-		Smooth: defaultSmooth}
+	return State{Replay: replay, Speed: speed, SeekTo: -1, Probe: probes.DistMu, Cursor: -1, Smooth: defaultSmooth}
 }

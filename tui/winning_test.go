@@ -234,14 +234,14 @@ func TestDiffKeys(t *testing.T) {
 	s := NewState(false, 1)
 	seen := map[int]bool{}
 	for range smoothWeights {
-		s = Navigate(s, "s", b)
+		s, _ = Navigate(s, "s", b)
 		seen[s.Smooth] = true
 	}
 	if len(seen) != len(smoothWeights) || s.Smooth != defaultSmooth {
 		t.Errorf("s visits %v and ends at %d", seen, s.Smooth)
 	}
 	// l flips what is shown: a log chart goes linear.
-	if got := Navigate(s, "l", Bounds{LogShown: true}).Log; got != logOff {
+	if got, _ := Navigate(s, "l", Bounds{LogShown: true}); got.Log != logOff {
 		t.Errorf("l on a log chart: %v", got)
 	}
 }

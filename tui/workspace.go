@@ -215,8 +215,8 @@ func (ws *Workspace) openRun(i int) tea.Cmd {
 // childKey: esc (with nothing of the run's own to clear) and q come back
 // to the list; every other key is the run's.
 func (ws *Workspace) childKey(msg tea.KeyPressMsg) tea.Cmd {
-	st := ws.child.st
-	idle := st.Cursor < 0 && !st.Info && !st.Filtering && st.Filter == "" && !st.Help
+	c := ws.child
+	idle := c.st.Cursor < 0 && !c.config.state.open && !c.filter.typing && c.filter.pattern == "" && !c.st.Help
 	if key.Matches(msg, wsCloseRun) || (key.Matches(msg, wsBack) && idle) {
 		ws.child = nil
 		if ws.closeFn != nil {

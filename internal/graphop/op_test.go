@@ -1,4 +1,4 @@
-package nn
+package graphop
 
 import (
 	"errors"
@@ -93,6 +93,33 @@ func TestOpAdapter(t *testing.T) {
 		_, err = n.Op().Do(vec(1, 2), tensor.New(tensor.WithBacking([]float32{1, 2})))
 		if err == nil || !strings.Contains(err.Error(), "dtypes") {
 			t.Fatalf("error %v, want one about the dtypes", err)
+		}
+	})
+	t.Run("the dtype of its graph", func(t *testing.T) {
+		g := G.NewGraph()
+		x := G.NewVector(g, G.Float64, G.WithShape(2))
+		n, err := Op{Kind: "Double", Out: tensor.Shape{2}, F32: f32, F64: double}.Apply(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = n.Op().Do(tensor.New(tensor.WithBacking([]float32{1, 2})))
+		if err == nil || !strings.Contains(err.Error(), "its graph's") {
+			t.Fatalf("error %v, want one about the graph's dtype", err)
+		}
+	})
+	t.Run("described", func(t *testing.T) {
+		g := G.NewGraph()
+		x := G.NewVector(g, G.Float64, G.WithShape(3))
+		state := new(int)
+		n, err := Op{Kind: "Double", Out: tensor.Shape{3}, F32: f32, F64: double, State: state}.Apply(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := Of(n); !ok || d.Kind != "Double" || d.State != state {
+			t.Errorf("Of = %+v, %v; want the Double op and its state", d, ok)
+		}
+		if _, ok := Of(x); ok {
+			t.Error("Of an input node: ok")
 		}
 	})
 	t.Run("not differentiated", func(t *testing.T) {

@@ -1,4 +1,4 @@
-package nn
+package graphop
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ type Op struct {
 	// DiffWRT says which inputs have a gradient; nil: all of them.
 	DiffWRT []bool
 	// State is the op's own state, for code that reads it off a node after
-	// a run (LastXent); the adapter does not touch it.
+	// a run (nn.LastXent, through Of); the adapter does not touch it.
 	State any
 }
 
@@ -62,7 +62,10 @@ func (d Op) Apply(in ...*G.Node) (*G.Node, error) {
 	if d.F32 == nil || d.F64 == nil {
 		return nil, fmt.Errorf("%s: no kernel", d.Kind)
 	}
-	o := &graphOp{def: d, name: instanceName(d.Kind), out: d.Out.Clone()}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("%s: no input", d.Kind)
+	}
+	o := &graphOp{def: d, name: instanceName(d.Kind), out: d.Out.Clone(), dtype: in[0].Dtype()}
 	o.def.Out = o.out
 	for _, n := range in {
 		s := n.Shape()
@@ -71,6 +74,25 @@ func (d Op) Apply(in ...*G.Node) (*G.Node, error) {
 		o.scalarIn = append(o.scalarIn, s.IsScalar())
 	}
 	return G.ApplyOp(o, in...)
+}
+
+// One is the gradient of a single input as Op.Grad returns it, from the
+// node that computes it.
+func One(n *G.Node, err error) (G.Nodes, error) {
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{n}, nil
+}
+
+// Of returns the description n's op was built from; ok is false when n is
+// not an Op's node (an input, or a gorgonia built-in).
+func Of(n *G.Node) (d Op, ok bool) {
+	o, ok := n.Op().(*graphOp)
+	if !ok {
+		return Op{}, false
+	}
+	return o.def, true
 }
 
 // opSeq makes every op instance unique: gorgonia deduplicates nodes by op
@@ -85,9 +107,10 @@ type graphOp struct {
 	def      Op
 	name     string
 	out      tensor.Shape
-	inDims   []int  // each input's dimensions, for Type
-	inSize   []int  // each input's element count, checked on every run
-	scalarIn []bool // inputs that are scalars (read through Scalar)
+	dtype    tensor.Dtype // the input nodes' element type, which every run's values have
+	inDims   []int        // each input's dimensions, for Type
+	inSize   []int        // each input's element count, checked on every run
+	scalarIn []bool       // inputs that are scalars (read through Scalar)
 	last     G.Value
 	args32   kernelArgs[float32]
 	args64   kernelArgs[float64]
@@ -179,13 +202,13 @@ func (o *graphOp) Do(in ...G.Value) (G.Value, error) {
 }
 
 // check wants one value per input, each a dense tensor of the size the
-// node was built with (or a scalar where the input is one), all of one
-// dtype, which it returns.
+// node was built with (or a scalar where the input is one) and of the
+// element type of the input nodes, which it returns.
 func (o *graphOp) check(in []G.Value) (tensor.Dtype, error) {
 	if len(in) != len(o.inDims) {
 		return tensor.Dtype{}, fmt.Errorf("%s: got %d inputs, want %d", o.name, len(in), len(o.inDims))
 	}
-	var dt tensor.Dtype
+	seen := false
 	for i, v := range in {
 		if o.scalarIn[i] {
 			continue // read by runKernel
@@ -197,16 +220,15 @@ func (o *graphOp) check(in []G.Value) (tensor.Dtype, error) {
 		if d.Size() != o.inSize[i] {
 			return tensor.Dtype{}, fmt.Errorf("%s: input %d has shape %v, want %d values", o.name, i, d.Shape(), o.inSize[i])
 		}
-		if dt == (tensor.Dtype{}) {
-			dt = d.Dtype()
-		} else if d.Dtype() != dt {
-			return tensor.Dtype{}, fmt.Errorf("%s: dtypes %v and %v", o.name, dt, d.Dtype())
+		if d.Dtype() != o.dtype {
+			return tensor.Dtype{}, fmt.Errorf("%s: input %d: dtypes %v and %v (its graph's)", o.name, i, d.Dtype(), o.dtype)
 		}
+		seen = true
 	}
-	if dt == (tensor.Dtype{}) {
+	if !seen {
 		return tensor.Dtype{}, fmt.Errorf("%s: no tensor input", o.name)
 	}
-	return dt, nil
+	return o.dtype, nil
 }
 
 // runKernel calls kernel k on the inputs' T slices (values reads a dense
@@ -240,114 +262,10 @@ func runKernel[T Float](o *graphOp, a *kernelArgs[T], k Kernel[T], values func(*
 	if o.def.Accumulates {
 		out = outBuf(o.last, in, dt, o.out...)
 	} else {
-		out = OutBufFull(o.last, in, dt, o.out...)
+		out = outBufFull(o.last, in, dt, o.out...)
 	}
 	if err := k(values(out), a.in); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.name, err)
 	}
 	return out, nil
-}
-
-// one is a gradient of a single input as Grad returns it.
-func one(n *G.Node, err error) (G.Nodes, error) {
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{n}, nil
-}
-
-// TensorType is the type of a dims-dimensional tensor of the type variable a.
-func TensorType(dims int) hm.Type { return G.TensorType{Dims: dims, Of: hm.TypeVariable('a')} }
-
-var scalarT hm.Type = hm.TypeVariable('a')
-
-// AsDense returns v as a *tensor.Dense or an error naming the op.
-func AsDense(op string, v G.Value) (*tensor.Dense, error) {
-	d, ok := v.(*tensor.Dense)
-	if !ok {
-		return nil, fmt.Errorf("%s: input %T is not a dense tensor", op, v)
-	}
-	return d, nil
-}
-
-// Scalar reads a scalar gorgonia value as float64.
-func Scalar(op string, v G.Value) (float64, error) {
-	switch s := v.(type) {
-	case *G.F64:
-		return float64(*s), nil
-	case *G.F32:
-		return float64(*s), nil
-	case *tensor.Dense:
-		if s.Size() == 1 {
-			switch d := s.Data().(type) {
-			case []float64:
-				return d[0], nil
-			case []float32:
-				return float64(d[0]), nil
-			case float64:
-				return d, nil
-			case float32:
-				return float64(d), nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("%s: %T is not a float scalar", op, v)
-}
-
-// newScalar makes a gorgonia scalar of dtype dt.
-func newScalar(dt tensor.Dtype, v float64) G.Value {
-	if dt == tensor.Float32 {
-		return G.NewF32(float32(v))
-	}
-	return G.NewF64(v)
-}
-
-// NewDense allocates a zeroed dense tensor of dtype dt and the given shape.
-func NewDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
-	return tensor.New(tensor.WithShape(shape...), tensor.Of(dt))
-}
-
-// Float is the element type of every tensor the trainer touches.
-type Float interface{ ~float32 | ~float64 }
-
-// outBuf returns a zeroed output tensor of dtype dt and the given shape:
-// pre (the op's previous output) when it is a dense tensor of exactly that
-// dtype and shape that shares no memory with the inputs; a new tensor
-// otherwise.
-func outBuf(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
-	p := reusable(pre, in, dt, shape)
-	if p == nil {
-		return NewDense(dt, shape...)
-	}
-	p.Zero()
-	return p
-}
-
-// OutBufFull is outBuf for an op that writes every element of its output
-// (bias add, attention): pre comes back as it is, not zeroed, which saves
-// a pass over the output (4% of the word model's step, on its logits).
-func OutBufFull(pre G.Value, in []G.Value, dt tensor.Dtype, shape ...int) *tensor.Dense {
-	if p := reusable(pre, in, dt, shape); p != nil {
-		return p
-	}
-	return NewDense(dt, shape...)
-}
-
-// reusable returns pre when it is a dense tensor of exactly dtype dt and
-// the given shape that shares no memory with the inputs, else nil. The op
-// keeps its output itself, whichever engine runs the graph (the executor,
-// or gorgonia's TapeMachine in tests, which drops every value on Reset);
-// an op's output is only read during the run that made it (and by the
-// trainer right after it), so the next run may overwrite it.
-func reusable(pre G.Value, in []G.Value, dt tensor.Dtype, shape []int) *tensor.Dense {
-	p, ok := pre.(*tensor.Dense)
-	if !ok || p.Dtype() != dt || !p.Shape().Eq(tensor.Shape(shape)) || p.IsView() {
-		return nil
-	}
-	for _, v := range in {
-		if d, ok := v.(*tensor.Dense); ok && d.Uintptr() == p.Uintptr() {
-			return nil
-		}
-	}
-	return p
 }
