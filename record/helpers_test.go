@@ -105,8 +105,11 @@ func randomFrame(rng *rand.Rand, meta probes.RunMeta, step int) probes.Frame {
 }
 
 // sameFrame compares bit-exactly (reflect.DeepEqual treats NaN ≠ NaN).
-func sameFrame(a, b probes.Frame) bool {
-	x, y := frameBits(a), frameBits(b)
+func sameFrame(a, b probes.Frame) bool { return sameBits(frameBits(a), frameBits(b)) }
+
+// sameBits is sameFrame on frameBits' results, for a test that compares
+// many reads with the same written frames (their bits taken once).
+func sameBits(x, y bitsFrame) bool {
 	// The layers' bits, most of a frame, compared as arrays: reflect walks
 	// every element, the bulk of TestSeek's and the bit-flip tests' CPU
 	// under -race. Both slices are nil when empty (built by append), so
