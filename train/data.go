@@ -46,13 +46,18 @@ type evalBatch struct {
 	layout nn.Layout
 }
 
+// loadImages reads an image set (datasets.MNISTContext). A variable as a
+// test seam: train's tests read the built-in MNIST once for all their runs
+// (each read costs about 2 s of CPU under -race).
+var loadImages = datasets.MNISTContext
+
 // loadSource reads the data; cancelling ctx stops the reading with ctx's
 // error.
 func loadSource(ctx context.Context, c Config) (*source, error) {
 	s := &source{}
 	switch {
 	case c.Model.OnImages():
-		imgs, err := datasets.MNISTContext(ctx, c.DataPath)
+		imgs, err := loadImages(ctx, c.DataPath)
 		if err != nil {
 			return nil, dataError{err}
 		}

@@ -19,7 +19,10 @@ func firstLast(fs []probes.Frame, k int) (first, last float64) {
 
 // TestModelsLearn trains each model on its real data for a few hundred
 // steps (fewer under -race) and wants the train loss well below its start
-// and the validation loss below chance level.
+// and the validation loss below chance level. Under -race the cnn is left
+// out: gorgonia's Conv2d (im2col loops) is ~50× slower there, 20 steps
+// cost 30 CPU-seconds, and ExecutorMatchesTapeMachine/cnn already trains
+// it under the detector; CI runs the whole test without -race.
 func TestModelsLearn(t *testing.T) {
 	mlp := MNISTConfig("mlp")
 	mlp.Steps = 300
@@ -28,8 +31,7 @@ func TestModelsLearn(t *testing.T) {
 	tr := DefaultConfig()
 	tr.Steps = 200
 	if raceBuild {
-		// gorgonia's Conv2d (im2col loops) is ~50× slower under -race
-		mlp.Steps, cnn.Steps, tr.Steps = 60, 20, 200
+		mlp.Steps, tr.Steps = 60, 200
 		tr.DModel, tr.SeqLen, tr.Layers = 32, 32, 1
 	}
 	cases := []struct {
@@ -37,7 +39,7 @@ func TestModelsLearn(t *testing.T) {
 		ratio float64 // last-k mean loss must be below ratio × first-k mean
 	}{
 		{mlp, 0.3},
-		{cnn, map[bool]float64{false: 0.3, true: 0.6}[raceBuild]},
+		{cnn, 0.3},
 		{tr, 0.75},
 	}
 	for _, c := range cases {
@@ -47,6 +49,9 @@ func TestModelsLearn(t *testing.T) {
 		cfg.EvalSize = min(cfg.EvalSize, 1000)
 		cfg.TestSize = cfg.EvalSize
 		t.Run(string(cfg.Model), func(t *testing.T) {
+			if raceBuild && cfg.Model == ModelCNN {
+				t.Skip("cnn: 30 CPU-seconds under -race; run without -race")
+			}
 			r, err := NewRunner(cfg)
 			if err != nil {
 				t.Fatal(err)
