@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -38,14 +40,41 @@ func wsFixture(dark bool) *Workspace {
 	return NewWorkspace(paths, open, Options{Dark: &dark}, "").(*Workspace)
 }
 
+// allRead wraps a workspace under test and closes ready, from inside its
+// Update, once every file has been read (loaded, or found unreadable).
+// Waiting for a "done" in the output was not enough: on a loaded machine
+// the keys could arrive while another file was still loading, and the
+// last screen then showed "loading…" where the golden has "done".
+type allRead struct {
+	*Workspace
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (a *allRead) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := a.Workspace.Update(msg)
+	read := len(a.runs) > 0
+	for i := range a.runs {
+		read = read && (a.runs[i].loaded || a.runs[i].err != nil)
+	}
+	if read {
+		a.once.Do(func() { close(a.ready) })
+	}
+	return a, cmd
+}
+
 // runWorkspace drives the workspace through a real program and returns its
 // last screen, escapes stripped.
 func runWorkspace(t *testing.T, ws *Workspace, w, h int, keys ...string) string {
 	t.Helper()
-	tm := teatest.NewTestModel(t, ws, teatest.WithInitialTermSize(w, h),
+	read := &allRead{Workspace: ws, ready: make(chan struct{})}
+	tm := teatest.NewTestModel(t, read, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(ansi.Strip(string(b)), "done") },
-		teatest.WithDuration(teaTimeout))
+	select {
+	case <-read.ready:
+	case <-time.After(teaTimeout):
+		t.Fatalf("the workspace's files were not all read within %v", teaTimeout)
+	}
 	for _, k := range keys {
 		tm.Send(keyPress(k))
 	}
