@@ -42,6 +42,9 @@ func softmaxGrad32AVX(p, d []float32, dot, sc float64)
 func reluMask32AVX(x, v, out []float32)
 
 //go:noescape
+func mulMask32AVX(x, m, out []float32)
+
+//go:noescape
 func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
 
 // is32 reports whether the float32 kernels apply to T.
@@ -100,6 +103,17 @@ func reluMaskFast[T Float](x, v, out []T) int {
 		return 0
 	}
 	reluMask32AVX(f32(x)[:k], f32(v)[:k], f32(out)[:k])
+	return k
+}
+
+// mulMaskFast is dropout's x·mask on the float32 path (no generic T: the
+// mask is float32 whatever the data).
+func mulMaskFast(x, m, out []float32) int {
+	k := len(x) &^ 7
+	if k == 0 || !useAVX {
+		return 0
+	}
+	mulMask32AVX(x[:k], m[:k], out[:k])
 	return k
 }
 

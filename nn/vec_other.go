@@ -12,6 +12,7 @@ func maxOfFast[T Float](x []T) (m T, ok bool)                       { return 0, 
 func scaleFast[T Float](x []T, a T) int                             { return 0 }
 func addRowFast[T Float](x, b, out []T) int                         { return 0 }
 func colAddFast[T Float](g []T, acc []float64) int                  { return 0 }
+func mulMaskFast(x, m, out []float32) int                           { return 0 }
 func reluMaskFast[T Float](x, v, out []T) int                       { return 0 }
 func adamFast[T Float](p, g []T, m, v []float64, k *adamConsts) int { return 0 }
 func sumSqFast[T Float](x []T) (k int, s float64)                   { return 0, 0 }

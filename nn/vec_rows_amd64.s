@@ -49,6 +49,31 @@ adddone:
 	VZEROUPPER
 	RET
 
+// func mulMask32AVX(x, m, out []float32)
+// out[i] = x[i] * m[i] (dropout's mask); len(x) is a multiple of 8, m and
+// out as long.
+TEXT ·mulMask32AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ m_base+24(FP), DX
+	MOVQ out_base+48(FP), DI
+	SHRQ $3, CX
+	JZ   muldone
+
+mulloop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     mulloop
+
+muldone:
+	VZEROUPPER
+	RET
+
 // func colAdd32AVX(g []float32, acc []float64)
 // acc[i] += float64(g[i]); len(g) is a multiple of 8, acc as long.
 TEXT ·colAdd32AVX(SB), NOSPLIT, $0-48
