@@ -15,6 +15,11 @@ import (
 // switch it off to compare with the Go loops.
 var useAVX = simd.AVX2FMA
 
+// useAVX512 selects the AVX-512F kernels where there are any (Adam's);
+// tests switch it off to compare them with the AVX2 kernels and the Go
+// loops.
+var useAVX512 = simd.AVX2FMA && simd.AVX512F
+
 // The kernels; see vec_amd64.s for what each requires of the lengths.
 
 //go:noescape
@@ -46,6 +51,9 @@ func mulMask32AVX(x, m, out []float32)
 
 //go:noescape
 func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
+
+//go:noescape
+func adam32AVX512(p, g []float32, m, v []float64, k *adamConsts)
 
 // is32 reports whether the float32 kernels apply to T.
 func is32[T Float]() bool {
@@ -127,11 +135,17 @@ func colAddFast[T Float](g []T, acc []float64) int {
 }
 
 func adamFast[T Float](p, g []T, m, v []float64, k *adamConsts) int {
-	n := len(p) &^ 3
-	if n == 0 || !is32[T]() {
+	if !is32[T]() {
 		return 0
 	}
-	adam32AVX(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+	if n := len(p) &^ 7; useAVX512 && n > 0 {
+		adam32AVX512(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+		return n
+	}
+	n := len(p) &^ 3
+	if n > 0 {
+		adam32AVX(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+	}
 	return n
 }
 

@@ -93,40 +93,82 @@ func TestVecBiasKernels(t *testing.T) {
 	})
 }
 
-// TestVecAdamKernelMatchesGo: the kernel's parameters and moments are
-// bit-identical to the Go loop's over several steps, on every length.
-func TestVecAdamKernelMatchesGo(t *testing.T) {
+// adamPaths are the Adam loop's implementations on this machine: the Go
+// loop, the AVX2 kernel and, with AVX-512F, its kernel; each runs f with
+// its switches set and restores them.
+func adamPaths() map[string]func(f func()) {
+	paths := map[string]func(f func()){"go": func(f func()) { withAVX(false, f) }}
 	if !useAVX {
-		t.Skip("no AVX kernels on this machine or build")
+		return paths
+	}
+	with512 := func(on bool, f func()) {
+		old := useAVX512
+		useAVX512 = on
+		defer func() { useAVX512 = old }()
+		withAVX(true, f)
+	}
+	paths["avx2"] = func(f func()) { with512(false, f) }
+	if useAVX512 {
+		paths["avx512"] = func(f func()) { with512(true, f) }
+	}
+	return paths
+}
+
+// TestVecAdamKernelMatchesGo: every kernel's parameters and moments are
+// bit-identical to the Go loop's over several steps, with and without the
+// fused weight decay (a zero shrink included: 0·Inf is NaN there too), on
+// every length, with NaN, ±Inf, ±0, huge and subnormal parameters and
+// gradients among the entries (a NaN only against a NaN: its payload is
+// the hardware's choice).
+func TestVecAdamKernelMatchesGo(t *testing.T) {
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), math.MaxFloat32, -math.MaxFloat32, 1e-45, -1e-40, 3e38}
+	paths := adamPaths()
+	if len(paths) == 1 {
+		t.Log("no kernels on this machine or build: the Go loop alone")
 	}
 	r := rand.New(rand.NewSource(6))
-	for _, n := range vecLengths {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			p0, g := make([]float32, n), make([]float32, n)
-			for i := range p0 {
-				p0[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*1e-3)
-			}
-			run := func(on bool) ([]float32, []float64, []float64) {
-				p := append([]float32(nil), p0...)
-				m, v := make([]float64, n), make([]float64, n)
-				withAVX(on, func() {
-					for step := 1; step <= 3; step++ {
-						c1, c2 := 1-math.Pow(AdamBeta1, float64(step)), 1-math.Pow(AdamBeta2, float64(step))
-						adamUpdate(p, g, m, v, 1e-3, 0.8, c1, c2)
+	for _, wd := range []struct {
+		name    string
+		lr, dec float64
+	}{{"no decay", 1e-3, 0}, {"decay", 1e-3, 1e-4}, {"decay, lr 0", 0, 1e-4}} {
+		for _, n := range append(vecLengths, 4, 5, 12, 23) {
+			t.Run(fmt.Sprint(wd.name, "/", n), func(t *testing.T) {
+				p0, g := make([]float32, n), make([]float32, n)
+				for i := range p0 {
+					p0[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*1e-3)
+					if i%5 == 1 {
+						p0[i] = specials[i/5%len(specials)]
 					}
-				})
-				return p, m, v
-			}
-			pg, mg, vg := run(false)
-			pa, ma, va := run(true)
-			for i := range pg {
-				if math.Float32bits(pa[i]) != math.Float32bits(pg[i]) ||
-					math.Float64bits(ma[i]) != math.Float64bits(mg[i]) ||
-					math.Float64bits(va[i]) != math.Float64bits(vg[i]) {
-					t.Fatalf("[%d]: kernel p %v m %v v %v, Go p %v m %v v %v", i, pa[i], ma[i], va[i], pg[i], mg[i], vg[i])
+					if i%7 == 3 {
+						g[i] = specials[i/7%len(specials)]
+					}
 				}
-			}
-		})
+				run := func(with func(func())) ([]float32, []float64, []float64) {
+					p := append([]float32(nil), p0...)
+					m, v := make([]float64, n), make([]float64, n)
+					with(func() {
+						for step := 1; step <= 3; step++ {
+							c1, c2 := 1-math.Pow(AdamBeta1, float64(step)), 1-math.Pow(AdamBeta2, float64(step))
+							k := newAdamConsts(wd.lr, 0.8, c1, c2, wd.dec)
+							adamUpdate(p, g, m, v, &k)
+						}
+					})
+					return p, m, v
+				}
+				pg, mg, vg := run(paths["go"])
+				same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b }
+				same64 := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+				for name, with := range paths {
+					pa, ma, va := run(with)
+					for i := range pg {
+						if !same32(pa[i], pg[i]) || !same64(ma[i], mg[i]) || !same64(va[i], vg[i]) {
+							t.Fatalf("%s [%d]: kernel p %v m %v v %v, Go p %v m %v v %v", name, i, pa[i], ma[i], va[i], pg[i], mg[i], vg[i])
+						}
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -179,11 +221,16 @@ func BenchmarkVecKernels(b *testing.B) {
 	const n = 270000
 	p, g := row(n), row(n)
 	m, v := make([]float64, n), make([]float64, n)
-	b.Run("adam/270k", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			adamUpdate(p, g, m, v, 1e-3, 1, 0.1, 0.02)
-		}
-	})
+	for name, with := range adamPaths() {
+		k := newAdamConsts(1e-3, 1, 0.1, 0.02, 1e-4)
+		b.Run("adam/270k/"+name, func(b *testing.B) {
+			with(func() {
+				for i := 0; i < b.N; i++ {
+					adamUpdate(p, g, m, v, &k)
+				}
+			})
+		})
+	}
 	b.Run("SumSq/270k", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			SumSq(g)

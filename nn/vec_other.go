@@ -7,6 +7,8 @@ package nn
 
 var useAVX = false
 
+var useAVX512 = false
+
 func expShiftSumFast[T Float](x, y []T, s T) (sum float64, ok bool) { return 0, false }
 func maxOfFast[T Float](x []T) (m T, ok bool)                       { return 0, false }
 func scaleFast[T Float](x []T, a T) int                             { return 0 }
