@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"math/rand"
 
 	G "gorgonia.org/gorgonia"
 )
@@ -11,14 +10,14 @@ import (
 // Dropout zeroes each entry of x with probability p and scales the kept ones
 // by 1/(1−p) (inverted dropout), so the eval graph, which leaves Dropout
 // out, needs no rescaling. Masks come from rng, which the caller seeds: the
-// runner gives every variant an RNG with the same seed, and since every
+// runner gives every variant a Stream with the same seed, and since every
 // variant's graph draws the same number of masks in the same order, every
 // variant sees the same masks. gorgonia's own Dropout scales the gradient
 // by 1/p and seeds from the clock; this one has neither problem.
 //
 // The returned *DropoutSite lets the caller switch it off (identity) with
 // SetTraining(false).
-func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutSite, error) {
+func Dropout(x *G.Node, p float64, rng *Stream) (*G.Node, *DropoutSite, error) {
 	if p < 0 || p >= 1 {
 		return nil, nil, fmt.Errorf("dropout: p=%g, want 0 ≤ p < 1", p)
 	}
@@ -37,7 +36,7 @@ func Dropout(x *G.Node, p float64, rng *rand.Rand) (*G.Node, *DropoutSite, error
 // of its last forward, which its backward applies again.
 type DropoutSite struct {
 	p        float64
-	rng      *rand.Rand
+	rng      *Stream
 	training bool
 	freeze   bool // reuse the last mask (finite-difference tests only)
 	// mask is the last forward's: 0 (dropped) or float32(keep) per entry.
@@ -69,21 +68,34 @@ func (o *DropoutSite) drawMask(n int) {
 	o.keep = 1 / (1 - o.p)
 	keep := float32(o.keep)
 	cut, redraw := dropCut(o.p)
-	for i := range o.mask {
-		x := o.rng.Int63()
-		for x >= redraw {
-			x = o.rng.Int63()
+	// the draws come in blocks of at most the entries left, each entry
+	// takes one or more in turn, so no draw is taken that the entries do
+	// not use and the stream stays where Int63 per entry leaves it
+	var buf [256]uint64
+	next, have := 0, 0
+	mask, keepBits := o.mask, math.Float32bits(keep)
+	for i := range mask {
+		var x int64
+		for {
+			if next == have {
+				have, next = min(len(buf), len(mask)-i), 0
+				o.rng.fill(buf[:have])
+			}
+			x = int64(buf[next] & (1<<63 - 1)) // Int63's bits
+			next++
+			if x < redraw { // math/rand draws again once in 2⁵³ draws
+				break
+			}
 		}
-		if x < cut {
-			o.mask[i] = 0
-		} else {
-			o.mask[i] = keep
-		}
+		// keep's bits where x ≥ cut, else +0's, without a branch (which
+		// would guess wrong at every p-th entry): cut−1−x < 0 ⇔ x ≥ cut,
+		// and with both in [0, 2⁶³) the difference cannot overflow
+		mask[i] = math.Float32frombits(keepBits & uint32((cut-1-x)>>63))
 	}
 }
 
 // dropCut turns rand.Float64() < p into integers over the Int63 draw it
-// is made of, so the mask reads the same stream and makes the same
+// is made of (the mask used to draw Float64s from a rand.Rand of the seed), so the mask reads the same stream and makes the same
 // decisions without a conversion and a division per entry. Float64 is
 // float64(x)/2⁶³, drawn again when that rounds to 1; float64(x) rounds to
 // nearest and is monotone in x, and dividing by 2⁶³ is exact, so
