@@ -181,13 +181,16 @@ func xentBwd[T Float](x, dx []T, t []int32, c int, sc, eps float64) {
 		row, drow := x[i*c:(i+1)*c], dx[i*c:(i+1)*c]
 		m := maxOf(row)
 		s := ExpShiftSum(row, drow, m)
-		scale(drow, T(sc/s))
 		lse := float64(m) + math.Log(s)
-		drow[tc] = T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+		dt := T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
 		if eps > 0 {
-			for j := range drow {
-				drow[j] -= T(off)
-			}
+			// the smoothing's −ε/C·sc in the scaling's pass, not a pass of
+			// its own over the vocabulary row
+			scaleSub(drow, T(sc/s), T(off))
+			drow[tc] = dt - T(off)
+		} else {
+			scale(drow, T(sc/s))
+			drow[tc] = dt
 		}
 	}
 }

@@ -57,6 +57,14 @@ func scale[T Float](x []T, a T) {
 	}
 }
 
+// scaleSub sets x = x·a − b in place, the product rounded before the
+// subtraction (as scale followed by a pass of −b: never fused).
+func scaleSub[T Float](x []T, a, b T) {
+	for k := scaleSubFast(x, a, b); k < len(x); k++ {
+		x[k] = T(x[k]*a) - b
+	}
+}
+
 // addRow sets out = x + b element-wise; b and out are at least as long as x.
 func addRow[T Float](x, b, out []T) {
 	for k := addRowFast(x, b, out); k < len(x); k++ {

@@ -32,6 +32,9 @@ func max32AVX(x []float32) float32
 func scale32AVX(x []float32, a float32)
 
 //go:noescape
+func scaleSub32AVX(x []float32, a, b float32)
+
+//go:noescape
 func addRow32AVX(x, b, out []float32)
 
 //go:noescape
@@ -93,6 +96,15 @@ func scaleFast[T Float](x []T, a T) int {
 		return 0
 	}
 	scale32AVX(f32(x)[:k], float32(a))
+	return k
+}
+
+func scaleSubFast[T Float](x []T, a, b T) int {
+	k := len(x) &^ 7
+	if k == 0 || !is32[T]() {
+		return 0
+	}
+	scaleSub32AVX(f32(x)[:k], float32(a), float32(b))
 	return k
 }
 

@@ -309,3 +309,78 @@ func TestVecReLUMask(t *testing.T) {
 		}
 	})
 }
+
+// TestVecScaleSub: x·a − b with the product rounded first, bit for bit as
+// a pass of ·a and then a pass of −b, on every length, specials included.
+func TestVecScaleSub(t *testing.T) {
+	r := rand.New(rand.NewSource(14))
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), math.MaxFloat32, 1e-45, -3}
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+				if i%4 == 2 {
+					x[i] = specials[i/4%len(specials)]
+				}
+			}
+			for _, ab := range [][2]float32{{0.37, 4.9e-5}, {2, 0}, {1e-30, -1e30}, {3, float32(math.Inf(1))}} {
+				want := append([]float32(nil), x...)
+				for i := range want {
+					want[i] *= ab[0]
+				}
+				for i := range want {
+					want[i] -= ab[1]
+				}
+				got := append([]float32(nil), x...)
+				scaleSub(got, ab[0], ab[1])
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("n=%d a=%v b=%v [%d]: %v·a−b = %v, want %v", n, ab[0], ab[1], i, x[i], got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVecXentBwdSmoothing: with label smoothing the gradient rows are the
+// bits of the scaling pass followed by a pass of −ε/C·sc (the target's
+// entry set in between), as before the two passes were one.
+func TestVecXentBwdSmoothing(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	bothPaths(t, func(t *testing.T) {
+		for _, c := range []int{1, 7, 9, 17, 2000} {
+			const rows, sc, eps = 3, 1.0 / 700, 0.1
+			x := make([]float32, rows*c)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 4)
+			}
+			tg := []int32{int32(c - 1), -1, 0}
+			got := make([]float32, len(x))
+			xentBwd(x, got, tg, c, sc, eps)
+			want := make([]float32, len(x))
+			off := eps / float64(c) * sc
+			for i, tc := range tg {
+				if tc < 0 {
+					continue
+				}
+				row, drow := x[i*c:(i+1)*c], want[i*c:(i+1)*c]
+				m := maxOf(row)
+				s := ExpShiftSum(row, drow, m)
+				scale(drow, float32(sc/s))
+				lse := float64(m) + math.Log(s)
+				drow[tc] = float32((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+				for j := range drow {
+					drow[j] -= float32(off)
+				}
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("c=%d [%d]: %v, want %v", c, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}

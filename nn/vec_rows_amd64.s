@@ -25,6 +25,29 @@ scaledone:
 	VZEROUPPER
 	RET
 
+// func scaleSub32AVX(x []float32, a, b float32)
+// x[i] = x[i]*a - b, the product rounded first (no FMA), as scale32AVX and
+// then a subtraction would; len(x) is a multiple of 8.
+TEXT ·scaleSub32AVX(SB), NOSPLIT, $0-32
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS a+24(FP), Y8
+	VBROADCASTSS b+28(FP), Y9
+	SHRQ         $3, CX
+	JZ           scalesubdone
+
+scalesubloop:
+	VMULPS  (SI), Y8, Y0
+	VSUBPS  Y9, Y0, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     scalesubloop
+
+scalesubdone:
+	VZEROUPPER
+	RET
+
 // func addRow32AVX(x, b, out []float32)
 // out[i] = x[i] + b[i]; len(x) is a multiple of 8, b and out as long.
 TEXT ·addRow32AVX(SB), NOSPLIT, $0-72
