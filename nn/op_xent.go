@@ -138,11 +138,7 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
 		r.nll += nll
 		r.loss += nll
 		if eps > 0 {
-			var sum float64
-			for _, v := range row {
-				sum += float64(v)
-			}
-			r.loss += eps * (float64(row[tc]) - sum/float64(c))
+			r.loss += eps * (float64(row[tc]) - rowSum(row)/float64(c))
 		}
 		r.n++
 	}

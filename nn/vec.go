@@ -57,6 +57,17 @@ func scale[T Float](x []T, a T) {
 	}
 }
 
+// rowSum is Σ x[i] in float64 (label smoothing's share of the loss reads a
+// row's mean logit); the kernel sums in lanes, so its last bits may differ
+// from a sequential sum's.
+func rowSum[T Float](x []T) float64 {
+	k, s := sumFast(x)
+	for _, v := range x[k:] {
+		s += float64(v)
+	}
+	return s
+}
+
 // scaleSub sets x = x·a − b in place, the product rounded before the
 // subtraction (as scale followed by a pass of −b: never fused).
 func scaleSub[T Float](x []T, a, b T) {

@@ -168,6 +168,13 @@ func sumSqFast[T Float](x []T) (k int, s float64) {
 	return k, simd.SumSqDev32(f32(x)[:k], 0) // x−0 is x: Σx², the reduction norm's statistics use
 }
 
+func sumFast[T Float](x []T) (k int, s float64) {
+	if k = len(x) &^ 15; k == 0 || !is32[T]() {
+		return 0, 0
+	}
+	return k, simd.Sum32(f32(x)[:k])
+}
+
 func dotFast[T Float](a, b []T) (k int, s float64) {
 	if k = len(a) &^ 7; k == 0 || !is32[T]() {
 		return 0, 0

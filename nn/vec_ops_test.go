@@ -384,3 +384,33 @@ func TestVecXentBwdSmoothing(t *testing.T) {
 		}
 	})
 }
+
+// TestVecRowSum: Σx against the sequential float64 sum on every length
+// (the kernel's lanes change the order only), NaN and ±Inf propagating.
+func TestVecRowSum(t *testing.T) {
+	r := rand.New(rand.NewSource(16))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range append(vecLengths, 33, 2000) {
+			x := make([]float32, n)
+			var want, abs float64
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 8)
+				want += float64(x[i])
+				abs += math.Abs(float64(x[i]))
+			}
+			if got := rowSum(x); math.Abs(got-want) > 1e-13*abs {
+				t.Fatalf("n=%d: Σx = %v, want %v", n, got, want)
+			}
+		}
+		for _, c := range []struct {
+			v    float32
+			want float64
+		}{{float32(math.Inf(1)), math.Inf(1)}, {float32(math.Inf(-1)), math.Inf(-1)}, {float32(math.NaN()), math.NaN()}} {
+			x := make([]float32, 37)
+			x[20] = c.v
+			if got := rowSum(x); !(got == c.want || got != got && c.want != c.want) {
+				t.Fatalf("Σx with %v = %v, want %v", c.v, got, c.want)
+			}
+		}
+	})
+}

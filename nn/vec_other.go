@@ -19,5 +19,6 @@ func mulMaskFast(x, m, out []float32) int                           { return 0 }
 func reluMaskFast[T Float](x, v, out []T) int                       { return 0 }
 func adamFast[T Float](p, g []T, m, v []float64, k *adamConsts) int { return 0 }
 func sumSqFast[T Float](x []T) (k int, s float64)                   { return 0, 0 }
+func sumFast[T Float](x []T) (k int, s float64)                     { return 0, 0 }
 func dotFast[T Float](a, b []T) (k int, s float64)                  { return 0, 0 }
 func softmaxGradFast[T Float](p, d []T, dot, sc float64) int        { return 0 }
