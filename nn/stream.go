@@ -18,7 +18,8 @@ const (
 // outputs). Dropout draws one value per entry, millions a step on the
 // word LM, where the interface call and the source's bookkeeping were
 // most of the mask's cost. TestStreamIsMathRand checks the values against
-// math/rand's.
+// math/rand's (whose seeded stream Go keeps fixed: Float64's comment in
+// math/rand says so), so a change there fails a test instead of moving masks.
 type Stream struct {
 	src  rand.Source64
 	seen int               // outputs taken from src, up to streamLen
