@@ -43,51 +43,54 @@ func (a *Adam) Step(params, grads []*tensor.Dense, lr, gscale float64) {
 	a.t++
 	c1 := 1 - math.Pow(AdamBeta1, float64(a.t))
 	c2 := 1 - math.Pow(AdamBeta2, float64(a.t))
-	shrink := lr * a.WeightDecay
+	k := newAdamConsts(lr, gscale, c1, c2, a.WeightDecay)
 	for i, p := range params {
 		switch p.Dtype() {
 		case tensor.Float32:
-			adamStep(p.Float32s(), grads[i].Float32s(), a, i, lr, gscale, shrink, c1, c2)
+			adamUpdate(p.Float32s(), grads[i].Float32s(), a.m[i], a.v[i], &k)
 		case tensor.Float64:
-			adamStep(p.Float64s(), grads[i].Float64s(), a, i, lr, gscale, shrink, c1, c2)
+			adamUpdate(p.Float64s(), grads[i].Float64s(), a.m[i], a.v[i], &k)
 		}
 	}
 }
 
-// adamStep is the decoupled weight decay, then the Adam update, of
-// parameter i.
-func adamStep[T Float](p, g []T, a *Adam, i int, lr, gscale, shrink, c1, c2 float64) {
-	if a.WeightDecay != 0 {
-		decay(p, shrink)
-	}
-	adamUpdate(p, g, a.m[i], a.v[i], lr, gscale, c1, c2)
-}
-
-// decay is p −= shrink·p, the product formed in float64: a float32 factor
-// 1 − shrink (1 − 1e-7 at fairseq's lr and decay) is the nearest of float32's
-// steps of 6e-8 near 1, off by up to half a step of the shrink.
-func decay[T Float](p []T, shrink float64) {
-	for i, x := range p {
-		p[i] = x - T(shrink*float64(x))
-	}
-}
-
-// adamConsts are adamUpdate's scalars, in the order adam32AVX reads them.
+// adamConsts are adamUpdate's scalars, in the order the kernels read them.
 type adamConsts struct {
 	gscale, b1, b1c, b2, b2c, lrc1, ic2, eps float64
+	// shrink is lr·WeightDecay; decay is 1 when WeightDecay ≠ 0 (a zero
+	// shrink still multiplies: 0·±Inf is NaN, as the separate pass made it).
+	shrink float64
+	decay  uint64
 }
 
-// adamUpdate is one Adam step on one parameter tensor: p −= lr·m̂/(√v̂+ε)
-// with m̂ = m/c1, v̂ = v/c2. lr/c1 and 1/c2 are formed once, so the loop
-// divides once per element instead of three times (a division or square
-// root takes as long as a dozen multiplies). The explicit float64
-// conversions forbid the compiler to fuse a multiply and an add (the Go
-// spec allows it, and GOAMD64=v3 does it), so the Go loop and the kernel
-// (plain multiplies and adds) give the same bits on every build.
-func adamUpdate[T Float](p, g []T, m, v []float64, lr, gscale, c1, c2 float64) {
-	k := &adamConsts{gscale: gscale, b1: AdamBeta1, b1c: 1 - AdamBeta1, b2: AdamBeta2, b2c: 1 - AdamBeta2,
-		lrc1: lr / c1, ic2: 1 / c2, eps: AdamEps}
+// newAdamConsts are the scalars of one step: lr/c1 and 1/c2 are formed
+// once, so the loop divides once per element instead of three times (a
+// division or square root takes as long as a dozen multiplies).
+func newAdamConsts(lr, gscale, c1, c2, weightDecay float64) adamConsts {
+	k := adamConsts{gscale: gscale, b1: AdamBeta1, b1c: 1 - AdamBeta1, b2: AdamBeta2, b2c: 1 - AdamBeta2,
+		lrc1: lr / c1, ic2: 1 / c2, eps: AdamEps, shrink: lr * weightDecay}
+	if weightDecay != 0 {
+		k.decay = 1
+	}
+	return k
+}
+
+// adamUpdate is, per element, the decoupled weight decay p −= shrink·p
+// (when k.decay; fairseq's Adam, Loshchilov & Hutter's fix of L2 in Adam)
+// and then one Adam step p −= lr·m̂/(√v̂+ε) with m̂ = m/c1, v̂ = v/c2, in one
+// pass over the memory (the decay was a pass of its own, as long as the
+// update's on the word LM). The decay's product is formed in float64: a
+// float32 factor 1 − shrink (1 − 1e-7 at fairseq's lr and decay) is the
+// nearest of float32's steps of 6e-8 near 1, off by up to half a step of
+// the shrink. The explicit conversions forbid the compiler to fuse a
+// multiply and an add (the Go spec allows it, and GOAMD64=v3 does it), so
+// the Go loop and the kernels (plain multiplies and adds) give the same
+// bits on every build.
+func adamUpdate[T Float](p, g []T, m, v []float64, k *adamConsts) {
 	for i := adamFast(p, g, m, v, k); i < len(p); i++ {
+		if k.decay != 0 {
+			p[i] -= T(k.shrink * float64(p[i]))
+		}
 		gi := float64(g[i]) * k.gscale
 		m[i] = float64(k.b1*m[i]) + float64(k.b1c*gi)
 		v[i] = float64(k.b2*v[i]) + float64(k.b2c*gi*gi)

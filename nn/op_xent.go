@@ -139,11 +139,7 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
 		r.nll += nll
 		r.loss += nll
 		if eps > 0 {
-			var sum float64
-			for _, v := range row {
-				sum += float64(v)
-			}
-			r.loss += eps * (float64(row[tc]) - sum/float64(c))
+			r.loss += eps * (float64(row[tc]) - rowSum(row)/float64(c))
 		}
 		r.n++
 	}
@@ -182,13 +178,16 @@ func xentBwd[T Float](x, dx []T, t []int32, c int, sc, eps float64) {
 		row, drow := x[i*c:(i+1)*c], dx[i*c:(i+1)*c]
 		m := maxOf(row)
 		s := ExpShiftSum(row, drow, m)
-		scale(drow, T(sc/s))
 		lse := float64(m) + math.Log(s)
-		drow[tc] = T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+		dt := T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
 		if eps > 0 {
-			for j := range drow {
-				drow[j] -= T(off)
-			}
+			// the smoothing's −ε/C·sc in the scaling's pass, not a pass of
+			// its own over the vocabulary row
+			scaleSub(drow, T(sc/s), T(off))
+			drow[tc] = dt - T(off)
+		} else {
+			scale(drow, T(sc/s))
+			drow[tc] = dt
 		}
 	}
 }

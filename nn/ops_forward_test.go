@@ -124,7 +124,7 @@ func TestDropoutMasks(t *testing.T) {
 	}
 	run := func(seed int64, training bool) []float64 {
 		return runForward(t, []*tensor.Dense{x}, func(in []*G.Node) (*G.Node, error) {
-			y, op, err := Dropout(in[0], 0.25, rand.New(rand.NewSource(seed)))
+			y, op, err := Dropout(in[0], 0.25, NewStream(seed))
 			if op != nil {
 				op.SetTraining(training)
 			}

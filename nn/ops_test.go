@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"math/rand"
 	"testing"
 
 	"github.com/normtop/normtop/nn/nntest"
@@ -62,7 +61,7 @@ func denseOpCases() []gradCase {
 			return CrossEntropy(in[0], &targets, Xent{Sum: true, Smoothing: 0.3})
 		}},
 		{"Dropout", [][]int{{4, 5}}, func(g *G.ExprGraph, in []*G.Node) (*G.Node, error) {
-			y, op, err := Dropout(in[0], 0.3, rand.New(rand.NewSource(7)))
+			y, op, err := Dropout(in[0], 0.3, NewStream(7))
 			if op != nil {
 				op.freeze = true // finite differences need the same mask on every run
 			}

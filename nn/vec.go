@@ -57,6 +57,25 @@ func scale[T Float](x []T, a T) {
 	}
 }
 
+// rowSum is Σ x[i] in float64 (label smoothing's share of the loss reads a
+// row's mean logit); the kernel sums in lanes, so its last bits may differ
+// from a sequential sum's.
+func rowSum[T Float](x []T) float64 {
+	k, s := sumFast(x)
+	for _, v := range x[k:] {
+		s += float64(v)
+	}
+	return s
+}
+
+// scaleSub sets x = x·a − b in place, the product rounded before the
+// subtraction (as scale followed by a pass of −b: never fused).
+func scaleSub[T Float](x []T, a, b T) {
+	for k := scaleSubFast(x, a, b); k < len(x); k++ {
+		x[k] = T(x[k]*a) - b
+	}
+}
+
 // addRow sets out = x + b element-wise; b and out are at least as long as x.
 func addRow[T Float](x, b, out []T) {
 	for k := addRowFast(x, b, out); k < len(x); k++ {

@@ -15,6 +15,11 @@ import (
 // switch it off to compare with the Go loops.
 var useAVX = simd.AVX2FMA
 
+// useAVX512 selects the AVX-512F kernels where there are any (Adam's);
+// tests switch it off to compare them with the AVX2 kernels and the Go
+// loops.
+var useAVX512 = simd.AVX2FMA && simd.AVX512F
+
 // The kernels; see vec_amd64.s for what each requires of the lengths.
 
 //go:noescape
@@ -25,6 +30,9 @@ func max32AVX(x []float32) float32
 
 //go:noescape
 func scale32AVX(x []float32, a float32)
+
+//go:noescape
+func scaleSub32AVX(x []float32, a, b float32)
 
 //go:noescape
 func addRow32AVX(x, b, out []float32)
@@ -42,7 +50,13 @@ func softmaxGrad32AVX(p, d []float32, dot, sc float64)
 func reluMask32AVX(x, v, out []float32)
 
 //go:noescape
+func mulMask32AVX(x, m, out []float32)
+
+//go:noescape
 func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
+
+//go:noescape
+func adam32AVX512(p, g []float32, m, v []float64, k *adamConsts)
 
 // is32 reports whether the float32 kernels apply to T.
 func is32[T Float]() bool {
@@ -85,6 +99,15 @@ func scaleFast[T Float](x []T, a T) int {
 	return k
 }
 
+func scaleSubFast[T Float](x []T, a, b T) int {
+	k := len(x) &^ 7
+	if k == 0 || !is32[T]() {
+		return 0
+	}
+	scaleSub32AVX(f32(x)[:k], float32(a), float32(b))
+	return k
+}
+
 func addRowFast[T Float](x, b, out []T) int {
 	k := len(x) &^ 7
 	if k == 0 || !is32[T]() {
@@ -103,6 +126,17 @@ func reluMaskFast[T Float](x, v, out []T) int {
 	return k
 }
 
+// mulMaskFast is dropout's x·mask on the float32 path (no generic T: the
+// mask is float32 whatever the data).
+func mulMaskFast(x, m, out []float32) int {
+	k := len(x) &^ 7
+	if k == 0 || !useAVX {
+		return 0
+	}
+	mulMask32AVX(x[:k], m[:k], out[:k])
+	return k
+}
+
 func colAddFast[T Float](g []T, acc []float64) int {
 	k := len(g) &^ 7
 	if k == 0 || !is32[T]() {
@@ -113,11 +147,17 @@ func colAddFast[T Float](g []T, acc []float64) int {
 }
 
 func adamFast[T Float](p, g []T, m, v []float64, k *adamConsts) int {
-	n := len(p) &^ 3
-	if n == 0 || !is32[T]() {
+	if !is32[T]() {
 		return 0
 	}
-	adam32AVX(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+	if n := len(p) &^ 7; useAVX512 && n > 0 {
+		adam32AVX512(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+		return n
+	}
+	n := len(p) &^ 3
+	if n > 0 {
+		adam32AVX(f32(p)[:n], f32(g)[:n], m[:n], v[:n], k)
+	}
 	return n
 }
 
@@ -126,6 +166,13 @@ func sumSqFast[T Float](x []T) (k int, s float64) {
 		return 0, 0
 	}
 	return k, simd.SumSqDev32(f32(x)[:k], 0) // x−0 is x: Σx², the reduction norm's statistics use
+}
+
+func sumFast[T Float](x []T) (k int, s float64) {
+	if k = len(x) &^ 15; k == 0 || !is32[T]() {
+		return 0, 0
+	}
+	return k, simd.Sum32(f32(x)[:k])
 }
 
 func dotFast[T Float](a, b []T) (k int, s float64) {

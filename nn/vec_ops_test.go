@@ -93,40 +93,82 @@ func TestVecBiasKernels(t *testing.T) {
 	})
 }
 
-// TestVecAdamKernelMatchesGo: the kernel's parameters and moments are
-// bit-identical to the Go loop's over several steps, on every length.
-func TestVecAdamKernelMatchesGo(t *testing.T) {
+// adamPaths are the Adam loop's implementations on this machine: the Go
+// loop, the AVX2 kernel and, with AVX-512F, its kernel; each runs f with
+// its switches set and restores them.
+func adamPaths() map[string]func(f func()) {
+	paths := map[string]func(f func()){"go": func(f func()) { withAVX(false, f) }}
 	if !useAVX {
-		t.Skip("no AVX kernels on this machine or build")
+		return paths
+	}
+	with512 := func(on bool, f func()) {
+		old := useAVX512
+		useAVX512 = on
+		defer func() { useAVX512 = old }()
+		withAVX(true, f)
+	}
+	paths["avx2"] = func(f func()) { with512(false, f) }
+	if useAVX512 {
+		paths["avx512"] = func(f func()) { with512(true, f) }
+	}
+	return paths
+}
+
+// TestVecAdamKernelMatchesGo: every kernel's parameters and moments are
+// bit-identical to the Go loop's over several steps, with and without the
+// fused weight decay (a zero shrink included: 0·Inf is NaN there too), on
+// every length, with NaN, ±Inf, ±0, huge and subnormal parameters and
+// gradients among the entries (a NaN only against a NaN: its payload is
+// the hardware's choice).
+func TestVecAdamKernelMatchesGo(t *testing.T) {
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), math.MaxFloat32, -math.MaxFloat32, 1e-45, -1e-40, 3e38}
+	paths := adamPaths()
+	if len(paths) == 1 {
+		t.Log("no kernels on this machine or build: the Go loop alone")
 	}
 	r := rand.New(rand.NewSource(6))
-	for _, n := range vecLengths {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			p0, g := make([]float32, n), make([]float32, n)
-			for i := range p0 {
-				p0[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*1e-3)
-			}
-			run := func(on bool) ([]float32, []float64, []float64) {
-				p := append([]float32(nil), p0...)
-				m, v := make([]float64, n), make([]float64, n)
-				withAVX(on, func() {
-					for step := 1; step <= 3; step++ {
-						c1, c2 := 1-math.Pow(AdamBeta1, float64(step)), 1-math.Pow(AdamBeta2, float64(step))
-						adamUpdate(p, g, m, v, 1e-3, 0.8, c1, c2)
+	for _, wd := range []struct {
+		name    string
+		lr, dec float64
+	}{{"no decay", 1e-3, 0}, {"decay", 1e-3, 1e-4}, {"decay, lr 0", 0, 1e-4}} {
+		for _, n := range append(vecLengths, 4, 5, 12, 23) {
+			t.Run(fmt.Sprint(wd.name, "/", n), func(t *testing.T) {
+				p0, g := make([]float32, n), make([]float32, n)
+				for i := range p0 {
+					p0[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*1e-3)
+					if i%5 == 1 {
+						p0[i] = specials[i/5%len(specials)]
 					}
-				})
-				return p, m, v
-			}
-			pg, mg, vg := run(false)
-			pa, ma, va := run(true)
-			for i := range pg {
-				if math.Float32bits(pa[i]) != math.Float32bits(pg[i]) ||
-					math.Float64bits(ma[i]) != math.Float64bits(mg[i]) ||
-					math.Float64bits(va[i]) != math.Float64bits(vg[i]) {
-					t.Fatalf("[%d]: kernel p %v m %v v %v, Go p %v m %v v %v", i, pa[i], ma[i], va[i], pg[i], mg[i], vg[i])
+					if i%7 == 3 {
+						g[i] = specials[i/7%len(specials)]
+					}
 				}
-			}
-		})
+				run := func(with func(func())) ([]float32, []float64, []float64) {
+					p := append([]float32(nil), p0...)
+					m, v := make([]float64, n), make([]float64, n)
+					with(func() {
+						for step := 1; step <= 3; step++ {
+							c1, c2 := 1-math.Pow(AdamBeta1, float64(step)), 1-math.Pow(AdamBeta2, float64(step))
+							k := newAdamConsts(wd.lr, 0.8, c1, c2, wd.dec)
+							adamUpdate(p, g, m, v, &k)
+						}
+					})
+					return p, m, v
+				}
+				pg, mg, vg := run(paths["go"])
+				same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b }
+				same64 := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+				for name, with := range paths {
+					pa, ma, va := run(with)
+					for i := range pg {
+						if !same32(pa[i], pg[i]) || !same64(ma[i], mg[i]) || !same64(va[i], vg[i]) {
+							t.Fatalf("%s [%d]: kernel p %v m %v v %v, Go p %v m %v v %v", name, i, pa[i], ma[i], va[i], pg[i], mg[i], vg[i])
+						}
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -179,11 +221,16 @@ func BenchmarkVecKernels(b *testing.B) {
 	const n = 270000
 	p, g := row(n), row(n)
 	m, v := make([]float64, n), make([]float64, n)
-	b.Run("adam/270k", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			adamUpdate(p, g, m, v, 1e-3, 1, 0.1, 0.02)
-		}
-	})
+	for name, with := range adamPaths() {
+		k := newAdamConsts(1e-3, 1, 0.1, 0.02, 1e-4)
+		b.Run("adam/270k/"+name, func(b *testing.B) {
+			with(func() {
+				for i := 0; i < b.N; i++ {
+					adamUpdate(p, g, m, v, &k)
+				}
+			})
+		})
+	}
 	b.Run("SumSq/270k", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			SumSq(g)
@@ -258,6 +305,111 @@ func TestVecReLUMask(t *testing.T) {
 			}
 			if out[n] != 42 {
 				t.Fatalf("n=%d: written past the end", n)
+			}
+		}
+	})
+}
+
+// TestVecScaleSub: x·a − b with the product rounded first, bit for bit as
+// a pass of ·a and then a pass of −b, on every length, specials included.
+func TestVecScaleSub(t *testing.T) {
+	r := rand.New(rand.NewSource(14))
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0,
+		float32(math.Copysign(0, -1)), math.MaxFloat32, 1e-45, -3}
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+				if i%4 == 2 {
+					x[i] = specials[i/4%len(specials)]
+				}
+			}
+			for _, ab := range [][2]float32{{0.37, 4.9e-5}, {2, 0}, {1e-30, -1e30}, {3, float32(math.Inf(1))}} {
+				want := append([]float32(nil), x...)
+				for i := range want {
+					want[i] *= ab[0]
+				}
+				for i := range want {
+					want[i] -= ab[1]
+				}
+				got := append([]float32(nil), x...)
+				scaleSub(got, ab[0], ab[1])
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("n=%d a=%v b=%v [%d]: %v·a−b = %v, want %v", n, ab[0], ab[1], i, x[i], got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVecXentBwdSmoothing: with label smoothing the gradient rows are the
+// bits of the scaling pass followed by a pass of −ε/C·sc (the target's
+// entry set in between), as before the two passes were one.
+func TestVecXentBwdSmoothing(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	bothPaths(t, func(t *testing.T) {
+		for _, c := range []int{1, 7, 9, 17, 2000} {
+			const rows, sc, eps = 3, 1.0 / 700, 0.1
+			x := make([]float32, rows*c)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 4)
+			}
+			tg := []int32{int32(c - 1), -1, 0}
+			got := make([]float32, len(x))
+			xentBwd(x, got, tg, c, sc, eps)
+			want := make([]float32, len(x))
+			off := eps / float64(c) * sc
+			for i, tc := range tg {
+				if tc < 0 {
+					continue
+				}
+				row, drow := x[i*c:(i+1)*c], want[i*c:(i+1)*c]
+				m := maxOf(row)
+				s := ExpShiftSum(row, drow, m)
+				scale(drow, float32(sc/s))
+				lse := float64(m) + math.Log(s)
+				drow[tc] = float32((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+				for j := range drow {
+					drow[j] -= float32(off)
+				}
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("c=%d [%d]: %v, want %v", c, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// TestVecRowSum: Σx against the sequential float64 sum on every length
+// (the kernel's lanes change the order only), NaN and ±Inf propagating.
+func TestVecRowSum(t *testing.T) {
+	r := rand.New(rand.NewSource(16))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range append(vecLengths, 33, 2000) {
+			x := make([]float32, n)
+			var want, abs float64
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 8)
+				want += float64(x[i])
+				abs += math.Abs(float64(x[i]))
+			}
+			if got := rowSum(x); math.Abs(got-want) > 1e-13*abs {
+				t.Fatalf("n=%d: Σx = %v, want %v", n, got, want)
+			}
+		}
+		for _, c := range []struct {
+			v    float32
+			want float64
+		}{{float32(math.Inf(1)), math.Inf(1)}, {float32(math.Inf(-1)), math.Inf(-1)}, {float32(math.NaN()), math.NaN()}} {
+			x := make([]float32, 37)
+			x[20] = c.v
+			if got := rowSum(x); !(got == c.want || got != got && c.want != c.want) {
+				t.Fatalf("Σx with %v = %v, want %v", c.v, got, c.want)
 			}
 		}
 	})

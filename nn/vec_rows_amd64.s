@@ -25,6 +25,29 @@ scaledone:
 	VZEROUPPER
 	RET
 
+// func scaleSub32AVX(x []float32, a, b float32)
+// x[i] = x[i]*a - b, the product rounded first (no FMA), as scale32AVX and
+// then a subtraction would; len(x) is a multiple of 8.
+TEXT ·scaleSub32AVX(SB), NOSPLIT, $0-32
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS a+24(FP), Y8
+	VBROADCASTSS b+28(FP), Y9
+	SHRQ         $3, CX
+	JZ           scalesubdone
+
+scalesubloop:
+	VMULPS  (SI), Y8, Y0
+	VSUBPS  Y9, Y0, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     scalesubloop
+
+scalesubdone:
+	VZEROUPPER
+	RET
+
 // func addRow32AVX(x, b, out []float32)
 // out[i] = x[i] + b[i]; len(x) is a multiple of 8, b and out as long.
 TEXT ·addRow32AVX(SB), NOSPLIT, $0-72
@@ -46,6 +69,31 @@ addloop:
 	JNZ     addloop
 
 adddone:
+	VZEROUPPER
+	RET
+
+// func mulMask32AVX(x, m, out []float32)
+// out[i] = x[i] * m[i] (dropout's mask); len(x) is a multiple of 8, m and
+// out as long.
+TEXT ·mulMask32AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ m_base+24(FP), DX
+	MOVQ out_base+48(FP), DI
+	SHRQ $3, CX
+	JZ   muldone
+
+mulloop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     mulloop
+
+muldone:
 	VZEROUPPER
 	RET
 
@@ -75,9 +123,9 @@ coldone:
 	RET
 
 // func adam32AVX(p, g []float32, m, v []float64, k *adamConsts)
-// The Adam update of adamUpdate, four lanes at a time in float64 without
-// FMA, so bit-identical to the Go loop; len(p) is a multiple of 4, the
-// other slices as long.
+// The weight decay (when k.decay) and the Adam update of adamUpdate, four
+// lanes at a time in float64 without FMA, so bit-identical to the Go loop;
+// len(p) is a multiple of 4, the other slices as long.
 TEXT ·adam32AVX(SB), NOSPLIT, $0-104
 	MOVQ         p_base+0(FP), SI
 	MOVQ         p_len+8(FP), CX
@@ -93,10 +141,21 @@ TEXT ·adam32AVX(SB), NOSPLIT, $0-104
 	VBROADCASTSD 40(AX), Y13 // lr/c1
 	VBROADCASTSD 48(AX), Y14 // 1/c2
 	VBROADCASTSD 56(AX), Y15 // ε
+	VBROADCASTSD 64(AX), Y7  // shrink
+	MOVQ         72(AX), BX  // decay
 	SHRQ         $2, CX
 	JZ           adamdone
 
 adamloop:
+	VMOVUPS    (SI), X6      // p
+	TESTQ      BX, BX
+	JZ         adamupdate
+	VCVTPS2PD  X6, Y5
+	VMULPD     Y7, Y5, Y5    // shrink·p
+	VCVTPD2PSY Y5, X5
+	VSUBPS     X5, X6, X6    // p −= float32(shrink·p)
+
+adamupdate:
 	VCVTPS2PD  (DX), Y0
 	VMULPD     Y8, Y0, Y0    // gk
 	VMULPD     (R8), Y9, Y1  // β1·m
@@ -114,9 +173,8 @@ adamloop:
 	VADDPD     Y15, Y3, Y3   // +ε
 	VDIVPD     Y3, Y1, Y1
 	VCVTPD2PSY Y1, X1
-	VMOVUPS    (SI), X0
-	VSUBPS     X1, X0, X0
-	VMOVUPS    X0, (SI)
+	VSUBPS     X1, X6, X6
+	VMOVUPS    X6, (SI)
 	ADDQ       $16, SI
 	ADDQ       $16, DX
 	ADDQ       $32, R8
@@ -125,6 +183,73 @@ adamloop:
 	JNZ        adamloop
 
 adamdone:
+	VZEROUPPER
+	RET
+
+// func adam32AVX512(p, g []float32, m, v []float64, k *adamConsts)
+// adam32AVX with eight float64 lanes (AVX-512F): the same operations in
+// the same order, still without FMA; a square root or a division is
+// correctly rounded at every width, so the bits are the Go loop's. The
+// square root and the division were the loop's bottleneck (the step's
+// moments fit no cache either way); at 512 bits each instruction does
+// twice the lanes. len(p) is a multiple of 8, the other slices as long.
+TEXT ·adam32AVX512(SB), NOSPLIT, $0-104
+	MOVQ         p_base+0(FP), SI
+	MOVQ         p_len+8(FP), CX
+	MOVQ         g_base+24(FP), DX
+	MOVQ         m_base+48(FP), R8
+	MOVQ         v_base+72(FP), R9
+	MOVQ         k+96(FP), AX
+	VBROADCASTSD 0(AX), Z8   // gscale
+	VBROADCASTSD 8(AX), Z9   // β1
+	VBROADCASTSD 16(AX), Z10 // 1-β1
+	VBROADCASTSD 24(AX), Z11 // β2
+	VBROADCASTSD 32(AX), Z12 // 1-β2
+	VBROADCASTSD 40(AX), Z13 // lr/c1
+	VBROADCASTSD 48(AX), Z14 // 1/c2
+	VBROADCASTSD 56(AX), Z15 // ε
+	VBROADCASTSD 64(AX), Z7  // shrink
+	MOVQ         72(AX), BX  // decay
+	SHRQ         $3, CX
+	JZ           adam512done
+
+adam512loop:
+	VMOVUPS   (SI), Y6       // p
+	TESTQ     BX, BX
+	JZ        adam512update
+	VCVTPS2PD Y6, Z5
+	VMULPD    Z7, Z5, Z5     // shrink·p
+	VCVTPD2PS Z5, Y5
+	VSUBPS    Y5, Y6, Y6     // p −= float32(shrink·p)
+
+adam512update:
+	VCVTPS2PD (DX), Z0
+	VMULPD    Z8, Z0, Z0     // gk
+	VMULPD    (R8), Z9, Z1   // β1·m
+	VMULPD    Z10, Z0, Z2    // (1-β1)·gk
+	VADDPD    Z2, Z1, Z1     // m
+	VMOVUPD   Z1, (R8)
+	VMULPD    (R9), Z11, Z3  // β2·v
+	VMULPD    Z12, Z0, Z4    // (1-β2)·gk
+	VMULPD    Z0, Z4, Z4     // ·gk
+	VADDPD    Z4, Z3, Z3     // v
+	VMOVUPD   Z3, (R9)
+	VMULPD    Z13, Z1, Z1    // lr/c1·m
+	VMULPD    Z14, Z3, Z3    // v/c2
+	VSQRTPD   Z3, Z3
+	VADDPD    Z15, Z3, Z3    // +ε
+	VDIVPD    Z3, Z1, Z1
+	VCVTPD2PS Z1, Y1
+	VSUBPS    Y1, Y6, Y6
+	VMOVUPS   Y6, (SI)
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	ADDQ      $64, R8
+	ADDQ      $64, R9
+	DECQ      CX
+	JNZ       adam512loop
+
+adam512done:
 	VZEROUPPER
 	RET
 

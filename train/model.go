@@ -142,7 +142,7 @@ type builder struct {
 	seqNorm func(site string) (*norm.Seq, []*G.Node, error)
 	// dropout: p and the RNG (nil: no dropout, as in eval graphs).
 	dropP float64
-	rng   *rand.Rand
+	rng   *nn.Stream
 	drops []*nn.DropoutSite
 
 	images  *tensor.Dense // image models: [batch, H·W] pixels in [0,1]

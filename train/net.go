@@ -2,7 +2,6 @@ package train
 
 import (
 	"fmt"
-	"math/rand"
 
 	"github.com/normtop/normtop/datasets"
 	"github.com/normtop/normtop/internal/graphop"
@@ -62,7 +61,7 @@ type netSpec struct {
 	seqNorm seqApply // recurrent sites (lstm); nil for models without
 	train   bool
 	dropP   float64
-	rng     *rand.Rand // dropout masks (training graphs)
+	rng     *nn.Stream // dropout masks (training graphs)
 	xent    nn.Xent    // the loss's reduction and smoothing (training graphs)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand"
 	"time"
 
 	"github.com/normtop/normtop/nn"
@@ -117,7 +116,7 @@ func (r *Runner) netSpecs(c Config, dt tensor.Dtype, weights []*tensor.Dense, by
 		weights: weights, norm: apply, seqNorm: seqLayers(bySite), train: true, dropP: c.Dropout,
 		xent: nn.Xent{Sum: c.lossSum(), Smoothing: c.LabelSmoothing},
 		// the same seed for every variant: the same dropout masks
-		rng: rand.New(rand.NewSource(c.Seed + 1))}
+		rng: nn.NewStream(c.Seed + 1)}
 	evalBatch := c.Batch
 	padded := r.src.corpus != nil || r.src.labelled != nil
 	switch {
