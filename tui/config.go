@@ -66,11 +66,11 @@ var configKeys = keyTable[configState, int]{
 		*s = configState{}
 		return nil
 	}},
-	{key: keymap.layer, do: func(s *configState, _ int, k keyName) tea.Cmd {
+	{key: either("↑/↓ j/k", "scroll", keymap.layer), do: func(s *configState, _ int, k keyName) tea.Cmd {
 		s.scroll(upDown(k))
 		return nil
 	}},
-	{key: keymap.page, do: func(s *configState, page int, k keyName) tea.Cmd {
+	{key: either("PgUp/PgDn", "scroll a page", keymap.page), do: func(s *configState, page int, k keyName) tea.Cmd {
 		s.scroll(upDown(k) * max(page, 1))
 		return nil
 	}},
