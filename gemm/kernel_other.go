@@ -19,6 +19,10 @@ func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 	panic("gemm: no assembly kernels in this build")
 }
 
+func kernel8x32p(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32) {
+	panic("gemm: no assembly kernels in this build")
+}
+
 func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16) {
 	panic("gemm: no assembly kernels in this build")
 }
