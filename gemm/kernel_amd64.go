@@ -50,6 +50,9 @@ func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 func kernel8x32p(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32)
 
 //go:noescape
+func kernel8x32a(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32)
+
+//go:noescape
 func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16)
 
 //go:noescape

@@ -23,6 +23,10 @@ func kernel8x32p(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float
 	panic("gemm: no assembly kernels in this build")
 }
 
+func kernel8x32a(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32) {
+	panic("gemm: no assembly kernels in this build")
+}
+
 func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16) {
 	panic("gemm: no assembly kernels in this build")
 }
