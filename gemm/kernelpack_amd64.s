@@ -8,8 +8,9 @@
 // blocks of A then read. Packing B as a pass of its own read every panel
 // from memory or L3 at an 8 KiB stride with nothing to hide the wait
 // behind (5-7% of the word LM's step at d 512); here the two stores a p
-// fit beside the sixteen FMAs, and a prefetch eight rows ahead starts
-// each row's lines early. The FMA chain of every element is kernel8x32's,
+// fit beside the sixteen FMAs, a prefetch eight rows ahead starts each
+// row's lines early, and one into L2 of the row's next 128 bytes readies
+// the next panel's call (the same rows, a row block of A later). The FMA chain of every element is kernel8x32's,
 // and the stored values are B's own: the same bits as packing first.
 
 #define STEP32P \
@@ -17,6 +18,8 @@
 	VMOVUPS      64(BX), Z17 \
 	PREFETCHT0   (BX)(R12*8) \
 	PREFETCHT0   64(BX)(R12*8) \
+	PREFETCHT1   128(BX) \
+	PREFETCHT1   192(BX) \
 	VMOVUPS      Z16, (R14) \
 	VMOVUPS      Z17, 64(R14) \
 	VBROADCASTSS (AX), Z18 \
@@ -197,13 +200,16 @@ set:
 // at pk[p·8 + i]) that the later panels of B then read. The first panel's
 // register blocks pack A that way instead of a pass of its own. The eight
 // values are moved by a masked 512-bit load and store (K2 = 0xff), which
-// need only AVX-512F. The FMA chains are kernel8x32's: the same bits.
+// need only AVX-512F. Besides a prefetch eight p ahead, each p prefetches
+// into L2 the line 64 bytes on, which the register block two below reads
+// next. The FMA chains are kernel8x32's: the same bits.
 
 #define STEP32A \
 	VMOVUPS      (BX), Z16 \
 	VMOVUPS      64(BX), Z17 \
 	VMOVUPS.Z    (AX), K2, Z26 \
 	PREFETCHT0   (AX)(R11*8) \
+	PREFETCHT1   64(AX) \
 	VMOVUPS      Z26, K2, (R14) \
 	VBROADCASTSS (AX), Z18 \
 	VFMADD231PS  Z16, Z18, Z0 \
