@@ -100,12 +100,28 @@ func packA[T float](mr int, a []T, rsa, csa, rows, kc int, dst []T) {
 		if n == mr && rsa == 1 && packContiguous(mr, a[i0:], csa, kc, pan) {
 			continue
 		}
+		if n < mr {
+			clear(pan) // the padding rows, in one call rather than one a p
+		}
+		if csa == 1 {
+			// an untransposed A's partial panel (a last register block of
+			// fewer rows, as attention's per-head products of 14-176 rows
+			// have): each row is contiguous, so walk it once and write
+			// every mr-th element, where a p at a time read n rows a
+			// line apart and cleared the padding with a call each p
+			for i := 0; i < n; i++ {
+				row := a[(i0+i)*rsa:][:kc]
+				for p, v := range row {
+					pan[p*mr+i] = v
+				}
+			}
+			continue
+		}
 		for p := 0; p < kc; p++ {
 			d := pan[p*mr : p*mr+mr]
 			for i := 0; i < n; i++ {
 				d[i] = a[(i0+i)*rsa+p*csa]
 			}
-			clear(d[n:])
 		}
 	}
 }
