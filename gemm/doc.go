@@ -13,9 +13,15 @@
 // transposed products of the backward pass cost no copy; only a last
 // partial panel of fewer rows than the block is copied, zero padded (and a
 // transposed A in the big products, whose in-place reads would each be a
-// new cache line). Full panels are copied by copy_amd64.s's AVX moves, and
-// the 8×32 kernel prefetches its block of C before its k loop, which the
-// big products' C (larger than L2, added into once per k block) needs.
+// new cache line). Full panels are copied by copy_amd64.s's AVX moves, a
+// transposed B's by transpose16's 16×16 register transposes
+// (transpose_amd64.s), and the 8×32 kernel prefetches its block of C
+// before its k loop, which the big products' C (larger than L2, added
+// into once per k block) needs. With that kernel an untransposed B and a
+// packed transposed A are not packed in a pass of their own: the first
+// row block's (B) or the first panel's (A) kernel calls read them in place
+// and store the packed copy as they go (kernelpack_amd64.s), hiding the
+// copy's cache misses behind their FMAs.
 //
 // The micro-kernel is chosen at start-up. float32 products use an 8×32
 // block of 512-bit AVX-512 accumulators (kernel512_amd64.s, with an 8×16

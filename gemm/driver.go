@@ -79,6 +79,32 @@ func kernel[T float](id kernelID, nw, kc int, a *T, rsa, csa int, b *T, ldb int,
 	}
 }
 
+// fuseBPack packs an untransposed B's full panels in the first row
+// block's kernel calls (kernel8x32p) rather than in a pass of their own;
+// tests switch it off to compare the bits.
+var fuseBPack = true
+
+// kernelPacking runs kernel8x32p: kernel8x32 on B in place (b, ldb),
+// storing B's kc×32 block to the panel at pk as it reads it. Only wide32's
+// float32 products call it.
+func kernelPacking[T float](kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool, pk *T) {
+	f := func(x *T) *float32 { return (*float32)(unsafe.Pointer(x)) }
+	kernel8x32p(kc, f(a), rsa, csa, f(b), ldb, f(c), ldc, float32(alpha), add, f(pk))
+}
+
+// fuseAPack packs a transposed A's full register blocks in the first
+// panel's kernel calls (kernel8x32a) rather than in a pass of its own;
+// tests switch it off to compare the bits.
+var fuseAPack = true
+
+// kernelPackingA runs kernel8x32a: kernel8x32 on a transposed A in place
+// (rsa = 1), storing its 8×kc block to the packed panel at pk as it reads
+// it. Only wide32's float32 products call it.
+func kernelPackingA[T float](kc int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha T, add bool, pk *T) {
+	f := func(x *T) *float32 { return (*float32)(unsafe.Pointer(x)) }
+	kernel8x32a(kc, f(a), rsa, csa, f(b), ldb, f(c), ldc, float32(alpha), add, f(pk))
+}
+
 // work holds one product's scratch: packed B, a zero-padded copy of A's
 // last partial row panel, and a full register block for C's edge tiles.
 type work[T float] struct {
@@ -160,7 +186,13 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 				}
 			} else {
 				w.b = grow(w.b, kc*(full+bs.tailNr))
-				packB(tB, b, ldb, pc, kc, jc, full, nr, w.b)
+				if fuseBPack && mk.id == k8x32 && !tB && m >= mk.mr {
+					// the full panels are packed by the first row
+					// block's kernel calls as they read them (fusedB)
+					bs.src, bs.ldb = b[pc*ldb+jc:], ldb
+				} else {
+					packB(tB, b, ldb, pc, kc, jc, full, nr, w.b)
+				}
 				if full < nc {
 					packB(tB, b, ldb, pc, kc, jc+full, nc-full, bs.tailNr, w.b[full*kc:])
 				}
@@ -174,6 +206,7 @@ func serial[T float](mk micro, tA, tB bool, m, n, k int, alpha T, a []T, lda int
 			for ic := 0; ic < m; ic += mcBlock {
 				mc := min(mcBlock, m-ic)
 				block(mk, w, &bs, mc, alpha, a[ic*rsa+pc*csa:], rsa, csa, packA, c[ic*ldc+jc:], ldc, add)
+				bs.src = nil // packed now
 			}
 		}
 	}
@@ -203,9 +236,14 @@ const (
 // packed tailNr = nr/2 wide: packing it nr wide copied as many zeros as
 // values, and for products of 10 or 16 columns the copy cost as much as
 // the product.
+//
+// src, where set, is B itself (at stride ldb) for full panels not yet
+// packed: the block's first row of register blocks reads each from there
+// with kernel8x32p, which packs it into packed on the way (the pack and
+// the first product in one pass), and the later rows read it packed.
 type bSource[T float] struct {
 	packed      []T
-	b           []T
+	b, src      []T
 	ldb         int
 	nc, kc, nr  int
 	tailNr      int
@@ -239,9 +277,22 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 	if packAll {
 		full = 0
 	}
+	// a transposed A to pack is packed by the first panel's kernel calls
+	// (kernel8x32a) as they read it, but for its first register block
+	// when B's first row block is being packed too, and a partial last one
+	fuseA := packAll && fuseAPack && rsa == 1 && mk.id == k8x32 && nc >= nr
 	if full < mc {
 		w.a = grow(w.a, roundUp(mc-full, mr)*kc)
-		packA(mr, a[full*rsa:], rsa, csa, mc-full, kc, w.a)
+		if !fuseA {
+			packA(mr, a[full*rsa:], rsa, csa, mc-full, kc, w.a)
+		} else {
+			if bs.src != nil {
+				packA(mr, a, rsa, csa, min(mr, mc), kc, w.a)
+			}
+			if whole := mc / mr * mr; whole < mc {
+				packA(mr, a[whole*rsa:], rsa, csa, mc-whole, kc, w.a[whole*kc:])
+			}
+		}
 	}
 	for jr := 0; jr < nc; jr += nr {
 		nw := min(nr, nc-jr)
@@ -261,6 +312,14 @@ func block[T float](mk micro, w *work[T], bs *bSource[T], mc int, alpha T, a []T
 			ci := ir*ldc + jr
 			rows := min(mr, mc-ir)
 			if rows == mr && (nw == kw || id == k8x16) {
+				if ir == 0 && bs.src != nil && nw == nr {
+					kernelPacking(kc, pa, rs, cs, &bs.src[jr], bs.ldb, &c[ci], ldc, alpha, add, bp)
+					continue
+				}
+				if jr == 0 && fuseA && (ir > 0 || bs.src == nil) {
+					kernelPackingA(kc, &a[ir*rsa], rsa, csa, bp, ldb, &c[ci], ldc, alpha, add, pa)
+					continue
+				}
 				kernel(id, nw, kc, pa, rs, cs, bp, ldb, &c[ci], ldc, alpha, add)
 				continue
 			}

@@ -23,11 +23,19 @@ var haveAVX512 = haveKernels && simd.AVX512F
 // kernels give the same bits.
 var useAVX512 = haveAVX512 && os.Getenv("NORMTOP_GEMM") != "avx2"
 
+// useTranspose16 packs a transposed B's float32 panels with transpose16
+// (AVX-512F) instead of the Go loop, whichever kernel then reads them:
+// both copy the same values, so tests switch it off to compare.
+var useTranspose16 = haveAVX512
+
 // The micro-kernels; see kernel_amd64.s. a must address mr rows of kc
 // elements at strides rsa (rows) and csa (columns), b kc rows of nr
 // elements at stride ldb, c mr rows of nr elements at stride ldc, for the
 // kernel's mr×nr block. kernel8x16 reads and writes only the columns of C
 // whose bit is set in cols (the low bits: 1<<n - 1 for n columns).
+
+//go:noescape
+func transpose16(dst *float32, dstStride int, src *float32, ldb, rows, blocks int)
 
 //go:noescape
 func copyRows32(dst, src *float32, ld, rows, w int)
@@ -37,6 +45,12 @@ func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 
 //go:noescape
 func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func kernel8x32p(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32)
+
+//go:noescape
+func kernel8x32a(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32)
 
 //go:noescape
 func kernel8x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16)

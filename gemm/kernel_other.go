@@ -7,6 +7,8 @@ var (
 	haveKernels = false
 	haveAVX512  = false
 	useAVX512   = false
+
+	useTranspose16 = false
 )
 
 func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
@@ -14,6 +16,14 @@ func kernel6x16(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float3
 }
 
 func kernel8x32(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernel8x32p(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func kernel8x32a(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, pk *float32) {
 	panic("gemm: no assembly kernels in this build")
 }
 
@@ -26,6 +36,10 @@ func kernel6x8(kc int, a *float64, rsa, csa int, b *float64, ldb int, c *float64
 }
 
 func kernel8x16seg(kc int, a *float32, rsa, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, add bool, cols uint16, nseg, ajump int) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func transpose16(dst *float32, dstStride int, src *float32, ldb, rows, blocks int) {
 	panic("gemm: no assembly kernels in this build")
 }
 
