@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
@@ -68,6 +69,34 @@ type xent struct {
 	rows, c int
 	opt     Xent
 	last    XentResult // of the last forward
+	kept    rowShifts  // each row's max and Σexp from the last forward, for the backward
+}
+
+// rowShifts are the per-row max m and Σ exp(x−m) of one forward's logits,
+// kept so that the backward makes one pass over a row (exp(x−m)·sc/Σ)
+// instead of three (max, exp and sum, scale): the same values, so the same
+// bits. for names the logits they were taken from (their first byte; nil:
+// nothing kept): the executor keeps an op's input unchanged until its
+// backward has read it.
+type rowShifts struct {
+	max, sum []float64
+	for_     *byte
+}
+
+// keep readies r for a forward of x over rows rows.
+func (r *rowShifts) keep(x unsafe.Pointer, rows int) {
+	if len(r.max) != rows {
+		r.max, r.sum = make([]float64, rows), make([]float64, rows)
+	}
+	r.for_ = (*byte)(x)
+}
+
+// take reports whether r holds x's shifts, and forgets them (a second
+// backward recomputes).
+func (r *rowShifts) take(x unsafe.Pointer) bool {
+	ok := r.for_ != nil && r.for_ == (*byte)(x)
+	r.for_ = nil
+	return ok
 }
 
 // check wants one target per row of logits, each below the class count.
@@ -88,7 +117,8 @@ func (x *xent) check() error {
 // x.last.
 func xentLoss[T Float](x *xent) graphop.Kernel[T] {
 	return func(out []T, in [][]T) error {
-		r := xentFwd(in[0], *x.targets, x.c, x.opt.Smoothing)
+		x.kept.keep(unsafe.Pointer(unsafe.SliceData(in[0])), x.rows)
+		r := xentFwd(in[0], *x.targets, x.c, x.opt.Smoothing, &x.kept)
 		x.last = XentResult{Real: r.n}
 		loss := r.loss
 		if r.n > 0 {
@@ -113,10 +143,12 @@ func realRows(t []int32) int {
 	return n
 }
 
-// logSumExp of one row, shifted by its max for stability.
-func logSumExp[T Float](row []T) float64 {
-	m := maxOf(row)
-	return float64(m) + math.Log(ExpShiftSum(row, nil, m))
+// logSumExp of one row, shifted by its max for stability; also the max
+// and the sum of the shifted exps.
+func logSumExp[T Float](row []T) (lse float64, m T, sum float64) {
+	m = maxOf(row)
+	sum = ExpShiftSum(row, nil, m)
+	return float64(m) + math.Log(sum), m, sum
 }
 
 // xentRows are one forward's sums over the real rows: the loss (with
@@ -128,14 +160,17 @@ type xentRows struct {
 
 // xentFwd sums, over real rows, lse − (1−ε)·x_t − (ε/C)·Σ_j x_j: the
 // cross-entropy against (1−ε)·onehot + ε/C (the plain −log p_t when ε = 0).
-func xentFwd[T Float](x []T, t []int32, c int, eps float64) xentRows {
+// It keeps each real row's max and Σexp in keep.
+func xentFwd[T Float](x []T, t []int32, c int, eps float64, keep *rowShifts) xentRows {
 	var r xentRows
 	for i, tc := range t {
 		if tc < 0 {
 			continue
 		}
 		row := x[i*c : (i+1)*c]
-		nll := logSumExp(row) - float64(row[tc])
+		lse, m, sum := logSumExp(row)
+		keep.max[i], keep.sum[i] = float64(m), sum
+		nll := lse - float64(row[tc])
 		r.nll += nll
 		r.loss += nll
 		if eps > 0 {
@@ -160,34 +195,42 @@ func xentGrad[T Float](x *xent) graphop.Kernel[T] {
 		if n := realRows(t); n > 0 && !x.opt.Sum {
 			sc /= float64(n)
 		}
-		xentBwd(in[0], out, t, x.c, sc, x.opt.Smoothing)
+		kept := &x.kept
+		if !kept.take(unsafe.Pointer(unsafe.SliceData(in[0]))) {
+			kept = nil
+		}
+		xentBwd(in[0], out, t, x.c, sc, x.opt.Smoothing, kept)
 		return nil
 	}
 }
 
-// xentBwd writes each real row's (softmax − q)·sc: the softmax scaled in
-// one exp pass, then the target's entry recomputed from the log-sum-exp in
-// float64 (p−1 cancels when p is near 1, and a float32 p·s − s would lose
-// it), and with label smoothing ε/C taken off every entry.
-func xentBwd[T Float](x, dx []T, t []int32, c int, sc, eps float64) {
-	off := eps / float64(c) * sc
+// xentBwd writes each real row's (softmax − q)·sc: exp(x−m)·sc/Σ in one
+// pass, with the max m and Σ the forward kept (kept nil: taken here, as
+// the forward takes them), then the target's entry recomputed from the
+// log-sum-exp in float64 (p−1 cancels when p is near 1, and a float32
+// p·s − s would lose it), and with label smoothing ε/C taken off every
+// entry in the same pass.
+func xentBwd[T Float](x, dx []T, t []int32, c int, sc, eps float64, kept *rowShifts) {
+	off := T(eps / float64(c) * sc)
+	if !(eps > 0) {
+		off = 0 // e·a − 0 is e·a: the plain scaling
+	}
 	for i, tc := range t {
 		if tc < 0 {
 			continue
 		}
 		row, drow := x[i*c:(i+1)*c], dx[i*c:(i+1)*c]
-		m := maxOf(row)
-		s := ExpShiftSum(row, drow, m)
+		var m T
+		var s float64
+		if kept != nil {
+			m, s = T(kept.max[i]), kept.sum[i]
+		} else {
+			m = maxOf(row)
+			s = ExpShiftSum(row, nil, m)
+		}
 		lse := float64(m) + math.Log(s)
 		dt := T((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
-		if eps > 0 {
-			// the smoothing's −ε/C·sc in the scaling's pass, not a pass of
-			// its own over the vocabulary row
-			scaleSub(drow, T(sc/s), T(off))
-			drow[tc] = dt - T(off)
-		} else {
-			scale(drow, T(sc/s))
-			drow[tc] = dt
-		}
+		expScaleSub(row, drow, m, T(sc/s), off)
+		drow[tc] = dt - off
 	}
 }

@@ -41,6 +41,19 @@ func ExpShiftSum[T Float](x, y []T, s T) float64 {
 	return sum
 }
 
+// expScaleSub sets y[i] = exp(x[i]−s)·a − b: ExpShiftSum's exp (rounded
+// to T), then scaleSub's product and difference, in one pass; b = 0 gives
+// scale's product. y is at least as long as x and may be x.
+func expScaleSub[T Float](x, y []T, s, a, b T) {
+	if expScaleSubFast(x, y, s, a, b) {
+		return
+	}
+	for i, v := range x {
+		e := T(math.Exp(float64(v - s)))
+		y[i] = T(e*a) - b
+	}
+}
+
 // softmaxRow replaces x by softmax(x): all NaN if x holds a NaN or +Inf
 // or every entry is −Inf (the sum is NaN then).
 func softmaxRow[T Float](x []T) {

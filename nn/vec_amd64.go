@@ -29,6 +29,9 @@ func expShiftSum32AVX(x, y []float32, s float32) float64
 func max32AVX(x []float32) float32
 
 //go:noescape
+func expScaleSub32AVX(x, y []float32, s, a, b float32)
+
+//go:noescape
 func scale32AVX(x []float32, a float32)
 
 //go:noescape
@@ -81,6 +84,14 @@ func expShiftSumFast[T Float](x, y []T, s T) (sum float64, ok bool) {
 		y = y[:len(x)]
 	}
 	return expShiftSum32AVX(f32(x), f32(y), float32(s)), true
+}
+
+func expScaleSubFast[T Float](x, y []T, s, a, b T) bool {
+	if !is32[T]() {
+		return false
+	}
+	expScaleSub32AVX(f32(x), f32(y[:len(x)]), float32(s), float32(a), float32(b))
+	return true
 }
 
 func maxOfFast[T Float](x []T) (m T, ok bool) {

@@ -11,6 +11,7 @@ var useAVX512 = false
 
 func expShiftSumFast[T Float](x, y []T, s T) (sum float64, ok bool) { return 0, false }
 func maxOfFast[T Float](x []T) (m T, ok bool)                       { return 0, false }
+func expScaleSubFast[T Float](x, y []T, s, a, b T) bool             { return false }
 func scaleFast[T Float](x []T, a T) int                             { return 0 }
 func scaleSubFast[T Float](x []T, a, b T) int                       { return 0 }
 func addRowFast[T Float](x, b, out []T) int                         { return 0 }
