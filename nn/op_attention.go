@@ -52,12 +52,18 @@ func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, rea
 		kind = "Attention"
 	}
 	o := &attn{n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
+	var out *G.Node
+	// the forward's node is the gradient's third input, which its kernel
+	// does not read: it orders the forward, which keeps the probabilities,
+	// before the gradient in every run (the upstream gradient need not
+	// depend on the forward's output)
 	grad := func(in G.Nodes, g *G.Node) (G.Nodes, error) {
 		return graphop.One(graphop.Op{Kind: "AttentionGrad", Out: in[0].Shape(), Prepare: o.check,
-			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g))
+			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g, out))
 	}
-	return graphop.Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad,
+	out, err := graphop.Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad, State: o,
 		F32: attnFwd[float32](o), F64: attnFwd[float64](o)}.Apply(qkv)
+	return out, err
 }
 
 // attn is one attention node's extent and state, shared by its forward and

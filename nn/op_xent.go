@@ -39,8 +39,10 @@ func CrossEntropy(logits *G.Node, targets *[]int32, opt Xent) (*G.Node, error) {
 		return nil, fmt.Errorf("CrossEntropy: label smoothing %g, want 0 ≤ ε < 1", opt.Smoothing)
 	}
 	x := &xent{targets: targets, rows: s[0], c: s[1], opt: opt}
-	return graphop.Op{Kind: "CrossEntropy", Out: tensor.ScalarShape(), Prepare: x.check, Grad: x.grad, State: x,
+	n, err := graphop.Op{Kind: "CrossEntropy", Out: tensor.ScalarShape(), Prepare: x.check, Grad: x.grad, State: x,
 		F32: xentLoss[float32](x), F64: xentLoss[float64](x)}.Apply(logits)
+	x.loss = n
+	return n, err
 }
 
 // XentResult is what the last run of a CrossEntropy node measured.
@@ -70,6 +72,7 @@ type xent struct {
 	opt     Xent
 	last    XentResult // of the last forward
 	kept    rowShifts  // each row's max and Σexp from the last forward, for the backward
+	loss    *G.Node    // the forward's node, an input of the gradient's (see grad)
 }
 
 // rowShifts are the per-row max m and Σ exp(x−m) of one forward's logits,
@@ -182,10 +185,14 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64, keep *rowShifts) xen
 }
 
 // grad is (softmax(x) − q)·g/n (the mean) or ·g (the sum) for real rows,
-// q the smoothed target distribution; 0 for padded ones.
+// q the smoothed target distribution; 0 for padded ones. The forward's
+// node is its third input, which the kernel does not read: it orders the
+// forward before the gradient in every run (the upstream gradient of a
+// loss is the constant 1, which does not), so the shifts the gradient
+// reads are the ones this run's forward kept.
 func (x *xent) grad(in G.Nodes, g *G.Node) (G.Nodes, error) {
-	return graphop.One(graphop.Op{Kind: "CrossEntropyGrad", Out: in[0].Shape(), Accumulates: true, Prepare: x.check,
-		F32: xentGrad[float32](x), F64: xentGrad[float64](x)}.Apply(in[0], g))
+	return graphop.One(graphop.Op{Kind: "CrossEntropyGrad", Out: in[0].Shape(), Prepare: x.check,
+		F32: xentGrad[float32](x), F64: xentGrad[float64](x)}.Apply(in[0], g, x.loss))
 }
 
 func xentGrad[T Float](x *xent) graphop.Kernel[T] {
@@ -200,6 +207,11 @@ func xentGrad[T Float](x *xent) graphop.Kernel[T] {
 			kept = nil
 		}
 		xentBwd(in[0], out, t, x.c, sc, x.opt.Smoothing, kept)
+		for i, tc := range t { // the kernel writes every element: padded rows' zeros here
+			if tc < 0 {
+				clear(out[i*x.c : (i+1)*x.c])
+			}
+		}
 		return nil
 	}
 }

@@ -4,6 +4,10 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/normtop/normtop/internal/graphop"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // TestXentKeptShifts: the cross-entropy's backward that reads the row
@@ -66,4 +70,77 @@ func xentKeptMatches[T Float](t *testing.T, eps float64) {
 		t.Fatal(err)
 	}
 	same("after a forward on other logits")
+}
+
+// TestKeptStateInExecutor: in a graph run by the Executor, the
+// cross-entropy's and attention's gradients read what this run's forward
+// kept, never a previous run's: over runs whose input tensor is rewritten
+// in place (the same address, new values), each gradient is the bits of
+// the one computed without kept state. The gradient ops take the forward's
+// node as an input, which orders them after it (the loss's upstream
+// gradient is a constant, which does not).
+func TestKeptStateInExecutor(t *testing.T) {
+	const rows, c, heads = 6, 3 * 4, 2
+	r := rand.New(rand.NewSource(22))
+	targets := []int32{1, 0, -1, 3, 2, 3}
+	g := G.NewGraph()
+	xd := graphop.NewDense(tensor.Float32, rows, c)
+	x := G.NodeFromAny(g, xd, G.WithName("x"))
+	a, err := CausalAttention(x, 2, 3, heads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := CrossEntropy(a, &targets, Xent{Sum: true, Smoothing: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := G.Grad(loss, x); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewExecutor(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := 0; run < 3; run++ {
+		xs := xd.Data().([]float32)
+		for i := range xs {
+			xs[i] = float32(r.NormFloat64())
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		av := e.Value(a).(*tensor.Dense).Data().([]float32)
+		dA := e.Value(a.Deriv()).(*tensor.Dense).Data().([]float32)
+		want := make([]float32, len(av))
+		xentBwd(av, want, targets, c/3, 1, 0.1, nil)
+		for i := range want {
+			if math.Float32bits(dA[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("run %d: ∂loss/∂a[%d] = %v, want %v", run, i, dA[i], want[i])
+			}
+		}
+		o := attnOf(t, a)
+		dX := make([]float32, len(xs))
+		o.keptFor = nil
+		attnBack(o, xs, dA, dX)
+		gotX := e.Value(x.Deriv()).(*tensor.Dense).Data().([]float32)
+		for i := range dX {
+			if math.Float32bits(gotX[i]) != math.Float32bits(dX[i]) {
+				t.Fatalf("run %d: ∂loss/∂x[%d] = %v, want %v", run, i, gotX[i], dX[i])
+			}
+		}
+	}
+}
+
+// attnOf is the state of attention node n.
+func attnOf(t *testing.T, n *G.Node) *attn {
+	t.Helper()
+	d, ok := graphop.Of(n)
+	if !ok {
+		t.Fatalf("%v is not an op's node", n)
+	}
+	o, ok := d.State.(*attn)
+	if !ok {
+		t.Fatalf("%v: state %T", n, d.State)
+	}
+	return o
 }
