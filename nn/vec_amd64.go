@@ -15,7 +15,8 @@ import (
 // switch it off to compare with the Go loops.
 var useAVX = simd.AVX2FMA
 
-// useAVX512 selects the AVX-512F kernels where there are any (Adam's);
+// useAVX512 selects the AVX-512F kernels where there are any (Adam's,
+// exp's: vec_exp512_amd64.s);
 // tests switch it off to compare them with the AVX2 kernels and the Go
 // loops.
 var useAVX512 = simd.AVX2FMA && simd.AVX512F
@@ -30,6 +31,12 @@ func max32AVX(x []float32) float32
 
 //go:noescape
 func expScaleSub32AVX(x, y []float32, s, a, b float32)
+
+//go:noescape
+func expShiftSum32AVX512(x, y []float32, s float32) float64
+
+//go:noescape
+func expScaleSub32AVX512(x, y []float32, s, a, b float32)
 
 //go:noescape
 func scale32AVX(x []float32, a float32)
@@ -83,12 +90,19 @@ func expShiftSumFast[T Float](x, y []T, s T) (sum float64, ok bool) {
 	if y != nil {
 		y = y[:len(x)]
 	}
+	if useAVX512 {
+		return expShiftSum32AVX512(f32(x), f32(y), float32(s)), true
+	}
 	return expShiftSum32AVX(f32(x), f32(y), float32(s)), true
 }
 
 func expScaleSubFast[T Float](x, y []T, s, a, b T) bool {
 	if !is32[T]() {
 		return false
+	}
+	if useAVX512 {
+		expScaleSub32AVX512(f32(x), f32(y[:len(x)]), float32(s), float32(a), float32(b))
+		return true
 	}
 	expScaleSub32AVX(f32(x), f32(y[:len(x)]), float32(s), float32(a), float32(b))
 	return true
