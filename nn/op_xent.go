@@ -146,12 +146,11 @@ func realRows(t []int32) int {
 	return n
 }
 
-// logSumExp of one row, shifted by its max for stability; also the max
-// and the sum of the shifted exps.
-func logSumExp[T Float](row []T) (lse float64, m T, sum float64) {
-	m = maxOf(row)
+// logSumExp of one row, shifted by its max m for stability; also the sum
+// of the shifted exps.
+func logSumExp[T Float](row []T, m T) (lse, sum float64) {
 	sum = ExpShiftSum(row, nil, m)
-	return float64(m) + math.Log(sum), m, sum
+	return float64(m) + math.Log(sum), sum
 }
 
 // xentRows are one forward's sums over the real rows: the loss (with
@@ -171,13 +170,20 @@ func xentFwd[T Float](x []T, t []int32, c int, eps float64, keep *rowShifts) xen
 			continue
 		}
 		row := x[i*c : (i+1)*c]
-		lse, m, sum := logSumExp(row)
+		var m T
+		var xs float64 // Σ row, the smoothing's
+		if eps > 0 {
+			m, xs = maxSum(row) // one pass for both
+		} else {
+			m = maxOf(row)
+		}
+		lse, sum := logSumExp(row, m)
 		keep.max[i], keep.sum[i] = float64(m), sum
 		nll := lse - float64(row[tc])
 		r.nll += nll
 		r.loss += nll
 		if eps > 0 {
-			r.loss += eps * (float64(row[tc]) - rowSum(row)/float64(c))
+			r.loss += eps * (float64(row[tc]) - xs/float64(c))
 		}
 		r.n++
 	}

@@ -70,15 +70,19 @@ func scale[T Float](x []T, a T) {
 	}
 }
 
-// rowSum is Σ x[i] in float64 (label smoothing's share of the loss reads a
-// row's mean logit); the kernel sums in lanes, so its last bits may differ
-// from a sequential sum's.
-func rowSum[T Float](x []T) float64 {
-	k, s := sumFast(x)
+// maxSum is maxOf(x) (for NaN-free x) and Σ x[i] in float64, in one pass
+// (label smoothing's share of the loss reads a row's mean logit); the
+// kernel sums in lanes, so its last bits may differ from a sequential
+// sum's.
+func maxSum[T Float](x []T) (m T, s float64) {
+	k, m, s := maxSumFast(x)
 	for _, v := range x[k:] {
+		if v > m {
+			m = v
+		}
 		s += float64(v)
 	}
-	return s
+	return m, s
 }
 
 // scaleSub sets x = x·a − b in place, the product rounded before the

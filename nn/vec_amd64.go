@@ -3,6 +3,7 @@
 package nn
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/normtop/normtop/internal/simd"
@@ -40,6 +41,9 @@ func expScaleSub32AVX512(x, y []float32, s, a, b float32)
 
 //go:noescape
 func scale32AVX(x []float32, a float32)
+
+//go:noescape
+func maxSum32AVX(x []float32) (m float32, s float64)
 
 //go:noescape
 func scaleSub32AVX(x []float32, a, b float32)
@@ -191,6 +195,14 @@ func sumSqFast[T Float](x []T) (k int, s float64) {
 		return 0, 0
 	}
 	return k, simd.SumSqDev32(f32(x)[:k], 0) // x−0 is x: Σx², the reduction norm's statistics use
+}
+
+func maxSumFast[T Float](x []T) (k int, m T, s float64) {
+	if k = len(x) &^ 15; k == 0 || !is32[T]() {
+		return 0, T(math.Inf(-1)), 0
+	}
+	m32, s := maxSum32AVX(f32(x)[:k])
+	return k, T(m32), s
 }
 
 func sumFast[T Float](x []T) (k int, s float64) {

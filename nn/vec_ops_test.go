@@ -441,7 +441,7 @@ func TestVecExpScaleSub(t *testing.T) {
 	})
 }
 
-// TestVecRowSum: Σx against the sequential float64 sum on every length
+// TestVecRowSum: maxSum's Σx against the sequential float64 sum on every length
 // (the kernel's lanes change the order only), NaN and ±Inf propagating.
 func TestVecRowSum(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
@@ -454,8 +454,21 @@ func TestVecRowSum(t *testing.T) {
 				want += float64(x[i])
 				abs += math.Abs(float64(x[i]))
 			}
-			if got := rowSum(x); math.Abs(got-want) > 1e-13*abs {
+			m, got := maxSum(x)
+			if math.Abs(got-want) > 1e-13*abs {
 				t.Fatalf("n=%d: Σx = %v, want %v", n, got, want)
+			}
+			// the bits of internal/simd's lane sum and a Go tail, the
+			// smoothing's sum before max and sum were one pass
+			k, lanes := sumFast(x)
+			for _, v := range x[k:] {
+				lanes += float64(v)
+			}
+			if math.Float64bits(got) != math.Float64bits(lanes) {
+				t.Fatalf("n=%d: Σx = %v, the lane sum %v", n, got, lanes)
+			}
+			if wm := maxOf(x); m != wm {
+				t.Fatalf("n=%d: max %v, want %v", n, m, wm)
 			}
 		}
 		for _, c := range []struct {
@@ -464,7 +477,7 @@ func TestVecRowSum(t *testing.T) {
 		}{{float32(math.Inf(1)), math.Inf(1)}, {float32(math.Inf(-1)), math.Inf(-1)}, {float32(math.NaN()), math.NaN()}} {
 			x := make([]float32, 37)
 			x[20] = c.v
-			if got := rowSum(x); !(got == c.want || got != got && c.want != c.want) {
+			if _, got := maxSum(x); !(got == c.want || got != got && c.want != c.want) {
 				t.Fatalf("Σx with %v = %v, want %v", c.v, got, c.want)
 			}
 		}
