@@ -285,15 +285,17 @@ func attnBack[T Float](o *attn, qkv, gout, dqkv []T) {
 				attnProbs(o, o.keys(b), q, k, p, scale)
 			}
 			Mul(false, true, 1, g, v, 0, dp) // dP = dO·Vᵀ
-			Mul(true, false, 1, p, g, 0, dv) // dV = Pᵀ·dO
 			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero wherever P is
-			// (masked keys and, causally, above the diagonal)
+			// (masked keys and, causally, above the diagonal). It reads P
+			// row by row, which brings kept probabilities into the cache
+			// before dV's product reads them a column at a time.
 			for i := 0; i < o.t; i++ {
 				pr, dr := p.Data[i*o.t:(i+1)*o.t], dp.Data[i*o.t:(i+1)*o.t]
 				n := o.visible(i)
 				softmaxGrad(pr[:n], dr[:n], scale)
 				clear(dr[n:])
 			}
+			Mul(true, false, 1, p, g, 0, dv)   // dV = Pᵀ·dO
 			Mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K
 			Mul(true, false, 1, dp, q, 0, dk)  // dK = dSᵀ·Q
 		}
