@@ -78,7 +78,7 @@ type xent struct {
 // rowShifts are the per-row max m and Σ exp(x−m) of one forward's logits,
 // kept so that the backward makes one pass over a row (exp(x−m)·sc/Σ)
 // instead of three (max, exp and sum, scale): the same values, so the same
-// bits. for names the logits they were taken from (their first byte; nil:
+// bits. for_ names the logits they were taken from (their first byte; nil:
 // nothing kept): the executor keeps an op's input unchanged until its
 // backward has read it.
 type rowShifts struct {
