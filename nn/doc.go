@@ -28,7 +28,7 @@
 //	mat.go             Mat and Mul: strided matrices and their product through gemm
 //	exec.go            Executor: runs a graph in the TapeMachine's order, reusing every output
 //	adam.go            Adam, the learning-rate schedule, gradient norm and clipping
-//	vec*.go            the elementwise loops and their AVX2 kernels
+//	vec*.go            the elementwise loops and their AVX2 kernels (exp's also in AVX-512)
 //
 // Graphs run on the Executor, not on gorgonia's TapeMachine: the same ops
 // in the same order, with every op's output kept from one step to the

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/normtop/normtop/internal/graphop"
 	G "gorgonia.org/gorgonia"
@@ -18,7 +19,8 @@ import (
 //
 // One op instead of gorgonia's Reshape/Transpose/BatchedMatMul/SoftMax chain:
 // no 4-D transposes, the causal mask costs nothing (the loops stop at t),
-// and the backward recomputes the probabilities instead of storing them.
+// and the backward reads the forward's probabilities when they fit
+// keptMax (recomputes them otherwise).
 func CausalAttention(qkv *G.Node, batch, seq, heads int) (*G.Node, error) {
 	return Attention(qkv, batch, seq, heads, true, nil)
 }
@@ -50,12 +52,18 @@ func AttentionLayout(qkv *G.Node, lay *Layout, maxT, heads int, causal bool, rea
 		kind = "Attention"
 	}
 	o := &attn{n: s[0], maxT: maxT, lay: lay, h: heads, d: s[1] / 3, causal: causal, real: real}
+	var out *G.Node
+	// the forward's node is the gradient's third input, which its kernel
+	// does not read: it orders the forward, which keeps the probabilities,
+	// before the gradient in every run (the upstream gradient need not
+	// depend on the forward's output)
 	grad := func(in G.Nodes, g *G.Node) (G.Nodes, error) {
 		return graphop.One(graphop.Op{Kind: "AttentionGrad", Out: in[0].Shape(), Prepare: o.check,
-			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g))
+			F32: attnBwd[float32](o), F64: attnBwd[float64](o)}.Apply(in[0], g, out))
 	}
-	return graphop.Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad,
+	out, err := graphop.Op{Kind: kind, Out: tensor.Shape{o.n, o.d}, Prepare: o.check, Grad: grad, State: o,
 		F32: attnFwd[float32](o), F64: attnFwd[float64](o)}.Apply(qkv)
+	return out, err
 }
 
 // attn is one attention node's extent and state, shared by its forward and
@@ -67,6 +75,9 @@ type attn struct {
 	causal  bool
 	real    *[]bool // key padding mask, one flag per row; nil = every row real
 	sq      any     // []T: two maxT×maxT matrices of scratch (P and dP), reused by every run
+	kept    any     // []T: every sequence's and head's P of the last forward (keptLen), for the backward
+	keptFor *byte   // the qkv the forward filled kept from (nil: kept holds nothing)
+	keptLay [2]int  // and its layout (b, t)
 	pads    []int   // scratch of attnProbs: one sequence's padding keys as runs (padRuns)
 	b, t    int     // this run's layout, set by check
 }
@@ -78,6 +89,38 @@ func squares[T Float](o *attn) (p, dp Mat[T]) {
 	n := o.t * o.t
 	s := scratch[T](&o.sq, 2*o.maxT*o.maxT)
 	return Mat[T]{Data: s[:n], Rows: o.t, Cols: o.t, Stride: o.t}, Mat[T]{Data: s[n : 2*n], Rows: o.t, Cols: o.t, Stride: o.t}
+}
+
+// keptMax caps the probabilities an attention op keeps from its forward for
+// its backward, in elements: a word LM's 1,024-token batch of 176-token
+// rows at 4 heads keeps 720,896 (2.9 MB in float32), the classifier's
+// 524,288; a 4,096-token batch (the paper's preset, 2.9 M) recomputes them.
+// Keeping them saves the backward a second QKᵀ product and softmax per
+// sequence and head (8.8% of the classifier's step in a profile).
+const keptMax = 1 << 21
+
+// keptLen is how many elements the op's kept probabilities may take: every
+// sequence's and head's T×T matrix of the largest layout (b·t ≤ n, t ≤
+// maxT), or 0 when that is above keptMax.
+func (o *attn) keptLen() int {
+	if n := o.h * o.n * o.maxT; n <= keptMax {
+		return n
+	}
+	return 0
+}
+
+// probs returns the matrix the forward fills with sequence b's, head h's
+// probabilities: its slot of the kept ones when the op keeps them, else
+// the scratch p.
+func probs[T Float](o *attn, b, h int, p Mat[T]) Mat[T] {
+	n := o.keptLen()
+	if n == 0 {
+		return p
+	}
+	tt := o.t * o.t
+	at := (b*o.h + h) * tt
+	s := scratch[T](&o.kept, n)
+	return Mat[T]{Data: s[at : at+tt], Rows: o.t, Cols: o.t, Stride: o.t}
 }
 
 // keys returns sequence b's key mask (nil when every key is real).
@@ -186,22 +229,35 @@ func attnFwd[T Float](o *attn) graphop.Kernel[T] {
 		qkv := in[0]
 		dh := o.d / o.h
 		scale := 1 / math.Sqrt(float64(dh))
-		p, _ := squares[T](o)
+		sp, _ := squares[T](o)
+		o.keptFor = nil
 		for b := 0; b < o.b; b++ {
 			for h := 0; h < o.h; h++ {
 				q, k, v := headMats(o, qkv, b, h)
+				p := probs(o, b, h, sp)
 				attnProbs(o, o.keys(b), q, k, p, scale)
 				base := b*o.t*o.d + h*dh
 				Mul(false, false, 1, p, v, 0, Mat[T]{Data: out[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d})
 			}
 		}
 		clear(out[o.b*o.t*o.d:])
+		if o.keptLen() > 0 && len(qkv) > 0 {
+			o.keptFor, o.keptLay = keptKey(qkv), [2]int{o.b, o.t}
+		}
 		return nil
 	}
 }
 
-// attnBwd maps (qkv, dOut) to dqkv, recomputing the probabilities; zeros
-// in the rows past the layout.
+// keptKey names the qkv a forward kept its probabilities from: its first
+// byte. The executor keeps an op's input unchanged until the op's backward
+// has read it, so the same address means the same values.
+func keptKey[T Float](qkv []T) *byte {
+	return (*byte)(unsafe.Pointer(unsafe.SliceData(qkv)))
+}
+
+// attnBwd maps (qkv, dOut) to dqkv, with the probabilities the forward kept
+// from this qkv (recomputed when it kept none); zeros in the rows past the
+// layout.
 func attnBwd[T Float](o *attn) graphop.Kernel[T] {
 	return func(dqkv []T, in [][]T) error {
 		attnBack(o, in[0], in[1], dqkv)
@@ -213,24 +269,33 @@ func attnBwd[T Float](o *attn) graphop.Kernel[T] {
 func attnBack[T Float](o *attn, qkv, gout, dqkv []T) {
 	dh := o.d / o.h
 	scale := 1 / math.Sqrt(float64(dh))
-	p, dp := squares[T](o)
+	sp, dp := squares[T](o)
+	kept := len(qkv) > 0 && o.keptFor == keptKey(qkv) && o.keptLay == [2]int{o.b, o.t}
+	o.keptFor = nil // read once: a second backward recomputes
 	for b := 0; b < o.b; b++ {
 		for h := 0; h < o.h; h++ {
 			q, k, v := headMats(o, qkv, b, h)
 			dq, dk, dv := headMats(o, dqkv, b, h)
 			base := b*o.t*o.d + h*dh
 			g := Mat[T]{Data: gout[base : base+(o.t-1)*o.d+dh], Rows: o.t, Cols: dh, Stride: o.d}
-			attnProbs(o, o.keys(b), q, k, p, scale)
+			p := sp
+			if kept {
+				p = probs(o, b, h, sp)
+			} else {
+				attnProbs(o, o.keys(b), q, k, p, scale)
+			}
 			Mul(false, true, 1, g, v, 0, dp) // dP = dO·Vᵀ
-			Mul(true, false, 1, p, g, 0, dv) // dV = Pᵀ·dO
 			// dS = P ⊙ (dP − rowsum(dP ⊙ P)), scaled; zero wherever P is
-			// (masked keys and, causally, above the diagonal)
+			// (masked keys and, causally, above the diagonal). It reads P
+			// row by row, which brings kept probabilities into the cache
+			// before dV's product reads them a column at a time.
 			for i := 0; i < o.t; i++ {
 				pr, dr := p.Data[i*o.t:(i+1)*o.t], dp.Data[i*o.t:(i+1)*o.t]
 				n := o.visible(i)
 				softmaxGrad(pr[:n], dr[:n], scale)
 				clear(dr[n:])
 			}
+			Mul(true, false, 1, p, g, 0, dv)   // dV = Pᵀ·dO
 			Mul(false, false, 1, dp, k, 0, dq) // dQ = dS·K
 			Mul(true, false, 1, dp, q, 0, dk)  // dK = dSᵀ·Q
 		}

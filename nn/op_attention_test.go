@@ -53,3 +53,87 @@ func TestHideKeysRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionKeptProbs: the backward that reads the probabilities its
+// forward kept gives the bits of the backward that recomputes them, in
+// float32 (kernels on and off) and float64, causal and bidirectional, with
+// and without a key mask, over a token-budget layout with padding rows; a
+// second backward (nothing kept any more) and a forward on another qkv
+// recompute.
+func TestAttentionKeptProbs(t *testing.T) {
+	for _, causal := range []bool{true, false} {
+		for _, masked := range []bool{false, true} {
+			bothPaths(t, func(t *testing.T) {
+				keptMatchesRecomputed[float32](t, causal, masked)
+			})
+			keptMatchesRecomputed[float64](t, causal, masked)
+		}
+	}
+}
+
+func keptMatchesRecomputed[T Float](t *testing.T, causal, masked bool) {
+	t.Helper()
+	const n, maxT, heads, d = 23, 7, 2, 6
+	r := rand.New(rand.NewSource(9))
+	var real *[]bool
+	if masked {
+		m := make([]bool, n)
+		for i := range m {
+			m[i] = r.Intn(4) > 0
+		}
+		m[7], m[8], m[9], m[10], m[11], m[12] = false, false, false, false, false, false // sequence 1 all padding
+		real = &m
+	}
+	o := &attn{n: n, maxT: maxT, lay: &Layout{Rows: 3, T: 6}, h: heads, d: d, causal: causal, real: real}
+	if o.keptLen() == 0 {
+		t.Fatal("the test's op keeps nothing")
+	}
+	if err := o.check(); err != nil {
+		t.Fatal(err)
+	}
+	fill := func(k int) []T {
+		x := make([]T, k)
+		for i := range x {
+			x[i] = T(r.NormFloat64())
+		}
+		return x
+	}
+	qkv, gout := fill(n*3*d), fill(n*d)
+	fwd, bwd := attnFwd[T](o), attnBwd[T](o)
+	out := make([]T, n*d)
+	if err := fwd(out, [][]T{qkv}); err != nil {
+		t.Fatal(err)
+	}
+	if o.keptFor == nil {
+		t.Fatal("the forward kept nothing")
+	}
+	kept, again := make([]T, n*3*d), make([]T, n*3*d)
+	if err := bwd(kept, [][]T{qkv, gout}); err != nil {
+		t.Fatal(err)
+	}
+	if o.keptFor != nil {
+		t.Fatal("the backward left the kept probabilities marked")
+	}
+	if err := bwd(again, [][]T{qkv, gout}); err != nil { // recomputes
+		t.Fatal(err)
+	}
+	for i := range kept {
+		if math.Float64bits(float64(kept[i])) != math.Float64bits(float64(again[i])) {
+			t.Fatalf("causal %v masked %v: dqkv[%d] %v with the kept probabilities, %v recomputed", causal, masked, i, kept[i], again[i])
+		}
+	}
+	// a forward on another qkv: the backward on the first one must not
+	// read the second's probabilities
+	other := fill(n * 3 * d)
+	if err := fwd(out, [][]T{other}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bwd(again, [][]T{qkv, gout}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range kept {
+		if math.Float64bits(float64(kept[i])) != math.Float64bits(float64(again[i])) {
+			t.Fatalf("causal %v masked %v: after a forward on another qkv dqkv[%d] %v, want %v", causal, masked, i, again[i], kept[i])
+		}
+	}
+}

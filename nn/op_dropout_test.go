@@ -44,6 +44,18 @@ func TestDropCut(t *testing.T) {
 	}
 }
 
+// redrawAt is a fixedSource of n seeded draws whose draw k is MaxInt64, a
+// draw Float64 rejects.
+func redrawAt(k, n int) *fixedSource {
+	r := rand.NewSource(3)
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = r.Int63()
+	}
+	v[k] = math.MaxInt64
+	return &fixedSource{vals: v}
+}
+
 // fixedSource is a rand.Source that returns its values in turn, so a test
 // can put draws at the boundaries into the stream.
 type fixedSource struct {
@@ -97,11 +109,18 @@ func TestDropoutMaskStream(t *testing.T) {
 				}
 				return &fixedSource{vals: v}
 			},
+			// a redraw in drawMask's first block of draws and in its
+			// second (fewer than 607 draws in all)
+			"redraw early": func() rand.Source64 { return redrawAt(10, 560) },
+			"redraw late":  func() rand.Source64 { return redrawAt(300, 560) },
 		}
 		for name, src := range sources {
 			n := 5003
-			if name == "boundaries" {
+			switch name {
+			case "boundaries":
 				n = 400
+			case "redraw early", "redraw late":
+				n = 540
 			}
 			want := oldMask(rand.New(src()), p, n)
 			got := newStream(src())

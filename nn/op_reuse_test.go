@@ -103,6 +103,7 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 	dy1, dy2, img, dimg := rnd(2*5*5, 4), rnd(2*3*3, 4), rnd(2, 3, 5, 5), rnd(2, 4, 5, 5)
 	x59, b9, x2325, b3, g59, w97 := rnd(5, 9), rnd(9), rnd(2, 3, 2, 5), rnd(3), rnd(5, 9), rnd(9, 7)
 	qkv, dout, rows := rnd(8, 12), rnd(8, 4), rnd(20, 3)
+	xentTargets, one := []int32{3, -1, 8, -1, 0}, G.NewF32(1)
 	cases := []struct {
 		name string
 		do   func(in []G.Value) (G.Value, error)
@@ -123,11 +124,14 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 		{"FromRows", via(fromRows, rows), in(rows)},
 		{"CausalAttention", via(attn(true, nil), qkv), in(qkv)},
 		{"Attention/keymask", via(attn(false, &real), qkv), in(qkv)},
-		{"CausalAttentionGrad", via(gradOf(attn(true, nil)), qkv, dout), in(qkv, dout)},
-		{"AttentionGrad/keymask", via(gradOf(attn(false, &real)), qkv, dout), in(qkv, dout)},
+		// the gradients' third input, the forward's output, is not read
+		{"CausalAttentionGrad", via(gradOf(attn(true, nil)), qkv, dout), in(qkv, dout, dout)},
+		{"AttentionGrad/keymask", via(gradOf(attn(false, &real)), qkv, dout), in(qkv, dout, dout)},
 		// a token-budget batch of 2 sequences of 3 rows in 8: rows 6, 7 are padding
 		{"Attention/short layout", via(attnIn(true, &real, Layout{2, 3}), qkv), in(qkv)},
-		{"AttentionGrad/short layout", via(gradOf(attnIn(false, nil, Layout{1, 3})), qkv, dout), in(qkv, dout)},
+		{"AttentionGrad/short layout", via(gradOf(attnIn(false, nil, Layout{1, 3})), qkv, dout), in(qkv, dout, dout)},
+		{"CrossEntropyGrad/padded rows", xentGradDo(t, x59, &xentTargets), in(x59, one, one)},
+		{"CrossEntropyGrad/smoothed", xentGradDo(t, x59, &xentTargets, 0.1), in(x59, one, one)},
 		{"ConvRows/stride 1", via(convRows(1), pix, w4), in(pix, w4)},
 		{"ConvRowsGradW/stride 1", via(convGrad(convRows(1), 1), pix, w4, dy1), in(pix, dy1)},
 		{"ConvRowsGradX/stride 1", via(convGrad(convRows(1), 0), pix, w4, dy1), in(w4, dy1)},
@@ -162,4 +166,27 @@ func TestFullOutputsOverwriteStaleBuffers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// xentGradDo is the Do of the gradient op of a cross-entropy over logits
+// shaped as x (label smoothing eps[0] when given), whose inputs are the
+// logits, the upstream gradient and the loss.
+func xentGradDo(t *testing.T, x *tensor.Dense, targets *[]int32, eps ...float64) func(in []G.Value) (G.Value, error) {
+	t.Helper()
+	g := G.NewGraph()
+	logits := G.NewMatrix(g, G.Float32, G.WithShape(x.Shape()...))
+	opt := Xent{Sum: true}
+	if len(eps) > 0 {
+		opt.Smoothing = eps[0]
+	}
+	loss, err := CrossEntropy(logits, targets, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := graphop.Of(loss)
+	ns, err := d.Grad(G.Nodes{logits}, G.NewConstant(float32(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(in []G.Value) (G.Value, error) { return ns[0].Op().Do(in...) }
 }

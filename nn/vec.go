@@ -41,6 +41,19 @@ func ExpShiftSum[T Float](x, y []T, s T) float64 {
 	return sum
 }
 
+// expScaleSub sets y[i] = exp(x[i]−s)·a − b: ExpShiftSum's exp (rounded
+// to T), then scaleSub's product and difference, in one pass; b = 0 gives
+// scale's product. y is at least as long as x and may be x.
+func expScaleSub[T Float](x, y []T, s, a, b T) {
+	if expScaleSubFast(x, y, s, a, b) {
+		return
+	}
+	for i, v := range x {
+		e := T(math.Exp(float64(v - s)))
+		y[i] = T(e*a) - b
+	}
+}
+
 // softmaxRow replaces x by softmax(x): all NaN if x holds a NaN or +Inf
 // or every entry is −Inf (the sum is NaN then).
 func softmaxRow[T Float](x []T) {
@@ -57,15 +70,19 @@ func scale[T Float](x []T, a T) {
 	}
 }
 
-// rowSum is Σ x[i] in float64 (label smoothing's share of the loss reads a
-// row's mean logit); the kernel sums in lanes, so its last bits may differ
-// from a sequential sum's.
-func rowSum[T Float](x []T) float64 {
-	k, s := sumFast(x)
+// maxSum is maxOf(x) (for NaN-free x) and Σ x[i] in float64, in one pass
+// (label smoothing's share of the loss reads a row's mean logit); the
+// kernel sums in lanes, so its last bits may differ from a sequential
+// sum's.
+func maxSum[T Float](x []T) (m T, s float64) {
+	k, m, s := maxSumFast(x)
 	for _, v := range x[k:] {
+		if v > m {
+			m = v
+		}
 		s += float64(v)
 	}
-	return s
+	return m, s
 }
 
 // scaleSub sets x = x·a − b in place, the product rounded before the

@@ -3,6 +3,7 @@
 package nn
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/normtop/normtop/internal/simd"
@@ -15,7 +16,8 @@ import (
 // switch it off to compare with the Go loops.
 var useAVX = simd.AVX2FMA
 
-// useAVX512 selects the AVX-512F kernels where there are any (Adam's);
+// useAVX512 selects the AVX-512F kernels where there are any (Adam's,
+// exp's: vec_exp512_amd64.s);
 // tests switch it off to compare them with the AVX2 kernels and the Go
 // loops.
 var useAVX512 = simd.AVX2FMA && simd.AVX512F
@@ -29,7 +31,19 @@ func expShiftSum32AVX(x, y []float32, s float32) float64
 func max32AVX(x []float32) float32
 
 //go:noescape
+func expScaleSub32AVX(x, y []float32, s, a, b float32)
+
+//go:noescape
+func expShiftSum32AVX512(x, y []float32, s float32) float64
+
+//go:noescape
+func expScaleSub32AVX512(x, y []float32, s, a, b float32)
+
+//go:noescape
 func scale32AVX(x []float32, a float32)
+
+//go:noescape
+func maxSum32AVX(x []float32) (m float32, s float64)
 
 //go:noescape
 func scaleSub32AVX(x []float32, a, b float32)
@@ -80,7 +94,22 @@ func expShiftSumFast[T Float](x, y []T, s T) (sum float64, ok bool) {
 	if y != nil {
 		y = y[:len(x)]
 	}
+	if useAVX512 {
+		return expShiftSum32AVX512(f32(x), f32(y), float32(s)), true
+	}
 	return expShiftSum32AVX(f32(x), f32(y), float32(s)), true
+}
+
+func expScaleSubFast[T Float](x, y []T, s, a, b T) bool {
+	if !is32[T]() {
+		return false
+	}
+	if useAVX512 {
+		expScaleSub32AVX512(f32(x), f32(y[:len(x)]), float32(s), float32(a), float32(b))
+		return true
+	}
+	expScaleSub32AVX(f32(x), f32(y[:len(x)]), float32(s), float32(a), float32(b))
+	return true
 }
 
 func maxOfFast[T Float](x []T) (m T, ok bool) {
@@ -166,6 +195,14 @@ func sumSqFast[T Float](x []T) (k int, s float64) {
 		return 0, 0
 	}
 	return k, simd.SumSqDev32(f32(x)[:k], 0) // x−0 is x: Σx², the reduction norm's statistics use
+}
+
+func maxSumFast[T Float](x []T) (k int, m T, s float64) {
+	if k = len(x) &^ 15; k == 0 || !is32[T]() {
+		return 0, T(math.Inf(-1)), 0
+	}
+	m32, s := maxSum32AVX(f32(x)[:k])
+	return k, T(m32), s
 }
 
 func sumFast[T Float](x []T) (k int, s float64) {

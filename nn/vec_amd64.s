@@ -215,3 +215,48 @@ maxdone:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// func expScaleSub32AVX(x, y []float32, s, a, b float32)
+// y[i] = exp(x[i]-s)*a - b for every i: expShiftSum32AVX's exp rounded to
+// float32, then scaleSub32AVX's product and difference (no FMA), in one
+// pass instead of three (the cross-entropy's backward, whose sum the
+// forward took). b = 0 gives scale32AVX's product (e·a − 0 is e·a).
+// len(y) ≥ len(x); y may be x.
+TEXT ·expScaleSub32AVX(SB), NOSPLIT, $0-60
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         y_base+24(FP), DI
+	VBROADCASTSS s+48(FP), Y8
+	VBROADCASTSS a+52(FP), Y6
+	VBROADCASTSS b+56(FP), Y7
+	EXPCONST
+	MOVQ         CX, BX
+	SHRQ         $3, BX
+	JZ           esstail
+
+essloop:
+	VMOVUPS (SI), Y0
+	VSUBPS  Y8, Y0, Y0
+	EXP8
+	VMULPS  Y2, Y6, Y2
+	VSUBPS  Y7, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    BX
+	JNZ     essloop
+
+esstail:
+	ANDQ $7, CX
+	JZ   essdone
+	TAILMASK
+	VMASKMOVPS (SI), Y4, Y0
+	VSUBPS     Y8, Y0, Y0
+	EXP8
+	VMULPS     Y2, Y6, Y2
+	VSUBPS     Y7, Y2, Y2
+	VMASKMOVPS Y2, Y4, (DI)
+
+essdone:
+	VZEROUPPER
+	RET

@@ -27,7 +27,7 @@ func TestVecXentBwdRows(t *testing.T) {
 			for i := range dx {
 				dx[i] = 7 // a padded row keeps what was there
 			}
-			xentBwd(x, dx, tg, c, 1.5/2, 0) // the mean over the 2 real rows
+			xentBwd(x, dx, tg, c, 1.5/2, 0, nil) // the mean over the 2 real rows
 			for i, tc := range tg {
 				if tc < 0 {
 					for k := 0; k < c; k++ {
@@ -345,47 +345,103 @@ func TestVecScaleSub(t *testing.T) {
 	})
 }
 
-// TestVecXentBwdSmoothing: with label smoothing the gradient rows are the
-// bits of the scaling pass followed by a pass of −ε/C·sc (the target's
-// entry set in between), as before the two passes were one.
+// TestVecXentBwdSmoothing: the gradient rows are the bits of the passes
+// the one-pass kernel replaced (max, exp and sum, scaling, the target's
+// entry, then −ε/C·sc with label smoothing), with the max and sum taken
+// in the backward or kept by the forward, NaN and ±Inf logits included.
 func TestVecXentBwdSmoothing(t *testing.T) {
 	r := rand.New(rand.NewSource(15))
 	bothPaths(t, func(t *testing.T) {
-		for _, c := range []int{1, 7, 9, 17, 2000} {
-			const rows, sc, eps = 3, 1.0 / 700, 0.1
-			x := make([]float32, rows*c)
-			for i := range x {
-				x[i] = float32(r.NormFloat64() * 4)
-			}
-			tg := []int32{int32(c - 1), -1, 0}
-			got := make([]float32, len(x))
-			xentBwd(x, got, tg, c, sc, eps)
-			want := make([]float32, len(x))
-			off := eps / float64(c) * sc
-			for i, tc := range tg {
-				if tc < 0 {
-					continue
-				}
-				row, drow := x[i*c:(i+1)*c], want[i*c:(i+1)*c]
-				m := maxOf(row)
-				s := ExpShiftSum(row, drow, m)
-				scale(drow, float32(sc/s))
-				lse := float64(m) + math.Log(s)
-				drow[tc] = float32((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
-				for j := range drow {
-					drow[j] -= float32(off)
-				}
-			}
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("c=%d [%d]: %v, want %v", c, i, got[i], want[i])
+		for _, c := range []int{1, 7, 9, 17, 2000, 2003} {
+			for _, eps := range []float64{0, 0.1} {
+				for _, keep := range []bool{false, true} {
+					const rows, sc = 4, 1.0 / 700
+					x := make([]float32, rows*c)
+					for i := range x {
+						x[i] = float32(r.NormFloat64() * 4)
+					}
+					if c > 9 { // row 3: a NaN, ±Inf elsewhere
+						x[3*c+5], x[2*c+3], x[2*c+7] = float32(math.NaN()), float32(math.Inf(-1)), float32(math.Inf(-1))
+						x[3*c+1] = float32(math.Inf(1))
+					}
+					tg := []int32{int32(c - 1), -1, 0, int32(c / 2)}
+					var kept *rowShifts
+					if keep {
+						kept = &rowShifts{}
+						kept.keep(nil, rows)
+						xentFwd(x, tg, c, eps, kept)
+					}
+					got := make([]float32, len(x))
+					xentBwd(x, got, tg, c, sc, eps, kept)
+					want := make([]float32, len(x))
+					off := eps / float64(c) * sc
+					for i, tc := range tg {
+						if tc < 0 {
+							continue
+						}
+						row, drow := x[i*c:(i+1)*c], want[i*c:(i+1)*c]
+						m := maxOf(row)
+						s := ExpShiftSum(row, drow, m)
+						scale(drow, float32(sc/s))
+						lse := float64(m) + math.Log(s)
+						drow[tc] = float32((math.Exp(float64(row[tc])-lse) - (1 - eps)) * sc)
+						if eps > 0 {
+							for j := range drow {
+								drow[j] -= float32(off)
+							}
+						}
+					}
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+							t.Fatalf("c=%d ε=%v kept %v [%d]: %v, want %v", c, eps, keep, i, got[i], want[i])
+						}
+					}
 				}
 			}
 		}
 	})
 }
 
-// TestVecRowSum: Σx against the sequential float64 sum on every length
+// TestVecExpScaleSub: the one pass gives the bits of ExpShiftSum's stored
+// exps followed by scaleSub (scale when b = 0), on every length around the
+// kernel's blocks and tails, with NaN, ±Inf, overflowing and underflowing
+// arguments, y apart from x and y = x.
+func TestVecExpScaleSub(t *testing.T) {
+	r := rand.New(rand.NewSource(17))
+	bothPaths(t, func(t *testing.T) {
+		for _, n := range append(vecLengths, 2000, 2003) {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 6)
+				if i%5 == 3 {
+					x[i] = expCases[i/5%len(expCases)]
+				}
+			}
+			for _, sab := range [][3]float32{{0, 1, 0}, {2.5, 0.37, 4.9e-5}, {-3, -2, 0}, {88, 1e-30, -1e30}, {float32(math.Inf(1)), 1, 0}, {0.5, float32(math.NaN()), 1}} {
+				want := make([]float32, n)
+				ExpShiftSum(x, want, sab[0])
+				if sab[2] == 0 {
+					scale(want, sab[1])
+				} else {
+					scaleSub(want, sab[1], sab[2])
+				}
+				got := make([]float32, n)
+				expScaleSub(x, got, sab[0], sab[1], sab[2])
+				inPlace := append([]float32(nil), x...)
+				expScaleSub(inPlace, inPlace, sab[0], sab[1], sab[2])
+				for i := range got {
+					for _, g := range []float32{got[i], inPlace[i]} {
+						if math.Float32bits(g) != math.Float32bits(want[i]) && !(g != g && want[i] != want[i]) {
+							t.Fatalf("n=%d s,a,b=%v [%d]: exp(%v−s)·a−b = %v, want %v", n, sab, i, x[i], g, want[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVecRowSum: maxSum's Σx against the sequential float64 sum on every length
 // (the kernel's lanes change the order only), NaN and ±Inf propagating.
 func TestVecRowSum(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
@@ -398,8 +454,21 @@ func TestVecRowSum(t *testing.T) {
 				want += float64(x[i])
 				abs += math.Abs(float64(x[i]))
 			}
-			if got := rowSum(x); math.Abs(got-want) > 1e-13*abs {
+			m, got := maxSum(x)
+			if math.Abs(got-want) > 1e-13*abs {
 				t.Fatalf("n=%d: Σx = %v, want %v", n, got, want)
+			}
+			// the bits of internal/simd's lane sum and a Go tail, the
+			// smoothing's sum before max and sum were one pass
+			k, lanes := sumFast(x)
+			for _, v := range x[k:] {
+				lanes += float64(v)
+			}
+			if math.Float64bits(got) != math.Float64bits(lanes) {
+				t.Fatalf("n=%d: Σx = %v, the lane sum %v", n, got, lanes)
+			}
+			if wm := maxOf(x); m != wm {
+				t.Fatalf("n=%d: max %v, want %v", n, m, wm)
 			}
 		}
 		for _, c := range []struct {
@@ -408,7 +477,7 @@ func TestVecRowSum(t *testing.T) {
 		}{{float32(math.Inf(1)), math.Inf(1)}, {float32(math.Inf(-1)), math.Inf(-1)}, {float32(math.NaN()), math.NaN()}} {
 			x := make([]float32, 37)
 			x[20] = c.v
-			if got := rowSum(x); !(got == c.want || got != got && c.want != c.want) {
+			if _, got := maxSum(x); !(got == c.want || got != got && c.want != c.want) {
 				t.Fatalf("Σx with %v = %v, want %v", c.v, got, c.want)
 			}
 		}

@@ -355,3 +355,58 @@ reluloop:
 reludone:
 	VZEROUPPER
 	RET
+
+DATA msNegInf<>+0(SB)/4, $0xff800000 // -Inf
+GLOBL msNegInf<>(SB), RODATA|NOPTR, $4
+
+// func maxSum32AVX(x []float32) (m float32, s float64)
+// The largest element (as max32AVX; NaNs may or may not win) and Σ x[i] in
+// float64 in internal/simd.Sum32's lanes and order (so its bits), in one
+// pass: the cross-entropy's forward with label smoothing reads both of a
+// vocabulary row. len(x) is a multiple of 16.
+TEXT ·maxSum32AVX(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS msNegInf<>(SB), Y6
+	VMOVAPS      Y6, Y7
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+	SHRQ         $4, CX
+	JZ           msdone
+
+msloop:
+	VMAXPS    (SI), Y6, Y6
+	VMAXPS    32(SI), Y7, Y7
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y8
+	VCVTPS2PD 48(SI), Y9
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	VADDPD    Y8, Y2, Y2
+	VADDPD    Y9, Y3, Y3
+	ADDQ      $64, SI
+	DECQ      CX
+	JNZ       msloop
+
+msdone:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	MOVSD        X0, s+32(FP)
+	VMAXPS       Y7, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VMAXPS       X7, X6, X6
+	VPERMILPS    $0x4e, X6, X7
+	VMAXPS       X7, X6, X6
+	VPERMILPS    $0xb1, X6, X7
+	VMAXPS       X7, X6, X6
+	VZEROUPPER
+	MOVSS        X6, m+24(FP)
+	RET
