@@ -146,11 +146,10 @@ func checkOneLine(t *testing.T, what string, res result, code int, want ...strin
 }
 
 // TestUsageErrors: each mistake is one line and exit 2. The checks that
-// need the data loaded (the layers' widths, the memory estimate) use the
-// small character corpus where the default word corpus would not change
-// the check: loading the default corpus costs a second, and under -race
-// (this test binary is the normtop it runs) seven; "--epochs 999999999"
-// keeps the default, whose steps per epoch come from token budgets.
+// need the data loaded (the layers' widths, the memory estimate, the steps
+// per epoch) use a small corpus of the same kind: loading the default word
+// corpus costs a second, and under -race (this test binary is the normtop
+// it runs) seven.
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -210,7 +209,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--d-model", "100000"}, []string{"d-model 100000", "32768"}},
 		{[]string{"train", "--data", "text", "--d-model", "20000"}, []string{"would need at least", "GiB", "--d-model"}},
 		{[]string{"train", "--epochs", "5365545613"}, []string{"epochs 5365545613"}},
-		{[]string{"train", "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
+		{[]string{"train", "--data", "words:" + wordCorpus(t, dir), "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
 		{[]string{"replay"}, []string{"the workspace (a directory or several run files) needs a terminal"}},
 		{[]string{"replay", "a.ntr", "b.ntr"}, []string{"one run file"}},
 		{[]string{"replay", "a.ntr", "--speed", "0"}, []string{"--speed 0"}},
