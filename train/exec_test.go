@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -95,6 +96,12 @@ func TestExecutorMatchesTapeMachine(t *testing.T) {
 	}
 	for _, k := range cases {
 		t.Run(k.name, func(t *testing.T) {
+			if raceBuild && strings.HasPrefix(k.name, "cnn") {
+				// The tape machine's convolutions are gorgonia's Go loops:
+				// 20 CPU-seconds under the race detector for a check of bits,
+				// not of goroutines. CI's plain stage runs them.
+				t.Skip("cnn: 20 CPU-seconds under -race; run without -race")
+			}
 			c := k.cfg(t)
 			checkMatchesTape(t, c)
 		})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,38 +15,76 @@ import (
 	"time"
 )
 
-// binPath is the normtop binary, built once (on first use, so that fuzzing
-// and unit-test-only runs skip the build) for every test that runs it the
-// way a user does.
+// binPath is the normtop binary the tests run the way a user does: this test
+// binary itself, linked under the name "normtop" (TestMain runs main when it
+// is started by that name). Building normtop apart would compile every
+// package a second time (under -race, the race build is not reusable for a
+// plain one): about 240 CPU-seconds of a cold `go test -race ./...`. Under
+// -race the children run with the race detector too, so the tests that drive
+// the binary also check the whole program's goroutines (signals, the
+// flusher, the recorder) for data races.
 var (
 	binPath  string
 	binOnce  sync.Once
 	binError error
 )
 
+// childName is the name under which this test binary is normtop.
+const childName = "normtop"
+
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == childName {
+		main()
+		return // main exits; not reached
+	}
 	dir, err := os.MkdirTemp("", "normtop-cmd-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "normtop")
+	binPath = filepath.Join(dir, childName)
+	// A race-built program sleeps a second before it exits (the race
+	// runtime's atexit_sleep_ms, there so that late reports get written);
+	// the tests start several hundred children.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
+// buildNormtop links this test binary as normtop (a hard link, or a copy
+// where the temporary directory is on another file system) once.
 func buildNormtop(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			binError = fmt.Errorf("building normtop: %v\n%s", err, out)
-		}
-	})
+	binOnce.Do(func() { binError = linkSelf(binPath) })
 	if binError != nil {
 		t.Fatal(binError)
 	}
 	return binPath
+}
+
+func linkSelf(to string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the test binary: %v", err)
+	}
+	if os.Link(self, to) == nil {
+		return nil
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 type result struct {
@@ -106,6 +145,11 @@ func checkOneLine(t *testing.T, what string, res result, code int, want ...strin
 	}
 }
 
+// TestUsageErrors: each mistake is one line and exit 2. The checks that
+// need the data loaded (the layers' widths, the memory estimate, the steps
+// per epoch) use a small corpus of the same kind: loading the default word
+// corpus costs a second, and under -race (this test binary is the normtop
+// it runs) seven.
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -135,7 +179,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--variants", "layernorm,layernorm:eps=1e-5"}, []string{"same variant", "give each variant once"}},
 		{[]string{"train", "--record", "a\nnormtop: run completed.ntr"}, []string{"--record", "newline"}},
 		{[]string{"train", "--variants", ""}, []string{"--variants is empty"}},
-		{[]string{"train", "--variants", "pn-v:groups=5,alpha=0.95"}, []string{"pn-v:groups=5,alpha=0.95", "block0.ln1", "not divisible by groups=5", "see normtop variants"}},
+		{[]string{"train", "--data", "text", "--variants", "pn-v:groups=5,alpha=0.95"}, []string{"pn-v:groups=5,alpha=0.95", "block0.ln1", "not divisible by groups=5", "see normtop variants"}},
 		{[]string{"train", "--variants", "instancenorm"}, []string{"instancenorm", "--max-tokens 1024", "use --batch N"}},
 		{[]string{"train", "--max-tokens", "16"}, []string{"max-tokens 16 is below the longest sentence, seq-len 176"}},
 		{[]string{"train", "--model", "mlp", "--loss", "sum"}, []string{"--loss sum: model mlp has no tokens"}},
@@ -163,9 +207,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "--clip", "nan"}, []string{"clip NaN", "finite"}},
 		{[]string{"train", "--dropout", "nan"}, []string{"dropout NaN"}},
 		{[]string{"train", "--d-model", "100000"}, []string{"d-model 100000", "32768"}},
-		{[]string{"train", "--d-model", "20000"}, []string{"would need at least", "GiB", "--d-model"}},
+		{[]string{"train", "--data", "text", "--d-model", "20000"}, []string{"would need at least", "GiB", "--d-model"}},
 		{[]string{"train", "--epochs", "5365545613"}, []string{"epochs 5365545613"}},
-		{[]string{"train", "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
+		{[]string{"train", "--data", "words:" + wordCorpus(t, dir), "--epochs", "999999999"}, []string{"999999999 ×", "steps per epoch"}},
 		{[]string{"replay"}, []string{"the workspace (a directory or several run files) needs a terminal"}},
 		{[]string{"replay", "a.ntr", "b.ntr"}, []string{"one run file"}},
 		{[]string{"replay", "a.ntr", "--speed", "0"}, []string{"--speed 0"}},
