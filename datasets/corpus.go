@@ -172,7 +172,7 @@ func loadCorpusPath(ctx context.Context, path string) ([]textDoc, error) {
 		}
 		return nil, err
 	}
-	if st.IsDir() || isTarball(path) {
+	if st.IsDir() || isTarball(path, st) {
 		return loadPackagePath(ctx, path, kindCorpus)
 	}
 	if st.Size() > maxTextBytes {
@@ -181,6 +181,9 @@ func loadCorpusPath(ctx context.Context, path string) ([]textDoc, error) {
 	data, err := readFileLimited(ctx, path, maxTextBytes) // a device or pipe says size 0
 	if err != nil {
 		return nil, err
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		return nil, fmt.Errorf("%s: gzip-compressed data from a pipe or device; give an npm package .tgz as a regular file", path)
 	}
 	if err := checkText(path, data); err != nil {
 		return nil, err

@@ -67,7 +67,7 @@ func loadLabelledPath(ctx context.Context, path string) ([]textDoc, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		if !isTarball(path) {
+		if !isTarball(path, st) {
 			return nil, fmt.Errorf("%s: not a directory or a gzip-compressed tarball (want spam, the spam-assassin package's .tgz or directory, or a directory with one subdirectory per class)", path)
 		}
 		return loadPackagePath(ctx, path, kindLabelled)

@@ -3,8 +3,10 @@ package datasets
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,5 +127,48 @@ func TestImagePixelLimit(t *testing.T) {
 	maxImagePixels = 28 * 4096
 	if _, err := MNIST(dir); err != nil {
 		t.Fatalf("MNIST at the pixel limit: %v", err)
+	}
+}
+
+// TestCorpusFromPipe: a word corpus given as a named pipe (or <(…)) is read
+// once, whole: the same corpus as from a regular file. Sniffing it for a
+// gzip header first ate its first bytes and, by closing the pipe, could end
+// its writer before the real read began.
+func TestCorpusFromPipe(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for d := range 6 {
+		for s := range 40 {
+			fmt.Fprintf(&text, "Zebra %d walks to the river %d. ", d, s%7)
+		}
+		text.WriteString("\n\n")
+	}
+	file := filepath.Join(dir, "corpus.txt")
+	if err := os.WriteFile(file, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pipe := filepath.Join(dir, "corpus.pipe")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	go func() {
+		w, err := os.OpenFile(pipe, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		w.Write([]byte(text.String()))
+	}()
+	want, err := LoadCorpus(context.Background(), file, CorpusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCorpus(context.Background(), pipe, CorpusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Vocab, want.Vocab) || got.Docs != want.Docs || len(got.Train) != len(want.Train) {
+		t.Fatalf("from a pipe: vocabulary %v, docs %+v, %d training sentences; from the file: %v, %+v, %d",
+			got.Vocab, got.Docs, len(got.Train), want.Vocab, want.Docs, len(want.Train))
 	}
 }

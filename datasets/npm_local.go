@@ -13,11 +13,18 @@ import (
 	"strings"
 )
 
-// isTarball tells whether the file at path is meant as an npm tarball: by
-// its name, or by gzip's magic number at its start.
-func isTarball(path string) bool {
+// isTarball tells whether the file at path (st its stat) is meant as an npm
+// tarball: by its name, or, for a regular file, by gzip's magic number at
+// its start.
+func isTarball(path string, st fs.FileInfo) bool {
 	if strings.HasSuffix(path, ".tgz") || strings.HasSuffix(path, ".tar.gz") {
 		return true
+	}
+	if !st.Mode().IsRegular() {
+		// Sniffing a pipe or a device would eat the bytes the real read
+		// needs, and closing it may end the writer (EPIPE): a named pipe or
+		// <(…) is read once, as text.
+		return false
 	}
 	f, err := os.Open(path)
 	if err != nil {
